@@ -1,0 +1,49 @@
+# Two commands on a fresh machine: `make demo` and `make test`. Each installs what it needs.
+SHELL := /bin/bash
+export UV_PYTHON_DOWNLOADS := never
+export DO_NOT_TRACK := 1
+export PREFECT_SERVER_ANALYTICS_ENABLED := false
+
+# uv from PATH, else the copy pip bootstraps into the machine's Python.
+UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
+
+.PHONY: help bootstrap install demo test check lint typecheck test-only bench clean
+
+help:
+	@echo "make demo   - run one swarm over the offline sandbox GitHub with the scripted model"
+	@echo "make test   - lint, type-check and run the whole test suite (SQLite and PostgreSQL)"
+	@echo "make bench  - run the benchmarks in bench/"
+
+bootstrap:
+	@command -v uv >/dev/null 2>&1 || python3 -m uv --version >/dev/null 2>&1 || \
+		python3 -m pip install --quiet --disable-pip-version-check uv
+
+install: bootstrap
+	@$(UV) sync --frozen --quiet
+
+demo: install
+	$(UV) run swarm demo
+
+check: install lint typecheck
+
+lint:
+	$(UV) run ruff check .
+	$(UV) run ruff format --check .
+
+typecheck:
+	$(UV) run mypy
+
+test-only: install
+	$(UV) run pytest
+
+test: check test-only
+
+bench: install
+	$(UV) run python bench/identity.py
+	$(UV) run python bench/throttle.py
+	$(UV) run python bench/store.py --events 100000
+	$(UV) run python bench/prompt_cache.py
+	$(UV) run python bench/swarm.py
+
+clean:
+	rm -rf .swarm .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,260 @@
+"""Settings: one pydantic-settings model, prefix ``SWARM_``, built once at each entry point.
+
+Secrets come from the environment or from files in the git-ignored ``secrets/`` folder
+(``secrets.example/`` mirrors its file names with fake values). A configuration error names the
+setting and what is wrong with it and never echoes a secret value.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings.exceptions import SettingsError
+
+DEFAULT_API_URL = "https://api.github.com"
+DEFAULT_IDENTITY = "default"
+SECRETS_DIR = Path("secrets")
+
+IdentityKind = Literal["app", "bot_pat"]
+
+
+class ConfigError(Exception):
+    """A setting is missing or invalid. The message names the setting, never its value."""
+
+
+class IdentitySettings(BaseModel):
+    """One GitHub identity workers may act as: a GitHub App installation or a bot account's PAT."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: IdentityKind = "app"
+    app_id: int | None = Field(default=None, gt=0)
+    private_key_file: Path | None = None
+    private_key: SecretStr | None = None
+    installation_id: int | None = Field(default=None, gt=0)
+    # Expected login; for Apps it defaults to "<slug>[bot]" read from GET /app.
+    bot_login: str | None = None
+    token_file: Path | None = None
+    token: SecretStr | None = None
+
+    @model_validator(mode="after")
+    def _complete_for_kind(self) -> IdentitySettings:
+        missing: list[str] = []
+        if self.kind == "app":
+            if self.app_id is None:
+                missing.append("app_id")
+            if self.private_key_file is None and self.private_key is None:
+                missing.append("private_key_file")
+            if self.installation_id is None:
+                missing.append("installation_id")
+        else:
+            if self.token_file is None and self.token is None:
+                missing.append("token_file")
+            if not self.bot_login:
+                missing.append("bot_login")
+        if missing:
+            raise ValueError(f"a {self.kind!r} identity needs {', '.join(missing)}")
+        return self
+
+    def private_key_pem(self) -> SecretStr:
+        """The App private key, read from the environment value or the key file."""
+        if self.private_key is not None:
+            return self.private_key
+        assert self.private_key_file is not None
+        return SecretStr(_read_secret_file(self.private_key_file, "private_key_file"))
+
+    def bot_token(self) -> SecretStr:
+        """The bot account's PAT, for ``kind == "bot_pat"`` identities."""
+        if self.token is not None:
+            return self.token
+        assert self.token_file is not None
+        return SecretStr(_read_secret_file(self.token_file, "token_file").strip())
+
+
+def _read_secret_file(path: Path, field: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{field}: file {path} does not exist") from None
+    except OSError as exc:
+        raise ConfigError(f"{field}: cannot read {path} ({exc.strerror})") from None
+
+
+class Settings(BaseSettings):
+    """Everything swarm reads from its environment. Built once per entry point (CLI, flow)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="SWARM_",
+        env_nested_delimiter="__",
+        extra="ignore",
+        frozen=True,
+    )
+
+    github_api_url: str = DEFAULT_API_URL
+    # The default identity, from the flat SWARM_APP_* settings.
+    app_id: int | None = Field(default=None, gt=0)
+    app_private_key_file: Path | None = None
+    app_private_key: SecretStr | None = None
+    app_installation_id: int | None = Field(default=None, gt=0)
+    app_bot_login: str | None = None
+    # Further identities by name, e.g. SWARM_IDENTITIES__TRIAGE__APP_ID=...
+    identities: dict[str, IdentitySettings] = Field(default_factory=dict)
+
+    maintainer_login: str | None = None
+    store_url: str | None = None
+    data_dir: Path = Path(".swarm")
+    # Envelope sealing key (urlsafe base64, 32 bytes). Generated per run when not configured.
+    sealing_key: SecretStr | None = None
+
+    roles_dir: Path = Path("roles")
+    model: str = "scripted"
+    anthropic_api_key: SecretStr | None = Field(default=None, validation_alias="ANTHROPIC_API_KEY")
+    anthropic_base_url: str | None = Field(default=None, validation_alias="ANTHROPIC_BASE_URL")
+
+    # Comma-separated OWNER/NAME list in the environment.
+    repos: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    max_workers: int = Field(default=8, ge=1, le=256)
+    # Mint one token per worker instead of sharing one per distinct scope.
+    per_worker_tokens: bool = False
+    throttle_backend: Literal["memory", "store"] = "memory"
+    http_timeout_seconds: float = Field(default=30.0, gt=0)
+
+    @field_validator("github_api_url")
+    @classmethod
+    def _url_shape(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value.rstrip("/")
+
+    @field_validator("repos", mode="before")
+    @classmethod
+    def _split_repos(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip().startswith("["):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("repos")
+    @classmethod
+    def _repo_shape(cls, value: list[str]) -> list[str]:
+        for repo in value:
+            owner, _, name = repo.partition("/")
+            if not owner or not name or "/" in name:
+                raise ValueError(f"{repo!r} is not OWNER/NAME")
+        return value
+
+    @model_validator(mode="after")
+    def _default_identity_complete(self) -> Settings:
+        flat = (self.app_id, self.app_private_key_file or self.app_private_key)
+        flat_given = [v for v in (*flat, self.app_installation_id) if v is not None]
+        if flat_given and len(flat_given) < 3:
+            missing = [
+                name
+                for name, v in (
+                    ("SWARM_APP_ID", self.app_id),
+                    ("SWARM_APP_PRIVATE_KEY_FILE", flat[1]),
+                    ("SWARM_APP_INSTALLATION_ID", self.app_installation_id),
+                )
+                if v is None
+            ]
+            raise ValueError(f"the default App identity is incomplete: set {', '.join(missing)}")
+        return self
+
+    # -- derived views -------------------------------------------------------------------------
+
+    def all_identities(self) -> dict[str, IdentitySettings]:
+        """Named identities, with the flat SWARM_APP_* settings as the ``default`` one."""
+        found = {name.lower(): ident for name, ident in self.identities.items()}
+        if self.app_id is not None and DEFAULT_IDENTITY not in found:
+            found[DEFAULT_IDENTITY] = IdentitySettings(
+                kind="app",
+                app_id=self.app_id,
+                private_key_file=self.app_private_key_file,
+                private_key=self.app_private_key,
+                installation_id=self.app_installation_id,
+                bot_login=self.app_bot_login,
+            )
+        return found
+
+    def identity(self, name: str) -> IdentitySettings:
+        found = self.all_identities()
+        try:
+            return found[name.lower()]
+        except KeyError:
+            known = ", ".join(sorted(found)) or "none configured"
+            hint = (
+                "set SWARM_APP_ID, SWARM_APP_PRIVATE_KEY_FILE and SWARM_APP_INSTALLATION_ID"
+                if name.lower() == DEFAULT_IDENTITY
+                else f"set SWARM_IDENTITIES__{name.upper()}__APP_ID and friends"
+            )
+            raise ConfigError(
+                f"identity {name!r} is not configured (known: {known}); {hint}"
+            ) from None
+
+    def require_maintainer_login(self) -> str:
+        if not self.maintainer_login:
+            raise ConfigError(
+                "SWARM_MAINTAINER_LOGIN is not set: swarm needs the maintainer's login to refuse "
+                "ever acting as them"
+            )
+        return self.maintainer_login
+
+    def resolved_store_url(self) -> str:
+        if self.store_url:
+            return self.store_url
+        return f"sqlite:///{(self.data_dir / 'swarm.db').resolve()}"
+
+
+def _secret_file_defaults() -> dict[str, Any]:
+    """Settings read from ``secrets/`` when the environment does not give them."""
+    found: dict[str, Any] = {}
+    key = SECRETS_DIR / "app-private-key.pem"
+    # The key file alone does not make an identity; it fills in the one SWARM_APP_ID names.
+    if (
+        "SWARM_APP_ID" in os.environ
+        and "SWARM_APP_PRIVATE_KEY_FILE" not in os.environ
+        and key.is_file()
+    ):
+        found["app_private_key_file"] = key
+    sealing = SECRETS_DIR / "sealing-key"
+    if "SWARM_SEALING_KEY" not in os.environ and sealing.is_file():
+        found["sealing_key"] = SecretStr(sealing.read_text(encoding="utf-8").strip())
+    anthropic = SECRETS_DIR / "anthropic-api-key"
+    if "ANTHROPIC_API_KEY" not in os.environ and anthropic.is_file():
+        found["ANTHROPIC_API_KEY"] = anthropic.read_text(encoding="utf-8").strip()
+    return found
+
+
+def _describe(error: ValidationError) -> str:
+    lines = []
+    for item in error.errors(include_input=False, include_url=False):
+        loc = ".".join(str(part) for part in item["loc"])
+        name = f"SWARM_{loc.upper().replace('.', '__')}" if loc else "settings"
+        if loc.lower().startswith("anthropic_"):
+            name = loc.upper()
+        message = str(item["msg"]).removeprefix("Value error, ")
+        lines.append(f"{name}: {message}")
+    return "invalid configuration:\n  " + "\n  ".join(lines)
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Build Settings once at an entry point; raise ConfigError with a readable message."""
+    try:
+        return Settings(**{**_secret_file_defaults(), **overrides})
+    except ValidationError as exc:
+        # include_input=False keeps secret values out of the message.
+        raise ConfigError(_describe(exc)) from None
+    except SettingsError as exc:
+        # pydantic-settings names the field but not the value here; keep only that first line.
+        raise ConfigError(f"invalid configuration: {str(exc).splitlines()[0]}") from None

@@ -1,0 +1,53 @@
+"""What a worker reports back to the flow that dispatched it: plain data, nothing secret."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+WorkerStatus = Literal[
+    "succeeded",  # the job is done (review posted, or nothing to post)
+    "skipped",  # idempotency: this (PR, head SHA, role) was already reviewed
+    "blocked",  # refused to act: envelope, credential or identity problem
+    "budget_exhausted",  # a budget (turns, tokens, cost, wall time, GitHub calls) ended it
+    "paused",  # its identity is rate-limited until `paused_until`
+    "failed",  # an error it could not recover from (LLM overload, GitHub 5xx, crash)
+]
+
+
+class WorkerOutcome(BaseModel):
+    """The structured result of one worker, as the parent flow and the UI see it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    worker_id: str
+    role: str
+    identity_login: str | None = None
+    target: str  # e.g. "acme/widgets#12@abc1234"
+    status: WorkerStatus
+    reason: str | None = None  # e.g. "BLOCKED: identity mismatch: login is octo-maintainer"
+    review_url: str | None = None
+    posted: bool = False
+    dry_run_preview: str | None = None
+    github_calls: int = 0
+    graphql_calls: int = 0
+    llm_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_usd: float = 0.0
+    turns: int = 0
+    paused_until: datetime | None = None
+    findings: list[dict[str, str | int]] = Field(default_factory=list)
+
+    @property
+    def cache_hit_ratio(self) -> float:
+        prompt = self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+        return self.cache_read_tokens / prompt if prompt else 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("succeeded", "skipped")

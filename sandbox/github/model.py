@@ -1,0 +1,216 @@
+"""The nouns the sandbox GitHub keeps: apps, users, tokens, repos, commits, PRs, issues."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Literal
+
+from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
+
+PERMISSION_LEVELS: dict[str, int] = {"read": 1, "write": 2, "admin": 3}
+
+# The permission keys GitHub accepts when minting; anything else is refused (422).
+KNOWN_PERMISSIONS: frozenset[str] = frozenset(
+    {
+        "actions",
+        "administration",
+        "checks",
+        "contents",
+        "deployments",
+        "discussions",
+        "environments",
+        "issues",
+        "members",
+        "metadata",
+        "organization_administration",
+        "packages",
+        "pages",
+        "pull_requests",
+        "repository_hooks",
+        "secrets",
+        "security_events",
+        "statuses",
+        "vulnerability_alerts",
+        "workflows",
+    }
+)
+
+TokenKind = Literal["installation", "pat_classic", "pat_fine_grained"]
+
+
+def sha_of(*parts: str) -> str:
+    """A deterministic 40-hex id, like a git object name."""
+    return hashlib.sha1("\0".join(parts).encode(), usedforsecurity=False).hexdigest()
+
+
+@dataclass
+class User:
+    login: str
+    id: int
+    type: Literal["User", "Bot", "Organization"] = "User"
+    name: str | None = None
+    site_admin: bool = False
+
+
+@dataclass
+class App:
+    id: int
+    slug: str
+    name: str
+    owner_login: str
+    private_key: RSAPrivateKey
+    bot: User
+
+
+@dataclass
+class Installation:
+    id: int
+    app_id: int
+    account_login: str
+    permissions: dict[str, str]
+    # None means "all repositories" of the account.
+    repository_ids: set[int] | None = None
+
+
+@dataclass
+class Token:
+    value: str
+    kind: TokenKind
+    login: str
+    permissions: dict[str, str]
+    # None means every repository the owner of the token can see.
+    repository_ids: set[int] | None
+    expires_at: float | None
+    installation_id: int | None = None
+    revoked: bool = False
+
+
+@dataclass
+class Commit:
+    sha: str
+    tree: dict[str, str]
+    parents: list[str]
+    message: str
+    author_login: str
+    at: float
+
+
+@dataclass
+class PullFile:
+    filename: str
+    status: Literal["added", "removed", "modified", "renamed"]
+    additions: int
+    deletions: int
+    patch: str
+    sha: str
+
+
+@dataclass
+class Label:
+    id: int
+    name: str
+    color: str = "ededed"
+    description: str | None = None
+
+
+@dataclass
+class ReviewComment:
+    id: int
+    review_id: int
+    pull_number: int
+    path: str
+    body: str
+    commit_id: str
+    line: int | None
+    side: str
+    position: int | None
+    diff_hunk: str
+    user_login: str
+    at: float
+
+
+@dataclass
+class Review:
+    id: int
+    pull_number: int
+    user_login: str
+    body: str
+    state: str
+    commit_id: str
+    at: float
+    comment_ids: list[int] = field(default_factory=list)
+
+
+@dataclass
+class IssueComment:
+    id: int
+    issue_number: int
+    user_login: str
+    body: str
+    at: float
+
+
+@dataclass
+class Issue:
+    """An issue; a pull request is an issue with ``pull`` set, sharing the number space."""
+
+    number: int
+    title: str
+    body: str | None
+    user_login: str
+    created_at: float
+    updated_at: float
+    state: Literal["open", "closed"] = "open"
+    labels: list[Label] = field(default_factory=list)
+    comments: list[IssueComment] = field(default_factory=list)
+    pull: Pull | None = None
+
+
+@dataclass
+class Pull:
+    number: int
+    head_ref: str
+    head_sha: str
+    base_ref: str
+    base_sha: str
+    files: list[PullFile]
+    commit_shas: list[str]
+    draft: bool = False
+    reviews: list[Review] = field(default_factory=list)
+    review_comments: list[ReviewComment] = field(default_factory=list)
+
+
+@dataclass
+class Repo:
+    id: int
+    owner: User
+    name: str
+    default_branch: str
+    created_at: float
+    description: str | None = None
+    private: bool = True
+    branches: dict[str, str] = field(default_factory=dict)
+    commits: dict[str, Commit] = field(default_factory=dict)
+    issues: dict[int, Issue] = field(default_factory=dict)
+    labels: dict[str, Label] = field(default_factory=dict)
+    next_number: int = 1
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner.login}/{self.name}"
+
+    def resolve(self, ref: str) -> Commit | None:
+        """A branch name or a commit SHA (full or abbreviated to >= 7 chars)."""
+        if ref in self.branches:
+            return self.commits[self.branches[ref]]
+        if ref in self.commits:
+            return self.commits[ref]
+        if len(ref) >= 7:
+            for sha, commit in self.commits.items():
+                if sha.startswith(ref):
+                    return commit
+        return None
+
+    def pulls(self) -> list[Issue]:
+        return [i for i in self.issues.values() if i.pull is not None]

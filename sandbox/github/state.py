@@ -1,0 +1,341 @@
+"""Everything the sandbox GitHub knows, behind one lock, plus the knobs tests turn."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from cryptography.hazmat.primitives import serialization
+
+from sandbox.github.clock import SandboxClock
+from sandbox.github.diffs import tree_diff
+from sandbox.github.limits import RateLimiter, RateLimits
+from sandbox.github.model import (
+    App,
+    Commit,
+    Installation,
+    Issue,
+    Label,
+    Pull,
+    Repo,
+    Token,
+    User,
+    sha_of,
+)
+from sandbox.github.tokens import new_token_value
+
+
+@dataclass
+class Knobs:
+    """Behaviours tests switch on; read on every request, so changes apply at once."""
+
+    long_tokens: bool = False
+    # 403 is GitHub's usual answer for an exhausted primary limit; 429 also happens.
+    primary_limit_status: Literal[403, 429] = 403
+    # GitHub sometimes answers a secondary limit with no retry-after header.
+    secondary_retry_after: bool = True
+    mint_extra_permissions: dict[str, str] = field(default_factory=dict)
+    mint_extra_repositories: list[str] = field(default_factory=list)
+    latency_s: float = 0.0
+
+
+@dataclass
+class FailureRule:
+    route: str | None
+    status: int
+    remaining: int
+    method: str | None = None
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    at: float
+    login: str | None
+    method: str
+    route: str
+    path: str
+    status: int
+    is_write: bool
+    is_content_creation: bool
+    resource: str
+
+
+@dataclass
+class IdentityCounters:
+    requests: int = 0
+    writes: int = 0
+    content_creations: int = 0
+    primary_limited: int = 0
+    secondary_limited: int = 0
+
+
+class SandboxState:
+    """Apps, users, tokens, repos and the request log. Seeded unless ``seed=False``."""
+
+    def __init__(
+        self,
+        clock: SandboxClock | None = None,
+        limits: RateLimits | None = None,
+        *,
+        long_tokens: bool = False,
+        seed: bool = True,
+    ) -> None:
+        self.lock = threading.RLock()
+        self.clock = clock or SandboxClock()
+        self.limits = limits or RateLimits()
+        self.limiter = RateLimiter(self.limits)
+        self.knobs = Knobs(long_tokens=long_tokens)
+        self.failures: list[FailureRule] = []
+        self.requests: list[RecordedRequest] = []
+        self.counters: dict[str, IdentityCounters] = {}
+        self.users: dict[str, User] = {}
+        self.apps: dict[int, App] = {}
+        self.installations: dict[int, Installation] = {}
+        self.repos: dict[str, Repo] = {}
+        self.tokens: dict[str, Token] = {}
+        self._ids = itertools.count(100_000)
+        self.maintainer_pat = ""
+        self.bot_pat = ""
+        if seed:
+            from sandbox.github.seed import seed_state
+
+            seed_state(self)
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    # ---- lookups -------------------------------------------------------------------
+
+    def find_repo(self, full_name: str) -> Repo | None:
+        return self.repos.get(full_name.lower())
+
+    def repo(self, full_name: str) -> Repo:
+        repo = self.find_repo(full_name)
+        if repo is None:
+            raise KeyError(f"no sandbox repository {full_name!r}")
+        return repo
+
+    def repo_by_id(self, repo_id: int) -> Repo | None:
+        return next((r for r in self.repos.values() if r.id == repo_id), None)
+
+    def installation_repos(self, inst: Installation) -> list[Repo]:
+        return [
+            r
+            for r in self.repos.values()
+            if r.owner.login == inst.account_login
+            and (inst.repository_ids is None or r.id in inst.repository_ids)
+        ]
+
+    def app_by_slug(self, slug: str) -> App:
+        return next(a for a in self.apps.values() if a.slug == slug)
+
+    def private_key_pem(self, app_id: int) -> str:
+        return (
+            self.apps[app_id]
+            .private_key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            )
+            .decode()
+        )
+
+    def pull(self, full_name: str, number: int) -> Issue:
+        issue = self.repo(full_name).issues.get(number)
+        if issue is None or issue.pull is None:
+            raise KeyError(f"no pull request #{number} in {full_name}")
+        return issue
+
+    def requests_by(self, login: str) -> list[RecordedRequest]:
+        with self.lock:
+            return [r for r in self.requests if r.login == login]
+
+    # ---- building the world --------------------------------------------------------
+
+    def add_user(self, login: str, *, type: Literal["User", "Bot", "Organization"] = "User", name: str | None = None) -> User:
+        with self.lock:
+            user = User(login=login, id=self.next_id(), type=type, name=name)
+            self.users[login] = user
+            return user
+
+    def add_pat(
+        self,
+        login: str,
+        *,
+        fine_grained: bool = False,
+        permissions: dict[str, str] | None = None,
+        repositories: list[str] | None = None,
+        expires_at: float | None = None,
+    ) -> str:
+        """A personal access token for ``login``; ``repositories`` None = all it can see."""
+        with self.lock:
+            value = new_token_value("github_pat_" if fine_grained else "ghp_")
+            repo_ids = None if repositories is None else {self.repo(n).id for n in repositories}
+            self.tokens[value] = Token(
+                value=value,
+                kind="pat_fine_grained" if fine_grained else "pat_classic",
+                login=login,
+                permissions=permissions or {},
+                repository_ids=repo_ids,
+                expires_at=expires_at,
+            )
+            return value
+
+    def add_repo(
+        self,
+        full_name: str,
+        files: dict[str, str],
+        *,
+        default_branch: str = "main",
+        description: str | None = None,
+    ) -> Repo:
+        with self.lock:
+            owner_login, name = full_name.split("/", 1)
+            owner = self.users.get(owner_login) or self.add_user(owner_login, type="Organization")
+            repo = Repo(
+                id=self.next_id(),
+                owner=owner,
+                name=name,
+                default_branch=default_branch,
+                created_at=self.clock.now() - 86400 * 90,
+                description=description,
+            )
+            root = self._commit(repo, None, files, "Initial commit", owner_login, replace=True)
+            repo.branches[default_branch] = root.sha
+            self.repos[full_name.lower()] = repo
+            return repo
+
+    def _commit(
+        self,
+        repo: Repo,
+        parent: Commit | None,
+        changes: dict[str, str | None],
+        message: str,
+        author: str,
+        *,
+        replace: bool = False,
+    ) -> Commit:
+        tree = {} if replace or parent is None else dict(parent.tree)
+        for path, content in changes.items():
+            if content is None:
+                tree.pop(path, None)
+            else:
+                tree[path] = content
+        parent_sha = parent.sha if parent else ""
+        sha = sha_of(repo.full_name, parent_sha, message, repr(sorted(tree.items())))
+        commit = Commit(sha, tree, [parent_sha] if parent else [], message, author, self.clock.now())
+        repo.commits[sha] = commit
+        return commit
+
+    def add_pull(
+        self,
+        full_name: str,
+        title: str,
+        changes: dict[str, str | None],
+        *,
+        body: str | None = None,
+        author: str = "octo-contributor",
+        base: str | None = None,
+        head_ref: str | None = None,
+        draft: bool = False,
+    ) -> Issue:
+        """Open a PR whose head commit applies ``changes`` (path -> new text, None deletes)."""
+        with self.lock:
+            repo = self.repo(full_name)
+            if author not in self.users:
+                self.add_user(author)
+            base_ref = base or repo.default_branch
+            base_commit = repo.commits[repo.branches[base_ref]]
+            number = repo.next_number
+            repo.next_number += 1
+            head = head_ref or f"{author}/change-{number}"
+            commit = self._commit(repo, base_commit, changes, title, author)
+            repo.branches[head] = commit.sha
+            now = self.clock.now()
+            pull = Pull(
+                number=number,
+                head_ref=head,
+                head_sha=commit.sha,
+                base_ref=base_ref,
+                base_sha=base_commit.sha,
+                files=tree_diff(base_commit.tree, commit.tree),
+                commit_shas=[commit.sha],
+                draft=draft,
+            )
+            issue = Issue(number, title, body, author, now, now, pull=pull)
+            repo.issues[number] = issue
+            return issue
+
+    def push_commit(
+        self, full_name: str, number: int, changes: dict[str, str | None], message: str = "Address review"
+    ) -> str:
+        """A new commit on the PR's head branch; returns the new head SHA."""
+        with self.lock:
+            repo = self.repo(full_name)
+            issue = self.pull(full_name, number)
+            pull = issue.pull
+            assert pull is not None
+            commit = self._commit(repo, repo.commits[pull.head_sha], changes, message, issue.user_login)
+            repo.branches[pull.head_ref] = commit.sha
+            pull.head_sha = commit.sha
+            pull.commit_shas.append(commit.sha)
+            pull.files = tree_diff(repo.commits[pull.base_sha].tree, commit.tree)
+            issue.updated_at = self.clock.now()
+            return commit.sha
+
+    def add_issue(
+        self,
+        full_name: str,
+        title: str,
+        body: str | None = None,
+        *,
+        author: str = "octo-contributor",
+        labels: list[str] | None = None,
+    ) -> Issue:
+        with self.lock:
+            repo = self.repo(full_name)
+            if author not in self.users:
+                self.add_user(author)
+            now = self.clock.now()
+            issue = Issue(repo.next_number, title, body, author, now, now)
+            repo.next_number += 1
+            issue.labels = [self.label(repo, name) for name in labels or []]
+            repo.issues[issue.number] = issue
+            return issue
+
+    def label(self, repo: Repo, name: str) -> Label:
+        with self.lock:
+            if name not in repo.labels:
+                repo.labels[name] = Label(id=self.next_id(), name=name)
+            return repo.labels[name]
+
+    # ---- knobs and bookkeeping -----------------------------------------------------
+
+    def inject_failure(
+        self, route: str | None = None, *, status: int = 502, count: int = 1, method: str | None = None
+    ) -> None:
+        """The next ``count`` requests to ``route`` (a template like ``/repos/{owner}/{repo}/pulls``,
+        or None for any) answer ``status``."""
+        with self.lock:
+            self.failures.append(FailureRule(route, status, count, method))
+
+    def take_failure(self, method: str, route: str) -> int | None:
+        with self.lock:
+            for rule in self.failures:
+                if rule.remaining > 0 and rule.route in (None, route) and rule.method in (None, method):
+                    rule.remaining -= 1
+                    return rule.status
+            return None
+
+    def counter(self, login: str) -> IdentityCounters:
+        with self.lock:
+            return self.counters.setdefault(login, IdentityCounters())
+
+    def write_credentials(self, directory: str | Path, api_url: str) -> Path:
+        """Write ``<slug>.pem`` per App and a ``sandbox.env`` with the SWARM_* settings."""
+        from sandbox.github.seed import write_credentials
+
+        return write_credentials(self, Path(directory), api_url)

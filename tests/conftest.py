@@ -1,0 +1,55 @@
+"""Suite-wide options and fixtures."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+pytest_plugins = ["tests.sandbox_fixtures"]
+
+PG_URL_DEFAULT = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+# Host credentials must never matter: plant them for the whole suite so any code path that
+# reads them would show up in a leak scan or as a wrong identity.
+HOST_GH_TOKEN = "ghp_HOSTMAINTAINERTOKENshouldNEVERbeUSED0001"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--live", action="store_true", help="run tests that call the real Anthropic API"
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ["GH_TOKEN"] = HOST_GH_TOKEN
+    os.environ["GITHUB_TOKEN"] = HOST_GH_TOKEN
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--live"):
+        return
+    skip_live = pytest.mark.skip(reason="needs --live (real Anthropic API)")
+    for item in items:
+        if "live" in item.keywords:
+            item.add_marker(skip_live)
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> str:
+    """The PostgreSQL URL for store tests; fails (not skips) in CI when it is unreachable."""
+    import sqlalchemy as sa
+
+    url = os.environ.get("SWARM_TEST_PG_URL", PG_URL_DEFAULT)
+    try:
+        engine = sa.create_engine(url)
+        with engine.connect() as conn:
+            conn.execute(sa.text("select 1"))
+        engine.dispose()
+    except Exception as exc:
+        if os.environ.get("SWARM_TEST_REQUIRE_PG") == "1":
+            pytest.fail(f"PostgreSQL required but unreachable at {url}: {exc}")
+        pytest.skip(f"PostgreSQL unreachable at {url}")
+    return url
