@@ -144,3 +144,8 @@ def within(granted: Mapping[str, str], needed: Mapping[str, str]) -> bool:
         key in granted and _RANK.get(granted[key], 0) >= _RANK.get(level, 99)
         for key, level in needed.items()
     )
+
+
+def lower_level(a: str, b: str) -> str:
+    """The narrower of two permission levels."""
+    return a if _RANK.get(a, 0) <= _RANK.get(b, 0) else b

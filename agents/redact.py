@@ -120,6 +120,15 @@ RULES: tuple[Rule, ...] = (
         _keep_group1("header"),
     ),
     Rule(
+        "header",
+        # Mid-line forms (curl -H "...", dict reprs): the scheme word is kept, the credential goes.
+        re.compile(
+            r"(?i)\b((?:Proxy-)?Authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+            r"(?:(?:Bearer|Basic|token|Digest)[ \t]+)?)(?!\[REDACTED:)[^\s\"',;]+"
+        ),
+        _keep_group1("header"),
+    ),
+    Rule(
         "bearer",
         re.compile(r"(?i)\b(Bearer[ \t]+)(?!\[REDACTED:)[A-Za-z0-9\-._~+/]{8,}=*"),
         _keep_group1("bearer"),
@@ -155,7 +164,7 @@ RULES: tuple[Rule, ...] = (
             # Skip code: dotted names, calls, subscripts and literals are not secret values.
             r"(?!\[REDACTED:)(?![A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b)"
             r"(?!(?:None|True|False|null|true|false)\b)"
-            r"(?P<v>[A-Za-z0-9_\-.+/~=]{4,})(?![\w(\[.])"
+            r"(?P<v>[A-Za-z0-9_\-.+/~=]+)(?![\w(\[.])"
         ),
         _unquoted_value,
     ),

@@ -68,7 +68,7 @@ def load_rsa_key(pem: SecretStr, *, setting: str, identity_name: str) -> RSAPriv
         raise ConfigError(
             f"{where} is password-protected; GitHub App keys are unencrypted PEM"
         ) from None
-    except (ValueError, TypeError):
+    except ValueError:
         raise ConfigError(f"{where} is not a valid PEM private key") from None
     except Exception:
         # cryptography raises UnsupportedAlgorithm and friends; none may carry key bytes out.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from typing import Literal
 
 from sandbox.github.model import PullFile, sha_of
 
@@ -12,9 +13,7 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 def file_patch(old: str, new: str) -> tuple[str, int, int]:
     """GitHub's ``patch`` field: the hunks only, no ``---``/``+++`` header lines."""
-    lines = list(
-        difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=3)
-    )[2:]
+    lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=3))[2:]
     additions = sum(1 for ln in lines if ln.startswith("+"))
     deletions = sum(1 for ln in lines if ln.startswith("-"))
     return "\n".join(lines), additions, deletions
@@ -28,7 +27,9 @@ def tree_diff(base: dict[str, str], head: dict[str, str]) -> list[PullFile]:
         if old == new:
             continue
         patch, adds, dels = file_patch(old or "", new or "")
-        status = "added" if old is None else "removed" if new is None else "modified"
+        status: Literal["added", "removed", "modified"] = (
+            "added" if old is None else "removed" if new is None else "modified"
+        )
         files.append(
             PullFile(
                 filename=path,

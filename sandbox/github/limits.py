@@ -158,9 +158,7 @@ class RateLimiter:
             b.content_minute.roll(now, s_len)
             b.content_hour.roll(now, lim.content_hour_s)
             if b.content_minute.used + 1 > lim.content_per_window:
-                return Denial(
-                    "secondary", "content creation", _after(b.content_minute, now, s_len)
-                )
+                return Denial("secondary", "content creation", _after(b.content_minute, now, s_len))
             if b.content_hour.used + 1 > lim.content_per_hour:
                 return Denial(
                     "secondary",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -155,7 +156,13 @@ class SandboxState:
 
     # ---- building the world --------------------------------------------------------
 
-    def add_user(self, login: str, *, type: Literal["User", "Bot", "Organization"] = "User", name: str | None = None) -> User:
+    def add_user(
+        self,
+        login: str,
+        *,
+        type: Literal["User", "Bot", "Organization"] = "User",
+        name: str | None = None,
+    ) -> User:
         with self.lock:
             user = User(login=login, id=self.next_id(), type=type, name=name)
             self.users[login] = user
@@ -184,10 +191,24 @@ class SandboxState:
             )
             return value
 
+    def mint_token(
+        self,
+        installation_id: int,
+        *,
+        repositories: list[str] | None = None,
+        permissions: dict[str, str] | None = None,
+    ) -> str:
+        """An installation token without the HTTP round trip (same rules as the endpoint)."""
+        from sandbox.github.tokens import MintRequest, mint
+
+        with self.lock:
+            token, _ = mint(self, installation_id, MintRequest(repositories, None, permissions))
+            return token.value
+
     def add_repo(
         self,
         full_name: str,
-        files: dict[str, str],
+        files: Mapping[str, str],
         *,
         default_branch: str = "main",
         description: str | None = None,
@@ -212,7 +233,7 @@ class SandboxState:
         self,
         repo: Repo,
         parent: Commit | None,
-        changes: dict[str, str | None],
+        changes: Mapping[str, str | None],
         message: str,
         author: str,
         *,
@@ -226,7 +247,9 @@ class SandboxState:
                 tree[path] = content
         parent_sha = parent.sha if parent else ""
         sha = sha_of(repo.full_name, parent_sha, message, repr(sorted(tree.items())))
-        commit = Commit(sha, tree, [parent_sha] if parent else [], message, author, self.clock.now())
+        commit = Commit(
+            sha, tree, [parent_sha] if parent else [], message, author, self.clock.now()
+        )
         repo.commits[sha] = commit
         return commit
 
@@ -234,7 +257,7 @@ class SandboxState:
         self,
         full_name: str,
         title: str,
-        changes: dict[str, str | None],
+        changes: Mapping[str, str | None],
         *,
         body: str | None = None,
         author: str = "octo-contributor",
@@ -270,7 +293,11 @@ class SandboxState:
             return issue
 
     def push_commit(
-        self, full_name: str, number: int, changes: dict[str, str | None], message: str = "Address review"
+        self,
+        full_name: str,
+        number: int,
+        changes: Mapping[str, str | None],
+        message: str = "Address review",
     ) -> str:
         """A new commit on the PR's head branch; returns the new head SHA."""
         with self.lock:
@@ -278,7 +305,9 @@ class SandboxState:
             issue = self.pull(full_name, number)
             pull = issue.pull
             assert pull is not None
-            commit = self._commit(repo, repo.commits[pull.head_sha], changes, message, issue.user_login)
+            commit = self._commit(
+                repo, repo.commits[pull.head_sha], changes, message, issue.user_login
+            )
             repo.branches[pull.head_ref] = commit.sha
             pull.head_sha = commit.sha
             pull.commit_shas.append(commit.sha)
@@ -315,17 +344,28 @@ class SandboxState:
     # ---- knobs and bookkeeping -----------------------------------------------------
 
     def inject_failure(
-        self, route: str | None = None, *, status: int = 502, count: int = 1, method: str | None = None
+        self,
+        route: str | None = None,
+        *,
+        status: int = 502,
+        count: int = 1,
+        method: str | None = None,
     ) -> None:
-        """The next ``count`` requests to ``route`` (a template like ``/repos/{owner}/{repo}/pulls``,
-        or None for any) answer ``status``."""
+        """The next ``count`` requests to ``route`` answer ``status``.
+
+        ``route`` is a template like ``/repos/{owner}/{repo}/pulls`` (None: any route).
+        """
         with self.lock:
             self.failures.append(FailureRule(route, status, count, method))
 
     def take_failure(self, method: str, route: str) -> int | None:
         with self.lock:
             for rule in self.failures:
-                if rule.remaining > 0 and rule.route in (None, route) and rule.method in (None, method):
+                if (
+                    rule.remaining > 0
+                    and rule.route in (None, route)
+                    and rule.method in (None, method)
+                ):
                     rule.remaining -= 1
                     return rule.status
             return None

@@ -27,7 +27,7 @@ def _random(n: int) -> str:
 
 
 def new_token_value(prefix: str, *, long: bool = False) -> str:
-    """Short form: prefix + 100 alphanumerics. Long form: ~520 chars with dots, like GitHub's new tokens."""
+    """Short: prefix + 100 alphanumerics. Long: ~520 chars with dots, like GitHub's new format."""
     if not long:
         return prefix + _random(100)
     return prefix + ".".join([_random(36), _random(400), _random(78)])
@@ -45,13 +45,26 @@ class MintRequest:
             body = {}
         if not isinstance(body, dict):
             raise unprocessable("Invalid request.\n\nBody must be a JSON object.")
-        repos, ids, perms = body.get("repositories"), body.get("repository_ids"), body.get("permissions")
-        if repos is not None and not (isinstance(repos, list) and all(isinstance(r, str) for r in repos)):
-            raise unprocessable('Invalid request.\n\nFor \'properties/repositories\', it is not an array of strings.')
+        repos, ids, perms = (
+            body.get("repositories"),
+            body.get("repository_ids"),
+            body.get("permissions"),
+        )
+        if repos is not None and not (
+            isinstance(repos, list) and all(isinstance(r, str) for r in repos)
+        ):
+            raise unprocessable(
+                "Invalid request.\n\nFor 'properties/repositories', it is not an array of strings."
+            )
         if ids is not None and not (isinstance(ids, list) and all(isinstance(i, int) for i in ids)):
-            raise unprocessable("Invalid request.\n\nFor 'properties/repository_ids', it is not an array of integers.")
+            raise unprocessable(
+                "Invalid request.\n\n"
+                "For 'properties/repository_ids', it is not an array of integers."
+            )
         if perms is not None and not isinstance(perms, dict):
-            raise unprocessable("Invalid request.\n\nFor 'properties/permissions', it is not an object.")
+            raise unprocessable(
+                "Invalid request.\n\nFor 'properties/permissions', it is not an object."
+            )
         return cls(repos, ids, perms)
 
 
@@ -81,7 +94,8 @@ def mint(state: SandboxState, installation_id: int, req: MintRequest) -> tuple[T
                 raise unprocessable(f'Invalid request.\n\n"{key}" is not a permitted key.')
             if level not in PERMISSION_LEVELS:
                 raise unprocessable(
-                    f"Invalid request.\n\nFor 'properties/{key}', \"{level}\" is not one of read, write, admin."
+                    f"Invalid request.\n\nFor 'properties/{key}', "
+                    f'"{level}" is not one of read, write, admin.'
                 )
             granted = inst.permissions.get(key)
             if granted is None or PERMISSION_LEVELS[granted] < PERMISSION_LEVELS[level]:

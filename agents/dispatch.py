@@ -1,0 +1,222 @@
+"""The dispatcher: turn a planned task into a sealed envelope with a down-scoped credential.
+
+It is the only place that holds credentials in the clear: it asks the identity layer for a token
+scoped to the task's repository and the role's permissions, seals it, and keeps the lease so the
+token is released (and revoked with its last holder) when the worker ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import timedelta
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from agents.config import Settings
+from agents.envelope import (
+    Budgets,
+    DispatchEnvelope,
+    EnvelopeSealer,
+    RoleRefs,
+    SealedEnvelope,
+    TaskRef,
+)
+from agents.identity.claim import TokenScope
+from agents.identity.lease import TokenLease
+from agents.identity.sources import IdentitySource, open_identity
+from agents.roles import Role, RoleChain
+
+TaskKind = Literal["review_pr", "summarize", "triage_issue"]
+
+# Discovery reads as the bot with the least a listing needs.
+DISCOVERY_PERMISSIONS = {"metadata": "read", "pull_requests": "read"}
+
+
+class WorkTask(BaseModel):
+    """One unit of planned work, before it is sealed into an envelope."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: TaskKind
+    repo: str
+    number: int
+    head_sha: str | None = None
+    base_sha: str | None = None
+    since_sha: str | None = None
+    title: str = ""
+    files: tuple[str, ...] = ()
+    shard_index: int | None = None
+    shard_count: int | None = None
+    # Findings of shard reviewers, for the summarizer that merges them into one review.
+    parent_findings: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def label(self) -> str:
+        sha = f" @{self.head_sha[:7]}" if self.head_sha else ""
+        shard = (
+            f" shard {self.shard_index + 1}/{self.shard_count}"
+            if self.shard_index is not None and self.shard_count
+            else ""
+        )
+        return f"{self.repo}#{self.number}{sha}{shard}"
+
+    def task_ref(self) -> TaskRef:
+        return TaskRef(
+            kind=self.kind,
+            repo=self.repo,
+            number=self.number,
+            head_sha=self.head_sha,
+            base_sha=self.base_sha,
+            since_sha=self.since_sha,
+            files=self.files,
+            shard_index=self.shard_index,
+            shard_count=self.shard_count,
+            brief=render_findings(self.parent_findings),
+        )
+
+
+def render_findings(findings: Sequence[Mapping[str, Any]]) -> str:
+    """Shard findings as ``path:line: message`` lines (the summarizer's input)."""
+    lines = []
+    for item in findings:
+        body = " ".join(str(item.get("body", "")).split())
+        lines.append(f"{item.get('path')}:{item.get('line')}: {body}")
+    return "\n".join(lines)
+
+
+def budgets_for(role: Role) -> Budgets:
+    lim = role.limits
+    return Budgets(
+        llm_tokens=lim.max_tokens,
+        turns=lim.max_turns,
+        github_calls=lim.max_github_calls,
+        wall_seconds=lim.max_wall_seconds,
+        cost_usd=lim.max_cost_usd,
+    )
+
+
+class Dispatcher:
+    """Mints, seals and releases the credentials of one run's workers."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        roles: Mapping[str, Role],
+        sealer: EnvelopeSealer,
+        *,
+        envelope_ttl: timedelta = timedelta(minutes=30),
+        source_options: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.roles = dict(roles)
+        self.sealer = sealer
+        self.maintainer_login = settings.require_maintainer_login()
+        self.envelope_ttl = envelope_ttl
+        self._source_options = dict(source_options or {})
+        self._sources: dict[str, IdentitySource] = {}
+        self._leases: dict[str, tuple[IdentitySource, TokenLease]] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"Dispatcher(identities={sorted(self._sources)})"
+
+    # -- identities ----------------------------------------------------------------------------
+
+    def source(self, identity_name: str) -> IdentitySource:
+        with self._lock:
+            found = self._sources.get(identity_name)
+            if found is None:
+                found = open_identity(self.settings, identity_name, **self._source_options)
+                self._sources[identity_name] = found
+            return found
+
+    async def bot_login(self, identity_name: str) -> str:
+        return await asyncio.to_thread(self.source(identity_name).bot_login)
+
+    def chain(
+        self, role_id: str, session_role: str | None = None, call_role: str | None = None
+    ) -> RoleChain:
+        return RoleChain(
+            agent=self.role(role_id),
+            session=self.role(session_role) if session_role else None,
+            call=self.role(call_role) if call_role else None,
+        )
+
+    def role(self, role_id: str) -> Role:
+        try:
+            return self.roles[role_id]
+        except KeyError:
+            known = ", ".join(sorted(self.roles))
+            raise KeyError(f"unknown role {role_id!r} (known roles: {known})") from None
+
+    # -- leases ---------------------------------------------------------------------------------
+
+    async def lease(
+        self, identity_name: str, scope: TokenScope, *, role: str, holder: str
+    ) -> TokenLease:
+        """A credential for ``holder``; release it with :meth:`release_lease`."""
+        source = self.source(identity_name)
+        return await asyncio.to_thread(source.acquire, scope, role=role, holder=holder)
+
+    async def release_lease(self, identity_name: str, lease: TokenLease) -> None:
+        await asyncio.to_thread(self.source(identity_name).release, lease)
+
+    async def dispatch(
+        self,
+        run_id: str,
+        task: WorkTask,
+        role_id: str,
+        *,
+        session_role: str | None = None,
+        call_role: str | None = None,
+        worker_id: str | None = None,
+    ) -> SealedEnvelope:
+        """Mint a token limited to the task's repository and the role chain's permissions, and
+        seal it into an envelope for one worker."""
+        chain = self.chain(role_id, session_role, call_role)
+        agent = chain.agent
+        worker = worker_id or f"w-{uuid.uuid4().hex[:12]}"
+        scope = TokenScope(repositories=(task.repo,), permissions=chain.permissions())
+        lease = await self.lease(agent.identity, scope, role=agent.id, holder=worker)
+        try:
+            envelope = DispatchEnvelope.issue(
+                run_id=run_id,
+                worker_id=worker,
+                task=task.task_ref(),
+                roles=RoleRefs(agent=role_id, session=session_role, call=call_role),
+                identity=lease.claim(),
+                budgets=budgets_for(agent),
+                ttl=self.envelope_ttl,
+            )
+            sealed = self.sealer.seal(envelope, lease.token, self.maintainer_login)
+        except Exception:
+            await self.release_lease(agent.identity, lease)
+            raise
+        source = self.source(agent.identity)
+        with self._lock:
+            self._leases[envelope.envelope_id] = (source, lease)
+        return sealed
+
+    async def release(self, sealed: SealedEnvelope) -> None:
+        """The worker holding this envelope is done: drop its hold on the token."""
+        with self._lock:
+            held = self._leases.pop(sealed.envelope.envelope_id, None)
+        if held is not None:
+            source, lease = held
+            await asyncio.to_thread(source.release, lease)
+
+    async def aclose(self) -> None:
+        """End of run: release what is still held and revoke every live token."""
+        with self._lock:
+            held = list(self._leases.values())
+            self._leases.clear()
+            sources = list(self._sources.values())
+            self._sources.clear()
+        for source, lease in held:
+            await asyncio.to_thread(source.release, lease)
+        for source in sources:
+            await asyncio.to_thread(source.close)

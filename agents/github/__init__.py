@@ -1,0 +1,63 @@
+"""GitHub layer: per-identity gateway over githubkit, throttle and buckets, REST-first policy.
+
+The gateway imports githubkit (slow); it loads on first use of ``GitHubGateway``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agents.github.backend import BudgetBackend, InMemoryBackend
+from agents.github.clock import Clock, ScaledClock, SystemClock
+from agents.github.errors import (
+    GitHubApiError,
+    GitHubUnavailable,
+    GraphQLNotAllowed,
+    IdentityPaused,
+)
+from agents.github.graphql_policy import check_graphql
+from agents.github.limits import ThrottleLimits
+from agents.github.records import GitHubCallRecord
+from agents.github.requests import RequestSpec, classify_graphql, classify_rest
+from agents.github.snapshot import IdentitySnapshot, ResourceBudget
+from agents.github.throttle import IdentityThrottle, Permit
+
+if TYPE_CHECKING:
+    from agents.github.gateway import GitHubGateway
+    from agents.github.sql_backend import SqlBudgetBackend
+
+__all__ = [
+    "BudgetBackend",
+    "Clock",
+    "GitHubApiError",
+    "GitHubCallRecord",
+    "GitHubGateway",
+    "GitHubUnavailable",
+    "GraphQLNotAllowed",
+    "IdentityPaused",
+    "IdentitySnapshot",
+    "IdentityThrottle",
+    "InMemoryBackend",
+    "Permit",
+    "RequestSpec",
+    "ResourceBudget",
+    "ScaledClock",
+    "SqlBudgetBackend",
+    "SystemClock",
+    "ThrottleLimits",
+    "check_graphql",
+    "classify_graphql",
+    "classify_rest",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "GitHubGateway":
+        from agents.github.gateway import GitHubGateway
+
+        return GitHubGateway
+    if name == "SqlBudgetBackend":
+        from agents.github.sql_backend import SqlBudgetBackend
+
+        return SqlBudgetBackend
+    raise AttributeError(f"module 'agents.github' has no attribute {name!r}")

@@ -1,0 +1,97 @@
+"""``build_request``: cached prefix + role overlays + history -> ``messages.create`` kwargs.
+
+System blocks: the cached prefix (``cache_control`` on its last block), then the session
+overlay, then the call overlay last. The history carries a second, rolling cache breakpoint on
+its last block so each turn pays full price only for what it added.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from agents.llm.prompt import TRUST_POLICY, CachedPrefix, normalise_tools
+
+
+class PromptAssemblyError(ValueError):
+    """The request would break a prompt rule (role text in messages, tools off the prefix...)."""
+
+
+class OverlayChain(Protocol):
+    """What the LLM layer needs from a role chain (``agents.roles.RoleChain`` provides it)."""
+
+    def system_overlays(self) -> list[str]: ...
+
+    def resolved_chain(self) -> list[str]: ...
+
+
+def _texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    found: list[str] = []
+    if isinstance(content, list):
+        for block in content:
+            if not isinstance(block, Mapping):
+                continue
+            for key in ("text", "content"):
+                found.extend(_texts(block.get(key)))
+            if isinstance(block.get("input"), Mapping):
+                found.extend(str(v) for v in block["input"].values())
+    return found
+
+
+def check_messages(messages: Sequence[Mapping[str, Any]], role_texts: Sequence[str]) -> None:
+    """Refuse histories that put role text in a user/assistant turn or break turn order."""
+    if not messages:
+        raise PromptAssemblyError("messages is empty: the first turn must be a user message")
+    expected = "user"
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if role != expected:
+            raise PromptAssemblyError(f"messages[{index}] has role {role!r}, expected {expected!r}")
+        expected = "assistant" if expected == "user" else "user"
+        for text in _texts(message.get("content")):
+            for role_text in role_texts:
+                if role_text and role_text in text:
+                    raise PromptAssemblyError(
+                        f"messages[{index}] contains role text: roles belong in the system prompt"
+                    )
+
+
+def build_request(
+    prefix: CachedPrefix,
+    chain: OverlayChain,
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    model: str,
+    max_tokens: int,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    cache_history: bool = True,
+) -> dict[str, Any]:
+    """Keyword arguments for ``client.messages.create``; inputs are copied, never mutated."""
+    if tools is not None and normalise_tools(tools) != prefix.tool_specs:
+        raise PromptAssemblyError(
+            "tools differ from the cached prefix's tools; changing tools mid-session breaks "
+            "the prompt cache: build a new prefix instead"
+        )
+    overlays = chain.system_overlays()
+    identity = prefix.fragments[0].text.removesuffix(f"\n\n{TRUST_POLICY}")
+    check_messages(messages, [*overlays, identity])
+    system = prefix.system_blocks() + [{"type": "text", "text": text} for text in overlays]
+    history = copy.deepcopy([dict(m) for m in messages])
+    if cache_history:
+        last = history[-1]
+        if isinstance(last.get("content"), str):
+            last["content"] = [{"type": "text", "text": last["content"]}]
+        if last["content"]:
+            last["content"][-1]["cache_control"] = {"type": "ephemeral"}
+    request: dict[str, Any] = {
+        "model": model,
+        "max_tokens": max_tokens,
+        "system": system,
+        "messages": history,
+    }
+    if prefix.tool_specs:
+        request["tools"] = prefix.tools()
+    return request

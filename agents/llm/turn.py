@@ -1,0 +1,85 @@
+"""The ephemeral layer: the per-turn user message (tool results, ``<turn_context>``, ``<recall>``).
+
+Rebuilt every call and appended to the history, never written into the system prompt, so the
+cached prefix stays byte-identical while budgets, time and recalled memory change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from agents.llm.untrusted import neutralise
+
+
+@dataclass(frozen=True)
+class TurnContext:
+    """What the model needs to know this turn. ``task`` is trusted dispatcher text; quote any
+    untrusted material inside it with ``wrap_untrusted`` first."""
+
+    task: str
+    budgets_left: Mapping[str, int | float | str]
+    now: datetime
+    turn: int | None = None
+
+    def render(self) -> str:
+        now = self.now.astimezone(UTC).replace(microsecond=0).isoformat()
+        budgets = ", ".join(f"{k}={_fmt(v)}" for k, v in self.budgets_left.items())
+        lines = ["<turn_context>"]
+        if self.turn is not None:
+            lines.append(f"turn: {self.turn}")
+        lines += [f"time: {now}", f"budgets_left: {budgets or 'n/a'}", f"task: {self.task}"]
+        lines.append("</turn_context>")
+        return "\n".join(lines)
+
+
+def _fmt(value: int | float | str) -> str:
+    return f"{value:.4f}".rstrip("0").rstrip(".") if isinstance(value, float) else str(value)
+
+
+def render_recall(items: Sequence[str]) -> str:
+    """Memory recalled after the session started; empty when there is none."""
+    if not items:
+        return ""
+    body = "\n".join(f"- {neutralise(item.strip())}" for item in items if item.strip())
+    return f"<recall>\n{body}\n</recall>" if body else ""
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    tool_use_id: str
+    content: str
+    is_error: bool = False
+
+    def block(self) -> dict[str, Any]:
+        block: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": self.tool_use_id,
+            "content": self.content,
+        }
+        if self.is_error:
+            block["is_error"] = True
+        return block
+
+
+def user_message(
+    context: TurnContext,
+    *,
+    tool_results: Sequence[ToolResult] = (),
+    recall: Sequence[str] = (),
+) -> dict[str, Any]:
+    """One user turn: tool results first (the API requires it), then turn context and recall."""
+    text = context.render()
+    recalled = render_recall(recall)
+    if recalled:
+        text += "\n" + recalled
+    content: list[dict[str, Any]] = [r.block() for r in tool_results]
+    content.append({"type": "text", "text": text})
+    return {"role": "user", "content": content}
+
+
+def assistant_message(content: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The model's reply as it goes back into the history (blocks copied, unchanged)."""
+    return {"role": "assistant", "content": [dict(block) for block in content]}

@@ -1,0 +1,119 @@
+"""Agent operational memory: append-only notes and a per-worker continuity summary, plus
+``recall`` for the per-turn layer. Notes are recalled a few at a time by relevance, never
+injected wholesale."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from agents.memory.ports import MemoryBackend, NoteRow
+from agents.redact import redact
+
+_WORD = re.compile(r"[^\W_]+")
+MAX_RECALL = 20
+EXCERPT_CHARS = 300
+
+
+@dataclass(frozen=True)
+class RecallHit:
+    source: str  # "memory:<id>" or "note:<id>"
+    kind: str
+    text: str
+    score: int
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text) if len(w) > 1}
+
+
+def _excerpt(text: str) -> str:
+    flat = " ".join(redact(text).split())
+    return flat if len(flat) <= EXCERPT_CHARS else flat[: EXCERPT_CHARS - 1] + "…"
+
+
+def recall(
+    backend: MemoryBackend,
+    query: str,
+    repo: str | None,
+    role: str | None,
+    limit: int = 5,
+) -> list[RecallHit]:
+    """Memories and agent notes in scope that share words with ``query``, best first."""
+    if limit < 1:
+        raise ValueError(f"recall limit must be at least 1, got {limit}")
+    wanted = _words(query)
+    if not wanted:
+        return []
+    candidates: list[tuple[int, float, RecallHit]] = []
+    for m in backend.list_memories(repo=repo, role=role, include_global=True):
+        score = len(wanted & _words(m.body))
+        if score:
+            hit = RecallHit(f"memory:{m.id}", m.kind, _excerpt(m.body), score)
+            candidates.append((score, m.created_at.timestamp(), hit))
+    notes = backend.list_agent_notes(repo=repo, role=role, kind="note", limit=500)
+    for n in notes:
+        score = len(wanted & _words(n.body))
+        if score:
+            hit = RecallHit(f"note:{n.id}", "note", _excerpt(n.body), score)
+            candidates.append((score, n.created_at.timestamp(), hit))
+    candidates.sort(key=lambda c: (c[0], c[1]), reverse=True)
+    return [hit for _, _, hit in candidates[: min(limit, MAX_RECALL)]]
+
+
+def render_recall(hits: list[RecallHit]) -> str:
+    """The ``<recall>`` block of the per-turn layer."""
+    if not hits:
+        return ""
+    lines = [f"- ({h.source}) {h.text}" for h in hits]
+    return "<recall>\n" + "\n".join(lines) + "\n</recall>"
+
+
+class AgentMemory:
+    """One worker's operational memory."""
+
+    def __init__(
+        self,
+        backend: MemoryBackend,
+        worker_id: str,
+        *,
+        run_id: str | None = None,
+        repo: str | None = None,
+        role: str | None = None,
+    ) -> None:
+        self._backend = backend
+        self.worker_id = worker_id
+        self.run_id = run_id
+        self.repo = repo
+        self.role = role
+
+    def note(self, body: str) -> NoteRow:
+        """Append a note (never edits an earlier one)."""
+        return self._backend.add_agent_note(
+            self.worker_id, body, kind="note", run_id=self.run_id, repo=self.repo, role=self.role
+        )
+
+    def save_continuity(self, summary: str) -> NoteRow:
+        """Record where the worker is (e.g. at compaction); the latest one wins on resume."""
+        return self._backend.add_agent_note(
+            self.worker_id,
+            summary,
+            kind="continuity",
+            run_id=self.run_id,
+            repo=self.repo,
+            role=self.role,
+        )
+
+    def continuity(self) -> str | None:
+        latest = self._backend.list_agent_notes(
+            worker_id=self.worker_id, kind="continuity", limit=1
+        )
+        return latest[0].body if latest else None
+
+    def notes(self, limit: int = 50) -> list[NoteRow]:
+        return list(
+            self._backend.list_agent_notes(worker_id=self.worker_id, kind="note", limit=limit)
+        )
+
+    def recall(self, query: str, limit: int = 5) -> list[RecallHit]:
+        return recall(self._backend, query, self.repo, self.role, limit)

@@ -1,0 +1,148 @@
+"""What the memory surfaces need from the store, as structural types.
+
+``agents.memory`` and ``agents.store`` are sibling layers that never import each other; the
+wiring module hands a ``Store`` in, and mypy checks it fits these protocols.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+
+class MemoryRow(Protocol):
+    @property
+    def id(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def repo(self) -> str | None: ...
+    @property
+    def role(self) -> str | None: ...
+    @property
+    def body(self) -> str: ...
+    @property
+    def author(self) -> str: ...
+    @property
+    def author_kind(self) -> str: ...
+    @property
+    def run_id(self) -> str | None: ...
+    @property
+    def created_at(self) -> datetime: ...
+    @property
+    def supersedes(self) -> int | None: ...
+    @property
+    def superseded_by(self) -> int | None: ...
+    @property
+    def deleted_at(self) -> datetime | None: ...
+    @property
+    def active(self) -> bool: ...
+
+
+class NoteRow(Protocol):
+    @property
+    def id(self) -> int: ...
+    @property
+    def worker_id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def body(self) -> str: ...
+    @property
+    def created_at(self) -> datetime: ...
+
+
+class EventRow(Protocol):
+    @property
+    def worker_id(self) -> str: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def content(self) -> dict[str, Any]: ...
+    @property
+    def search_text(self) -> str: ...
+    @property
+    def created_at(self) -> datetime: ...
+
+
+class WorkerRow(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def run_id(self) -> str: ...
+
+
+class MemoryBackend(Protocol):
+    def add_memory(
+        self,
+        kind: str,
+        body: str,
+        *,
+        author: str,
+        author_kind: str = ...,
+        repo: str | None = ...,
+        role: str | None = ...,
+        run_id: str | None = ...,
+    ) -> MemoryRow: ...
+
+    def get_memory(self, memory_id: int) -> MemoryRow: ...
+
+    def list_memories(
+        self,
+        *,
+        repo: str | None = ...,
+        role: str | None = ...,
+        include_global: bool = ...,
+        include_inactive: bool = ...,
+    ) -> Sequence[MemoryRow]: ...
+
+    def supersede_memory(
+        self,
+        memory_id: int,
+        body: str,
+        *,
+        author: str,
+        author_kind: str = ...,
+        run_id: str | None = ...,
+    ) -> MemoryRow: ...
+
+    def delete_memory(self, memory_id: int, *, by: str) -> None: ...
+
+    def add_agent_note(
+        self,
+        worker_id: str,
+        body: str,
+        *,
+        kind: str = ...,
+        run_id: str | None = ...,
+        repo: str | None = ...,
+        role: str | None = ...,
+    ) -> NoteRow: ...
+
+    def list_agent_notes(
+        self,
+        *,
+        worker_id: str | None = ...,
+        repo: str | None = ...,
+        role: str | None = ...,
+        kind: str | None = ...,
+        limit: int = ...,
+    ) -> Sequence[NoteRow]: ...
+
+
+class HistoryBackend(Protocol):
+    def get_worker(self, worker_id: str) -> WorkerRow: ...
+
+    def search_events(
+        self,
+        *,
+        worker_id: str | None = ...,
+        run_id: str | None = ...,
+        query: str | None = ...,
+        kinds: Collection[str] | None = ...,
+        before_seq: int | None = ...,
+        limit: int = ...,
+    ) -> Sequence[EventRow]: ...

@@ -1,0 +1,48 @@
+"""The shared SQL store (SQLite or PostgreSQL) for runs, transcripts, audit and memory rows."""
+
+from agents.store.base import StoreError, UnknownRunError, UnknownWorkerError
+from agents.store.engine import StoreConfigError
+from agents.store.memory_rows import UnknownMemoryError
+from agents.store.records import (
+    EVENT_KINDS,
+    WORKER_STATUSES,
+    AuditRecord,
+    EventRecord,
+    LlmCallRecord,
+    MemoryRecord,
+    NewEvent,
+    NoteRecord,
+    PruneCounts,
+    RateLimitRecord,
+    ReviewKeyRecord,
+    RunRecord,
+    WorkerRecord,
+)
+from agents.store.render import render_transcript, summarise_tool_event
+from agents.store.reviews import review_key
+from agents.store.store import Store
+
+__all__ = [
+    "EVENT_KINDS",
+    "WORKER_STATUSES",
+    "AuditRecord",
+    "EventRecord",
+    "LlmCallRecord",
+    "MemoryRecord",
+    "NewEvent",
+    "NoteRecord",
+    "PruneCounts",
+    "RateLimitRecord",
+    "ReviewKeyRecord",
+    "RunRecord",
+    "Store",
+    "StoreConfigError",
+    "StoreError",
+    "UnknownMemoryError",
+    "UnknownRunError",
+    "UnknownWorkerError",
+    "WorkerRecord",
+    "render_transcript",
+    "review_key",
+    "summarise_tool_event",
+]

@@ -1,0 +1,64 @@
+"""What every part of the store shares: the database handle, the clock and write hygiene."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from agents.redact import redact, redact_obj
+from agents.store.engine import Database
+
+_ID_RE = re.compile(r"^[A-Za-z0-9_.:\-]{1,64}$")
+
+
+class StoreError(Exception):
+    """A store operation was refused; the message says what and why."""
+
+
+class UnknownWorkerError(StoreError):
+    pass
+
+
+class UnknownRunError(StoreError):
+    pass
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def check_id(value: str, what: str) -> str:
+    if not _ID_RE.match(value):
+        raise StoreError(
+            f"{what} {value[:80]!r} is not a valid id: use 1-64 characters from A-Z a-z 0-9 _ . : -"
+        )
+    return value
+
+
+def check_choice(value: str, allowed: tuple[str, ...], what: str) -> str:
+    if value not in allowed:
+        raise StoreError(f"{what} {value!r} is not one of: {', '.join(allowed)}")
+    return value
+
+
+def clean(text: str | None) -> str | None:
+    """Redact a text value on its way into a table."""
+    return None if text is None else redact(text)
+
+
+def clean_json(obj: Any) -> Any:
+    """Redact and normalise a JSON value (tuples, dates and other oddities become JSON types)."""
+    return redact_obj(json.loads(json.dumps(obj, default=str)))
+
+
+class StoreBase:
+    """Holds the database; the store's parts are mixins over this."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    @property
+    def dialect(self) -> str:
+        return self._db.dialect

@@ -1,0 +1,191 @@
+"""Hidden runtime records of outside calls: LLM usage, prompt prefixes, GitHub calls with the
+audit log of mutations, and rate-limit snapshots."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from agents.store.base import StoreBase, clean, clean_json, utcnow
+from agents.store.records import AuditRecord, LlmCallRecord, RateLimitRecord
+from agents.store.schema import (
+    audit_log,
+    github_calls,
+    llm_calls,
+    prompt_prefixes,
+    rate_limit_snapshots,
+)
+
+MUTATING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+class CallsMixin(StoreBase):
+    def record_llm_call(
+        self,
+        *,
+        worker_id: str | None,
+        model: str,
+        prefix_hash: str | None,
+        role_chain: Sequence[str],
+        input_tokens: int,
+        cache_read_tokens: int,
+        cache_write_tokens: int,
+        output_tokens: int,
+        cost: float,
+        latency_ms: int,
+        stop_reason: str | None,
+        cache_miss: bool | None = None,
+    ) -> None:
+        """``cache_miss`` defaults to "a cacheable prefix was sent but nothing was read"."""
+        if cache_miss is None:
+            cache_miss = prefix_hash is not None and cache_read_tokens == 0
+        with self._db.write() as conn:
+            conn.execute(
+                sa.insert(llm_calls).values(
+                    worker_id=worker_id,
+                    model=clean(model),
+                    prefix_hash=clean(prefix_hash),
+                    role_chain=clean_json(list(role_chain)),
+                    input_tokens=input_tokens,
+                    cache_read_tokens=cache_read_tokens,
+                    cache_write_tokens=cache_write_tokens,
+                    output_tokens=output_tokens,
+                    cost=cost,
+                    latency_ms=latency_ms,
+                    stop_reason=clean(stop_reason),
+                    cache_miss=cache_miss,
+                    at=utcnow(),
+                )
+            )
+
+    def list_llm_calls(self, worker_id: str) -> list[LlmCallRecord]:
+        query = (
+            sa.select(llm_calls).where(llm_calls.c.worker_id == worker_id).order_by(llm_calls.c.id)
+        )
+        with self._db.read() as conn:
+            return [
+                LlmCallRecord(**{k: v for k, v in r._mapping.items() if k != "id"})
+                for r in conn.execute(query)
+            ]
+
+    def record_prompt_prefix(self, prefix_hash: str, body: str) -> bool:
+        """Store a prefix body once per hash (redacted). True when it was new."""
+        try:
+            with self._db.write() as conn:
+                exists = conn.execute(
+                    sa.select(prompt_prefixes.c.hash).where(prompt_prefixes.c.hash == prefix_hash)
+                ).first()
+                if exists is not None:
+                    return False
+                conn.execute(
+                    sa.insert(prompt_prefixes).values(
+                        hash=clean(prefix_hash), body=clean(body), created_at=utcnow()
+                    )
+                )
+        except sa.exc.IntegrityError:
+            return False  # another worker stored the same prefix a moment ago
+        return True
+
+    def get_prompt_prefix(self, prefix_hash: str) -> str | None:
+        with self._db.read() as conn:
+            return conn.execute(
+                sa.select(prompt_prefixes.c.body).where(prompt_prefixes.c.hash == prefix_hash)
+            ).scalar_one_or_none()
+
+    def record_github_call(
+        self,
+        *,
+        identity: str,
+        worker_id: str | None,
+        method: str,
+        route: str,
+        target: str | None = None,
+        status: int | None = None,
+        ratelimit_remaining: int | None = None,
+        resource: str | None = None,
+        latency_ms: int | None = None,
+    ) -> None:
+        """Log one GitHub call; a mutation (POST/PUT/PATCH/DELETE) also lands in the audit log.
+
+        ``route`` is the template (``/repos/{owner}/{repo}/pulls/{pull_number}/reviews``),
+        ``target`` the concrete object (``octo/demo#12``)."""
+        method = method.upper()
+        now = utcnow()
+        common = {
+            "identity": clean(identity),
+            "worker_id": worker_id,
+            "method": method,
+            "route": clean(route),
+            "target": clean(target),
+            "status": status,
+            "ratelimit_remaining": ratelimit_remaining,
+            "at": now,
+        }
+        with self._db.write() as conn:
+            conn.execute(
+                sa.insert(github_calls).values(**common, resource=resource, latency_ms=latency_ms)
+            )
+            if method in MUTATING_METHODS:
+                conn.execute(sa.insert(audit_log).values(**common))
+
+    def audit(
+        self, identity: str | None = None, since: datetime | None = None, limit: int = 1000
+    ) -> list[AuditRecord]:
+        query = sa.select(audit_log).order_by(audit_log.c.at, audit_log.c.id).limit(limit)
+        if identity is not None:
+            query = query.where(audit_log.c.identity == identity)
+        if since is not None:
+            query = query.where(audit_log.c.at >= since)
+        with self._db.read() as conn:
+            return [
+                AuditRecord(**{k: v for k, v in r._mapping.items() if k != "id"})
+                for r in conn.execute(query)
+            ]
+
+    def count_github_calls(self, identity: str | None = None) -> int:
+        query = sa.select(sa.func.count()).select_from(github_calls)
+        if identity is not None:
+            query = query.where(github_calls.c.identity == identity)
+        with self._db.read() as conn:
+            return int(conn.execute(query).scalar_one())
+
+    def record_rate_limit_snapshot(
+        self,
+        *,
+        identity: str,
+        resource: str,
+        limit: int | None,
+        remaining: int | None,
+        reset_at: datetime | None,
+        paused_until: datetime | None = None,
+        by_worker: Mapping[str, Any] | None = None,
+    ) -> None:
+        with self._db.write() as conn:
+            conn.execute(
+                sa.insert(rate_limit_snapshots).values(
+                    identity=clean(identity),
+                    resource=clean(resource),
+                    limit=limit,
+                    remaining=remaining,
+                    reset_at=reset_at,
+                    paused_until=paused_until,
+                    by_worker=clean_json(dict(by_worker or {})),
+                    at=utcnow(),
+                )
+            )
+
+    def rate_limit_history(
+        self, identity: str, resource: str | None = None
+    ) -> list[RateLimitRecord]:
+        t = rate_limit_snapshots
+        query = sa.select(t).where(t.c.identity == identity).order_by(t.c.at, t.c.id)
+        if resource is not None:
+            query = query.where(t.c.resource == resource)
+        with self._db.read() as conn:
+            return [
+                RateLimitRecord(**{k: v for k, v in r._mapping.items() if k != "id"})
+                for r in conn.execute(query)
+            ]

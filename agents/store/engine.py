@@ -1,0 +1,131 @@
+"""Engines for the shared store: SQLite (default, a file under the data dir) or PostgreSQL.
+
+SQLite is made safe for many threads and several processes by WAL, a long busy timeout and
+``BEGIN IMMEDIATE`` for every write transaction: a deferred transaction that reads first and
+writes later can fail with "database is locked" without ever waiting, an immediate one queues.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import Connection, Engine
+
+SQLITE_BUSY_TIMEOUT_MS = 60_000
+DB_FILE_NAME = "swarm.db"
+_BEGIN_OPTION = "swarm_sqlite_begin"
+
+
+class StoreConfigError(ValueError):
+    """The store URL or data directory is unusable; the message says which and why."""
+
+
+def default_sqlite_url(data_dir: Path) -> str:
+    return f"sqlite:///{(data_dir / DB_FILE_NAME).resolve()}"
+
+
+def _masked(url: str) -> str:
+    return re.sub(r"://([^:/@]+):[^@/]+@", r"://\1:***@", url)
+
+
+def make_engine(url: str | None, data_dir: Path) -> Engine:
+    """Build an engine for ``url`` (or a SQLite file in ``data_dir`` when ``url`` is None)."""
+    if url is None:
+        try:
+            data_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreConfigError(f"store data dir {data_dir} cannot be created: {exc}") from exc
+        url = default_sqlite_url(data_dir)
+    try:
+        parsed = sa.engine.make_url(url)
+    except sa.exc.ArgumentError as exc:
+        raise StoreConfigError(f"SWARM_STORE_URL is not a database URL: {_masked(url)}") from exc
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        return _sqlite_engine(parsed)
+    if backend == "postgresql":
+        if parsed.get_driver_name() not in ("psycopg", "psycopg2"):
+            parsed = parsed.set(drivername="postgresql+psycopg")
+        return sa.create_engine(parsed, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    raise StoreConfigError(
+        f"SWARM_STORE_URL backend {backend!r} is not supported; use sqlite:/// or postgresql+psycopg://"
+    )
+
+
+def _sqlite_engine(url: sa.URL) -> Engine:
+    database = url.database or ""
+    if database in ("", ":memory:") or database.startswith("file::memory:"):
+        raise StoreConfigError(
+            "SWARM_STORE_URL points at an in-memory SQLite database; the store must be a file "
+            "shared by every worker process"
+        )
+    Path(database).parent.mkdir(parents=True, exist_ok=True)
+    engine = sa.create_engine(
+        url,
+        connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
+        pool_size=16,
+        max_overflow=48,
+    )
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        # Driver autocommit, so that BEGIN below is the only transaction start.
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        mode = conn.get_execution_options().get(_BEGIN_OPTION, "DEFERRED")
+        conn.exec_driver_sql(f"BEGIN {mode}")
+
+    return engine
+
+
+class Database:
+    """An engine plus the two kinds of transaction the store uses."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.dialect = engine.dialect.name
+        self._pid = os.getpid()
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.dialect == "sqlite"
+
+    def _check_fork(self) -> None:
+        # Pooled connections must not cross a fork: the child would share the parent's sockets.
+        if os.getpid() != self._pid:
+            self.engine.dispose(close=False)
+            self._pid = os.getpid()
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """A transaction that takes the write lock up front (SQLite) and commits on exit."""
+        self._check_fork()
+        with self.engine.connect() as conn:
+            if self.is_sqlite:
+                conn.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
+            with conn.begin():
+                yield conn
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        self._check_fork()
+        with self.engine.connect() as conn, conn.begin():
+            yield conn
+
+    def dispose(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,191 @@
+"""Rows behind the memory surfaces: user-visible memories (superseded, never overwritten) and
+append-only agent notes. Policy (scoping, snapshots, recall) lives in ``agents.memory``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+
+from agents.store.base import StoreBase, StoreError, check_choice, clean, utcnow
+from agents.store.records import MEMORY_KINDS, NOTE_KINDS, MemoryRecord, NoteRecord
+from agents.store.schema import agent_notes, memories
+
+AUTHOR_KINDS = ("person", "worker")
+
+
+class UnknownMemoryError(StoreError):
+    pass
+
+
+def _memory(row: sa.Row[Any]) -> MemoryRecord:
+    return MemoryRecord(**dict(row._mapping))
+
+
+def _note(row: sa.Row[Any]) -> NoteRecord:
+    return NoteRecord(**dict(row._mapping))
+
+
+def _body(body: str) -> str:
+    text = (clean(body) or "").strip()
+    if not text:
+        raise StoreError("memory body is empty")
+    return text
+
+
+class MemoryRowsMixin(StoreBase):
+    def add_memory(
+        self,
+        kind: str,
+        body: str,
+        *,
+        author: str,
+        author_kind: str = "person",
+        repo: str | None = None,
+        role: str | None = None,
+        run_id: str | None = None,
+    ) -> MemoryRecord:
+        values = {
+            "kind": check_choice(kind, MEMORY_KINDS, "memory kind"),
+            "body": _body(body),
+            "author": clean(author),
+            "author_kind": check_choice(author_kind, AUTHOR_KINDS, "author kind"),
+            "repo": repo,
+            "role": role,
+            "run_id": run_id,
+            "created_at": utcnow(),
+        }
+        with self._db.write() as conn:
+            new_id = conn.execute(
+                sa.insert(memories).values(values).returning(memories.c.id)
+            ).scalar_one()
+            return _memory(conn.execute(sa.select(memories).where(memories.c.id == new_id)).one())
+
+    def get_memory(self, memory_id: int) -> MemoryRecord:
+        with self._db.read() as conn:
+            row = conn.execute(sa.select(memories).where(memories.c.id == memory_id)).first()
+        if row is None:
+            raise UnknownMemoryError(f"no memory with id {memory_id}")
+        return _memory(row)
+
+    def list_memories(
+        self,
+        *,
+        repo: str | None = None,
+        role: str | None = None,
+        include_global: bool = True,
+        include_inactive: bool = False,
+    ) -> list[MemoryRecord]:
+        """Memories for ``repo``/``role``; with ``include_global`` also those not scoped to a
+        repo (or role), i.e. everything that applies there. Oldest first."""
+        m = memories.c
+        query = sa.select(memories).order_by(m.created_at, m.id)
+        for column, value in ((m.repo, repo), (m.role, role)):
+            if value is not None:
+                query = query.where(
+                    sa.or_(column == value, column.is_(None)) if include_global else column == value
+                )
+        if not include_inactive:
+            query = query.where(m.superseded_by.is_(None), m.deleted_at.is_(None))
+        with self._db.read() as conn:
+            return [_memory(r) for r in conn.execute(query)]
+
+    def supersede_memory(
+        self,
+        memory_id: int,
+        body: str,
+        *,
+        author: str,
+        author_kind: str = "person",
+        run_id: str | None = None,
+    ) -> MemoryRecord:
+        """Edit = a new row that supersedes the old one; the old row stays, marked."""
+        old = self.get_memory(memory_id)
+        if not old.active:
+            raise StoreError(f"memory {memory_id} is no longer active (superseded or deleted)")
+        values = {
+            "kind": old.kind,
+            "body": _body(body),
+            "author": clean(author),
+            "author_kind": check_choice(author_kind, AUTHOR_KINDS, "author kind"),
+            "repo": old.repo,
+            "role": old.role,
+            "run_id": run_id,
+            "created_at": utcnow(),
+            "supersedes": memory_id,
+        }
+        m = memories.c
+        with self._db.write() as conn:
+            new_id = conn.execute(sa.insert(memories).values(values).returning(m.id)).scalar_one()
+            done = conn.execute(
+                sa.update(memories)
+                .where(m.id == memory_id, m.superseded_by.is_(None), m.deleted_at.is_(None))
+                .values(superseded_by=new_id)
+            )
+            if done.rowcount != 1:
+                # Someone else edited or deleted it first; roll back our new row.
+                raise StoreError(f"memory {memory_id} changed while editing; list and retry")
+            return _memory(conn.execute(sa.select(memories).where(m.id == new_id)).one())
+
+    def delete_memory(self, memory_id: int, *, by: str) -> None:
+        """Soft delete: hidden from every listing and snapshot, kept for provenance."""
+        m = memories.c
+        with self._db.write() as conn:
+            done = conn.execute(
+                sa.update(memories)
+                .where(m.id == memory_id, m.deleted_at.is_(None))
+                .values(deleted_at=utcnow(), deleted_by=clean(by))
+            )
+        if done.rowcount != 1:
+            self.get_memory(memory_id)  # raises for an unknown id
+            raise StoreError(f"memory {memory_id} is already deleted")
+
+    def add_agent_note(
+        self,
+        worker_id: str,
+        body: str,
+        *,
+        kind: str = "note",
+        run_id: str | None = None,
+        repo: str | None = None,
+        role: str | None = None,
+    ) -> NoteRecord:
+        values = {
+            "worker_id": worker_id,
+            "kind": check_choice(kind, NOTE_KINDS, "note kind"),
+            "body": _body(body),
+            "run_id": run_id,
+            "repo": repo,
+            "role": role,
+            "created_at": utcnow(),
+        }
+        with self._db.write() as conn:
+            new_id = conn.execute(
+                sa.insert(agent_notes).values(values).returning(agent_notes.c.id)
+            ).scalar_one()
+            return _note(
+                conn.execute(sa.select(agent_notes).where(agent_notes.c.id == new_id)).one()
+            )
+
+    def list_agent_notes(
+        self,
+        *,
+        worker_id: str | None = None,
+        repo: str | None = None,
+        role: str | None = None,
+        kind: str | None = None,
+        limit: int = 200,
+    ) -> list[NoteRecord]:
+        """Newest first."""
+        n = agent_notes.c
+        query = sa.select(agent_notes).order_by(n.created_at.desc(), n.id.desc()).limit(limit)
+        for column, value in (
+            (n.worker_id, worker_id),
+            (n.repo, repo),
+            (n.role, role),
+            (n.kind, kind),
+        ):
+            if value is not None:
+                query = query.where(column == value)
+        with self._db.read() as conn:
+            return [_note(r) for r in conn.execute(query)]

@@ -1,0 +1,191 @@
+"""Plain read-back rows handed out by the store (frozen dataclasses, no SQLAlchemy objects)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal, get_args
+
+WorkerStatus = Literal[
+    "pending", "running", "succeeded", "failed", "blocked", "budget_exhausted", "cancelled"
+]
+WORKER_STATUSES: tuple[str, ...] = get_args(WorkerStatus)
+FINAL_WORKER_STATUSES = frozenset(WORKER_STATUSES) - {"pending", "running"}
+
+EventKind = Literal[
+    "user_turn",
+    "assistant_turn",
+    "tool_call",
+    "tool_result",
+    "status",
+    "compaction",
+    "error",
+    "progress",
+]
+EVENT_KINDS: tuple[str, ...] = get_args(EventKind)
+TOOL_EVENT_KINDS = frozenset({"tool_call", "tool_result"})
+
+RunStatus = Literal["running", "succeeded", "failed", "partial", "cancelled"]
+RUN_STATUSES: tuple[str, ...] = get_args(RunStatus)
+
+MemoryKind = Literal["fact", "procedure"]
+MEMORY_KINDS: tuple[str, ...] = get_args(MemoryKind)
+NoteKind = Literal["note", "continuity"]
+NOTE_KINDS: tuple[str, ...] = get_args(NoteKind)
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    id: str
+    trigger: str
+    prefect_flow_run_id: str | None
+    status: str
+    started_at: datetime
+    finished_at: datetime | None
+    totals: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class WorkerRecord:
+    id: str
+    run_id: str
+    role_chain: list[str]
+    identity_login: str | None
+    envelope_id: str | None
+    envelope_hash: str | None
+    token_fingerprint: str | None
+    task: dict[str, Any]
+    status: str
+    blocked_reason: str | None
+    budgets_used: dict[str, Any]
+    last_seq: int
+    heartbeat_at: datetime | None
+    pid: int | None
+    host: str | None
+    started_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True)
+class EventRecord:
+    worker_id: str
+    run_id: str
+    seq: int
+    kind: str
+    content: dict[str, Any]
+    search_text: str
+    tokens: int
+    cost: float
+    created_at: datetime
+
+    @property
+    def citation(self) -> str:
+        return f"worker:{self.worker_id}#{self.seq}"
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """One event for :meth:`Store.append_events`."""
+
+    kind: str
+    content: str | dict[str, Any]
+    tokens: int = 0
+    cost: float = 0.0
+
+
+@dataclass(frozen=True)
+class AuditRecord:
+    identity: str
+    worker_id: str | None
+    method: str
+    route: str
+    target: str | None
+    status: int | None
+    ratelimit_remaining: int | None
+    at: datetime
+
+
+@dataclass(frozen=True)
+class LlmCallRecord:
+    worker_id: str | None
+    model: str
+    prefix_hash: str | None
+    role_chain: list[str]
+    input_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    output_tokens: int
+    cost: float
+    latency_ms: int
+    stop_reason: str | None
+    cache_miss: bool
+    at: datetime
+
+
+@dataclass(frozen=True)
+class RateLimitRecord:
+    identity: str
+    resource: str
+    limit: int | None
+    remaining: int | None
+    reset_at: datetime | None
+    paused_until: datetime | None
+    by_worker: dict[str, Any]
+    at: datetime
+
+
+@dataclass(frozen=True)
+class ReviewKeyRecord:
+    key: str
+    worker_id: str
+    state: str
+    review_id: int | None
+    review_url: str | None
+    at: datetime
+
+
+@dataclass(frozen=True)
+class MemoryRecord:
+    id: int
+    kind: str
+    repo: str | None
+    role: str | None
+    body: str
+    author: str
+    author_kind: str
+    run_id: str | None
+    created_at: datetime
+    supersedes: int | None
+    superseded_by: int | None
+    deleted_at: datetime | None
+    deleted_by: str | None
+
+    @property
+    def active(self) -> bool:
+        return self.superseded_by is None and self.deleted_at is None
+
+
+@dataclass(frozen=True)
+class NoteRecord:
+    id: int
+    worker_id: str
+    run_id: str | None
+    repo: str | None
+    role: str | None
+    kind: str
+    body: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class PruneCounts:
+    transcript_events: int = 0
+    llm_calls: int = 0
+    github_calls: int = 0
+    rate_limit_snapshots: int = 0
+
+    @property
+    def total(self) -> int:
+        return (
+            self.transcript_events + self.llm_calls + self.github_calls + self.rate_limit_snapshots
+        )

@@ -1,0 +1,62 @@
+"""Review idempotency keys: at most one review per (repo, PR, head SHA, role), across workers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+
+from agents.store.base import StoreBase, StoreError, utcnow
+from agents.store.records import ReviewKeyRecord
+from agents.store.schema import review_keys
+
+
+def review_key(repo: str, pr: int, sha: str, role: str) -> str:
+    return f"{repo}#{pr}@{sha}:{role}"
+
+
+def _record(row: sa.Row[Any]) -> ReviewKeyRecord:
+    return ReviewKeyRecord(**dict(row._mapping))
+
+
+class ReviewsMixin(StoreBase):
+    def claim_review_key(self, key: str, worker_id: str) -> bool:
+        """Atomically claim ``key`` for ``worker_id``; False when anyone (even the same worker)
+        already claimed or posted it."""
+        try:
+            with self._db.write() as conn:
+                conn.execute(
+                    sa.insert(review_keys).values(
+                        key=key, worker_id=worker_id, state="claimed", at=utcnow()
+                    )
+                )
+        except sa.exc.IntegrityError:
+            return False
+        return True
+
+    def mark_review_posted(self, key: str, review_id: int, url: str) -> None:
+        with self._db.write() as conn:
+            done = conn.execute(
+                sa.update(review_keys)
+                .where(review_keys.c.key == key)
+                .values(state="posted", review_id=review_id, review_url=url, at=utcnow())
+            )
+            if done.rowcount == 0:
+                raise StoreError(f"review key {key!r} was never claimed")
+
+    def release_review_key(self, key: str, worker_id: str) -> bool:
+        """Give back a claim whose review was not posted (so a retry may claim it)."""
+        with self._db.write() as conn:
+            done = conn.execute(
+                sa.delete(review_keys).where(
+                    review_keys.c.key == key,
+                    review_keys.c.worker_id == worker_id,
+                    review_keys.c.state == "claimed",
+                )
+            )
+        return bool(done.rowcount)
+
+    def get_review_key(self, key: str) -> ReviewKeyRecord | None:
+        with self._db.read() as conn:
+            row = conn.execute(sa.select(review_keys).where(review_keys.c.key == key)).first()
+        return None if row is None else _record(row)

@@ -1,0 +1,282 @@
+"""Swarm runs and their workers: lifecycle, heartbeats and crash recovery."""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+import sqlalchemy as sa
+
+from agents.store.base import (
+    StoreBase,
+    StoreError,
+    UnknownRunError,
+    UnknownWorkerError,
+    check_choice,
+    check_id,
+    clean,
+    clean_json,
+    utcnow,
+)
+from agents.store.records import (
+    RUN_STATUSES,
+    WORKER_STATUSES,
+    RunRecord,
+    WorkerRecord,
+)
+from agents.store.schema import swarm_runs, workers
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _run(row: sa.Row[Any]) -> RunRecord:
+    m = row._mapping
+    return RunRecord(
+        id=m["id"],
+        trigger=m["trigger"],
+        prefect_flow_run_id=m["prefect_flow_run_id"],
+        status=m["status"],
+        started_at=m["started_at"],
+        finished_at=m["finished_at"],
+        totals=dict(m["totals"] or {}),
+    )
+
+
+def _worker(row: sa.Row[Any]) -> WorkerRecord:
+    m = row._mapping
+    return WorkerRecord(
+        id=m["id"],
+        run_id=m["run_id"],
+        role_chain=list(m["role_chain"] or []),
+        identity_login=m["identity_login"],
+        envelope_id=m["envelope_id"],
+        envelope_hash=m["envelope_hash"],
+        token_fingerprint=m["token_fingerprint"],
+        task=dict(m["task"] or {}),
+        status=m["status"],
+        blocked_reason=m["blocked_reason"],
+        budgets_used=dict(m["budgets_used"] or {}),
+        last_seq=m["last_seq"],
+        heartbeat_at=m["heartbeat_at"],
+        pid=m["pid"],
+        host=m["host"],
+        started_at=m["started_at"],
+        finished_at=m["finished_at"],
+    )
+
+
+class RunsMixin(StoreBase):
+    def create_run(
+        self,
+        trigger: str,
+        *,
+        prefect_flow_run_id: str | None = None,
+        run_id: str | None = None,
+        totals: Mapping[str, Any] | None = None,
+    ) -> str:
+        run_id = check_id(run_id, "run id") if run_id else f"run-{uuid.uuid4().hex[:16]}"
+        with self._db.write() as conn:
+            conn.execute(
+                sa.insert(swarm_runs).values(
+                    id=run_id,
+                    trigger=clean(trigger),
+                    prefect_flow_run_id=clean(prefect_flow_run_id),
+                    status="running",
+                    started_at=utcnow(),
+                    totals=clean_json(dict(totals or {})),
+                )
+            )
+        return run_id
+
+    def finish_run(self, run_id: str, status: str, totals: Mapping[str, Any] | None = None) -> None:
+        check_choice(status, RUN_STATUSES, "run status")
+        values: dict[str, Any] = {"status": status, "finished_at": utcnow()}
+        if totals is not None:
+            values["totals"] = clean_json(dict(totals))
+        with self._db.write() as conn:
+            done = conn.execute(
+                sa.update(swarm_runs).where(swarm_runs.c.id == run_id).values(values)
+            )
+            if done.rowcount == 0:
+                raise UnknownRunError(f"no run with id {run_id!r}")
+
+    def get_run(self, run_id: str) -> RunRecord:
+        with self._db.read() as conn:
+            row = conn.execute(sa.select(swarm_runs).where(swarm_runs.c.id == run_id)).first()
+        if row is None:
+            raise UnknownRunError(f"no run with id {run_id!r}")
+        return _run(row)
+
+    def list_runs(self, limit: int = 50, status: str | None = None) -> list[RunRecord]:
+        query = sa.select(swarm_runs).order_by(swarm_runs.c.started_at.desc(), swarm_runs.c.id)
+        if status is not None:
+            query = query.where(swarm_runs.c.status == status)
+        with self._db.read() as conn:
+            return [_run(r) for r in conn.execute(query.limit(limit))]
+
+    def create_worker(
+        self,
+        run_id: str,
+        *,
+        role_chain: Sequence[str],
+        task: Mapping[str, Any] | None = None,
+        identity_login: str | None = None,
+        envelope_id: str | None = None,
+        envelope_hash: str | None = None,
+        token_fingerprint: str | None = None,
+        status: str = "pending",
+        pid: int | None = None,
+        host: str | None = None,
+        worker_id: str | None = None,
+    ) -> str:
+        worker_id = check_id(worker_id, "worker id") if worker_id else f"w-{uuid.uuid4().hex[:16]}"
+        check_choice(status, WORKER_STATUSES, "worker status")
+        now = utcnow()
+        with self._db.write() as conn:
+            if (
+                conn.execute(sa.select(swarm_runs.c.id).where(swarm_runs.c.id == run_id)).first()
+                is None
+            ):
+                raise UnknownRunError(f"no run with id {run_id!r}")
+            conn.execute(
+                sa.insert(workers).values(
+                    id=worker_id,
+                    run_id=run_id,
+                    role_chain=clean_json(list(role_chain)),
+                    identity_login=clean(identity_login),
+                    envelope_id=clean(envelope_id),
+                    envelope_hash=clean(envelope_hash),
+                    token_fingerprint=clean(token_fingerprint),
+                    task=clean_json(dict(task or {})),
+                    status=status,
+                    budgets_used={},
+                    last_seq=0,
+                    heartbeat_at=now if status == "running" else None,
+                    pid=pid if pid is not None else os.getpid(),
+                    host=host if host is not None else socket.gethostname(),
+                    started_at=now,
+                )
+            )
+        return worker_id
+
+    def update_worker(
+        self,
+        worker_id: str,
+        *,
+        status: str | None = None,
+        blocked_reason: str | None = None,
+        budgets_used: Mapping[str, Any] | None = None,
+        identity_login: str | None = None,
+        token_fingerprint: str | None = None,
+        pid: int | None = None,
+        host: str | None = None,
+        heartbeat: bool = True,
+    ) -> None:
+        values: dict[str, Any] = {}
+        if status is not None:
+            values["status"] = check_choice(status, WORKER_STATUSES, "worker status")
+        if blocked_reason is not None:
+            values["blocked_reason"] = clean(blocked_reason)
+        if budgets_used is not None:
+            values["budgets_used"] = clean_json(dict(budgets_used))
+        if identity_login is not None:
+            values["identity_login"] = clean(identity_login)
+        if token_fingerprint is not None:
+            values["token_fingerprint"] = clean(token_fingerprint)
+        if pid is not None:
+            values["pid"] = pid
+        if host is not None:
+            values["host"] = host
+        if heartbeat:
+            values["heartbeat_at"] = utcnow()
+        if values:
+            self._update_worker(worker_id, values)
+
+    def heartbeat(self, worker_id: str) -> None:
+        self._update_worker(worker_id, {"heartbeat_at": utcnow()})
+
+    def finish_worker(
+        self,
+        worker_id: str,
+        status: str,
+        *,
+        blocked_reason: str | None = None,
+        budgets_used: Mapping[str, Any] | None = None,
+    ) -> None:
+        check_choice(status, WORKER_STATUSES, "worker status")
+        if status in ("pending", "running"):
+            raise StoreError(f"finish_worker needs a final status, not {status!r}")
+        values: dict[str, Any] = {"status": status, "finished_at": utcnow()}
+        if blocked_reason is not None:
+            values["blocked_reason"] = clean(blocked_reason)
+        if budgets_used is not None:
+            values["budgets_used"] = clean_json(dict(budgets_used))
+        self._update_worker(worker_id, values)
+
+    def _update_worker(self, worker_id: str, values: dict[str, Any]) -> None:
+        with self._db.write() as conn:
+            done = conn.execute(sa.update(workers).where(workers.c.id == worker_id).values(values))
+            if done.rowcount == 0:
+                raise UnknownWorkerError(f"no worker with id {worker_id!r}")
+
+    def get_worker(self, worker_id: str) -> WorkerRecord:
+        with self._db.read() as conn:
+            row = conn.execute(sa.select(workers).where(workers.c.id == worker_id)).first()
+        if row is None:
+            raise UnknownWorkerError(f"no worker with id {worker_id!r}")
+        return _worker(row)
+
+    def list_workers(
+        self, run_id: str | None = None, status: str | None = None
+    ) -> list[WorkerRecord]:
+        query = sa.select(workers).order_by(workers.c.started_at, workers.c.id)
+        if run_id is not None:
+            query = query.where(workers.c.run_id == run_id)
+        if status is not None:
+            query = query.where(workers.c.status == status)
+        with self._db.read() as conn:
+            return [_worker(r) for r in conn.execute(query)]
+
+    def mark_stale_workers_failed(
+        self, older_than: timedelta, *, now: datetime | None = None
+    ) -> list[str]:
+        """Fail workers left "running" by a crash: their process on this host is gone, or
+        their last heartbeat (or start) is older than ``older_than``. Returns their ids."""
+        now = now or utcnow()
+        cutoff = now - older_than
+        here = socket.gethostname()
+        stale: dict[str, str] = {}
+        for w in self.list_workers(status="running"):
+            last = w.heartbeat_at or w.started_at
+            if w.host == here and w.pid is not None and not _pid_alive(w.pid):
+                stale[w.id] = f"stale: process {w.pid} on {here} is gone"
+            elif last < cutoff:
+                stale[w.id] = f"stale: no heartbeat since {last.isoformat()}"
+        failed: list[str] = []
+        for worker_id, reason in stale.items():
+            with self._db.write() as conn:
+                done = conn.execute(
+                    sa.update(workers)
+                    .where(workers.c.id == worker_id, workers.c.status == "running")
+                    .values(status="failed", blocked_reason=reason, finished_at=now)
+                )
+            if done.rowcount:
+                failed.append(worker_id)
+                self._append_recovery_event(worker_id, reason)
+        return failed
+
+    def _append_recovery_event(self, worker_id: str, reason: str) -> None:
+        # Implemented by the transcript mixin; declared here so the recovery path is typed.
+        raise NotImplementedError

@@ -1,0 +1,228 @@
+"""Tables of the shared store (SQLAlchemy Core). Alembic migrations create them; never edit
+a table here without adding a migration under ``agents/store/migrations/versions``.
+
+Full-text search objects are backend-specific and live only in the migrations: a contentless
+FTS5 table ``transcript_fts`` on SQLite, a generated ``search_vector`` column on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+
+metadata = sa.MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+
+class UTCDateTime(sa.TypeDecorator[datetime]):
+    """Stores UTC; always hands back timezone-aware datetimes (SQLite would drop the zone)."""
+
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the store; pass a timezone-aware one")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+JSONType: sa.types.TypeEngine[Any] = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
+BigID: sa.types.TypeEngine[int] = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
+
+
+def _id() -> sa.Column[str]:
+    return sa.Column("id", sa.String(64), primary_key=True)
+
+
+def _at(name: str = "at", nullable: bool = False) -> sa.Column[datetime]:
+    return sa.Column(name, UTCDateTime(), nullable=nullable)
+
+
+swarm_runs = sa.Table(
+    "swarm_runs",
+    metadata,
+    _id(),
+    sa.Column("trigger", sa.String(200), nullable=False),
+    sa.Column("prefect_flow_run_id", sa.String(64)),
+    sa.Column("status", sa.String(32), nullable=False),
+    _at("started_at"),
+    _at("finished_at", nullable=True),
+    sa.Column("totals", JSONType, nullable=False),
+)
+
+workers = sa.Table(
+    "workers",
+    metadata,
+    _id(),
+    sa.Column("run_id", sa.String(64), sa.ForeignKey("swarm_runs.id"), nullable=False, index=True),
+    sa.Column("role_chain", JSONType, nullable=False),
+    sa.Column("identity_login", sa.String(200)),
+    sa.Column("envelope_id", sa.String(100)),
+    sa.Column("envelope_hash", sa.String(100)),
+    sa.Column("token_fingerprint", sa.String(100)),
+    sa.Column("task", JSONType, nullable=False),
+    sa.Column("status", sa.String(32), nullable=False, index=True),
+    sa.Column("blocked_reason", sa.Text),
+    sa.Column("budgets_used", JSONType, nullable=False),
+    # Per-worker event counter: bumping it row-locks the worker, which makes sequence numbers
+    # gap-free and unique on both backends without a table lock.
+    sa.Column("last_seq", sa.Integer, nullable=False, server_default="0"),
+    _at("heartbeat_at", nullable=True),
+    sa.Column("pid", sa.Integer),
+    sa.Column("host", sa.String(255)),
+    _at("started_at"),
+    _at("finished_at", nullable=True),
+)
+
+transcript_events = sa.Table(
+    "transcript_events",
+    metadata,
+    sa.Column("id", BigID, primary_key=True, autoincrement=True),
+    sa.Column("worker_id", sa.String(64), sa.ForeignKey("workers.id"), nullable=False),
+    sa.Column("run_id", sa.String(64), nullable=False),
+    sa.Column("seq", sa.Integer, nullable=False),
+    sa.Column("kind", sa.String(32), nullable=False),
+    sa.Column("content", JSONType, nullable=False),
+    sa.Column("search_text", sa.Text, nullable=False),
+    sa.Column("tokens", sa.Integer, nullable=False),
+    sa.Column("cost", sa.Float, nullable=False),
+    _at("created_at"),
+    sa.UniqueConstraint("worker_id", "seq"),
+    sa.Index(None, "run_id", "id"),
+    sa.Index(None, "created_at"),
+)
+
+prompt_prefixes = sa.Table(
+    "prompt_prefixes",
+    metadata,
+    sa.Column("hash", sa.String(100), primary_key=True),
+    sa.Column("body", sa.Text, nullable=False),
+    _at("created_at"),
+)
+
+llm_calls = sa.Table(
+    "llm_calls",
+    metadata,
+    sa.Column("id", BigID, primary_key=True, autoincrement=True),
+    sa.Column("worker_id", sa.String(64), sa.ForeignKey("workers.id"), index=True),
+    sa.Column("model", sa.String(100), nullable=False),
+    sa.Column("prefix_hash", sa.String(100)),
+    sa.Column("role_chain", JSONType, nullable=False),
+    sa.Column("input_tokens", sa.Integer, nullable=False),
+    sa.Column("cache_read_tokens", sa.Integer, nullable=False),
+    sa.Column("cache_write_tokens", sa.Integer, nullable=False),
+    sa.Column("output_tokens", sa.Integer, nullable=False),
+    sa.Column("cost", sa.Float, nullable=False),
+    sa.Column("latency_ms", sa.Integer, nullable=False),
+    sa.Column("stop_reason", sa.String(64)),
+    sa.Column("cache_miss", sa.Boolean, nullable=False),
+    _at(),
+    sa.Index(None, "at"),
+)
+
+github_calls = sa.Table(
+    "github_calls",
+    metadata,
+    sa.Column("id", BigID, primary_key=True, autoincrement=True),
+    sa.Column("identity", sa.String(200), nullable=False),
+    sa.Column("worker_id", sa.String(64)),
+    sa.Column("method", sa.String(10), nullable=False),
+    sa.Column("route", sa.String(300), nullable=False),
+    sa.Column("target", sa.String(500)),
+    sa.Column("status", sa.Integer),
+    sa.Column("ratelimit_remaining", sa.Integer),
+    sa.Column("resource", sa.String(50)),
+    sa.Column("latency_ms", sa.Integer),
+    _at(),
+    sa.Index(None, "at"),
+)
+
+# Mutations are kept apart from the call log so retention can drop calls and keep the audit.
+audit_log = sa.Table(
+    "audit_log",
+    metadata,
+    sa.Column("id", BigID, primary_key=True, autoincrement=True),
+    sa.Column("identity", sa.String(200), nullable=False),
+    sa.Column("worker_id", sa.String(64)),
+    sa.Column("method", sa.String(10), nullable=False),
+    sa.Column("route", sa.String(300), nullable=False),
+    sa.Column("target", sa.String(500)),
+    sa.Column("status", sa.Integer),
+    sa.Column("ratelimit_remaining", sa.Integer),
+    _at(),
+    sa.Index(None, "identity", "at"),
+)
+
+rate_limit_snapshots = sa.Table(
+    "rate_limit_snapshots",
+    metadata,
+    sa.Column("id", BigID, primary_key=True, autoincrement=True),
+    sa.Column("identity", sa.String(200), nullable=False),
+    sa.Column("resource", sa.String(50), nullable=False),
+    sa.Column("limit", sa.Integer),
+    sa.Column("remaining", sa.Integer),
+    _at("reset_at", nullable=True),
+    _at("paused_until", nullable=True),
+    sa.Column("by_worker", JSONType, nullable=False),
+    _at(),
+    sa.Index(None, "identity", "resource", "at"),
+)
+
+review_keys = sa.Table(
+    "review_keys",
+    metadata,
+    sa.Column("key", sa.String(400), primary_key=True),
+    sa.Column("worker_id", sa.String(64), nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("review_id", sa.BigInteger),
+    sa.Column("review_url", sa.String(500)),
+    _at(),
+)
+
+memories = sa.Table(
+    "memories",
+    metadata,
+    sa.Column("id", BigID, primary_key=True, autoincrement=True),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("repo", sa.String(200)),
+    sa.Column("role", sa.String(100)),
+    sa.Column("body", sa.Text, nullable=False),
+    sa.Column("author", sa.String(200), nullable=False),
+    sa.Column("author_kind", sa.String(16), nullable=False),
+    sa.Column("run_id", sa.String(64)),
+    _at("created_at"),
+    sa.Column("supersedes", sa.BigInteger),
+    sa.Column("superseded_by", sa.BigInteger),
+    _at("deleted_at", nullable=True),
+    sa.Column("deleted_by", sa.String(200)),
+    sa.Index(None, "repo", "role"),
+)
+
+agent_notes = sa.Table(
+    "agent_notes",
+    metadata,
+    sa.Column("id", BigID, primary_key=True, autoincrement=True),
+    sa.Column("worker_id", sa.String(64), nullable=False, index=True),
+    sa.Column("run_id", sa.String(64)),
+    sa.Column("repo", sa.String(200)),
+    sa.Column("role", sa.String(100)),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("body", sa.Text, nullable=False),
+    _at("created_at"),
+)

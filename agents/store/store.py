@@ -1,0 +1,55 @@
+"""The shared store: one object workers, flows and the CLI use to write and read everything.
+
+Every text and JSON value is passed through :mod:`agents.redact` before it reaches a table.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import TracebackType
+
+from agents.store.calls import CallsMixin
+from agents.store.engine import Database, make_engine
+from agents.store.memory_rows import MemoryRowsMixin
+from agents.store.migrate import upgrade_to_head
+from agents.store.retention import RetentionMixin
+from agents.store.reviews import ReviewsMixin
+from agents.store.runs import RunsMixin
+from agents.store.transcript import TranscriptMixin
+
+
+class Store(
+    TranscriptMixin,
+    RunsMixin,
+    CallsMixin,
+    ReviewsMixin,
+    MemoryRowsMixin,
+    RetentionMixin,
+):
+    """Thread-safe; open one per process (it detects a fork and reconnects)."""
+
+    @classmethod
+    def open(cls, url: str | None = None, data_dir: Path = Path(".swarm")) -> Store:
+        """Open (and migrate to the latest schema) the store at ``url``, or the SQLite file
+        ``<data_dir>/swarm.db`` when ``url`` is None."""
+        db = Database(make_engine(url, data_dir))
+        try:
+            upgrade_to_head(db)
+        except Exception:
+            db.dispose()
+            raise
+        return cls(db)
+
+    def close(self) -> None:
+        self._db.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

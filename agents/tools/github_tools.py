@@ -1,0 +1,291 @@
+"""GitHub tools: read the task's pull request or issue, and the few writes a role may make.
+
+Everything read from GitHub is untrusted (PR authors write it), so tool results wrap it in
+delimiters. The tools act only on the worker's own task: the target comes from the envelope,
+not from the model, so text in a PR cannot steer a write to another repository or PR.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.llm.untrusted import wrap_untrusted
+from agents.tools.base import Tool, ToolError, ToolResult
+from agents.tools.context import WorkerContext
+from agents.tools.review import post_once
+
+FILES_PER_PAGE = 20
+# A patch longer than this is cut; the model can read the file at the head SHA instead.
+MAX_PATCH_CHARS = 6_000
+MAX_FILE_CHARS = 20_000
+MAX_COMMENTS = 50
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class TargetArgs(_Args):
+    """The target is fixed by the task; these are accepted for the model's convenience only."""
+
+    repo: str | None = Field(default=None, description="owner/name (defaults to the task's)")
+    number: int | None = Field(default=None, description="PR/issue number (the task's)")
+
+
+class FilesArgs(TargetArgs):
+    page: int = Field(default=1, ge=1, description="page of changed files, from 1")
+
+
+class ReadFileArgs(TargetArgs):
+    path: str = Field(min_length=1, max_length=500, description="file path in the repository")
+
+
+class ReviewComment(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    path: str = Field(min_length=1)
+    line: int = Field(ge=1, description="line number in the head version of the file")
+    body: str = Field(min_length=1, max_length=4000)
+    side: Literal["RIGHT", "LEFT"] = "RIGHT"
+
+
+class SubmitReviewArgs(TargetArgs):
+    body: str = Field(min_length=1, max_length=20_000, description="overall review text")
+    event: Literal["COMMENT", "REQUEST_CHANGES", "APPROVE"] = "COMMENT"
+    comments: list[ReviewComment] = Field(default_factory=list, max_length=MAX_COMMENTS)
+
+
+class CommentArgs(TargetArgs):
+    body: str = Field(min_length=1, max_length=10_000)
+
+
+class LabelsArgs(TargetArgs):
+    labels: list[str] = Field(min_length=1, max_length=10)
+
+
+def _task_number(ctx: WorkerContext) -> int:
+    if ctx.task.number is None:
+        raise ToolError("this task has no pull request or issue number")
+    return ctx.task.number
+
+
+def _check_target(ctx: WorkerContext, args: TargetArgs) -> None:
+    if args.repo is not None and args.repo.lower() != ctx.task.repo.lower():
+        raise ToolError(f"this worker may only act on {ctx.task.repo}, not {args.repo}")
+    if args.number is not None and args.number != ctx.task.number:
+        raise ToolError(f"this worker may only act on #{ctx.task.number}, not #{args.number}")
+
+
+def _untrusted(kind: str, value: Any, source: str) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, indent=1, sort_keys=True)
+    return wrap_untrusted(kind, text, source=source)
+
+
+def github_tools(ctx: WorkerContext) -> list[Tool[Any]]:
+    repo = ctx.task.repo
+
+    async def get_pull(args: TargetArgs) -> ToolResult:
+        _check_target(ctx, args)
+        pull = await ctx.gateway.get_pull(repo, _task_number(ctx))
+        ctx.pull = pull
+        view = {
+            "number": pull.get("number"),
+            "title": pull.get("title"),
+            "body": pull.get("body") or "",
+            "author": (pull.get("user") or {}).get("login"),
+            "state": pull.get("state"),
+            "draft": pull.get("draft"),
+            "head": {"sha": (pull.get("head") or {}).get("sha")},
+            "base": {"sha": (pull.get("base") or {}).get("sha")},
+            "changed_files": pull.get("changed_files"),
+            "additions": pull.get("additions"),
+            "deletions": pull.get("deletions"),
+        }
+        summary = f"PR #{view['number']}: {view['changed_files']} file(s)"
+        return ToolResult(
+            _untrusted("pull_request", view, f"{repo}#{view['number']}"), summary=summary
+        )
+
+    async def list_pull_files(args: FilesArgs) -> ToolResult:
+        _check_target(ctx, args)
+        files = await _changed_files(ctx)
+        pages = max(1, -(-len(files) // FILES_PER_PAGE))
+        if args.page > pages:
+            raise ToolError(f"page {args.page} is past the last page ({pages})")
+        chunk = files[(args.page - 1) * FILES_PER_PAGE : args.page * FILES_PER_PAGE]
+        shown = []
+        for f in chunk:
+            patch = f.get("patch")
+            entry: dict[str, Any] = {
+                "filename": f.get("filename"),
+                "status": f.get("status"),
+                "additions": f.get("additions"),
+                "deletions": f.get("deletions"),
+            }
+            if isinstance(patch, str):
+                if len(patch) > MAX_PATCH_CHARS:
+                    patch = patch[:MAX_PATCH_CHARS] + "\n[patch cut here; read_file shows the file]"
+                entry["patch"] = patch
+            shown.append(entry)
+        listing = {
+            "page": args.page,
+            "pages": pages,
+            "next_page": args.page + 1 if args.page < pages else None,
+            "total_files": len(files),
+            "files": shown,
+        }
+        summary = f"page {args.page}/{pages}, {len(shown)} file(s)"
+        return ToolResult(_untrusted("diff", listing, f"{repo}#{ctx.task.number}"), summary=summary)
+
+    async def read_file(args: ReadFileArgs) -> ToolResult:
+        _check_target(ctx, args)
+        ref = ctx.task.head_sha
+        text = await ctx.gateway.get_file(repo, args.path, ref)
+        if len(text) > MAX_FILE_CHARS:
+            text = text[:MAX_FILE_CHARS] + "\n[file cut here]"
+        return ToolResult(
+            _untrusted("file", text, f"{repo}:{args.path}@{(ref or 'HEAD')[:12]}"),
+            summary=f"{args.path}: {len(text)} chars",
+        )
+
+    async def get_issue(args: TargetArgs) -> ToolResult:
+        _check_target(ctx, args)
+        issue = await ctx.gateway.get_issue(repo, _task_number(ctx))
+        view = {
+            "number": issue.get("number"),
+            "title": issue.get("title"),
+            "body": issue.get("body") or "",
+            "author": (issue.get("user") or {}).get("login"),
+            "labels": [
+                lbl.get("name") for lbl in issue.get("labels") or [] if isinstance(lbl, dict)
+            ],
+            "state": issue.get("state"),
+        }
+        return ToolResult(
+            _untrusted("issue", view, f"{repo}#{view['number']}"), summary="issue read"
+        )
+
+    async def submit_review(args: SubmitReviewArgs) -> ToolResult:
+        _check_target(ctx, args)
+        if args.event == "APPROVE":
+            raise ToolError("swarm workers never approve pull requests; post COMMENT instead")
+        if ctx.review is not None or ctx.findings:
+            raise ToolError("this worker already submitted its one review")
+        known = ctx.changed_paths or {str(f.get("filename")) for f in await _changed_files(ctx)}
+        outside = sorted({c.path for c in args.comments} - known)
+        if outside:
+            raise ToolError(f"comments on files this PR does not change: {', '.join(outside)}")
+        comments = [c.model_dump() for c in args.comments]
+        if ctx.is_shard:
+            # A shard's findings go to the summarizer, which posts the single review.
+            ctx.findings = [
+                {"path": c["path"], "line": c["line"], "body": c["body"]} for c in comments
+            ]
+            return ToolResult(
+                f"recorded {len(comments)} finding(s) for the summarizer", summary="shard"
+            )
+        if ctx.dry_run:
+            ctx.preview = _preview(args.body, args.event, comments)
+            ctx.findings = comments
+            return ToolResult("dry run: nothing posted; the review was recorded as a preview")
+        posted = await post_once(ctx, body=args.body, event=args.event, comments=comments)
+        ctx.review = posted
+        ctx.findings = comments
+        if posted.already_posted:
+            return ToolResult(f"a review for this head SHA was already posted: {posted.url}")
+        return ToolResult(f"review posted with {posted.comments} inline comment(s): {posted.url}")
+
+    async def comment_issue(args: CommentArgs) -> ToolResult:
+        _check_target(ctx, args)
+        if ctx.comments_posted:
+            raise ToolError("this worker already posted its one comment")
+        if ctx.dry_run:
+            ctx.preview = args.body
+            ctx.comments_posted += 1
+            return ToolResult("dry run: comment not posted")
+        await ctx.gateway.create_issue_comment(repo, _task_number(ctx), args.body)
+        ctx.comments_posted += 1
+        return ToolResult("comment posted")
+
+    async def add_labels(args: LabelsArgs) -> ToolResult:
+        _check_target(ctx, args)
+        if ctx.dry_run:
+            ctx.labels_added = list(args.labels)
+            return ToolResult(f"dry run: labels not added ({', '.join(args.labels)})")
+        await ctx.gateway.add_labels(repo, _task_number(ctx), args.labels)
+        ctx.labels_added = list(args.labels)
+        return ToolResult(f"labels added: {', '.join(args.labels)}")
+
+    return [
+        Tool(
+            "get_pull",
+            "Read the pull request under review: title, body, author, head and base SHAs.",
+            TargetArgs,
+            get_pull,
+        ),
+        Tool(
+            "list_pull_files",
+            "List the files this review covers with their diff patches, one page at a time.",
+            FilesArgs,
+            list_pull_files,
+        ),
+        Tool(
+            "read_file",
+            "Read one file of the repository at the pull request's head SHA.",
+            ReadFileArgs,
+            read_file,
+        ),
+        Tool(
+            "get_issue",
+            "Read the issue being triaged: title, body, author, labels.",
+            TargetArgs,
+            get_issue,
+        ),
+        Tool(
+            "submit_review",
+            "Submit the single review: overall text plus inline comments on changed lines.",
+            SubmitReviewArgs,
+            submit_review,
+            needs_permission=("pull_requests", "write"),
+        ),
+        Tool(
+            "comment_issue",
+            "Post this worker's single comment on the issue.",
+            CommentArgs,
+            comment_issue,
+            needs_permission=("issues", "write"),
+        ),
+        Tool(
+            "add_labels",
+            "Add labels to the issue or pull request.",
+            LabelsArgs,
+            add_labels,
+            needs_permission=("issues", "write"),
+        ),
+    ]
+
+
+async def _changed_files(ctx: WorkerContext) -> list[dict[str, Any]]:
+    """The files this worker reviews: the PR's, or only those changed since the last reviewed
+    SHA (re-review), narrowed to the shard's files when the PR is sharded."""
+    task = ctx.task
+    number = _task_number(ctx)
+    if task.since_sha and task.head_sha:
+        compared = await ctx.gateway.compare(task.repo, task.since_sha, task.head_sha)
+        files = list(compared.get("files") or [])
+    else:
+        files = await ctx.gateway.list_pull_files(task.repo, number)
+    if task.files:
+        wanted = set(task.files)
+        files = [f for f in files if f.get("filename") in wanted]
+    ctx.changed_paths = {str(f.get("filename")) for f in files}
+    return files
+
+
+def _preview(body: str, event: str, comments: list[dict[str, Any]]) -> str:
+    lines = [f"[{event}] {body.strip()}"]
+    lines += [f"  {c['path']}:{c['line']}: {c['body']}" for c in comments]
+    return "\n".join(lines)

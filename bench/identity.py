@@ -1,0 +1,226 @@
+"""Identity benchmark on the sandbox GitHub: token mints per 100 workers, and the per-worker CPU
+cost of sealing, opening and verifying a dispatch envelope.
+
+Part 1 dispatches 100 workers for one repository and one role (16 at a time, as a flow's task
+runner would) and counts the installation tokens minted: shared mode (target: 1 per distinct
+scope per token lifetime) against per-worker mode (100). A second role on the same repository
+is one more scope, so one more mint.
+
+Part 2 times, per worker: seal, open, and verify. Verify is measured three ways so the network
+round trip stays out of the CPU figure: against an in-memory transport (all our checks plus
+githubkit/httpx request handling, no socket), on a verification-cache hit (a worker sharing an
+already verified token), and against the sandbox over loopback HTTP (for reference).
+Target: seal + open + verify < 5 ms per worker, excluding the network round trip.
+
+    uv run python bench/identity.py [--workers 100] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from agents.config import Settings, load_settings  # noqa: E402
+from agents.envelope import (  # noqa: E402
+    DispatchEnvelope,
+    EnvelopeSealer,
+    RoleRefs,
+    SealedEnvelope,
+    TaskRef,
+    generate_sealing_key,
+)
+from agents.identity import TokenScope  # noqa: E402
+from agents.identity.lease import TokenLease  # noqa: E402
+from agents.identity.minter import InstallationMinter  # noqa: E402
+from agents.identity.sources import open_identity  # noqa: E402
+from agents.identity.verify import IdentityVerifier  # noqa: E402
+from sandbox.server import SandboxServer  # noqa: E402
+
+MAINTAINER = "octo-maintainer"
+REVIEWER = TokenScope(
+    repositories=("acme/widgets",),
+    permissions={"pull_requests": "write", "contents": "read", "metadata": "read"},
+)
+TRIAGER = TokenScope(
+    repositories=("acme/widgets",), permissions={"issues": "write", "metadata": "read"}
+)
+
+
+def sandbox_settings(server: SandboxServer, creds: Path) -> Settings:
+    env = server.state.write_credentials(creds, server.url)
+    values = dict(line.split("=", 1) for line in env.read_text().splitlines() if "=" in line)
+    return load_settings(
+        github_api_url=values["SWARM_GITHUB_API_URL"],
+        app_id=int(values["SWARM_APP_ID"]),
+        app_private_key_file=Path(values["SWARM_APP_PRIVATE_KEY_FILE"]),
+        app_installation_id=int(values["SWARM_APP_INSTALLATION_ID"]),
+        maintainer_login=values["SWARM_MAINTAINER_LOGIN"],
+    )
+
+
+def dispatch_workers(
+    minter: InstallationMinter, workers: int, scope: TokenScope, role: str
+) -> None:
+    def one(i: int) -> None:
+        lease = minter.acquire(scope, role=role, holder=f"{role}-{i}")
+        minter.release(lease)
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        list(pool.map(one, range(workers)))
+
+
+def count_mints(settings: Settings, server: SandboxServer, workers: int) -> list[dict[str, Any]]:
+    rows = []
+    for per_worker in (False, True):
+        minter = open_identity(settings, "default", per_worker=per_worker)
+        assert isinstance(minter, InstallationMinter)
+        before = sum(1 for t in server.state.tokens.values() if t.kind == "installation")
+        started = time.perf_counter()
+        dispatch_workers(minter, workers, REVIEWER, "reviewer")
+        one_scope = minter.stats.mints
+        dispatch_workers(minter, workers, TRIAGER, "triager")
+        elapsed = time.perf_counter() - started
+        minter.close()
+        after = sum(1 for t in server.state.tokens.values() if t.kind == "installation")
+        live = sum(
+            1 for t in server.state.tokens.values() if t.kind == "installation" and not t.revoked
+        )
+        rows.append(
+            {
+                "mode": "per-worker" if per_worker else "shared",
+                "workers": workers,
+                "mints_one_scope": one_scope,
+                "mints_two_scopes": minter.stats.mints,
+                "server_tokens": after - before,
+                "revocations": minter.stats.revocations,
+                "live_after_close": live,
+                "seconds": round(elapsed, 3),
+            }
+        )
+    return rows
+
+
+def per_call_ms(fn: Callable[[], object], n: int) -> float:
+    samples = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(samples)
+
+
+def in_memory_github(login: str, repos: tuple[str, ...]) -> httpx.MockTransport:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/graphql"):
+            return httpx.Response(200, json={"data": {"viewer": {"login": login}}})
+        return httpx.Response(
+            200, json={"total_count": len(repos), "repositories": [{"full_name": r} for r in repos]}
+        )
+
+    return httpx.MockTransport(answer)
+
+
+def time_envelopes(settings: Settings, server: SandboxServer, n: int) -> dict[str, float]:
+    minter = open_identity(settings, "default")
+    assert isinstance(minter, InstallationMinter)
+    lease: TokenLease = minter.acquire(REVIEWER, role="reviewer", holder="bench")
+    sealer = EnvelopeSealer(generate_sealing_key())
+
+    def envelope() -> DispatchEnvelope:
+        return DispatchEnvelope.issue(
+            run_id="bench",
+            worker_id="w",
+            task=TaskRef(kind="review_pr", repo="acme/widgets", number=1, head_sha="a" * 40),
+            roles=RoleRefs(agent="reviewer"),
+            identity=lease.claim(),
+        )
+
+    env = envelope()
+    sealed = sealer.seal(env, lease.token, MAINTAINER)
+    wire = sealed.model_dump_json()
+    opened = sealer.open(sealed)
+
+    local = IdentityVerifier(
+        server.url, MAINTAINER, transport=in_memory_github(lease.expected_login, ("acme/widgets",))
+    )
+
+    def verify_uncached() -> None:
+        local.forget(lease.fingerprint)
+        local.verify(opened)
+
+    cached = IdentityVerifier(server.url, MAINTAINER)
+    cached.verify(opened)
+    loopback = IdentityVerifier(server.url, MAINTAINER)
+
+    def verify_loopback() -> None:
+        loopback.forget(lease.fingerprint)
+        loopback.verify(opened)
+
+    result = {
+        "build envelope": per_call_ms(envelope, n),
+        "seal": per_call_ms(lambda: sealer.seal(env, lease.token, MAINTAINER), n),
+        "open (from JSON)": per_call_ms(
+            lambda: sealer.open(SealedEnvelope.model_validate_json(wire)), n
+        ),
+        "verify, no network (in-memory transport)": per_call_ms(verify_uncached, n),
+        "verify, cache hit (shared token)": per_call_ms(lambda: cached.verify(opened), n),
+        "verify over loopback HTTP (reference)": per_call_ms(verify_loopback, max(20, n // 10)),
+    }
+    for v in (local, cached, loopback):
+        v.close()
+    minter.close()
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=500, help="timing samples per figure")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+
+    with SandboxServer() as server, tempfile.TemporaryDirectory() as tmp:
+        settings = sandbox_settings(server, Path(tmp))
+        mints = count_mints(settings, server, args.workers)
+        timings = time_envelopes(settings, server, args.repeat)
+
+    cpu = (
+        timings["seal"]
+        + timings["open (from JSON)"]
+        + timings["verify, no network (in-memory transport)"]
+    )
+    if args.json:
+        print(json.dumps({"mints": mints, "timings_ms": timings, "seal_open_verify_ms": cpu}))
+        return
+    print(f"Token mints, {args.workers} workers per role on acme/widgets (16 concurrent)")
+    print(
+        f"{'mode':<11} {'1 scope':>8} {'2 scopes':>9} {'revoked':>8} {'live after run':>15} {'s':>7}"
+    )
+    for row in mints:
+        print(
+            f"{row['mode']:<11} {row['mints_one_scope']:>8} {row['mints_two_scopes']:>9} "
+            f"{row['revocations']:>8} {row['live_after_close']:>15} {row['seconds']:>7}"
+        )
+    print("target: shared = 1 mint per distinct scope per token lifetime\n")
+    print(f"Per-worker envelope cost (median of {args.repeat}, ms)")
+    for name, ms in timings.items():
+        print(f"  {name:<44} {ms:8.3f}")
+    verdict = "OK" if cpu < 5 else "OVER"
+    print(f"  {'seal + open + verify (no network)':<44} {cpu:8.3f}   target < 5 ms: {verdict}")
+
+
+if __name__ == "__main__":
+    main()

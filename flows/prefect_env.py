@@ -1,0 +1,37 @@
+"""Environment for Prefect, set before Prefect is first imported (it reads settings at import)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from flows.logs import PROJECT_LOGGERS
+
+OFFLINE_ENV = {
+    # The only outbound calls Prefect makes; the swarm runs offline unless told otherwise.
+    "DO_NOT_TRACK": "1",
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+}
+
+
+def prepare_prefect_env(home: Path | None = None) -> None:
+    """Offline hygiene, our loggers in run logs, and optionally a Prefect home of our own.
+
+    ``home`` is only set by the demo: there the Prefect database belongs to the swarm's data
+    directory. For ``swarm run`` the user's Prefect profile (Cloud, a server, or a temporary
+    local server) decides, so their profile location is left alone.
+    """
+    for key, value in OFFLINE_ENV.items():
+        os.environ.setdefault(key, value)
+    extra = [x for x in os.environ.get("PREFECT_LOGGING_EXTRA_LOGGERS", "").split(",") if x]
+    for name in PROJECT_LOGGERS:
+        if name not in extra:
+            extra.append(name)
+    os.environ["PREFECT_LOGGING_EXTRA_LOGGERS"] = ",".join(extra)
+    if home is not None:
+        home.mkdir(parents=True, exist_ok=True)
+        os.environ["PREFECT_HOME"] = str(home.resolve())
+        # A demo never talks to a remote API, whatever the user's shell says.
+        os.environ.pop("PREFECT_API_URL", None)
+        os.environ.pop("PREFECT_API_KEY", None)
+        os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")

@@ -1,0 +1,169 @@
+"""The result of one swarm run, as plain data: what the flow returns and what the CLI prints.
+
+Nothing in here is secret: worker outcomes carry counts, statuses and links, and bucket
+snapshots carry limits and reset times. The same rows feed the Prefect table artifact, the
+markdown summary and the CLI's rich table, so the three never disagree.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.outcome import WorkerOutcome
+
+FAILED_STATUSES = frozenset({"blocked", "failed", "budget_exhausted"})
+
+
+class PausedIdentity(BaseModel):
+    """An identity whose buckets ran dry during the run, and until when."""
+
+    model_config = ConfigDict(frozen=True)
+
+    identity: str
+    paused_until: datetime | None = None
+    workers: int = 0
+
+
+class RunReport(BaseModel):
+    """Everything a person wants to know after a swarm run."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    role: str
+    repos: list[str]
+    dry_run: bool = False
+    model: str = "scripted"
+    discovered: int = 0
+    already_reviewed: int = 0
+    drafts_skipped: int = 0
+    outcomes: list[WorkerOutcome] = Field(default_factory=list)
+    paused: list[PausedIdentity] = Field(default_factory=list)
+    # Per identity: whatever the gateway's snapshot says (limit, remaining, reset, paused until).
+    buckets: dict[str, Any] = Field(default_factory=dict)
+    store_location: str | None = None
+
+    @property
+    def new_reviews(self) -> int:
+        return sum(1 for o in self.outcomes if o.posted)
+
+    @property
+    def idempotent_skips(self) -> int:
+        """PRs already reviewed at this head SHA: by discovery, or by a worker's own check."""
+        return self.already_reviewed + sum(1 for o in self.outcomes if o.status == "skipped")
+
+    @property
+    def failed(self) -> list[WorkerOutcome]:
+        return [o for o in self.outcomes if o.status in FAILED_STATUSES]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def headline(self) -> str:
+        verb = "would post" if self.dry_run else "posted"
+        parts = [
+            f"{self.new_reviews} new review{'s' if self.new_reviews != 1 else ''} {verb}",
+            f"{self.idempotent_skips} already reviewed at this head SHA",
+        ]
+        if self.failed:
+            parts.append(f"{len(self.failed)} worker(s) blocked or failed")
+        if self.paused:
+            parts.append(f"{len(self.paused)} identity(ies) paused by rate limits")
+        return ", ".join(parts)
+
+
+TABLE_COLUMNS = (
+    "worker",
+    "role",
+    "identity",
+    "PR",
+    "outcome",
+    "GitHub calls",
+    "LLM tokens",
+    "cache hit %",
+    "cost",
+    "review",
+)
+
+
+def outcome_row(outcome: WorkerOutcome) -> dict[str, str]:
+    """One table row, already formatted, keyed by :data:`TABLE_COLUMNS`."""
+    tokens = (
+        outcome.input_tokens
+        + outcome.output_tokens
+        + outcome.cache_read_tokens
+        + outcome.cache_write_tokens
+    )
+    status: str = outcome.status
+    if outcome.reason and outcome.status != "succeeded":
+        status = f"{status}: {outcome.reason}"
+    github = str(outcome.github_calls)
+    if outcome.graphql_calls:
+        github += f" (+{outcome.graphql_calls} GraphQL)"
+    return {
+        "worker": outcome.worker_id,
+        "role": outcome.role,
+        "identity": outcome.identity_login or "-",
+        "PR": outcome.target,
+        "outcome": status,
+        "GitHub calls": github,
+        "LLM tokens": str(tokens),
+        "cache hit %": f"{outcome.cache_hit_ratio * 100:.0f}%",
+        "cost": f"${outcome.cost_usd:.4f}",
+        "review": outcome.review_url or ("(dry run)" if outcome.dry_run_preview else "-"),
+    }
+
+
+def markdown_summary(report: RunReport) -> str:
+    """The run summary artifact: headline, blocked workers with reasons, paused identities."""
+    lines = [
+        f"# swarm run `{report.run_id}`",
+        "",
+        f"**{report.headline()}.**",
+        "",
+        f"- role: `{report.role}`; model: `{report.model}`"
+        + ("; **dry run** (nothing posted)" if report.dry_run else ""),
+        f"- repositories: {', '.join(f'`{r}`' for r in report.repos) or '(none)'}",
+        f"- open PRs needing work: {report.discovered}; "
+        f"skipped as already reviewed: {report.already_reviewed}; "
+        f"drafts skipped: {report.drafts_skipped}",
+        f"- workers: {len(report.outcomes)}",
+    ]
+    if report.store_location:
+        lines.append(f"- store: `{report.store_location}`")
+    if report.failed:
+        lines += ["", "## Blocked or failed workers", ""]
+        for o in report.failed:
+            lines.append(f"- `{o.worker_id}` {o.target} as {o.role}: **{o.status}**: {o.reason}")
+    if report.paused:
+        lines += ["", "## Paused identities", ""]
+        for p in report.paused:
+            until = p.paused_until.isoformat() if p.paused_until else "unknown"
+            lines.append(f"- `{p.identity}` paused until {until} ({p.workers} worker(s) waiting)")
+    if report.buckets:
+        lines += ["", "## Rate-limit buckets", ""]
+        for identity, snapshot in sorted(report.buckets.items()):
+            lines.append(f"- `{identity}`: {_format_snapshot(snapshot)}")
+    previews = [o for o in report.outcomes if o.dry_run_preview]
+    if previews:
+        lines += ["", "## Would post (dry run)", ""]
+        for o in previews:
+            lines += [f"### {o.target}", "", "```", o.dry_run_preview or "", "```", ""]
+    return "\n".join(lines) + "\n"
+
+
+def _format_snapshot(snapshot: Any) -> str:
+    if isinstance(snapshot, dict):
+        parts = []
+        for key, value in snapshot.items():
+            if isinstance(value, dict):
+                inner = ", ".join(f"{k}={v}" for k, v in value.items() if v is not None)
+                parts.append(f"{key} ({inner})")
+            elif value is not None:
+                parts.append(f"{key}={value}")
+        return "; ".join(parts) or "(no requests)"
+    return str(snapshot)

@@ -1,0 +1,139 @@
+"""Adapters between the flow and the runtime's parts: discovery reads, the review ledger, the
+store's run record and bucket snapshots. Kept apart from the flow so the flow reads as steps."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from agents.planning import ExistingReview, OpenPull
+from agents.redact import redact_obj
+
+if TYPE_CHECKING:
+    from agents.wiring import Runtime
+    from flows.report import RunReport
+
+log = logging.getLogger("flows.runtime_glue")
+
+
+class GatewayPullSource:
+    """Discovery's GitHub reads, made through the bot identity's throttled gateway (REST)."""
+
+    def __init__(self, gateway: Any) -> None:
+        self.gateway = gateway
+
+    async def open_pulls(self, repo: str) -> list[OpenPull]:
+        pulls = await self.gateway.list_pulls(repo, "open")
+        return [
+            OpenPull(
+                repo=repo,
+                number=int(p["number"]),
+                title=str(p.get("title") or ""),
+                head_sha=str(p["head"]["sha"]),
+                base_sha=(p.get("base") or {}).get("sha"),
+                draft=bool(p.get("draft")),
+            )
+            for p in pulls
+        ]
+
+    async def reviews(self, repo: str, number: int) -> list[ExistingReview]:
+        found = await self.gateway.list_reviews(repo, number)
+        return [
+            ExistingReview(
+                user_login=(r.get("user") or {}).get("login"),
+                commit_id=r.get("commit_id"),
+                body=str(r.get("body") or ""),
+            )
+            for r in found
+        ]
+
+    async def changed_files(self, repo: str, number: int) -> list[str]:
+        files = await self.gateway.list_pull_files(repo, number)
+        return [str(f["filename"]) for f in files]
+
+
+def repos_by_owner(repos: Sequence[str]) -> dict[str, list[str]]:
+    """One installation token covers one owner: discovery reads owner by owner."""
+    grouped: dict[str, list[str]] = {}
+    for repo in repos:
+        grouped.setdefault(repo.split("/", 1)[0].lower(), []).append(repo)
+    return grouped
+
+
+class StoreLedger:
+    """The store's review keys, seen as discovery's ledger."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    def has_review(self, key: str) -> bool:
+        record = self.store.get_review_key(key)
+        return record is not None and getattr(record, "state", "posted") == "posted"
+
+    def last_reviewed_sha(self, repo: str, number: int, role: str) -> str | None:
+        # Review keys are opaque to the store; the markers on GitHub give the last SHA.
+        return None
+
+
+def role_identity(runtime: Runtime, role: str) -> str:
+    """The identity name a role acts as (``default`` when the role does not say)."""
+    found = runtime.roles.get(role) if isinstance(runtime.roles, Mapping) else None
+    if found is None:
+        from agents.config import ConfigError
+
+        known = ", ".join(sorted(runtime.roles)) if isinstance(runtime.roles, Mapping) else ""
+        raise ConfigError(f"role {role!r} is not defined in the roles directory (known: {known})")
+    return str(getattr(found, "identity", None) or "default")
+
+
+def start_store_run(runtime: Runtime, *, trigger: str, flow_run_id: str | None) -> str:
+    return str(runtime.store.create_run(trigger, prefect_flow_run_id=flow_run_id))
+
+
+def finish_store_run(runtime: Runtime, run_id: str, report: RunReport) -> None:
+    status = "succeeded" if report.ok else "partial"
+    if report.outcomes and all(o.status in ("blocked", "failed") for o in report.outcomes):
+        status = "failed"
+    totals = {
+        "workers": len(report.outcomes),
+        "new_reviews": report.new_reviews,
+        "already_reviewed": report.idempotent_skips,
+        "failed": len(report.failed),
+        "github_calls": sum(o.github_calls for o in report.outcomes),
+        "cost_usd": round(sum(o.cost_usd for o in report.outcomes), 6),
+        "dry_run": report.dry_run,
+    }
+    runtime.store.finish_run(run_id, status, totals)
+
+
+async def bucket_snapshots(runtime: Runtime) -> dict[str, Any]:
+    """Each used identity's buckets as plain, redacted data; also recorded in the store."""
+    out: dict[str, Any] = {}
+    try:
+        snapshots = await runtime.snapshots()
+    except Exception as exc:
+        log.warning("bucket snapshots failed: %s", exc)
+        return out
+    for snap in snapshots:
+        data = snap.model_dump(mode="json")
+        out[str(snap.identity)] = redact_obj(data)
+        _record_snapshot(runtime, snap)
+    return out
+
+
+def _record_snapshot(runtime: Runtime, snap: Any) -> None:
+    """Keep the end-of-run budget per identity and resource, for ``swarm limits`` and audit."""
+    try:
+        for name, budget in snap.resources.items():
+            runtime.store.record_rate_limit_snapshot(
+                identity=snap.identity,
+                resource=name,
+                limit=budget.limit,
+                remaining=budget.remaining,
+                reset_at=budget.reset,
+                paused_until=snap.paused_until,
+                by_worker=dict(snap.requests_by_worker),
+            )
+    except Exception as exc:
+        log.warning("recording the bucket snapshot of %s failed: %s", snap.identity, exc)

@@ -1,0 +1,71 @@
+"""``swarm serve``: the swarm as a Prefect deployment with a cron schedule, served from here.
+
+For more than one machine use ``prefect.yaml`` (a process work pool and ``prefect worker``
+processes); see docs/quickstart.md. Parameters hold nothing secret: every run loads its settings
+and keys from its own environment when it starts.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+from flows.prefect_env import prepare_prefect_env
+
+if TYPE_CHECKING:
+    from prefect.deployments.runner import RunnerDeployment
+
+
+def deployment_parameters(
+    *, repos: list[str] | None, role: str, max_workers: int | None, model: str | None
+) -> dict[str, Any]:
+    params: dict[str, Any] = {"role": role}
+    if repos:
+        params["repos"] = list(repos)
+    if max_workers:
+        params["max_workers"] = max_workers
+    if model:
+        params["model"] = model
+    return params
+
+
+def serve_schedule(
+    *,
+    cron: str,
+    repos: list[str] | None,
+    role: str,
+    max_workers: int | None,
+    model: str | None,
+    name: str,
+) -> None:
+    from agents.config import ConfigError, load_settings
+
+    settings = load_settings(**({"repos": repos} if repos else {}))
+    if not settings.repos:
+        raise ConfigError("no repositories to work on: pass --repo OWNER/NAME or set SWARM_REPOS")
+    _check_cron(cron)
+    prepare_prefect_env()
+    from prefect import serve
+
+    from flows.swarm_run import swarm_run
+
+    deployment = swarm_run.to_deployment(  # a coroutine only when called from async code
+        name=name,
+        cron=cron,
+        parameters=deployment_parameters(
+            repos=list(settings.repos), role=role, max_workers=max_workers, model=model
+        ),
+        tags=["swarm", f"role:{role}"],
+        description="Review every open PR that changed since the swarm last looked.",
+    )
+    serve(cast("RunnerDeployment", deployment))
+
+
+def _check_cron(cron: str) -> None:
+    from agents.config import ConfigError
+
+    try:
+        from croniter import croniter  # type: ignore[import-untyped]
+    except ImportError:  # croniter ships with Prefect; without it Prefect validates later
+        return
+    if not croniter.is_valid(cron):
+        raise ConfigError(f"--cron: {cron!r} is not a cron expression (e.g. '*/30 * * * *')")

@@ -1,0 +1,37 @@
+"""The FastAPI application over a SandboxState."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from sandbox.github import graphql, routes_app, routes_issues, routes_pulls
+from sandbox.github.errors import DOCS
+from sandbox.github.gate import register
+from sandbox.github.state import SandboxState
+
+# githubkit maps a GitHub Enterprise base ".../api/v3" to ".../api/graphql".
+REST_PREFIXES = ("", "/api/v3")
+GRAPHQL_PREFIXES = ("", "/api")
+
+
+def create_app(state: SandboxState) -> FastAPI:
+    app = FastAPI(title="sandbox GitHub", docs_url=None, redoc_url=None, openapi_url=None)
+    rest = routes_app.ROUTES + routes_pulls.ROUTES + routes_issues.ROUTES
+    register(app, state, rest, REST_PREFIXES)
+    register(app, state, graphql.ROUTES, GRAPHQL_PREFIXES)
+
+    @app.exception_handler(404)
+    async def unknown_route(request: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse(
+            {"message": "Not Found", "documentation_url": DOCS, "status": "404"}, status_code=404
+        )
+
+    @app.exception_handler(405)
+    async def wrong_method(request: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse(
+            {"message": "Not Found", "documentation_url": DOCS, "status": "404"}, status_code=404
+        )
+
+    app.state.sandbox = state
+    return app

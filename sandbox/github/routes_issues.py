@@ -1,0 +1,109 @@
+"""Issue, issue comment and label endpoints. Pull requests are issues here, as on GitHub."""
+
+from __future__ import annotations
+
+from sandbox.github import render
+from sandbox.github.errors import not_found, unprocessable
+from sandbox.github.gate import Ctx, Reply, Route
+from sandbox.github.model import Issue, IssueComment
+from sandbox.github.paging import page_of
+
+
+def _issue(ctx: Ctx) -> Issue:
+    try:
+        issue = ctx.the_repo.issues.get(int(ctx.params["issue_number"]))
+    except ValueError:
+        raise not_found() from None
+    if issue is None:
+        raise not_found()
+    return issue
+
+
+def _require_for(ctx: Ctx, issue: Issue, level: str) -> None:
+    # On a pull request, the pull_requests permission is enough for issue-style calls.
+    if issue.pull is not None:
+        ctx.require(("issues", level), ("pull_requests", level))
+    else:
+        ctx.require(("issues", level))
+
+
+def list_issues(ctx: Ctx) -> Reply:
+    ctx.require(("issues", "read"), ("pull_requests", "read"))
+    state = ctx.query.get("state", "open")
+    if state not in ("open", "closed", "all"):
+        raise unprocessable("Validation Failed", [{"field": "state", "code": "invalid"}])
+    wanted = {name for name in ctx.query.get("labels", "").split(",") if name}
+    issues = [
+        i
+        for i in ctx.the_repo.issues.values()
+        if (state == "all" or i.state == state)
+        and wanted <= {lbl.name for lbl in i.labels}
+        # A token without issues access sees only the pull requests.
+        and (ctx.identity.has("issues", "read") or i.pull is not None)
+        and (ctx.identity.has("pull_requests", "read") or i.pull is None)
+    ]
+    issues.sort(key=lambda i: i.number, reverse=ctx.query.get("direction", "desc") == "desc")
+    chunk, headers = page_of(ctx, issues)
+    users = ctx.state.users
+    return Reply([render.issue(ctx.urls, ctx.the_repo, i, users) for i in chunk], headers=headers)
+
+
+def get_issue(ctx: Ctx) -> Reply:
+    issue = _issue(ctx)
+    _require_for(ctx, issue, "read")
+    return Reply(render.issue(ctx.urls, ctx.the_repo, issue, ctx.state.users))
+
+
+def list_comments(ctx: Ctx) -> Reply:
+    issue = _issue(ctx)
+    _require_for(ctx, issue, "read")
+    chunk, headers = page_of(ctx, issue.comments)
+    users = ctx.state.users
+    return Reply(
+        [render.issue_comment(ctx.urls, ctx.the_repo, issue, c, users) for c in chunk],
+        headers=headers,
+    )
+
+
+def create_comment(ctx: Ctx) -> Reply:
+    issue = _issue(ctx)
+    _require_for(ctx, issue, "write")
+    body = ctx.body.get("body") if isinstance(ctx.body, dict) else None
+    if not isinstance(body, str) or not body.strip():
+        raise unprocessable(
+            "Validation Failed",
+            [{"resource": "IssueComment", "field": "body", "code": "missing_field"}],
+        )
+    login = ctx.identity.login
+    if login not in ctx.state.users:
+        ctx.state.add_user(login, type="Bot" if login.endswith("[bot]") else "User")
+    comment = IssueComment(ctx.state.next_id(), issue.number, login, body, ctx.now)
+    issue.comments.append(comment)
+    issue.updated_at = ctx.now
+    return Reply(
+        render.issue_comment(ctx.urls, ctx.the_repo, issue, comment, ctx.state.users), status=201
+    )
+
+
+def add_labels(ctx: Ctx) -> Reply:
+    issue = _issue(ctx)
+    _require_for(ctx, issue, "write")
+    raw = ctx.body.get("labels") if isinstance(ctx.body, dict) else ctx.body
+    if not isinstance(raw, list) or not all(isinstance(n, str) and n for n in raw):
+        raise unprocessable("Invalid request.\n\nFor 'labels', expected an array of label names.")
+    for name in raw:
+        lbl = ctx.state.label(ctx.the_repo, name)
+        if lbl not in issue.labels:
+            issue.labels.append(lbl)
+    issue.updated_at = ctx.now
+    return Reply([render.label(ctx.urls, ctx.the_repo, lbl) for lbl in issue.labels])
+
+
+_ISSUE = "/repos/{owner}/{repo}/issues/{issue_number}"
+ROUTES = [
+    Route("GET", "/repos/{owner}/{repo}/issues", list_issues),
+    Route("GET", _ISSUE, get_issue),
+    Route("GET", _ISSUE + "/comments", list_comments),
+    Route("POST", _ISSUE + "/comments", create_comment, content_creation=True),
+    Route("POST", _ISSUE + "/labels", add_labels),
+]

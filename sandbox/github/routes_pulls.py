@@ -1,0 +1,257 @@
+"""Repository, pull request, contents and compare endpoints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sandbox.github import render
+from sandbox.github.diffs import commentable_lines, hunk_for, position_count, tree_diff
+from sandbox.github.errors import ApiError, not_found, unprocessable
+from sandbox.github.gate import Ctx, Reply, Route
+from sandbox.github.model import Issue, Pull, Review, ReviewComment, sha_of
+from sandbox.github.paging import page_of
+
+REVIEW_STATES = {
+    "APPROVE": "APPROVED",
+    "REQUEST_CHANGES": "CHANGES_REQUESTED",
+    "COMMENT": "COMMENTED",
+}
+
+
+def get_repo(ctx: Ctx) -> Reply:
+    ident = ctx.identity
+    perms = {
+        "admin": ident.has("administration", "write"),
+        "maintain": False,
+        "push": ident.has("contents", "write"),
+        "triage": ident.has("issues", "write"),
+        "pull": True,
+    }
+    return Reply(render.repo(ctx.urls, ctx.the_repo, ctx.now, perms))
+
+
+def _pull(ctx: Ctx) -> tuple[Issue, Pull]:
+    try:
+        issue = ctx.the_repo.issues.get(int(ctx.params["pull_number"]))
+    except ValueError:
+        raise not_found() from None
+    if issue is None or issue.pull is None:
+        raise not_found()
+    return issue, issue.pull
+
+
+def list_pulls(ctx: Ctx) -> Reply:
+    state = ctx.query.get("state", "open")
+    if state not in ("open", "closed", "all"):
+        raise unprocessable(
+            "Validation Failed", [{"resource": "Search", "field": "state", "code": "invalid"}]
+        )
+    pulls = [i for i in ctx.the_repo.pulls() if state == "all" or i.state == state]
+    if base := ctx.query.get("base"):
+        pulls = [i for i in pulls if i.pull is not None and i.pull.base_ref == base]
+    pulls.sort(key=lambda i: i.number, reverse=ctx.query.get("direction", "desc") == "desc")
+    chunk, headers = page_of(ctx, pulls)
+    users = ctx.state.users
+    body = [render.pull(ctx.urls, ctx.the_repo, i, users, ctx.now, full=False) for i in chunk]
+    return Reply(body, headers=headers)
+
+
+def get_pull(ctx: Ctx) -> Reply:
+    issue, _ = _pull(ctx)
+    return Reply(render.pull(ctx.urls, ctx.the_repo, issue, ctx.state.users, ctx.now, full=True))
+
+
+def list_pull_files(ctx: Ctx) -> Reply:
+    _, pull = _pull(ctx)
+    chunk, headers = page_of(ctx, pull.files)
+    return Reply(
+        [render.diff_entry(ctx.urls, ctx.the_repo, pull.head_sha, f) for f in chunk],
+        headers=headers,
+    )
+
+
+def get_contents(ctx: Ctx) -> Reply:
+    repo = ctx.the_repo
+    ref = ctx.query.get("ref") or repo.default_branch
+    commit = repo.resolve(ref)
+    if commit is None:
+        raise ApiError(404, f"No commit found for the ref {ref}")
+    path = ctx.params.get("path", "").strip("/")
+    if path in commit.tree:
+        text = commit.tree[path]
+        return Reply(render.content_file(ctx.urls, repo, path, text, ref, _blob_sha(text)))
+    prefix = f"{path}/" if path else ""
+    entries: dict[str, tuple[str, str, int, str]] = {}
+    for name, text in commit.tree.items():
+        if not name.startswith(prefix):
+            continue
+        head, _, rest = name[len(prefix) :].partition("/")
+        child = prefix + head
+        entries[child] = (
+            (child, "dir", 0, _blob_sha(child))
+            if rest
+            else (child, "file", len(text.encode()), _blob_sha(text))
+        )
+    if not entries:
+        raise not_found()
+    return Reply(render.directory(ctx.urls, repo, sorted(entries.values()), ref))
+
+
+def _blob_sha(text: str) -> str:
+    return sha_of("blob", text)
+
+
+def compare(ctx: Ctx) -> Reply:
+    repo = ctx.the_repo
+    base_ref, sep, head_ref = ctx.params["basehead"].partition("...")
+    if not sep:
+        raise not_found()
+    base, head = repo.resolve(base_ref), repo.resolve(head_ref)
+    if base is None or head is None:
+        raise not_found()
+    chain = []
+    cursor = head
+    while cursor.sha != base.sha and cursor.parents:
+        chain.append(cursor)
+        cursor = repo.commits[cursor.parents[0]]
+    chain.reverse()
+    users = ctx.state.users
+    html = f"{ctx.urls.web}/{repo.full_name}/compare/{base_ref}...{head_ref}"
+    files = tree_diff(base.tree, head.tree)
+    return Reply(
+        {
+            "url": f"{ctx.urls.api}/repos/{repo.full_name}/compare/{base_ref}...{head_ref}",
+            "html_url": html,
+            "permalink_url": f"{ctx.urls.web}/{repo.full_name}/compare/{base.sha}...{head.sha}",
+            "diff_url": f"{html}.diff",
+            "patch_url": f"{html}.patch",
+            "base_commit": render.commit(ctx.urls, repo, base, users),
+            "merge_base_commit": render.commit(ctx.urls, repo, base, users),
+            "status": "identical" if base.sha == head.sha else "ahead",
+            "ahead_by": len(chain),
+            "behind_by": 0,
+            "total_commits": len(chain),
+            "commits": [render.commit(ctx.urls, repo, c, users) for c in chain],
+            "files": [render.diff_entry(ctx.urls, repo, head.sha, f) for f in files],
+        }
+    )
+
+
+def list_reviews(ctx: Ctx) -> Reply:
+    _, pull = _pull(ctx)
+    chunk, headers = page_of(ctx, pull.reviews)
+    return Reply(
+        [render.review(ctx.urls, ctx.the_repo, r, ctx.state.users) for r in chunk], headers=headers
+    )
+
+
+def create_review(ctx: Ctx) -> Reply:
+    issue, pull = _pull(ctx)
+    body: dict[str, Any] = ctx.body if isinstance(ctx.body, dict) else {}
+    event = body.get("event")
+    if event is not None and event not in REVIEW_STATES:
+        raise unprocessable(
+            "Unprocessable Entity",
+            [f"Review event {event!r} is not one of APPROVE, REQUEST_CHANGES, COMMENT"],
+        )
+    text = body.get("body") or ""
+    if event in ("REQUEST_CHANGES", "COMMENT") and not text and not body.get("comments"):
+        raise unprocessable("Unprocessable Entity", [f"Review Comment is required for {event}"])
+    login = ctx.identity.login
+    if event == "APPROVE" and login == issue.user_login:
+        raise unprocessable("Unprocessable Entity", ["Can not approve your own pull request"])
+    commit_id = body.get("commit_id") or pull.head_sha
+    if commit_id not in pull.commit_shas:
+        raise unprocessable("Unprocessable Entity", ["commit_id is not part of the pull request"])
+    review = Review(
+        id=ctx.state.next_id(),
+        pull_number=issue.number,
+        user_login=login,
+        body=text,
+        state=REVIEW_STATES.get(event or "", "PENDING"),
+        commit_id=commit_id,
+        at=ctx.now,
+    )
+    comments = [_review_comment(ctx, pull, review, c) for c in body.get("comments") or []]
+    _ensure_user(ctx, login)
+    pull.reviews.append(review)
+    pull.review_comments.extend(comments)
+    review.comment_ids = [c.id for c in comments]
+    issue.updated_at = ctx.now
+    return Reply(render.review(ctx.urls, ctx.the_repo, review, ctx.state.users))
+
+
+def _ensure_user(ctx: Ctx, login: str) -> None:
+    if login not in ctx.state.users:
+        ctx.state.add_user(login, type="Bot" if login.endswith("[bot]") else "User")
+
+
+def _review_comment(ctx: Ctx, pull: Pull, review: Review, raw: Any) -> ReviewComment:
+    if not isinstance(raw, dict) or not raw.get("path") or not raw.get("body"):
+        raise unprocessable("Unprocessable Entity", ["Each review comment needs a path and a body"])
+    path = str(raw["path"])
+    pf = next((f for f in pull.files if f.filename == path), None)
+    if pf is None:
+        raise unprocessable("Unprocessable Entity", ["Path could not be resolved"])
+    side = str(raw.get("side") or "RIGHT")
+    line, position = raw.get("line"), raw.get("position")
+    if line is not None:
+        left, right = commentable_lines(pf.patch)
+        if not isinstance(line, int) or line not in (right if side == "RIGHT" else left):
+            raise unprocessable("Unprocessable Entity", ["Line could not be resolved"])
+    elif position is not None:
+        if not isinstance(position, int) or not 1 <= position <= position_count(pf.patch):
+            raise unprocessable("Unprocessable Entity", ["Position could not be resolved"])
+    else:
+        raise unprocessable("Unprocessable Entity", ["A review comment needs a line or a position"])
+    return ReviewComment(
+        id=ctx.state.next_id(),
+        review_id=review.id,
+        pull_number=review.pull_number,
+        path=path,
+        body=str(raw["body"]),
+        commit_id=review.commit_id,
+        line=line,
+        side=side,
+        position=position,
+        diff_hunk=hunk_for(pf.patch, line, side, position),
+        user_login=review.user_login,
+        at=ctx.now,
+    )
+
+
+def list_review_comments(ctx: Ctx) -> Reply:
+    _, pull = _pull(ctx)
+    chunk, headers = page_of(ctx, pull.review_comments)
+    users = ctx.state.users
+    return Reply(
+        [render.review_comment(ctx.urls, ctx.the_repo, c, users) for c in chunk], headers=headers
+    )
+
+
+_PR = "/repos/{owner}/{repo}/pulls/{pull_number}"
+ROUTES = [
+    Route("GET", "/repos/{owner}/{repo}", get_repo, permission=("metadata", "read")),
+    Route("GET", "/repos/{owner}/{repo}/pulls", list_pulls, permission=("pull_requests", "read")),
+    Route("GET", _PR, get_pull, permission=("pull_requests", "read")),
+    Route("GET", _PR + "/files", list_pull_files, permission=("pull_requests", "read")),
+    Route("GET", _PR + "/reviews", list_reviews, permission=("pull_requests", "read")),
+    Route(
+        "POST",
+        _PR + "/reviews",
+        create_review,
+        permission=("pull_requests", "write"),
+        content_creation=True,
+    ),
+    Route("GET", _PR + "/comments", list_review_comments, permission=("pull_requests", "read")),
+    Route(
+        "GET",
+        "/repos/{owner}/{repo}/contents/{path}",
+        get_contents,
+        permission=("contents", "read"),
+    ),
+    Route("GET", "/repos/{owner}/{repo}/contents", get_contents, permission=("contents", "read")),
+    Route(
+        "GET", "/repos/{owner}/{repo}/compare/{basehead}", compare, permission=("contents", "read")
+    ),
+]

@@ -1,0 +1,220 @@
+"""The seeded world: two Apps, a maintainer, a bot user, three repos with realistic PRs."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
+
+from sandbox.github import seed_files as f
+from sandbox.github.model import App, Installation, Issue
+
+if TYPE_CHECKING:
+    from sandbox.github.state import SandboxState
+
+ORG = "acme"
+REVIEWER_APP_ID, REVIEWER_INSTALLATION_ID, REVIEWER_SLUG = 1001, 2001, "swarm-reviewer"
+TRIAGE_APP_ID, TRIAGE_INSTALLATION_ID, TRIAGE_SLUG = 1002, 2002, "swarm-triage"
+REVIEWER_BOT, TRIAGE_BOT = f"{REVIEWER_SLUG}[bot]", f"{TRIAGE_SLUG}[bot]"
+REVIEWER_PERMISSIONS = {
+    "pull_requests": "write",
+    "issues": "write",
+    "contents": "read",
+    "metadata": "read",
+}
+TRIAGE_PERMISSIONS = {"issues": "write", "metadata": "read", "contents": "read"}
+MAINTAINER = "octo-maintainer"
+BOT_USER = "swarm-bot"
+BOT_PAT_PERMISSIONS = dict(REVIEWER_PERMISSIONS)
+WIDGETS, GADGETS, DOCS = f"{ORG}/widgets", f"{ORG}/gadgets", f"{ORG}/docs"
+REPOS = (WIDGETS, GADGETS, DOCS)
+
+# Numbers of the seeded PRs and issues (PRs and issues share a repo's number space).
+WIDGETS_PR_DEBUG_PRINT = 1  # print( + TODO + code without tests
+WIDGETS_PR_PDB = 2  # pdb.set_trace(), tests touched
+WIDGETS_PR_CLEAN = 3  # validation + test, nothing to flag
+WIDGETS_ISSUE_BUG = 4
+WIDGETS_ISSUE_DOCS = 5
+GADGETS_PR_LARGE = 1  # 40 files; TODO in plugin_17
+GADGETS_PR_CLIENT = 2  # new client: TODO + print(, no tests
+GADGETS_ISSUE = 3
+DOCS_PR_CLEAN = 1
+DOCS_ISSUE = 2
+
+# RSA generation is the slow part of building a state; one key per App per process.
+_KEYS: dict[str, RSAPrivateKey] = {}
+
+
+def app_key(slug: str) -> RSAPrivateKey:
+    if slug not in _KEYS:
+        _KEYS[slug] = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    return _KEYS[slug]
+
+
+def seed_state(state: SandboxState) -> None:
+    state.add_user(ORG, type="Organization")
+    state.add_user(MAINTAINER, name="Octo Maintainer")
+    state.add_user(BOT_USER, name="Swarm Bot")
+    for login in ("alice-dev", "bob-dev", "carol-dev", "dave-dev"):
+        state.add_user(login)
+    for app_id, inst_id, slug, perms in (
+        (REVIEWER_APP_ID, REVIEWER_INSTALLATION_ID, REVIEWER_SLUG, REVIEWER_PERMISSIONS),
+        (TRIAGE_APP_ID, TRIAGE_INSTALLATION_ID, TRIAGE_SLUG, TRIAGE_PERMISSIONS),
+    ):
+        bot = state.add_user(f"{slug}[bot]", type="Bot")
+        state.apps[app_id] = App(
+            app_id, slug, slug.replace("-", " ").title(), ORG, app_key(slug), bot
+        )
+        state.installations[inst_id] = Installation(inst_id, app_id, ORG, dict(perms))
+
+    state.add_repo(WIDGETS, f.WIDGETS_FILES, description="Small, sized widgets")
+    state.add_repo(GADGETS, f.GADGETS_FILES, description="Gadget registry and client")
+    state.add_repo(DOCS, f.DOCS_FILES, description="The acme handbook")
+    state.maintainer_pat = state.add_pat(MAINTAINER)
+    state.bot_pat = state.add_pat(
+        BOT_USER, fine_grained=True, permissions=dict(BOT_PAT_PERMISSIONS)
+    )
+    _seed_pulls(state)
+
+
+def _seed_pulls(state: SandboxState) -> None:
+    state.add_pull(
+        WIDGETS,
+        "Add widget scaling",
+        {"src/widgets/core.py": f.WIDGETS_SCALE},
+        body="Adds `scale()` so callers can grow widgets proportionally.",
+        author="alice-dev",
+    )
+    state.add_pull(
+        WIDGETS,
+        "Make cache size configurable",
+        {
+            "src/widgets/cache.py": f.WIDGETS_CACHE_CONFIGURABLE,
+            "tests/test_cache.py": f.WIDGETS_TEST_CACHE_EVICTS,
+        },
+        body="`LRUCache(max_size=...)` instead of the hard-coded 128.",
+        author="bob-dev",
+    )
+    state.add_pull(
+        WIDGETS,
+        "Refuse blank widget names",
+        {
+            "src/widgets/core.py": f.WIDGETS_CORE_VALIDATED,
+            "tests/test_core.py": f.WIDGETS_TEST_CORE_VALIDATED,
+        },
+        body="Fixes #4.",
+        author="carol-dev",
+    )
+    state.add_issue(
+        WIDGETS,
+        "Widget.resize accepts a zero size",
+        "`Widget('a').resize(0)` should fail.",
+        author="dave-dev",
+        labels=["bug"],
+    )
+    state.add_issue(
+        WIDGETS, "Document the cache size", "How big is the widget cache?", author="alice-dev"
+    )
+
+    large: dict[str, str | None] = {
+        f"src/gadgets/plugins/plugin_{i:02d}.py": f.gadget_plugin(i) for i in range(38)
+    }
+    large["src/gadgets/plugins/__init__.py"] = '"""Gadget plugins register on import."""\n'
+    large["src/gadgets/registry.py"] = (
+        f.GADGETS_REGISTRY + "\n\ndef names() -> list[str]:\n    return sorted(_REGISTRY)\n"
+    )
+    state.add_pull(
+        GADGETS,
+        "Split gadgets into plugins",
+        large,
+        body="Moves every gadget into its own plugin module.",
+        author="bob-dev",
+    )
+    state.add_pull(
+        GADGETS,
+        "Add a fetch client with a timeout",
+        {"src/gadgets/client.py": f.GADGETS_CLIENT},
+        body="First cut of the gadget service client.",
+        author="alice-dev",
+    )
+    state.add_issue(
+        GADGETS,
+        "Registry loses entries on reload",
+        "After `importlib.reload` gadgets vanish.",
+        author="carol-dev",
+    )
+
+    state.add_pull(
+        DOCS,
+        "Clarify installation steps",
+        {"docs/install.md": f.DOCS_INSTALL_CLARIFIED},
+        body="Mentions virtualenvs.",
+        author="carol-dev",
+    )
+    state.add_issue(
+        DOCS, "Broken link in the handbook index", None, author="dave-dev", labels=["documentation"]
+    )
+
+
+def generate_pulls(state: SandboxState, repo: str, n: int, *, seed: int = 0) -> list[Issue]:
+    """``n`` small PRs for benchmarks: each adds one module; some carry findings
+    (every 3rd a print(, every 5th a TODO, every 7th a pdb.set_trace()), the rest are clean."""
+    rng = random.Random(seed)
+    package = repo.split("/", 1)[1]
+    pulls = []
+    for k in range(n):
+        serial = f"{seed}_{k:04d}"
+        body = [f'"""Generated module {serial}."""\n', f"\ndef value_{k}(x: int) -> int:\n"]
+        if k % 3 == 2:
+            body.append(f'    print("value_{k}", x)\n')
+        if k % 5 == 4:
+            body.append("    # TODO: cache this\n")
+        if k % 7 == 6:
+            body.append("    import pdb; pdb.set_trace()\n")
+        body.append(f"    return x * {rng.randint(2, 99)}\n")
+        path = f"src/{package}/generated/mod_{serial}.py"
+        pulls.append(
+            state.add_pull(
+                repo,
+                f"Add generated module {serial}",
+                {path: "".join(body)},
+                body=f"Generated PR {serial}.",
+                author="dave-dev",
+            )
+        )
+    return pulls
+
+
+def write_credentials(state: SandboxState, directory: Path, api_url: str) -> Path:
+    """``<slug>.pem`` per App, the PATs as ``<login>.token``, and ``sandbox.env``; all 0600."""
+    directory = directory.resolve()
+    directory.mkdir(parents=True, exist_ok=True)
+
+    def put(name: str, text: str) -> Path:
+        path = directory / name
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(text)
+        return path
+
+    pems = {
+        app.slug: put(f"{app.slug}.pem", state.private_key_pem(app.id))
+        for app in state.apps.values()
+    }
+    put(f"{MAINTAINER}.token", state.maintainer_pat + "\n")
+    put(f"{BOT_USER}.token", state.bot_pat + "\n")
+    lines = [
+        f"SWARM_GITHUB_API_URL={api_url}",
+        f"SWARM_APP_ID={REVIEWER_APP_ID}",
+        f"SWARM_APP_PRIVATE_KEY_FILE={pems[REVIEWER_SLUG]}",
+        f"SWARM_APP_INSTALLATION_ID={REVIEWER_INSTALLATION_ID}",
+        f"SWARM_MAINTAINER_LOGIN={MAINTAINER}",
+        f"SWARM_IDENTITIES__TRIAGE__APP_ID={TRIAGE_APP_ID}",
+        f"SWARM_IDENTITIES__TRIAGE__PRIVATE_KEY_FILE={pems[TRIAGE_SLUG]}",
+        f"SWARM_IDENTITIES__TRIAGE__INSTALLATION_ID={TRIAGE_INSTALLATION_ID}",
+    ]
+    return put("sandbox.env", "\n".join(lines) + "\n")

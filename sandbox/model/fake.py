@@ -1,0 +1,249 @@
+"""``ScriptedModel``: a deterministic stand-in for the Anthropic Messages API.
+
+Serve it in-process through ``httpx2.MockTransport`` (``model.transport()``, for
+``AsyncAnthropic(http_client=...)``) or over loopback (``sandbox.model.server``). It validates
+requests like the provider (turn order, tool_use/tool_result pairing, at most four cache
+breakpoints, an API key), answers with real ``tool_use`` blocks, and reports usage computed the
+provider's way, cache writes and reads included. Knobs: latency, injected 429/529/5xx errors,
+forced stop reasons, eager file reading. It shares nothing with ``agents/`` but the wire format.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx2
+
+from sandbox.model.cache import PromptCache, _canonical, count_tokens
+from sandbox.model.scripts import Conversation, Reply, ToolCall, next_action
+
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+STOP_REASONS = ("end_turn", "max_tokens", "pause_turn", "refusal", "stop_sequence")
+
+
+class BadRequest(Exception):
+    pass
+
+
+@dataclass
+class _Failure:
+    status: int
+    retry_after_ms: int | None
+
+
+class ScriptedModel:
+    def __init__(
+        self,
+        *,
+        latency_s: float = 0.0,
+        min_cacheable_tokens: int = 1024,
+        read_files: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        require_api_key: bool = True,
+    ) -> None:
+        self.latency_s = latency_s
+        self.read_files = read_files
+        self.require_api_key = require_api_key
+        self.cache = PromptCache(clock, min_cacheable_tokens)
+        self.requests: list[dict[str, Any]] = []  # every well-formed request body, in order
+        self.responses: list[dict[str, Any]] = []
+        self._failures: deque[_Failure] = deque()
+        self._stops: deque[str] = deque()
+        self._lock = threading.Lock()
+        self._seq = 0
+
+    # -- knobs -----------------------------------------------------------------------------
+
+    def fail_next(self, times: int = 1, status: int = 529, retry_after_ms: int | None = 1) -> None:
+        """Answer the next ``times`` requests with HTTP ``status`` (429, 529, 500, ...)."""
+        self._failures.extend(_Failure(status, retry_after_ms) for _ in range(times))
+
+    def force_stop(self, *reasons: str) -> None:
+        """Make the next calls stop with these reasons, one per call (max_tokens, refusal...)."""
+        for reason in reasons:
+            if reason not in STOP_REASONS:
+                raise ValueError(f"unknown stop reason {reason!r}; use one of {STOP_REASONS}")
+        self._stops.extend(reasons)
+
+    # -- transport -------------------------------------------------------------------------
+
+    def transport(self) -> httpx2.MockTransport:
+        return httpx2.MockTransport(self.async_handle)
+
+    def async_client(self) -> httpx2.AsyncClient:
+        return httpx2.AsyncClient(transport=self.transport())
+
+    async def async_handle(self, request: httpx2.Request) -> httpx2.Response:
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
+        return self._respond(request.method, request.url.path, request.headers, request.content)
+
+    def handle(self, request: httpx2.Request) -> httpx2.Response:
+        if self.latency_s:
+            time.sleep(self.latency_s)
+        return self._respond(request.method, request.url.path, request.headers, request.content)
+
+    def _respond(
+        self, method: str, path: str, headers: Mapping[str, str], raw: bytes
+    ) -> httpx2.Response:
+        with self._lock:
+            self._seq += 1
+            request_id = f"req_scripted_{self._seq:06d}"
+            if self.require_api_key and not _has_key(headers):
+                return _error(401, "an API key is required (x-api-key or Bearer)", request_id)
+            if self._failures:
+                failure = self._failures.popleft()
+                extra = {}
+                if failure.retry_after_ms is not None:
+                    extra["retry-after-ms"] = str(failure.retry_after_ms)
+                reason = "Overloaded" if failure.status == 529 else "Please retry"
+                return _error(failure.status, reason, request_id, extra)
+            if method != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
+                return _error(404, f"{method} {path} not found", request_id)
+            try:
+                body = json.loads(raw or b"null")
+                if not isinstance(body, dict):
+                    raise BadRequest("request body must be a JSON object")
+                if path.endswith("count_tokens"):
+                    total = self._count_only(body)
+                    return httpx2.Response(200, json={"input_tokens": total})
+                _validate(body)
+            except (BadRequest, ValueError) as exc:
+                return _error(400, str(exc), request_id)
+            self.requests.append(body)
+            message = self._answer(body)
+            self.responses.append(message)
+            return httpx2.Response(200, json=message, headers={"request-id": request_id})
+
+    def _count_only(self, body: Mapping[str, Any]) -> int:
+        probe = PromptCache(lambda: 0.0, 10**12)
+        return probe.account(body).input_tokens
+
+    def _answer(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        usage = self.cache.account(body)
+        stop = self._stops.popleft() if self._stops else None
+        content: list[dict[str, Any]]
+        if stop == "refusal":
+            content, stop_reason = [], "refusal"
+        elif stop in ("max_tokens", "pause_turn", "stop_sequence"):
+            content, stop_reason = [{"type": "text", "text": "Let me look at the"}], stop
+        else:
+            action = next_action(Conversation.from_request(body), read_files=self.read_files)
+            if isinstance(action, ToolCall):
+                text = f"Calling {action.name}."
+                content = [
+                    {"type": "text", "text": text},
+                    {
+                        "type": "tool_use",
+                        "id": f"toolu_scripted_{len(self.requests):04d}",
+                        "name": action.name,
+                        "input": action.input,
+                    },
+                ]
+                stop_reason = "tool_use"
+            else:
+                assert isinstance(action, Reply)
+                content, stop_reason = [{"type": "text", "text": action.text}], "end_turn"
+        return {
+            "id": f"msg_scripted_{len(self.requests):06d}",
+            "type": "message",
+            "role": "assistant",
+            "model": body["model"],
+            "content": content,
+            "stop_reason": stop_reason,
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": usage.input_tokens,
+                "cache_creation_input_tokens": usage.cache_creation_input_tokens,
+                "cache_read_input_tokens": usage.cache_read_input_tokens,
+                "cache_creation": {
+                    "ephemeral_5m_input_tokens": usage.cache_creation_input_tokens,
+                    "ephemeral_1h_input_tokens": 0,
+                },
+                "output_tokens": max(1, count_tokens(_canonical(content))),
+            },
+        }
+
+
+def _has_key(headers: Mapping[str, str]) -> bool:
+    bearer = headers.get("authorization", "")
+    return bool(headers.get("x-api-key")) or (bearer.startswith("Bearer ") and len(bearer) > 7)
+
+
+def _error(
+    status: int, message: str, request_id: str, headers: Mapping[str, str] | None = None
+) -> httpx2.Response:
+    kind = _ERROR_TYPES.get(status, "api_error")
+    payload = {"type": "error", "error": {"type": kind, "message": message}}
+    return httpx2.Response(
+        status, json=payload, headers={"request-id": request_id, **(headers or {})}
+    )
+
+
+def _validate(body: Mapping[str, Any]) -> None:
+    """The provider's request checks that catch real bugs in prompt assembly."""
+    for key in ("model", "max_tokens", "messages"):
+        if key not in body:
+            raise BadRequest(f"{key}: Field required")
+    if not isinstance(body["max_tokens"], int) or body["max_tokens"] < 1:
+        raise BadRequest("max_tokens: must be a positive integer")
+    names = [t.get("name") for t in body.get("tools") or []]
+    if len(names) != len(set(names)):
+        raise BadRequest("tools: Tool names must be unique.")
+    messages = body["messages"]
+    if not isinstance(messages, list) or not messages:
+        raise BadRequest("messages: at least one message is required")
+    pending: set[str] = set()
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if role not in ("user", "assistant"):
+            raise BadRequest(f"messages.{index}.role: must be 'user' or 'assistant'")
+        if index == 0 and role != "user":
+            raise BadRequest("messages.0.role: the first message must use the 'user' role")
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else []
+        results = {str(b.get("tool_use_id")) for b in blocks if b.get("type") == "tool_result"}
+        if role == "user":
+            if pending - results:
+                raise BadRequest(
+                    f"messages.{index}: tool_use ids were found without tool_result blocks "
+                    f"immediately after: {', '.join(sorted(pending - results))}"
+                )
+            if results - pending:
+                raise BadRequest(f"messages.{index}: unexpected tool_use_id in tool_result")
+            pending = set()
+        else:
+            pending = {str(b.get("id")) for b in blocks if b.get("type") == "tool_use"}
+    marked = sum(
+        1
+        for block in _all_blocks(body)
+        if isinstance(block, Mapping) and block.get("cache_control") is not None
+    )
+    if marked > 4:
+        raise BadRequest(
+            f"A maximum of 4 blocks with cache_control may be provided. Found {marked}."
+        )
+
+
+def _all_blocks(body: Mapping[str, Any]) -> list[Any]:
+    blocks: list[Any] = list(body.get("tools") or [])
+    if isinstance(body.get("system"), list):
+        blocks.extend(body["system"])
+    for message in body.get("messages") or []:
+        if isinstance(message.get("content"), list):
+            blocks.extend(message["content"])
+    return blocks

@@ -1,0 +1,125 @@
+"""Run the sandbox GitHub on a loopback port, in a background thread or in the foreground."""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+
+import uvicorn
+
+from sandbox.github.app import create_app
+from sandbox.github.clock import SandboxClock
+from sandbox.github.state import SandboxState
+
+_START_TIMEOUT_S = 10.0
+
+
+class SandboxServer:
+    """``with SandboxServer() as srv: GitHub(..., base_url=srv.url)``; port 0 = a free port."""
+
+    def __init__(
+        self, state: SandboxState | None = None, host: str = "127.0.0.1", port: int = 0
+    ) -> None:
+        self.state = state or SandboxState()
+        self.host = host
+        self._requested_port = port
+        self._socket: socket.socket | None = None
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        if self._socket is None:
+            raise RuntimeError(
+                "SandboxServer is not started; call start() or use it as a context manager"
+            )
+        return int(self._socket.getsockname()[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self) -> SandboxServer:
+        if self._thread is not None:
+            return self
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # Accepted sockets inherit this; without it Nagle + delayed ACK add ~40 ms a response.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.bind((self.host, self._requested_port))
+        self._socket = sock
+        config = uvicorn.Config(
+            create_app(self.state),
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            backlog=4096,
+            timeout_keep_alive=30,
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [sock]}, name="sandbox-github", daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + _START_TIMEOUT_S
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(
+                    f"sandbox GitHub did not start on {self.host}:{self._requested_port}"
+                )
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=_START_TIMEOUT_S)
+        if self._socket is not None:
+            self._socket.close()
+        self._server = self._thread = None
+
+    def __enter__(self) -> SandboxServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m sandbox.github", description=__doc__)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument(
+        "--keys-dir",
+        type=Path,
+        default=Path(".swarm/sandbox"),
+        help="where <slug>.pem and sandbox.env go",
+    )
+    parser.add_argument("--speed", type=float, default=1.0, help="sandbox seconds per real second")
+    parser.add_argument(
+        "--long-tokens", action="store_true", help="mint ~520-char tokens with dots"
+    )
+    args = parser.parse_args(argv)
+    state = SandboxState(SandboxClock(speed=args.speed), long_tokens=args.long_tokens)
+    server = SandboxServer(state, host=args.host, port=args.port).start()
+    env = state.write_credentials(args.keys_dir, server.url)
+    print(f"sandbox GitHub at {server.url}\nsettings: {env}", flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0

@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+import pytest
+
+from agents.github import GraphQLNotAllowed, check_graphql
+
+
+def test_identity_check_and_rate_limit_queries_are_allowed() -> None:
+    assert check_graphql("query { viewer { login } }").fields == ("viewer",)
+    op = check_graphql("query Q { rateLimit { cost remaining resetAt } viewer { login id } }")
+    assert op.kind == "query" and op.fields == ("rateLimit", "viewer")
+
+
+def test_allowed_mutations_pass_and_a_review_counts_as_content() -> None:
+    op = check_graphql(
+        'mutation($id: ID!) { addPullRequestReview(input: {pullRequestId: $id, body: "x"}) '
+        "{ pullRequestReview { id } } }"
+    )
+    assert op.kind == "mutation" and op.creates_content
+    assert not check_graphql(
+        "mutation { markPullRequestReadyForReview(input: {pullRequestId: \"1\"}) { clientMutationId } }"
+    ).creates_content
+
+
+def test_a_pull_request_query_is_refused_naming_the_rest_route() -> None:
+    with pytest.raises(GraphQLNotAllowed) as info:
+        check_graphql('{ repository(owner: "o", name: "r") { pullRequest(number: 1) { title } } }')
+    assert str(info.value) == (
+        "GraphQL query field 'repository.pullRequest' is not on the allow-list "
+        "(REST-first policy): use GET /repos/{owner}/{repo}/pulls/{pull_number}"
+    )
+
+
+def test_an_alias_cannot_smuggle_a_field_past_the_allow_list() -> None:
+    with pytest.raises(GraphQLNotAllowed, match=r"'repository\.issues'.*use GET /repos/\{owner\}/\{repo\}/issues"):
+        check_graphql('query { viewer: repository(owner: "o", name: "r") { issues(first: 5) { totalCount } } }')
+
+
+def test_a_disallowed_mutation_names_its_rest_route() -> None:
+    with pytest.raises(GraphQLNotAllowed) as info:
+        check_graphql('mutation { addComment(input: {subjectId: "1", body: "hi"}) { clientMutationId } }')
+    assert str(info.value) == (
+        "GraphQL mutation field 'addComment' is not on the allow-list (REST-first policy): "
+        "use POST /repos/{owner}/{repo}/issues/{issue_number}/comments"
+    )
+
+
+def test_viewer_may_only_be_asked_who_it_is() -> None:
+    with pytest.raises(GraphQLNotAllowed, match=r"'viewer\.repositories'.*GET /installation/repositories"):
+        check_graphql("{ viewer { login repositories(first: 10) { nodes { name } } } }")
+
+
+def test_comments_and_strings_do_not_confuse_the_check() -> None:
+    doc = '# repository { pullRequest }\nquery { viewer { login } rateLimit { cost } } # "}"'
+    assert check_graphql(doc).fields == ("viewer", "rateLimit")
+
+
+def test_fragments_and_subscriptions_are_refused() -> None:
+    with pytest.raises(GraphQLNotAllowed, match="fragments are not allowed"):
+        check_graphql("query { ...F } fragment F on Query { viewer { login } }")
+    with pytest.raises(GraphQLNotAllowed, match="subscriptions are not allowed"):
+        check_graphql("subscription { viewer { login } }")
+
+
+def test_an_unknown_top_level_field_without_a_rest_twin_points_at_rest_in_general() -> None:
+    with pytest.raises(GraphQLNotAllowed, match=r"'node' is not on the allow-list \(REST-first policy\): use the REST API$"):
+        check_graphql('{ node(id: "x") { id } }')

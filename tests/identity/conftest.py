@@ -1,0 +1,67 @@
+"""Shared fixtures: one RSA App key per session, a controllable clock, the respx GitHub fake."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import respx
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
+from pydantic import SecretStr
+
+from agents.identity.minter import InstallationMinter
+from tests.identity.fake_github import FakeGitHub
+
+API = "https://ghe.example.test/api/v3"
+START = datetime(2026, 11, 29, 14, 0, tzinfo=UTC)
+
+
+class Clock:
+    def __init__(self, start: datetime = START) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, delta: timedelta) -> None:
+        self.now += delta
+
+
+@pytest.fixture(scope="session")
+def app_key() -> RSAPrivateKey:
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+@pytest.fixture(scope="session")
+def app_pem(app_key: RSAPrivateKey) -> SecretStr:
+    pem = app_key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    return SecretStr(pem.decode("ascii"))
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def fake(app_key: RSAPrivateKey) -> Iterator[FakeGitHub]:
+    github = FakeGitHub(api_url=API, app_key=app_key, now=START)
+    with respx.mock(assert_all_called=False, assert_all_mocked=True) as router:
+        github.install(router)
+        yield github
+
+
+@pytest.fixture
+def minter(fake: FakeGitHub, app_pem: SecretStr, clock: Clock) -> Iterator[InstallationMinter]:
+    m = InstallationMinter(
+        api_url=API, app_id=1001, installation_id=2001, private_key=app_pem, clock=clock
+    )
+    yield m
+    m.close()

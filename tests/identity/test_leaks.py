@@ -1,0 +1,202 @@
+"""Plant a token, a PAT and a private key; run every path; find none of them anywhere."""
+
+from __future__ import annotations
+
+import json
+import logging
+import pickle
+from collections.abc import Iterator
+
+import pytest
+import respx
+from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
+from pydantic import SecretStr
+
+from agents.config import ConfigError
+from agents.envelope import (
+    DispatchEnvelope,
+    EnvelopeRejected,
+    EnvelopeSealer,
+    OpenedEnvelope,
+    RoleRefs,
+    SealedEnvelope,
+    SealRefused,
+    TaskRef,
+    generate_sealing_key,
+)
+from agents.identity import IdentityError, TokenScope
+from agents.identity.app_jwt import AppJwtSigner
+from agents.identity.minter import InstallationMinter
+from agents.identity.verify import IdentityVerifier
+from tests.identity.conftest import API, START, Clock
+from tests.identity.fake_github import FakeGitHub
+
+MARK = "PLANTEDleakCANARY"
+PAT = f"ghp_{MARK}maintainerPat0123456789"
+LOGGERS = ("", "agents", "httpx", "httpcore", "githubkit", "hishel")
+SCOPE = TokenScope(
+    repositories=("acme/widgets",), permissions={"pull_requests": "write", "contents": "read"}
+)
+
+
+def chain(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        item = todo.pop()
+        if item is None or id(item) in seen:
+            continue
+        seen.add(id(item))
+        yield item
+        todo += [item.__cause__, item.__context__]
+
+
+@pytest.fixture
+def debug_logs(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    for name in LOGGERS:
+        caplog.set_level(logging.DEBUG, logger=name)
+    return caplog
+
+
+def test_no_secret_appears_in_logs_errors_or_envelopes(
+    app_key: RSAPrivateKey,
+    app_pem: SecretStr,
+    debug_logs: pytest.LogCaptureFixture,
+) -> None:
+    pem_text = app_pem.get_secret_value()
+    key_lines = [line for line in pem_text.splitlines() if line and "-----" not in line]
+    jwts: list[str] = []
+    texts: list[str] = []
+    errors: list[BaseException] = []
+    log = logging.getLogger("agents.test_leaks")
+
+    def expect(kind: type[BaseException], call: object) -> None:
+        try:
+            call()  # type: ignore[operator]
+        except kind as exc:
+            errors.append(exc)
+            log.exception("refused: %s", exc)
+        else:
+            raise AssertionError(f"expected {kind.__name__}")
+
+    fake = FakeGitHub(api_url=API, app_key=app_key, now=START, token_padding=MARK + ".x" * 200)
+    clock = Clock()
+    with respx.mock(assert_all_called=False) as router:
+        fake.install(router)
+        minter = InstallationMinter(
+            api_url=API, app_id=1001, installation_id=2001, private_key=app_pem, clock=clock
+        )
+        jwts.append(AppJwtSigner(1001, app_pem, clock=clock).jwt().get_secret_value())
+        lease = minter.acquire(SCOPE, role="reviewer", holder="w1")
+        token = lease.token.get_secret_value()
+        log.debug("lease %r %s minter %r stats %r", lease, lease, minter, minter.stats)
+
+        sealer = EnvelopeSealer(generate_sealing_key())
+        env = DispatchEnvelope.issue(
+            run_id="run",
+            worker_id="w1",
+            task=TaskRef(kind="review_pr", repo="acme/widgets", number=1),
+            roles=RoleRefs(agent="reviewer"),
+            identity=lease.claim(),
+            now=START,
+        )
+        sealed = sealer.seal(env, lease.token, "octo-maintainer")
+        opened = sealer.open(sealed, now=START)
+        log.info("sealed %r opened %r %s", sealed, opened, opened)
+
+        verifier = IdentityVerifier(API, "octo-maintainer")
+        verified = verifier.verify(opened, now=START)
+        log.info("verified %r", verified)
+
+        # Error paths, each logged with its traceback.
+        fake.viewer_login_override = "octo-maintainer"
+        verifier.forget(lease.fingerprint)
+        expect(IdentityError, lambda: verifier.verify(opened, now=START))
+        expect(
+            IdentityError,
+            lambda: verifier.verify(
+                OpenedEnvelope(envelope=env, credential=SecretStr(PAT)), now=START
+            ),
+        )
+        fake.extra_permissions = {"administration": "write"}
+        expect(
+            IdentityError,
+            lambda: minter.acquire(
+                TokenScope(repositories=("acme/gadgets",), permissions={"issues": "write"}),
+                role="r",
+                holder="w2",
+            ),
+        )
+        expect(
+            IdentityError,
+            lambda: minter.acquire(
+                TokenScope(repositories=("acme/widgets",), permissions={"pull_request": "write"}),
+                role="r",
+                holder="w3",
+            ),
+        )
+        expect(SealRefused, lambda: sealer.seal(env, SecretStr(PAT), "octo-maintainer"))
+        tampered = SealedEnvelope.model_validate(
+            {**sealed.model_dump(), "signature": sealed.signature[::-1]}
+        )
+        expect(EnvelopeRejected, lambda: sealer.open(tampered, now=START))
+        expect(ConfigError, lambda: AppJwtSigner(1001, SecretStr(pem_text[: len(pem_text) // 2])))
+        expect(ConfigError, lambda: EnvelopeSealer(SecretStr(PAT)))
+        unreachable = IdentityVerifier("https://unmocked.example.test", "octo-maintainer")
+        expect(IdentityError, lambda: unreachable.verify(opened, now=START))
+        minter.close()
+
+    texts += [debug_logs.text]
+    formatter = logging.Formatter("%(message)s")
+    texts += [formatter.format(record) for record in debug_logs.records]
+    texts += [str(record.args) for record in debug_logs.records]
+    for exc in errors:
+        for item in chain(exc):
+            texts += [str(item), repr(item), repr(item.args)]
+    texts += [
+        repr(sealed),
+        str(sealed),
+        str(sealed.model_dump()),
+        sealed.model_dump_json(),
+        json.dumps(sealed.model_dump(mode="json")),
+        pickle.dumps(sealed).decode("latin-1"),
+        repr(lease),
+        str(lease),
+        repr(lease.claim()),
+        lease.claim().model_dump_json(),
+        repr(opened),
+        repr(verified),
+        verified.model_dump_json(),
+        repr(minter),
+        repr(sealer),
+    ]
+    assert debug_logs.records, "nothing was logged: the scan would prove nothing"
+    assert len(errors) == 9
+    secrets = [token, token[:24], PAT, MARK, *jwts, *key_lines]
+    for text in texts:
+        for secret in secrets:
+            assert secret not in text, f"secret fragment found in: {text[:120]!r}"
+    with pytest.raises(TypeError):
+        pickle.dumps(lease)
+
+
+def test_prefect_serialises_a_sealed_envelope_without_the_token() -> None:
+    serializers = pytest.importorskip("prefect.serializers")
+    token = f"ghs_{MARK}.dotted.token"
+    from agents.identity import IdentityClaim
+
+    env = DispatchEnvelope.issue(
+        run_id="run",
+        worker_id="w1",
+        task=TaskRef(kind="review_pr", repo="acme/widgets", number=1),
+        roles=RoleRefs(agent="reviewer"),
+        identity=IdentityClaim(name="default", kind="app", expected_login="swarm-reviewer[bot]"),
+        now=START,
+    )
+    sealer = EnvelopeSealer(generate_sealing_key())
+    sealed = sealer.seal(env, SecretStr(token), "octo-maintainer")
+    for serializer in (serializers.JSONSerializer(), serializers.PickleSerializer()):
+        blob = serializer.dumps(sealed)
+        assert MARK.encode() not in blob
+        again = serializer.loads(blob)
+        assert sealer.open(again, now=START).credential == SecretStr(token)

@@ -1,0 +1,225 @@
+"""The real anthropic SDK (AsyncAnthropic over httpx2) against the scripted model."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from agents.llm.client import LLMAuthError, LLMClient, LLMOverloaded, LLMRequestError
+from agents.llm.request import build_request
+from agents.llm.turn import ToolResult, TurnContext, assistant_message, user_message
+from agents.llm.usage import is_cache_miss
+from agents.roles import RoleChain
+from sandbox.model import ScriptedModel, ScriptedServer
+from tests.llm.harness import T0, FakeRepo, build_prefix
+
+KEY = "sk-ant-api03-SECRETSECRETSECRET-do-not-leak"
+CONTRIBUTING = "Please add tests for every change. " * 60
+TASK = "Review pull request acme/app#7"
+
+
+class Sleeps:
+    def __init__(self) -> None:
+        self.calls: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.calls.append(seconds)
+
+
+def _client(model: ScriptedModel, **kwargs: Any) -> LLMClient:
+    return LLMClient(api_key=KEY, http_client=model.async_client(), **kwargs)
+
+
+def _first_request(roles: dict[str, Any]) -> dict[str, Any]:
+    prefix = build_prefix(roles["reviewer"], context=CONTRIBUTING)
+    messages = [user_message(TurnContext(TASK, {"turns": 10}, T0, 1))]
+    return build_request(
+        prefix, RoleChain(roles["reviewer"]), messages, model="claude-sonnet-4-6", max_tokens=512
+    )
+
+
+def test_tool_use_round_trip_through_the_sdk(roles):
+    model = ScriptedModel()
+    request = _first_request(roles)
+
+    async def go() -> tuple[Any, Any]:
+        client = _client(model)
+        first = await client.create(request)
+        tool = first.tool_uses[0]
+        result = FakeRepo().execute(tool["name"], tool["input"])
+        messages = [
+            *request["messages"],
+            assistant_message(first.content),
+            user_message(
+                TurnContext(TASK, {"turns": 9}, T0, 2),
+                tool_results=[ToolResult(tool["id"], result)],
+            ),
+        ]
+        for m in messages:  # the history as stored: without the per-request breakpoint
+            for b in m["content"]:
+                b.pop("cache_control", None)
+        prefix = build_prefix(roles["reviewer"], context=CONTRIBUTING)
+        second = await client.create(
+            build_request(
+                prefix,
+                RoleChain(roles["reviewer"]),
+                messages,
+                model="claude-sonnet-4-6",
+                max_tokens=512,
+            )
+        )
+        await client.aclose()
+        return first, second
+
+    first, second = asyncio.run(go())
+    assert first.stop_reason == "tool_use"
+    assert first.tool_uses[0]["name"] == "get_pull"
+    assert first.tool_uses[0]["input"] == {"repo": "acme/app", "number": 7}
+    assert first.request_id == "req_scripted_000001"
+    assert second.tool_uses[0]["name"] == "list_pull_files"
+    assert second.tool_uses[0]["input"] == {"repo": "acme/app", "number": 7, "page": 1}
+
+
+def test_repeated_prefix_is_read_from_the_cache(roles):
+    model = ScriptedModel()
+    request = _first_request(roles)
+
+    async def go() -> list[Any]:
+        client = _client(model)
+        return [await client.create(request) for _ in range(2)]
+
+    first, second = asyncio.run(go())
+    total = first.usage.total_input_tokens
+    assert first.usage.cache_creation_input_tokens == total
+    assert first.usage.cache_read_input_tokens == 0
+    assert second.usage.cache_read_input_tokens == total
+    assert second.usage.cache_creation_input_tokens == 0
+    assert not is_cache_miss(second.usage, total)
+
+
+def test_overload_then_success_is_retried_by_the_sdk(roles):
+    model = ScriptedModel()
+    model.fail_next(times=2, status=529)
+    sleeps = Sleeps()
+
+    async def go() -> Any:
+        return await _client(model, sleep=sleeps).create(_first_request(roles))
+
+    result = asyncio.run(go())
+    assert result.stop_reason == "tool_use"
+    assert result.attempts == 1 and sleeps.calls == []  # the SDK's own two retries sufficed
+
+
+def test_overload_beyond_sdk_retries_is_retried_by_us_with_backoff(roles):
+    model = ScriptedModel()
+    model.fail_next(times=4, status=529, retry_after_ms=None)
+    sleeps = Sleeps()
+
+    async def go() -> Any:
+        client = _client(model, sdk_max_retries=1, outer_retries=2, sleep=sleeps)
+        return await client.create(_first_request(roles))
+
+    # SDK retries are real (tiny) sleeps; ours are recorded.
+    result = asyncio.run(go())
+    assert result.attempts == 3
+    assert sleeps.calls == [2.0, 4.0]
+
+
+def test_overload_exhausted_raises_a_clear_error_without_the_key(roles):
+    model = ScriptedModel()
+    model.fail_next(times=50, status=529)
+    sleeps = Sleeps()
+
+    async def go() -> Any:
+        client = _client(model, sdk_max_retries=2, outer_retries=2, sleep=sleeps)
+        return await client.create(_first_request(roles))
+
+    with pytest.raises(LLMOverloaded) as err:
+        asyncio.run(go())
+    message = str(err.value)
+    assert message.startswith(
+        "the model provider is overloaded (HTTP 529 overloaded_error) and still failing after "
+        "9 tries over "
+    )
+    assert message.endswith("s; try again later or run fewer workers at once")
+    assert KEY not in message and KEY not in repr(err.value)
+    assert err.value.__cause__ is None and err.value.__suppress_context__
+    assert len(sleeps.calls) == 2
+
+
+def test_rate_limit_exhausted_is_reported_as_overload_too(roles):
+    model = ScriptedModel()
+    model.fail_next(times=50, status=429)
+
+    async def go() -> Any:
+        client = _client(model, sdk_max_retries=0, outer_retries=0)
+        return await client.create(_first_request(roles))
+
+    with pytest.raises(LLMOverloaded, match=r"is rate-limiting us \(HTTP 429 rate_limit_error\)"):
+        asyncio.run(go())
+
+
+def test_bad_request_names_the_provider_reason(roles):
+    model = ScriptedModel()
+    request = _first_request(roles)
+    request["messages"] = [{"role": "assistant", "content": "hi"}]
+
+    async def go() -> Any:
+        return await _client(model).create(request)
+
+    with pytest.raises(LLMRequestError) as err:
+        asyncio.run(go())
+    assert str(err.value) == (
+        "the Anthropic API refused the request (HTTP 400): "
+        "messages.0.role: the first message must use the 'user' role"
+    )
+
+
+def test_missing_api_key_is_a_clear_error(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(LLMAuthError, match="no Anthropic API key: set ANTHROPIC_API_KEY"):
+        LLMClient()
+
+
+def test_client_repr_hides_the_key():
+    client = LLMClient(api_key=KEY, base_url="http://127.0.0.1:9")
+    assert KEY not in repr(client)
+
+
+def test_loopback_server_reached_through_anthropic_base_url(roles, monkeypatch):
+    model = ScriptedModel()
+    with ScriptedServer(model) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+
+        async def go() -> Any:
+            client = LLMClient()
+            try:
+                return await client.create(_first_request(roles))
+            finally:
+                await client.aclose()
+
+        result = asyncio.run(go())
+    assert result.tool_uses[0]["name"] == "get_pull"
+    assert len(model.requests) == 1
+
+
+@pytest.mark.live
+def test_live_api_answers_a_tiny_prompt(roles):
+    async def go() -> Any:
+        client = LLMClient()
+        try:
+            return await client.create(
+                {
+                    "model": "claude-haiku-4-5",
+                    "max_tokens": 16,
+                    "messages": [{"role": "user", "content": "Say OK."}],
+                }
+            )
+        finally:
+            await client.aclose()
+
+    result = asyncio.run(go())
+    assert result.usage.output_tokens > 0

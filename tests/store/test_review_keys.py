@@ -1,0 +1,39 @@
+"""Review idempotency keys: one claim wins, even under concurrency."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+from agents.store import Store, review_key
+
+
+def test_key_format_names_repo_pr_sha_and_role() -> None:
+    assert review_key("octo/demo", 7, "abc123", "reviewer") == "octo/demo#7@abc123:reviewer"
+
+
+def test_only_one_of_many_concurrent_claims_wins(store: Store, worker: str) -> None:
+    key = review_key("octo/demo", 7, "abc123", "reviewer")
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda _: store.claim_review_key(key, worker), range(16)))
+    assert results.count(True) == 1
+    record = store.get_review_key(key)
+    assert record is not None and record.state == "claimed" and record.worker_id == worker
+
+
+def test_posted_key_records_the_review_and_stays_claimed(store: Store, worker: str) -> None:
+    key = review_key("octo/demo", 8, "def", "reviewer")
+    assert store.claim_review_key(key, worker)
+    store.mark_review_posted(key, 991, "https://github.test/octo/demo/pull/8#review-991")
+    record = store.get_review_key(key)
+    assert record is not None
+    assert (record.state, record.review_id) == ("posted", 991)
+    assert store.claim_review_key(key, worker) is False
+    assert store.release_review_key(key, worker) is False  # posted claims cannot be released
+
+
+def test_released_claim_can_be_claimed_again(store: Store, worker: str) -> None:
+    key = review_key("octo/demo", 9, "fff", "reviewer")
+    assert store.claim_review_key(key, worker)
+    assert store.release_review_key(key, worker)
+    assert store.get_review_key(key) is None
+    assert store.claim_review_key(key, worker)

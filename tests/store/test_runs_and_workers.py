@@ -1,0 +1,103 @@
+"""Runs and workers: lifecycle, validation messages and crash recovery of stale workers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import timedelta
+
+import pytest
+
+from agents.redact import fingerprint
+from agents.store import Store, StoreError, UnknownRunError, UnknownWorkerError
+from agents.store.base import utcnow
+
+
+def test_run_lifecycle_is_listed_newest_first(store: Store) -> None:
+    first = store.create_run("schedule", prefect_flow_run_id="fr-1")
+    second = store.create_run("manual", run_id="run-custom")
+    store.finish_run(first, "succeeded", totals={"workers": 2, "cost": 0.5})
+    runs = store.list_runs()
+    assert [r.id for r in runs] == [second, first]
+    done = store.get_run(first)
+    assert done.status == "succeeded" and done.finished_at is not None
+    assert done.totals == {"workers": 2, "cost": 0.5}
+    assert done.prefect_flow_run_id == "fr-1"
+    assert store.list_runs(status="running")[0].id == "run-custom"
+
+
+def test_worker_records_identity_envelope_and_fingerprint_never_the_token(store: Store) -> None:
+    run_id = store.create_run("manual")
+    token = "ghs_" + "a" * 36
+    worker_id = store.create_worker(
+        run_id,
+        role_chain=["base", "reviewer"],
+        task={"repo": "octo/demo", "pr": 3, "note": f"uses {token}"},
+        identity_login="swarm-bot[bot]",
+        envelope_id="env-1",
+        envelope_hash="sha256:abcd",
+        token_fingerprint=fingerprint(token),
+    )
+    w = store.get_worker(worker_id)
+    assert w.role_chain == ["base", "reviewer"]
+    assert w.token_fingerprint == fingerprint(token)
+    assert w.task["note"] == "uses [REDACTED:github-token]"
+    assert w.status == "pending" and w.pid == os.getpid()
+    store.update_worker(worker_id, status="running", budgets_used={"tokens": 10})
+    store.finish_worker(worker_id, "blocked", blocked_reason="BLOCKED: identity mismatch")
+    w = store.get_worker(worker_id)
+    assert (w.status, w.blocked_reason) == ("blocked", "BLOCKED: identity mismatch")
+    assert w.budgets_used == {"tokens": 10} and w.finished_at is not None
+    assert [x.id for x in store.list_workers(run_id)] == [worker_id]
+
+
+def test_bad_status_and_ids_are_refused_with_clear_messages(store: Store, worker: str) -> None:
+    with pytest.raises(StoreError) as err:
+        store.update_worker(worker, status="done")
+    assert str(err.value) == (
+        "worker status 'done' is not one of: pending, running, succeeded, failed, blocked, "
+        "budget_exhausted, cancelled"
+    )
+    with pytest.raises(StoreError) as err:
+        store.finish_worker(worker, "running")
+    assert str(err.value) == "finish_worker needs a final status, not 'running'"
+    with pytest.raises(StoreError) as err:
+        store.create_run("x", run_id="has space")
+    assert str(err.value) == (
+        "run id 'has space' is not a valid id: use 1-64 characters from A-Z a-z 0-9 _ . : -"
+    )
+    with pytest.raises(UnknownRunError, match="no run with id 'nope'"):
+        store.create_worker("nope", role_chain=["reviewer"])
+    with pytest.raises(UnknownWorkerError, match="no worker with id 'nope'"):
+        store.finish_worker("nope", "failed")
+
+
+def test_worker_with_old_heartbeat_is_marked_failed_with_a_status_event(store: Store) -> None:
+    run_id = store.create_run("manual")
+    stale = store.create_worker(run_id, role_chain=["reviewer"], status="running")
+    fresh = store.create_worker(run_id, role_chain=["reviewer"], status="running")
+    store.append_event(stale, "user_turn", "begin")
+    later = utcnow() + timedelta(minutes=10)
+    store.heartbeat(fresh)
+    failed = store.mark_stale_workers_failed(timedelta(minutes=5), now=later)
+    assert stale in failed and fresh in failed  # both heartbeats are 10 minutes old by then
+    assert store.mark_stale_workers_failed(timedelta(minutes=5), now=utcnow()) == []
+    w = store.get_worker(stale)
+    assert w.status == "failed" and (w.blocked_reason or "").startswith("stale: no heartbeat")
+    events = store.get_transcript(stale)
+    assert [e.kind for e in events] == ["user_turn", "status"]
+    assert events[-1].content["status"] == "failed"
+
+
+def test_worker_whose_process_is_gone_is_marked_failed_at_once(store: Store) -> None:
+    run_id = store.create_run("manual")
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    dead = store.create_worker(run_id, role_chain=["reviewer"], status="running", pid=child.pid)
+    alive = store.create_worker(run_id, role_chain=["reviewer"], status="running")
+    assert store.mark_stale_workers_failed(timedelta(hours=1)) == [dead]
+    assert store.get_worker(dead).blocked_reason == (
+        f"stale: process {child.pid} on {store.get_worker(dead).host} is gone"
+    )
+    assert store.get_worker(alive).status == "running"

@@ -1,0 +1,145 @@
+"""The ``swarm`` CLI: help that reads well, config errors as one line and exit 2, role checks."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from flows.cli import app
+
+runner = CliRunner()
+
+COMMANDS = [
+    [],
+    ["demo"],
+    ["run"],
+    ["serve"],
+    ["verify"],
+    ["exec"],
+    ["runs"],
+    ["transcript"],
+    ["limits"],
+    ["audit"],
+    ["memory"],
+    ["memory", "list"],
+    ["memory", "add"],
+    ["memory", "edit"],
+    ["memory", "rm"],
+    ["roles", "check"],
+    ["sandbox", "serve"],
+    ["store", "prune"],
+]
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _clean_swarm_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Each test starts with no SWARM_* settings and an empty data dir."""
+    import os
+
+    for key in list(os.environ):
+        if key.startswith("SWARM_"):
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("SWARM_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("SWARM_ROLES_DIR", str(ROOT / "roles"))
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "swarm")
+def test_every_command_has_help(command: list[str]) -> None:
+    result = runner.invoke(app, [*command, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Usage: swarm" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_top_level_help_lists_the_commands_people_need() -> None:
+    result = runner.invoke(app, ["--help"])
+    for name in ("demo", "run", "serve", "verify", "exec", "runs", "transcript", "memory"):
+        assert name in result.output
+
+
+def test_help_does_not_import_prefect_or_the_sdks() -> None:
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from flows.cli import app\n"
+        "CliRunner().invoke(app, ['--help'])\n"
+        "CliRunner().invoke(app, ['run', '--help'])\n"
+        "heavy = [m for m in ('prefect', 'anthropic', 'githubkit') if m in sys.modules]\n"
+        "print(','.join(heavy))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert out.stdout.strip() == ""
+
+
+def test_a_bad_setting_is_one_clear_line_and_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SWARM_GITHUB_API_URL", "ftp://example.com")
+    result = runner.invoke(app, ["run", "--repo", "acme/widgets"])
+    assert result.exit_code == 2
+    assert result.output.strip() == (
+        "configuration error: invalid configuration:\n"
+        "  SWARM_GITHUB_API_URL: must start with http:// or https://"
+    )
+
+
+def test_run_without_repositories_says_how_to_give_them() -> None:
+    result = runner.invoke(app, ["run"])
+    assert result.exit_code == 2
+    assert result.output.strip() == (
+        "configuration error: no repositories to work on: pass --repo OWNER/NAME or set "
+        "SWARM_REPOS"
+    )
+
+
+def test_an_incomplete_app_identity_names_the_missing_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SWARM_APP_ID", "1001")
+    result = runner.invoke(app, ["verify"])
+    assert result.exit_code == 2
+    assert "SWARM_APP_PRIVATE_KEY_FILE, SWARM_APP_INSTALLATION_ID" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_bad_duration_names_the_option() -> None:
+    result = runner.invoke(app, ["store", "prune", "--older-than", "soon"])
+    assert result.exit_code == 2
+    assert result.output.strip() == (
+        "configuration error: --older-than: 'soon' is not a duration like 30d, 12h or 45m"
+    )
+
+
+def test_roles_check_lists_each_shipped_role() -> None:
+    result = runner.invoke(app, ["roles", "check"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "all valid" in result.output
+    for role in ("reviewer", "security-reviewer", "triager", "summarizer"):
+        assert role in result.output
+
+
+def test_roles_check_reports_a_broken_role_with_file_and_line(tmp_path: Path) -> None:
+    (tmp_path / "reviewer.yaml").write_text(
+        (ROOT / "roles" / "reviewer.yaml")
+        .read_text()
+        .replace("  contents: read", "  contents: write"),
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["roles", "check", "--dir", str(tmp_path)], terminal_width=200)
+    assert result.exit_code == 2
+    assert result.output.startswith("error: ")
+    assert "reviewer.yaml" in result.output
+    assert "contents" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_exec_without_a_program_says_what_to_do() -> None:
+    result = runner.invoke(app, ["exec", "--role", "reviewer", "--repo", "acme/widgets"])
+    assert result.exit_code == 2
+    assert "give the program to run after --" in result.output
