@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 
 SCRIPTED = "scripted"
 # What the scripted model is billed as, so cost figures read like a real run's.
-SCRIPTED_BILLING_MODEL = "claude-sonnet-4-5"
-DEFAULT_LIVE_MODEL = "claude-sonnet-4-5"
+SCRIPTED_BILLING_MODEL = "claude-sonnet-4-6"
+DEFAULT_LIVE_MODEL = "claude-sonnet-4-6"
 
 
 @dataclass

@@ -21,13 +21,19 @@ from agents.github.requests import RequestSpec
 HEADERLESS_UNLIMITED_AFTER = 3
 
 
+# Epoch seconds as floats resolve to ~2e-7 s; comparisons allow for that.
+_EPS = 1e-6
+
+
 @dataclass(slots=True)
 class BucketState:
     limit: int | None = None
     remaining: int | None = None
     used: int | None = None
     reset: float | None = None
-    next_at: float = 0.0  # paced schedule: when the next read is due
+    # Pacing token bucket for reads: refills at (spendable budget / time to reset).
+    pace_tokens: float | None = None
+    pace_at: float = 0.0
     headerless: int = 0
 
 
@@ -101,7 +107,7 @@ def _gcra(tat: float, now: float, cost: int, cap: int, window: float, frac: floa
     interval = window / (cap - burst) if cap > burst else window / cap
     horizon = burst * interval
     new_tat = max(tat, now) + cost * interval
-    if new_tat - now <= horizon + 1e-9:
+    if new_tat - now <= horizon + _EPS:
         return new_tat
     return -(new_tat - horizon)
 
@@ -170,7 +176,7 @@ def decide(
     bucket = state.buckets.get(spec.resource)
     if bucket is None:
         bucket = state.buckets[spec.resource] = BucketState()
-    next_at = bucket.next_at
+    pace_tokens: float | None = None  # set when this read draws on the pacing bucket
     if spec.primary_cost > 0:
         if bucket.remaining is None or bucket.reset is None or bucket.limit is None:
             if bucket.headerless < HEADERLESS_UNLIMITED_AFTER and any(
@@ -196,14 +202,24 @@ def decide(
                 reason = f"{spec.resource} budget spent until the reset"
                 return Decision(False, until, reason, paused=True)
             if not spec.is_write:
+                # The refill rate only rises while a read waits (less time, same budget), so
+                # the computed wait is never too short to be worth it.
                 time_left = bucket.reset - lim.pace_margin - now
-                interval = time_left / (estimate - reserve) if time_left > 0 else 0.0
-                if next_at - now > lim.pace_burst * interval + 1e-9:
-                    return Decision(False, next_at - lim.pace_burst * interval, "pacing")
-                next_at = max(next_at, now) + spec.primary_cost * interval
+                cap = max(lim.pace_burst, float(spec.primary_cost))
+                if time_left > 0:
+                    rate = (estimate - reserve) / time_left
+                    held = cap if bucket.pace_tokens is None else bucket.pace_tokens
+                    tokens = min(cap, held + max(0.0, now - bucket.pace_at) * rate)
+                    if tokens + _EPS < spec.primary_cost:
+                        return Decision(False, now + (spec.primary_cost - tokens) / rate, "pacing")
+                    pace_tokens = tokens - spec.primary_cost
+                else:
+                    pace_tokens = cap
 
     # Every check passed: commit.
-    bucket.next_at = next_at
+    if pace_tokens is not None:
+        bucket.pace_tokens = pace_tokens
+        bucket.pace_at = now
     if spec.resource == "graphql":
         state.graphql_tat = points_tat
     else:

@@ -32,6 +32,7 @@ from agents.github.snapshot import IdentitySnapshot, build_snapshot
 
 T = TypeVar("T")
 LaneKey = tuple[str, bool]
+_MIN_SLEEP = 1e-4
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +222,9 @@ class IdentityThrottle:
         if due is None:
             await waker
             return
-        sleeper = asyncio.ensure_future(self.clock.sleep(due - self.clock.now()))
+        # A floor on the sleep keeps a wait that is due "now" from spinning without time passing.
+        delay = max(due - self.clock.now(), _MIN_SLEEP)
+        sleeper = asyncio.ensure_future(self.clock.sleep(delay))
         _done, pending = await asyncio.wait({waker, sleeper}, return_when=asyncio.FIRST_COMPLETED)
         for task in pending:
             task.cancel()

@@ -57,6 +57,21 @@ def graphql_url(api_url: str) -> str:
     return ghes if count else f"{base}/graphql"
 
 
+class _KeepOpen(httpx.BaseTransport):
+    """githubkit builds and closes an httpx client per call, and closing a client closes its
+    transport: that would tear the shared pool down under concurrent callers. Only
+    :meth:`IdentityHttp.close` closes the real one."""
+
+    def __init__(self, inner: httpx.BaseTransport) -> None:
+        self._inner = inner
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        return self._inner.handle_request(request)
+
+    def close(self) -> None:
+        """Deliberately nothing."""
+
+
 class IdentityHttp:
     """Raw REST/GraphQL calls for the identity layer, with the credential passed per call."""
 
@@ -76,7 +91,7 @@ class IdentityHttp:
             user_agent=USER_AGENT,
             timeout=timeout,
             trust_env=False,
-            transport=self._transport,
+            transport=_KeepOpen(self._transport),
             cache_strategy=MemCacheStrategy(),
             http_cache=False,
             auto_retry=False,

@@ -75,6 +75,7 @@ class InstallationMinter:
         self._http = IdentityHttp(self.api_url, timeout=timeout, transport=transport)
         self._bot_login = bot_login
         self._lock = threading.Lock()
+        self._login_lock = threading.Lock()
         self._key_locks: dict[_CacheKey, threading.Lock] = {}
         self._current: dict[_CacheKey, _Minted] = {}
         self._by_fingerprint: dict[str, _Minted] = {}
@@ -112,16 +113,17 @@ class InstallationMinter:
 
     def bot_login(self) -> str:
         """``<slug>[bot]`` from ``GET /app`` (once), unless the identity configures its login."""
-        if self._bot_login is None:
-            reply = self._http.call("GET", "/app", authorization=bearer(self._signer.jwt()))
-            slug = reply.body.get("slug") if isinstance(reply.body, dict) else None
-            if not reply.ok or not isinstance(slug, str) or not slug:
-                raise MintRefused(
-                    f"identity {self.name!r}: GET /app did not return the App's slug "
-                    f"({reply.github_message()}); check the App id and private key"
-                )
-            self._bot_login = f"{slug}[bot]"
-        return self._bot_login
+        with self._login_lock:
+            if self._bot_login is None:
+                reply = self._http.call("GET", "/app", authorization=bearer(self._signer.jwt()))
+                slug = reply.body.get("slug") if isinstance(reply.body, dict) else None
+                if not reply.ok or not isinstance(slug, str) or not slug:
+                    raise MintRefused(
+                        f"identity {self.name!r}: GET /app did not return the App's slug "
+                        f"({reply.github_message()}); check the App id and private key"
+                    )
+                self._bot_login = f"{slug}[bot]"
+            return self._bot_login
 
     # -- leases --------------------------------------------------------------------------------
 

@@ -116,20 +116,10 @@ class IdentityVerifier:
         self, claim: IdentityClaim, credential: SecretStr, now: datetime
     ) -> VerifiedIdentity:
         maintainer = self.maintainer_login.lower()
-        if claim.expected_login.lower() == maintainer:
-            raise IdentityBlocked.mismatch(
-                f"the envelope names the maintainer {claim.expected_login}; swarm never acts "
-                "as the maintainer"
-            )
-        _check_kind(claim, credential)
-        ceiling = check_permissions(claim.permissions, f"identity {claim.name!r}")
-        if ceiling:
-            raise IdentityBlocked.mismatch("; ".join(ceiling))
+        permissions = check_offline(claim, credential, self.maintainer_login, now)
         if claim.kind == "app":
-            permissions = _check_mint_record(claim, credential, now)
             login = self._viewer_login(credential)
         else:
-            permissions = dict(claim.permissions)
             login = self._user_login(credential)
         if login.lower() == maintainer:
             raise IdentityBlocked.mismatch(f"login is the maintainer {login}")
@@ -213,6 +203,26 @@ class IdentityVerifier:
             return self._http.call(method, url, authorization=token_auth(credential), json=json)
         except GitHubUnreachable as exc:
             raise IdentityBlocked.mismatch(f"could not verify: {exc}") from None
+
+
+def check_offline(
+    claim: IdentityClaim, credential: SecretStr, maintainer_login: str, now: datetime
+) -> dict[str, str]:
+    """Everything provable without GitHub: not the maintainer, right token kind, within the
+    ceiling, and (Apps) the credential is the minted token and its grant fits the envelope.
+    Returns the permissions the token is known to hold."""
+    if claim.expected_login.lower() == maintainer_login.lower():
+        raise IdentityBlocked.mismatch(
+            f"the envelope names the maintainer {claim.expected_login}; swarm never acts "
+            "as the maintainer"
+        )
+    _check_kind(claim, credential)
+    ceiling = check_permissions(claim.permissions, f"identity {claim.name!r}")
+    if ceiling:
+        raise IdentityBlocked.mismatch("; ".join(ceiling))
+    if claim.kind == "app":
+        return _check_mint_record(claim, credential, now)
+    return dict(claim.permissions)
 
 
 def _check_kind(claim: IdentityClaim, credential: SecretStr) -> None:

@@ -42,15 +42,22 @@ def _texts(content: Any) -> list[str]:
 
 
 def check_messages(messages: Sequence[Mapping[str, Any]], role_texts: Sequence[str]) -> None:
-    """Refuse histories that put role text in a user/assistant turn or break turn order."""
+    """Refuse histories that put role text in a user/assistant turn or start badly.
+
+    Consecutive turns of one role are allowed (the provider merges them): resuming after
+    ``pause_turn`` sends the paused assistant turn back as the last message.
+    """
     if not messages:
         raise PromptAssemblyError("messages is empty: the first turn must be a user message")
-    expected = "user"
     for index, message in enumerate(messages):
         role = message.get("role")
-        if role != expected:
-            raise PromptAssemblyError(f"messages[{index}] has role {role!r}, expected {expected!r}")
-        expected = "assistant" if expected == "user" else "user"
+        if role not in ("user", "assistant"):
+            raise PromptAssemblyError(
+                f"messages[{index}] has role {role!r}: only user and assistant turns belong "
+                "in messages (system text goes in the system prompt)"
+            )
+        if index == 0 and role != "user":
+            raise PromptAssemblyError("messages[0] must be a user message")
         for text in _texts(message.get("content")):
             for role_text in role_texts:
                 if role_text and role_text in text:

@@ -42,6 +42,20 @@ class UTCDateTime(sa.TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
+class Clipped(sa.TypeDecorator[str]):
+    """A bounded string that is cut to fit rather than refused: PostgreSQL rejects an
+    over-long value where SQLite would keep it, and the store must behave the same on both."""
+
+    impl = sa.String
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: sa.Dialect) -> str | None:
+        limit = self.impl_instance.length
+        if value is None or limit is None or len(value) <= limit:
+            return value
+        return value[: limit - 1] + "…"
+
+
 JSONType: sa.types.TypeEngine[Any] = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
 BigID: sa.types.TypeEngine[int] = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
@@ -58,8 +72,8 @@ swarm_runs = sa.Table(
     "swarm_runs",
     metadata,
     _id(),
-    sa.Column("trigger", sa.String(200), nullable=False),
-    sa.Column("prefect_flow_run_id", sa.String(64)),
+    sa.Column("trigger", Clipped(200), nullable=False),
+    sa.Column("prefect_flow_run_id", Clipped(64)),
     sa.Column("status", sa.String(32), nullable=False),
     _at("started_at"),
     _at("finished_at", nullable=True),
@@ -72,10 +86,10 @@ workers = sa.Table(
     _id(),
     sa.Column("run_id", sa.String(64), sa.ForeignKey("swarm_runs.id"), nullable=False, index=True),
     sa.Column("role_chain", JSONType, nullable=False),
-    sa.Column("identity_login", sa.String(200)),
-    sa.Column("envelope_id", sa.String(100)),
-    sa.Column("envelope_hash", sa.String(100)),
-    sa.Column("token_fingerprint", sa.String(100)),
+    sa.Column("identity_login", Clipped(200)),
+    sa.Column("envelope_id", Clipped(100)),
+    sa.Column("envelope_hash", Clipped(100)),
+    sa.Column("token_fingerprint", Clipped(100)),
     sa.Column("task", JSONType, nullable=False),
     sa.Column("status", sa.String(32), nullable=False, index=True),
     sa.Column("blocked_reason", sa.Text),
@@ -85,7 +99,7 @@ workers = sa.Table(
     sa.Column("last_seq", sa.Integer, nullable=False, server_default="0"),
     _at("heartbeat_at", nullable=True),
     sa.Column("pid", sa.Integer),
-    sa.Column("host", sa.String(255)),
+    sa.Column("host", Clipped(255)),
     _at("started_at"),
     _at("finished_at", nullable=True),
 )
@@ -121,8 +135,8 @@ llm_calls = sa.Table(
     metadata,
     sa.Column("id", BigID, primary_key=True, autoincrement=True),
     sa.Column("worker_id", sa.String(64), sa.ForeignKey("workers.id"), index=True),
-    sa.Column("model", sa.String(100), nullable=False),
-    sa.Column("prefix_hash", sa.String(100)),
+    sa.Column("model", Clipped(100), nullable=False),
+    sa.Column("prefix_hash", Clipped(100)),
     sa.Column("role_chain", JSONType, nullable=False),
     sa.Column("input_tokens", sa.Integer, nullable=False),
     sa.Column("cache_read_tokens", sa.Integer, nullable=False),
@@ -130,7 +144,7 @@ llm_calls = sa.Table(
     sa.Column("output_tokens", sa.Integer, nullable=False),
     sa.Column("cost", sa.Float, nullable=False),
     sa.Column("latency_ms", sa.Integer, nullable=False),
-    sa.Column("stop_reason", sa.String(64)),
+    sa.Column("stop_reason", Clipped(64)),
     sa.Column("cache_miss", sa.Boolean, nullable=False),
     _at(),
     sa.Index(None, "at"),
@@ -140,14 +154,14 @@ github_calls = sa.Table(
     "github_calls",
     metadata,
     sa.Column("id", BigID, primary_key=True, autoincrement=True),
-    sa.Column("identity", sa.String(200), nullable=False),
+    sa.Column("identity", Clipped(200), nullable=False),
     sa.Column("worker_id", sa.String(64)),
     sa.Column("method", sa.String(10), nullable=False),
-    sa.Column("route", sa.String(300), nullable=False),
-    sa.Column("target", sa.String(500)),
+    sa.Column("route", Clipped(300), nullable=False),
+    sa.Column("target", Clipped(500)),
     sa.Column("status", sa.Integer),
     sa.Column("ratelimit_remaining", sa.Integer),
-    sa.Column("resource", sa.String(50)),
+    sa.Column("resource", Clipped(50)),
     sa.Column("latency_ms", sa.Integer),
     _at(),
     sa.Index(None, "at"),
@@ -158,11 +172,11 @@ audit_log = sa.Table(
     "audit_log",
     metadata,
     sa.Column("id", BigID, primary_key=True, autoincrement=True),
-    sa.Column("identity", sa.String(200), nullable=False),
+    sa.Column("identity", Clipped(200), nullable=False),
     sa.Column("worker_id", sa.String(64)),
     sa.Column("method", sa.String(10), nullable=False),
-    sa.Column("route", sa.String(300), nullable=False),
-    sa.Column("target", sa.String(500)),
+    sa.Column("route", Clipped(300), nullable=False),
+    sa.Column("target", Clipped(500)),
     sa.Column("status", sa.Integer),
     sa.Column("ratelimit_remaining", sa.Integer),
     _at(),
@@ -173,8 +187,8 @@ rate_limit_snapshots = sa.Table(
     "rate_limit_snapshots",
     metadata,
     sa.Column("id", BigID, primary_key=True, autoincrement=True),
-    sa.Column("identity", sa.String(200), nullable=False),
-    sa.Column("resource", sa.String(50), nullable=False),
+    sa.Column("identity", Clipped(200), nullable=False),
+    sa.Column("resource", Clipped(50), nullable=False),
     sa.Column("limit", sa.Integer),
     sa.Column("remaining", sa.Integer),
     _at("reset_at", nullable=True),
@@ -191,7 +205,7 @@ review_keys = sa.Table(
     sa.Column("worker_id", sa.String(64), nullable=False),
     sa.Column("state", sa.String(16), nullable=False),
     sa.Column("review_id", sa.BigInteger),
-    sa.Column("review_url", sa.String(500)),
+    sa.Column("review_url", Clipped(500)),
     _at(),
 )
 
@@ -200,17 +214,17 @@ memories = sa.Table(
     metadata,
     sa.Column("id", BigID, primary_key=True, autoincrement=True),
     sa.Column("kind", sa.String(16), nullable=False),
-    sa.Column("repo", sa.String(200)),
-    sa.Column("role", sa.String(100)),
+    sa.Column("repo", Clipped(200)),
+    sa.Column("role", Clipped(100)),
     sa.Column("body", sa.Text, nullable=False),
-    sa.Column("author", sa.String(200), nullable=False),
+    sa.Column("author", Clipped(200), nullable=False),
     sa.Column("author_kind", sa.String(16), nullable=False),
     sa.Column("run_id", sa.String(64)),
     _at("created_at"),
     sa.Column("supersedes", sa.BigInteger),
     sa.Column("superseded_by", sa.BigInteger),
     _at("deleted_at", nullable=True),
-    sa.Column("deleted_by", sa.String(200)),
+    sa.Column("deleted_by", Clipped(200)),
     sa.Index(None, "repo", "role"),
 )
 
@@ -220,8 +234,8 @@ agent_notes = sa.Table(
     sa.Column("id", BigID, primary_key=True, autoincrement=True),
     sa.Column("worker_id", sa.String(64), nullable=False, index=True),
     sa.Column("run_id", sa.String(64)),
-    sa.Column("repo", sa.String(200)),
-    sa.Column("role", sa.String(100)),
+    sa.Column("repo", Clipped(200)),
+    sa.Column("role", Clipped(100)),
     sa.Column("kind", sa.String(16), nullable=False),
     sa.Column("body", sa.Text, nullable=False),
     _at("created_at"),

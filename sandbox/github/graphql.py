@@ -42,13 +42,20 @@ class GraphQLFailure(Exception):
 def _balanced(text: str, start: int, open_: str, close: str) -> int:
     """Index just past the bracket matching text[start]."""
     depth = 0
-    for i in range(start, len(text)):
-        if text[i] == open_:
+    i = start
+    while i < len(text):
+        ch = text[i]
+        if ch == '"':  # brackets inside string values do not count
+            i += 1
+            while i < len(text) and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif ch == open_:
             depth += 1
-        elif text[i] == close:
+        elif ch == close:
             depth -= 1
             if depth == 0:
                 return i + 1
+        i += 1
     raise GraphQLFailure(f"Parse error: unbalanced '{open_}'")
 
 
@@ -58,9 +65,13 @@ def top_fields(query: str) -> tuple[str, list[Field]]:
     start = text.find("{")
     if start < 0:
         raise GraphQLFailure("Parse error: no selection set")
-    end = _balanced(text, start, "{", "}") - 1
+    return op, _fields(text[start + 1 : _balanced(text, start, "{", "}") - 1])
+
+
+def _fields(text: str) -> list[Field]:
+    """The fields of one selection set (the text between its braces)."""
     fields: list[Field] = []
-    i = start + 1
+    i, end = 0, len(text)
     while i < end:
         ch = text[i]
         if ch.isspace() or ch == ",":
@@ -70,10 +81,9 @@ def top_fields(query: str) -> tuple[str, list[Field]]:
         if not match:
             raise GraphQLFailure(f"Parse error on {text[i]!r}")
         name, i = match.group(), match.end()
-        rest = text[i:end].lstrip()
-        if rest.startswith(":"):  # alias
+        if text[i:end].lstrip().startswith(":"):  # alias
             i = text.index(":", i) + 1
-            while text[i].isspace():
+            while i < end and text[i].isspace():
                 i += 1
             match = _IDENT.match(text, i)
             if not match:
@@ -91,12 +101,20 @@ def top_fields(query: str) -> tuple[str, list[Field]]:
             close = _balanced(text, i, "{", "}")
             selection, i = text[i + 1 : close - 1], close
         fields.append(Field(name, args, selection))
-    return op, fields
+    return fields
 
 
-def _wanted(selection: str, values: JSON) -> JSON:
-    words = set(_IDENT.findall(selection))
-    return {k: v for k, v in values.items() if k in words} or values
+def _project(value: Any, selection: str) -> Any:
+    """Keep only the selected sub-fields, as a GraphQL server answers."""
+    if not selection.strip() or value is None:
+        return value
+    if isinstance(value, list):
+        return [_project(v, selection) for v in value]
+    if not isinstance(value, dict):
+        return value
+    return {
+        f.name: _project(value[f.name], f.selection) for f in _fields(selection) if f.name in value
+    }
 
 
 def _input(field: Field, variables: JSON) -> JSON:
@@ -176,7 +194,7 @@ def _viewer(ctx: Ctx, field: Field, variables: JSON) -> JSON:
         "id": node_id("U", user.id if user else 0),
         "databaseId": user.id if user else None,
     }
-    return _wanted(field.selection, values)
+    return values
 
 
 def _rate_limit(ctx: Ctx, field: Field, variables: JSON) -> JSON:
@@ -189,7 +207,7 @@ def _rate_limit(ctx: Ctx, field: Field, variables: JSON) -> JSON:
         "resetAt": iso(s.reset),
         "nodeCount": 0,
     }
-    return _wanted(field.selection, values)
+    return values
 
 
 def _add_review(ctx: Ctx, field: Field, variables: JSON) -> JSON:
@@ -303,7 +321,7 @@ def graphql(ctx: Ctx) -> Reply:
                     f"Field '{f.name}' doesn't exist on type '{type_name}'", path=[op, f.name]
                 )
             try:
-                data[f.name] = handler(ctx, f, variables)
+                data[f.name] = _project(handler(ctx, f, variables), f.selection)
             except GraphQLFailure as err:
                 data[f.name] = None
                 errors.append(err.error)

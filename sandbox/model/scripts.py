@@ -115,7 +115,7 @@ def _texts(content: Any) -> str:
 
 def next_action(conv: Conversation, *, read_files: bool = False) -> Action:
     task = conv.task.lower()
-    if "summar" in task or "shard" in task:
+    if "summar" in task or re.search(r"\bshard reviews?\b", task):
         return _summarize(conv)
     if re.search(r"\b(triage|issue)\b", task) and "pull" not in task:
         return _triage(conv)

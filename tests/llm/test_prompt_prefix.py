@@ -184,3 +184,30 @@ def test_turn_context_carries_task_budgets_and_time():
 def test_prefix_builder_refuses_a_naive_timestamp():
     with pytest.raises(ValueError, match="timezone-aware"):
         PrefixBuilder("x").session_timestamp(T0.replace(tzinfo=None))
+
+
+def test_messages_must_start_with_a_user_turn_and_hold_no_system_role(roles):
+    prefix = build_prefix(roles["reviewer"])
+    chain = RoleChain(roles["reviewer"])
+    with pytest.raises(PromptAssemblyError, match=r"messages\[0\] must be a user message"):
+        build_request(
+            prefix, chain, [{"role": "assistant", "content": "x"}], model="m", max_tokens=9
+        )
+    with pytest.raises(PromptAssemblyError, match=r"messages\[1\] has role 'system'"):
+        build_request(
+            prefix,
+            chain,
+            [{"role": "user", "content": "x"}, {"role": "system", "content": "y"}],
+            model="m",
+            max_tokens=9,
+        )
+
+
+def test_a_paused_assistant_turn_can_be_sent_back_to_resume(roles):
+    prefix = build_prefix(roles["reviewer"])
+    messages = [
+        user_message(TurnContext(TASK, {}, T0)),
+        {"role": "assistant", "content": [{"type": "text", "text": "Let me look at the"}]},
+    ]
+    request = build_request(prefix, RoleChain(roles["reviewer"]), messages, model="m", max_tokens=9)
+    assert request["messages"][-1]["role"] == "assistant"

@@ -22,8 +22,17 @@ from sandbox.server import SandboxServer
 from tests.sandbox.clients import app_client, mint, token_client
 
 
-def _jwt(sandbox: SandboxServer, *, iss: object = REVIEWER_APP_ID, iat: float, exp: float, slug: str = "swarm-reviewer") -> str:
-    return jwt.encode({"iss": str(iss), "iat": int(iat), "exp": int(exp)}, app_key(slug), algorithm="RS256")
+def _jwt(
+    sandbox: SandboxServer,
+    *,
+    iss: object = REVIEWER_APP_ID,
+    iat: float,
+    exp: float,
+    slug: str = "swarm-reviewer",
+) -> str:
+    return jwt.encode(
+        {"iss": str(iss), "iat": int(iat), "exp": int(exp)}, app_key(slug), algorithm="RS256"
+    )
 
 
 def _get_app(sandbox: SandboxServer, token: str) -> RequestFailed:
@@ -62,23 +71,36 @@ def test_jwt_for_an_unknown_issuer_is_refused(sandbox: SandboxServer) -> None:
     [(-900, -300, JWT_EXPIRED), (-60, 700, JWT_TOO_LONG), (300, 500, JWT_IAT_FUTURE)],
     ids=["expired", "lifetime-over-10-minutes", "issued-in-the-future"],
 )
-def test_jwt_time_claims_are_checked(sandbox: SandboxServer, iat_offset: int, exp_offset: int, message: str) -> None:
+def test_jwt_time_claims_are_checked(
+    sandbox: SandboxServer, iat_offset: int, exp_offset: int, message: str
+) -> None:
     now = time.time()
     err = _get_app(sandbox, _jwt(sandbox, iat=now + iat_offset, exp=now + exp_offset))
     assert err.response.status_code == 401
     assert err.response.json()["message"] == message
 
 
-def test_a_minted_token_is_long_expires_in_an_hour_and_lists_full_repositories(sandbox: SandboxServer) -> None:
+def test_a_minted_token_is_long_expires_in_an_hour_and_lists_full_repositories(
+    sandbox: SandboxServer,
+) -> None:
     gh = app_client(sandbox.url, sandbox.state)
     minted = gh.rest.apps.create_installation_access_token(REVIEWER_INSTALLATION_ID).parsed_data
     assert minted.token.startswith("ghs_") and len(minted.token) >= 100 and "." not in minted.token
     expires = time.mktime(time.strptime(minted.expires_at, "%Y-%m-%dT%H:%M:%SZ")) - time.timezone
     assert abs(expires - (sandbox.state.clock.now() + 3600)) < 5
     assert minted.repository_selection == "all"
-    assert sorted(r.full_name for r in minted.repositories or []) == ["acme/docs", "acme/gadgets", "acme/widgets"]
+    assert sorted(r.full_name for r in minted.repositories or []) == [
+        "acme/docs",
+        "acme/gadgets",
+        "acme/widgets",
+    ]
     perms = minted.permissions.model_dump(exclude_unset=True)
-    assert perms == {"pull_requests": "write", "issues": "write", "contents": "read", "metadata": "read"}
+    assert perms == {
+        "pull_requests": "write",
+        "issues": "write",
+        "contents": "read",
+        "metadata": "read",
+    }
 
 
 def test_long_token_option_mints_dotted_tokens_of_about_520_chars(sandbox: SandboxServer) -> None:
@@ -96,11 +118,16 @@ def test_down_scoped_token_gets_only_what_it_asked(sandbox: SandboxServer) -> No
     ).parsed_data
     assert minted.repository_selection == "selected"
     assert [r.name for r in minted.repositories or []] == ["widgets"]
-    assert minted.permissions.model_dump(exclude_unset=True) == {"pull_requests": "read", "metadata": "read"}
+    assert minted.permissions.model_dump(exclude_unset=True) == {
+        "pull_requests": "read",
+        "metadata": "read",
+    }
     scoped = token_client(sandbox.url, minted.token)
     assert scoped.rest.pulls.list("acme", "widgets").parsed_data
     with pytest.raises(RequestFailed) as info:
-        scoped.rest.pulls.create_review("acme", "widgets", 1, data={"body": "x", "event": "COMMENT"})
+        scoped.rest.pulls.create_review(
+            "acme", "widgets", 1, data={"body": "x", "event": "COMMENT"}
+        )
     assert info.value.response.status_code == 403
     repos = scoped.rest.apps.list_repos_accessible_to_installation().parsed_data
     assert repos.total_count == 1 and repos.repositories[0].full_name == "acme/widgets"
@@ -113,14 +140,27 @@ def test_down_scoped_token_gets_only_what_it_asked(sandbox: SandboxServer) -> No
         ({"permissions": {"administration": "read"}}, NOT_GRANTED),
         ({"repositories": ["no-such-repo"]}, NO_SUCH_REPO),
         ({"repository_ids": [424242]}, NO_SUCH_REPO),
-        ({"permissions": {"pull_request": "write"}}, 'Invalid request.\n\n"pull_request" is not a permitted key.'),
+        (
+            {"permissions": {"pull_request": "write"}},
+            'Invalid request.\n\n"pull_request" is not a permitted key.',
+        ),
     ],
-    ids=["write-beyond-grant", "ungranted-permission", "unknown-repo-name", "unknown-repo-id", "misspelled-key"],
+    ids=[
+        "write-beyond-grant",
+        "ungranted-permission",
+        "unknown-repo-name",
+        "unknown-repo-id",
+        "misspelled-key",
+    ],
 )
-def test_mint_refuses_requests_beyond_the_installation(sandbox: SandboxServer, data: dict[str, object], message: str) -> None:
+def test_mint_refuses_requests_beyond_the_installation(
+    sandbox: SandboxServer, data: dict[str, object], message: str
+) -> None:
     gh = app_client(sandbox.url, sandbox.state)
     with pytest.raises(RequestFailed) as info:
-        gh.request("POST", f"/app/installations/{REVIEWER_INSTALLATION_ID}/access_tokens", json=data)
+        gh.request(
+            "POST", f"/app/installations/{REVIEWER_INSTALLATION_ID}/access_tokens", json=data
+        )
     assert info.value.response.status_code == 422
     assert info.value.response.json()["message"] == message
 
@@ -173,7 +213,9 @@ def test_unknown_token_and_missing_auth_are_401(sandbox: SandboxServer) -> None:
     assert info.value.response.status_code == 401
 
 
-def test_get_user_is_forbidden_to_installation_tokens_and_answers_pats(sandbox: SandboxServer) -> None:
+def test_get_user_is_forbidden_to_installation_tokens_and_answers_pats(
+    sandbox: SandboxServer,
+) -> None:
     gh = token_client(sandbox.url, mint(sandbox.url, sandbox.state))
     with pytest.raises(RequestFailed) as info:
         gh.rest.users.get_authenticated()
@@ -182,16 +224,25 @@ def test_get_user_is_forbidden_to_installation_tokens_and_answers_pats(sandbox: 
     pat = token_client(sandbox.url, sandbox.state.bot_pat)
     bot = pat.rest.users.get_authenticated().parsed_data
     assert bot.login == "swarm-bot"
-    assert sandbox.state.bot_pat.startswith("github_pat_") and sandbox.state.maintainer_pat.startswith("ghp_")
+    assert sandbox.state.bot_pat.startswith(
+        "github_pat_"
+    ) and sandbox.state.maintainer_pat.startswith("ghp_")
 
 
 def test_graphql_viewer_names_the_bot_or_the_user(sandbox: SandboxServer) -> None:
     bot = token_client(sandbox.url, mint(sandbox.url, sandbox.state))
-    assert bot.graphql.request("query { viewer { login } }") == {"viewer": {"login": "swarm-reviewer[bot]"}}
+    assert bot.graphql.request("query { viewer { login } }") == {
+        "viewer": {"login": "swarm-reviewer[bot]"}
+    }
     triage = token_client(
         sandbox.url,
-        mint(sandbox.url, sandbox.state, app_id=TRIAGE_APP_ID, installation_id=TRIAGE_INSTALLATION_ID),
+        mint(
+            sandbox.url, sandbox.state, app_id=TRIAGE_APP_ID, installation_id=TRIAGE_INSTALLATION_ID
+        ),
     )
     assert triage.graphql.request("{ viewer { login } }")["viewer"]["login"] == "swarm-triage[bot]"
     pat = token_client(sandbox.url, sandbox.state.maintainer_pat)
-    assert pat.graphql.request("query Who { viewer { login } }")["viewer"]["login"] == "octo-maintainer"
+    assert (
+        pat.graphql.request("query Who { viewer { login } }")["viewer"]["login"]
+        == "octo-maintainer"
+    )

@@ -139,12 +139,17 @@ def test_graphql_primary_exhaustion_answers_200_rate_limited(make_sandbox: Maker
     state = _frozen_state(graphql=1)
     srv = make_sandbox(state)
     gh = token_client(srv.url, state.mint_token(2001))
-    assert gh.graphql.request("{ rateLimit { remaining used } }") == {"rateLimit": {"remaining": 0, "used": 1}}
+    assert gh.graphql.request("{ rateLimit { remaining used } }") == {
+        "rateLimit": {"remaining": 0, "used": 1}
+    }
     raw = gh.request("POST", "/graphql", json={"query": "{ viewer { login } }"})
     assert raw.status_code == 200
     assert raw.json()["errors"][0]["type"] == "RATE_LIMITED"
     assert raw.json()["errors"][0]["message"] == "API rate limit exceeded for installation ID 2001."
-    assert raw.headers["x-ratelimit-remaining"] == "0" and raw.headers["x-ratelimit-resource"] == "graphql"
+    assert (
+        raw.headers["x-ratelimit-remaining"] == "0"
+        and raw.headers["x-ratelimit-resource"] == "graphql"
+    )
     with pytest.raises(PrimaryRateLimitExceeded):
         gh.graphql.request("{ viewer { login } }")
     # REST is a different bucket.
@@ -173,7 +178,9 @@ def test_concurrency_cap_refuses_the_request_over_the_limit(make_sandbox: Maker)
 
     def call() -> None:
         barrier.wait()
-        resp = httpx.get(f"{srv.url}/repos/acme/widgets", headers={"Authorization": f"token {token}"})
+        resp = httpx.get(
+            f"{srv.url}/repos/acme/widgets", headers={"Authorization": f"token {token}"}
+        )
         statuses.append(resp.status_code)
 
     threads = [threading.Thread(target=call) for _ in range(5)]

@@ -43,10 +43,18 @@ def test_pull_listing_pages_with_a_link_header(sandbox: SandboxServer, base: str
     assert 'rel="prev"' in second.headers["link"]
 
 
-def test_paginator_walks_every_changed_file_of_the_large_pull(sandbox: SandboxServer, base: str) -> None:
+def test_paginator_walks_every_changed_file_of_the_large_pull(
+    sandbox: SandboxServer, base: str
+) -> None:
     gh = token_client(base, mint(base, sandbox.state))
     files = list(
-        gh.rest.paginate(gh.rest.pulls.list_files, owner="acme", repo="gadgets", pull_number=GADGETS_PR_LARGE, per_page=15)
+        gh.rest.paginate(
+            gh.rest.pulls.list_files,
+            owner="acme",
+            repo="gadgets",
+            pull_number=GADGETS_PR_LARGE,
+            per_page=15,
+        )
     )
     assert len(files) == 40
     assert all(f.patch for f in files)
@@ -67,7 +75,9 @@ def test_contents_come_base64_encoded_at_a_ref(sandbox: SandboxServer, base: str
     gh = token_client(base, mint(base, sandbox.state))
     head = sandbox.state.pull("acme/widgets", WIDGETS_PR_DEBUG_PRINT).pull
     assert head is not None
-    content = gh.rest.repos.get_content("acme", "widgets", "src/widgets/core.py", ref=head.head_sha).parsed_data
+    content = gh.rest.repos.get_content(
+        "acme", "widgets", "src/widgets/core.py", ref=head.head_sha
+    ).parsed_data
     assert isinstance(content, ContentFile)
     assert "def scale(" in base64.b64decode(content.content).decode()
     on_main = gh.rest.repos.get_content("acme", "widgets", "CONTRIBUTING.md").parsed_data
@@ -87,7 +97,9 @@ def test_compare_lists_the_changed_files(sandbox: SandboxServer, base: str) -> N
     assert [f.filename for f in cmp.files or []] == ["src/gadgets/client.py"]
 
 
-def test_review_with_inline_comments_is_recorded_with_its_author(sandbox: SandboxServer, base: str) -> None:
+def test_review_with_inline_comments_is_recorded_with_its_author(
+    sandbox: SandboxServer, base: str
+) -> None:
     gh = token_client(base, mint(base, sandbox.state))
     review = gh.rest.pulls.create_review(
         "acme",
@@ -106,7 +118,9 @@ def test_review_with_inline_comments_is_recorded_with_its_author(sandbox: Sandbo
     assert review.user is not None and review.user.login == "swarm-reviewer[bot]"
     reviews = gh.rest.pulls.list_reviews("acme", "widgets", WIDGETS_PR_DEBUG_PRINT).parsed_data
     assert [r.id for r in reviews] == [review.id]
-    comments = gh.rest.pulls.list_review_comments("acme", "widgets", WIDGETS_PR_DEBUG_PRINT).parsed_data
+    comments = gh.rest.pulls.list_review_comments(
+        "acme", "widgets", WIDGETS_PR_DEBUG_PRINT
+    ).parsed_data
     assert [(c.path, c.line, c.body) for c in comments] == [
         ("src/widgets/core.py", 26, "debug print"),
         ("src/widgets/core.py", None, "TODO left in"),
@@ -121,11 +135,15 @@ def test_issues_comments_and_labels_parse(sandbox: SandboxServer, base: str) -> 
     assert {i.number for i in issues if not i.pull_request} == {4, 5}
     issue = gh.rest.issues.get("acme", "widgets", WIDGETS_ISSUE_BUG).parsed_data
     assert [lbl.name for lbl in issue.labels if not isinstance(lbl, str)] == ["bug"]
-    created = gh.rest.issues.create_comment("acme", "widgets", WIDGETS_ISSUE_BUG, body="Reproduced.").parsed_data
+    created = gh.rest.issues.create_comment(
+        "acme", "widgets", WIDGETS_ISSUE_BUG, body="Reproduced."
+    ).parsed_data
     assert created.user is not None and created.user.login == "swarm-reviewer[bot]"
     listed = gh.rest.issues.list_comments("acme", "widgets", WIDGETS_ISSUE_BUG).parsed_data
     assert [c.body for c in listed] == ["Reproduced."]
-    labels = gh.rest.issues.add_labels("acme", "widgets", WIDGETS_ISSUE_BUG, data={"labels": ["triaged"]}).parsed_data
+    labels = gh.rest.issues.add_labels(
+        "acme", "widgets", WIDGETS_ISSUE_BUG, data={"labels": ["triaged"]}
+    ).parsed_data
     assert [lbl.name for lbl in labels] == ["bug", "triaged"]
 
 

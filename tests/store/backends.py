@@ -4,6 +4,7 @@ before every test), so tests are isolated and can run repeatedly and side by sid
 
 from __future__ import annotations
 
+import shutil
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -68,10 +69,21 @@ def _empty_all_tables(url: str) -> None:
     engine.dispose()
 
 
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A migrated SQLite file that each test copies instead of migrating again."""
+    data_dir = tmp_path_factory.mktemp("sqlite-template")
+    Store.open(None, data_dir).close()
+    return data_dir / "swarm.db"
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store_target(request: pytest.FixtureRequest, tmp_path: Path) -> StoreTarget:
     if request.param == "sqlite":
-        return StoreTarget("sqlite", None, tmp_path / "data")
+        data_dir = tmp_path / "data"
+        data_dir.mkdir()
+        shutil.copyfile(request.getfixturevalue("sqlite_template"), data_dir / "swarm.db")
+        return StoreTarget("sqlite", None, data_dir)
     url = request.getfixturevalue("pg_session_url")
     _empty_all_tables(url)
     return StoreTarget("postgresql", url, tmp_path / "data")

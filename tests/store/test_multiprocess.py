@@ -16,7 +16,8 @@ from tests.store.procs import append_from_threads, batch_sizes, open_fresh, work
 
 PROCESSES = 8
 THREADS = 8
-ctx = mp.get_context("spawn")
+# fork: spawning re-imports the stack in every child, which costs seconds per process.
+ctx = mp.get_context("fork")
 
 
 def _run_all(procs: list[mp.process.BaseProcess], timeout: float = 120) -> None:
@@ -43,6 +44,7 @@ def test_8_processes_x_8_threads_append_without_loss_duplication_or_reordering(
         )
         for p in range(PROCESSES)
     ]
+    store.close()  # no pooled connection may cross the fork
     _run_all(procs)
     for index, worker_id in enumerate(workers):
         expected = sum(batch_sizes(index))
@@ -59,6 +61,7 @@ def test_killed_worker_leaves_a_readable_transcript_and_is_marked_failed(
     run_id = store.create_run("crash")
     worker_id = "w-crash"
     proc = ctx.Process(target=work_until_killed, args=(store_target, run_id, worker_id))
+    store.close()
     proc.start()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

@@ -1,0 +1,160 @@
+"""The worker end to end: real sandbox GitHub, real anthropic SDK against the scripted model."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from agents.worker import run_worker
+from sandbox.github.seed import GADGETS, WIDGETS, WIDGETS_PR_CLEAN, WIDGETS_PR_DEBUG_PRINT
+from tests.worker.conftest import Swarm
+
+pytestmark = pytest.mark.anyio
+
+
+def reviews_on(swarm: Swarm, repo: str, number: int) -> list[Any]:
+    pull = swarm.sandbox.state.pull(repo, number).pull
+    assert pull is not None
+    return list(pull.reviews)
+
+
+def comments_of(swarm: Swarm, repo: str, number: int, review: Any) -> list[Any]:
+    pull = swarm.sandbox.state.pull(repo, number).pull
+    assert pull is not None
+    return [c for c in pull.review_comments if c.review_id == review.id]
+
+
+async def test_reviewer_posts_one_review_with_inline_comments_as_the_bot(swarm: Swarm) -> None:
+    task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
+    outcome = await run_worker(await swarm.dispatch(task), swarm.runtime)
+
+    assert outcome.status == "succeeded", outcome.reason
+    assert outcome.posted and outcome.review_url
+    assert outcome.identity_login == "swarm-reviewer[bot]"
+    reviews = reviews_on(swarm, WIDGETS, WIDGETS_PR_DEBUG_PRINT)
+    assert len(reviews) == 1
+    review = reviews[0]
+    assert review.user_login == "swarm-reviewer[bot]"
+    assert review.state == "COMMENTED"
+    bodies = " ".join(c.body for c in comments_of(swarm, WIDGETS, WIDGETS_PR_DEBUG_PRINT, review))
+    assert "print(" in bodies and "TODO" in bodies
+    assert f"swarm:review key={WIDGETS}#{WIDGETS_PR_DEBUG_PRINT}@{task.head_sha}:reviewer" in review.body
+    assert all(r.login != "octo-maintainer" for r in swarm.sandbox.state.requests)
+
+
+async def test_cached_prefix_is_byte_identical_on_every_call_and_roles_stay_in_system(
+    swarm: Swarm,
+) -> None:
+    task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
+    outcome = await run_worker(await swarm.dispatch(task), swarm.runtime)
+    requests = swarm.runtime.scripted_model.requests
+    assert outcome.llm_calls == len(requests) >= 4
+    prefixes = {json.dumps([requests_tools(r), r["system"][:6]], sort_keys=True) for r in requests}
+    assert len(prefixes) == 1
+    role_text = swarm.runtime.roles["reviewer"].prompt.identity
+    for request in requests:
+        assert role_text in json.dumps(request["system"])
+        assert role_text not in json.dumps(request["messages"])
+    transcript = json.dumps([e.content for e in swarm.runtime.store.get_transcript(outcome.worker_id)])
+    assert role_text not in transcript
+    # every call after the first reads the prefix from the cache
+    assert outcome.cache_read_tokens > 0
+    hashes = {c.prefix_hash for c in swarm.runtime.store.list_llm_calls(outcome.worker_id)}
+    assert len(hashes) == 1
+
+
+def requests_tools(request: dict[str, object]) -> object:
+    return request.get("tools")
+
+
+async def test_second_worker_for_the_same_head_sha_posts_nothing(swarm: Swarm) -> None:
+    task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
+    first = await run_worker(await swarm.dispatch(task), swarm.runtime)
+    second = await run_worker(await swarm.dispatch(task), swarm.runtime)
+    assert first.status == "succeeded"
+    assert second.status == "skipped"
+    assert second.review_url == first.review_url
+    assert len(reviews_on(swarm, WIDGETS, WIDGETS_PR_DEBUG_PRINT)) == 1
+
+
+async def test_marker_on_github_prevents_a_second_review_when_the_store_lost_the_key(
+    swarm: Swarm,
+) -> None:
+    task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
+    first = await run_worker(await swarm.dispatch(task), swarm.runtime)
+    # A crash after GitHub accepted the review but before the store recorded it.
+    key = f"{WIDGETS}#{WIDGETS_PR_DEBUG_PRINT}@{task.head_sha}:reviewer"
+    swarm.runtime.store.release_review_key(key, first.worker_id) or _forget(swarm, key)
+    second = await run_worker(await swarm.dispatch(task), swarm.runtime)
+    assert second.status == "succeeded"
+    assert not second.posted
+    assert len(reviews_on(swarm, WIDGETS, WIDGETS_PR_DEBUG_PRINT)) == 1
+
+
+def _forget(swarm: Swarm, key: str) -> None:
+    import sqlalchemy as sa
+
+    from agents.store.schema import review_keys
+
+    with swarm.runtime.store._db.write() as conn:
+        conn.execute(sa.delete(review_keys).where(review_keys.c.key == key))
+
+
+async def test_clean_pull_request_gets_a_review_without_inline_comments(swarm: Swarm) -> None:
+    outcome = await run_worker(
+        await swarm.dispatch(swarm.pull_task(WIDGETS, WIDGETS_PR_CLEAN)), swarm.runtime
+    )
+    assert outcome.status == "succeeded"
+    (review,) = reviews_on(swarm, WIDGETS, WIDGETS_PR_CLEAN)
+    assert comments_of(swarm, WIDGETS, WIDGETS_PR_CLEAN, review) == []
+
+
+async def test_dry_run_posts_nothing_and_returns_a_preview(make_swarm) -> None:  # type: ignore[no-untyped-def]
+    swarm = make_swarm(dry_run=True)
+    try:
+        outcome = await run_worker(
+            await swarm.dispatch(swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)), swarm.runtime
+        )
+    finally:
+        await swarm.runtime.aclose()
+    assert outcome.status == "succeeded"
+    assert outcome.dry_run_preview and "print(" in outcome.dry_run_preview
+    assert swarm.writes() == []
+
+
+async def test_shard_worker_records_findings_for_the_summarizer_and_posts_nothing(
+    swarm: Swarm,
+) -> None:
+    files = tuple(sorted(pull_files(swarm, GADGETS, 1))[:10])
+    task = swarm.pull_task(GADGETS, 1, files=files, shard_index=0, shard_count=4)
+    outcome = await run_worker(await swarm.dispatch(task), swarm.runtime)
+    assert outcome.status == "succeeded", outcome.reason
+    assert swarm.writes() == []
+    assert all(f["path"] in files for f in outcome.findings)
+    assert reviews_on(swarm, GADGETS, 1) == []
+
+
+def pull_files(swarm: Swarm, repo: str, number: int) -> list[str]:
+    pull = swarm.sandbox.state.pull(repo, number).pull
+    assert pull is not None
+    return [f.filename for f in pull.files]
+
+
+async def test_summarizer_merges_shard_findings_into_one_review(swarm: Swarm) -> None:
+    from agents.dispatch import WorkTask
+
+    pull = swarm.sandbox.state.pull(GADGETS, 1).pull
+    assert pull is not None
+    findings = (
+        {"path": "src/gadgets/plugins/plugin_17.py", "line": 10, "body": "TODO left in new code."},
+        {"path": "src/gadgets/plugins/plugin_17.py", "line": 10, "body": "TODO left in new code."},
+    )
+    task = WorkTask(
+        kind="summarize", repo=GADGETS, number=1, head_sha=pull.head_sha, parent_findings=findings
+    )
+    outcome = await run_worker(await swarm.dispatch(task, role="summarizer"), swarm.runtime)
+    assert outcome.status == "succeeded", outcome.reason
+    (review,) = reviews_on(swarm, GADGETS, 1)
+    assert len(comments_of(swarm, GADGETS, 1, review)) == 1
