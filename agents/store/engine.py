@@ -59,7 +59,10 @@ def make_engine(url: str | None, data_dir: Path) -> Engine:
     if backend == "postgresql":
         if parsed.get_driver_name() not in ("psycopg", "psycopg2"):
             parsed = parsed.set(drivername="postgresql+psycopg")
-        return sa.create_engine(parsed, pool_pre_ping=True, pool_size=10, max_overflow=20)
+        # hide_parameters: a driver error must never echo row values into a log or traceback.
+        return sa.create_engine(
+            parsed, pool_pre_ping=True, pool_size=10, max_overflow=20, hide_parameters=True
+        )
     raise StoreConfigError(
         f"SWARM_STORE_URL backend {backend!r} is not supported; use sqlite:/// or postgresql+psycopg://"
     )
@@ -78,6 +81,7 @@ def _sqlite_engine(url: sa.URL) -> Engine:
         connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
         pool_size=16,
         max_overflow=48,
+        hide_parameters=True,
     )
 
     @event.listens_for(engine, "connect")

@@ -29,7 +29,8 @@ def test_enterprise_base_url_reaches_graphql_at_api_graphql(sandbox: SandboxServ
 def test_add_review_mutation_records_a_review_by_the_bot(sandbox: SandboxServer) -> None:
     gh = token_client(sandbox.url, sandbox.state.mint_token(2001))
     node = gh.graphql.request(
-        'query { repository(owner: "acme", name: "widgets") { pullRequest(number: 1) { id headRefOid } } }'
+        'query { repository(owner: "acme", name: "widgets") '
+        "{ pullRequest(number: 1) { id headRefOid } } }"
     )["repository"]["pullRequest"]
     pull = sandbox.state.pull("acme/widgets", WIDGETS_PR_DEBUG_PRINT).pull
     assert pull is not None and node["headRefOid"] == pull.head_sha
@@ -60,9 +61,10 @@ def test_add_review_mutation_records_a_review_by_the_bot(sandbox: SandboxServer)
 def test_inline_literal_input_with_braces_in_the_body(sandbox: SandboxServer) -> None:
     gh = token_client(sandbox.url, sandbox.state.mint_token(2001))
     node = gh.rest.pulls.get("acme", "widgets", WIDGETS_PR_CLEAN).parsed_data.node_id
+    body = "Nice {clean} (change), thanks: ok"
     data = gh.graphql.request(
-        'mutation { addPullRequestReview(input: {pullRequestId: "%s", body: "Nice {clean} (change), thanks: ok", '
-        "event: COMMENT}) { pullRequestReview { state } } }" % node
+        f'mutation {{ addPullRequestReview(input: {{pullRequestId: "{node}", body: "{body}", '
+        "event: COMMENT}) { pullRequestReview { state } } }"
     )
     assert data == {"addPullRequestReview": {"pullRequestReview": {"state": "COMMENTED"}}}
     pull = sandbox.state.pull("acme/widgets", WIDGETS_PR_CLEAN).pull
@@ -74,7 +76,8 @@ def test_mark_ready_for_review_clears_draft(sandbox: SandboxServer) -> None:
     gh = token_client(sandbox.url, sandbox.state.mint_token(2001))
     node = gh.rest.pulls.get("acme", "widgets", draft.number).parsed_data.node_id
     data = gh.graphql.request(
-        "mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { isDraft } } }",
+        "mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) "
+        "{ pullRequest { isDraft } } }",
         {"id": node},
     )
     assert data["markPullRequestReadyForReview"]["pullRequest"]["isDraft"] is False

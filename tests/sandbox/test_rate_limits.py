@@ -161,7 +161,10 @@ def test_graphql_mutations_cost_five_secondary_points(make_sandbox: Maker) -> No
     srv = make_sandbox(state)
     gh = token_client(srv.url, state.mint_token(2001))
     node = gh.rest.pulls.get("acme", "widgets", 1).parsed_data.node_id
-    mutation = "mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { id } } }"
+    mutation = (
+        "mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) "
+        "{ pullRequest { id } } }"
+    )
     gh.graphql.request(mutation, {"id": node})
     gh.graphql.request("{ viewer { login } }")
     with pytest.raises(SecondaryRateLimitExceeded):

@@ -32,7 +32,9 @@ class Swarm:
 
     def writes(self) -> list[Any]:
         """Writes to repository content (token mint/revoke are App calls, not content)."""
-        return [r for r in self.sandbox.state.requests if r.is_write and r.route.startswith("/repos")]
+        return [
+            r for r in self.sandbox.state.requests if r.is_write and r.route.startswith("/repos")
+        ]
 
 
 def settings_env(sandbox: SandboxServer, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -40,7 +40,10 @@ async def test_reviewer_posts_one_review_with_inline_comments_as_the_bot(swarm: 
     assert review.state == "COMMENTED"
     bodies = " ".join(c.body for c in comments_of(swarm, WIDGETS, WIDGETS_PR_DEBUG_PRINT, review))
     assert "print(" in bodies and "TODO" in bodies
-    assert f"swarm:review key={WIDGETS}#{WIDGETS_PR_DEBUG_PRINT}@{task.head_sha}:reviewer" in review.body
+    assert (
+        f"swarm:review key={WIDGETS}#{WIDGETS_PR_DEBUG_PRINT}@{task.head_sha}:reviewer"
+        in review.body
+    )
     assert all(r.login != "octo-maintainer" for r in swarm.sandbox.state.requests)
 
 
@@ -57,7 +60,9 @@ async def test_cached_prefix_is_byte_identical_on_every_call_and_roles_stay_in_s
     for request in requests:
         assert role_text in json.dumps(request["system"])
         assert role_text not in json.dumps(request["messages"])
-    transcript = json.dumps([e.content for e in swarm.runtime.store.get_transcript(outcome.worker_id)])
+    transcript = json.dumps(
+        [e.content for e in swarm.runtime.store.get_transcript(outcome.worker_id)]
+    )
     assert role_text not in transcript
     # every call after the first reads the prefix from the cache
     assert outcome.cache_read_tokens > 0
