@@ -314,6 +314,12 @@ def _refuse_unsealable(
             f"{where} resolves to the maintainer login {claim.expected_login}; "
             "swarm never acts as the maintainer"
         )
+    repos = {repo.lower() for repo in claim.repositories}
+    if repos and envelope.task.repo.lower() not in repos:
+        raise SealRefused(
+            f"{where}: the task's repository {envelope.task.repo} is not among the identity's "
+            f"repositories ({', '.join(claim.repositories)})"
+        )
     if credential is None:
         return
     kind = token_kind(credential)

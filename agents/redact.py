@@ -7,6 +7,7 @@ most specific ones (PEM blocks, JWTs, GitHub tokens) claim their text before the
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import re
@@ -36,11 +37,17 @@ _B64_RUN = re.compile(r"[A-Za-z0-9+/_\-]{120,}={0,2}")
 
 @dataclass(frozen=True)
 class Rule:
-    """One kind of secret: a pattern and how to rewrite a match."""
+    """One kind of secret: a pattern, how to rewrite a match, and a cheap pre-check.
+
+    ``needs`` lists lowercase substrings of which at least one must occur for the pattern to
+    possibly match; most text contains none, and skipping the regex keeps redaction cheap
+    enough to run on every stored event.
+    """
 
     kind: str
     pattern: re.Pattern[str]
     replace: Callable[[re.Match[str]], str]
+    needs: tuple[str, ...] = ()
 
 
 def _whole(kind: str) -> Callable[[re.Match[str]], str]:
@@ -81,6 +88,20 @@ _URL_SECRET_PARAMS = (
     r"|magic|login_token|session|password|secret|X-Amz-Signature|X-Amz-Credential"
 )
 
+_HEADER_NEEDS = ("authorization", "cookie", "x-api-key", "x-github-token")
+_SECRET_NEEDS = (
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "key",
+    "credential",
+    "authorization",
+    "cookie",
+    "session",
+    "signature",
+)
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "private-key",
@@ -90,26 +111,31 @@ RULES: tuple[Rule, ...] = (
             re.DOTALL,
         ),
         _whole("private-key"),
+        needs=("private key",),
     ),
     Rule(
         "jwt",
         re.compile(r"\beyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*"),
         _whole("jwt"),
+        needs=("eyj",),
     ),
     Rule(
         "github-token",
         re.compile(rf"\b(?:gh[pousr]_|github_pat_){_TOKEN_TAIL}"),
         _whole("github-token"),
+        needs=("gh", "github_pat_"),
     ),
     Rule(
         "anthropic-key",
         re.compile(r"\bsk-ant-[A-Za-z0-9_\-]+"),
         _whole("anthropic-key"),
+        needs=("sk-ant-",),
     ),
     Rule(
         "api-key",
         re.compile(r"\bsk-(?:proj-)?[A-Za-z0-9_\-]{20,}"),
         _whole("api-key"),
+        needs=("sk-",),
     ),
     Rule(
         "header",
@@ -118,6 +144,7 @@ RULES: tuple[Rule, ...] = (
             r"|X-GitHub-Token)[ \t]*:[ \t]*)(?!\[REDACTED:)\S.*$"
         ),
         _keep_group1("header"),
+        needs=_HEADER_NEEDS,
     ),
     Rule(
         "header",
@@ -127,27 +154,32 @@ RULES: tuple[Rule, ...] = (
             r"(?:(?:Bearer|Basic|token|Digest)[ \t]+)?)(?!\[REDACTED:)[^\s\"',;]+"
         ),
         _keep_group1("header"),
+        needs=_HEADER_NEEDS,
     ),
     Rule(
         "bearer",
         re.compile(r"(?i)\b(Bearer[ \t]+)(?!\[REDACTED:)[A-Za-z0-9\-._~+/]{8,}=*"),
         _keep_group1("bearer"),
+        needs=("bearer",),
     ),
     Rule(
         "basic-auth",
         # Case-sensitive and digit-or-padding required, so prose ("Basic understanding") stays.
         re.compile(r"\b(Basic[ \t]+)(?=[A-Za-z+/]*[0-9=])[A-Za-z0-9+/]{8,}=*"),
         _keep_group1("basic-auth"),
+        needs=("basic",),
     ),
     Rule(
         "url-credentials",
         re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s:@\[\]]+:[^/\s@\[\]]+@"),
         lambda m: f"{m.group(1)}{_mark('url-credentials')}@",
+        needs=("@",),
     ),
     Rule(
         "magic-link",
         re.compile(rf"(?i)([?&#](?:{_URL_SECRET_PARAMS})=)(?!\[REDACTED:)[^&\s#\"'<>\]]+"),
         _keep_group1("magic-link"),
+        needs=("=",),
     ),
     Rule(
         "secret",
@@ -156,6 +188,7 @@ RULES: tuple[Rule, ...] = (
             r"(?P<q>[\"'])(?!\[REDACTED:)(?P<v>[^\"'\n]+)(?P=q)"
         ),
         _quoted_value,
+        needs=_SECRET_NEEDS,
     ),
     Rule(
         "secret",
@@ -167,18 +200,38 @@ RULES: tuple[Rule, ...] = (
             r"(?P<v>[A-Za-z0-9_\-.+/~=]+)(?![\w(\[.])"
         ),
         _unquoted_value,
+        needs=_SECRET_NEEDS,
     ),
     Rule("base64", _B64_RUN, _blob),
 )
+
+
+# Pre-check: which rules can possibly match, from plain substring tests on the lowered text
+# (far cheaper than running every pattern on text that holds no secret at all).
+_NEEDS = tuple((i, rule.needs) for i, rule in enumerate(RULES) if rule.needs)
+# Rules without a pre-check (only the base64 rule) cannot match short text.
+_ALWAYS = tuple(i for i, rule in enumerate(RULES) if not rule.needs)
+_B64_MIN = 120
 
 
 def redact(text: str) -> str:
     """Return ``text`` with every secret the rule table knows replaced by a marker."""
     if not text:
         return text
-    for rule in RULES:
+    lowered = text.lower()
+    woken = [i for i, needs in _NEEDS if any(n in lowered for n in needs)]
+    if len(text) >= _B64_MIN:
+        woken = sorted((*woken, *_ALWAYS))
+    for i in woken:
+        rule = RULES[i]
         text = rule.pattern.sub(rule.replace, text)
     return text
+
+
+@functools.lru_cache(maxsize=4096)
+def _redact_key(key: str) -> str:
+    # Mapping keys repeat endlessly ("text", "name", "output"): remember their redaction.
+    return redact(key)
 
 
 def is_secret_key(key: str) -> bool:
@@ -196,7 +249,7 @@ def redact_obj(obj: Any) -> Any:
             if isinstance(key, str) and is_secret_key(key) and isinstance(value, str) and value:
                 out[key] = value if value.startswith(MARK_PREFIX) else _mark("secret")
             else:
-                out[redact(key) if isinstance(key, str) else key] = redact_obj(value)
+                out[_redact_key(key) if isinstance(key, str) else key] = redact_obj(value)
         return out
     if isinstance(obj, list):
         return [redact_obj(item) for item in obj]

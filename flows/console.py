@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 
 from rich.console import Console
@@ -10,7 +11,8 @@ from rich.table import Table
 from agents.redact import redact
 from flows.report import TABLE_COLUMNS, RunReport, outcome_row
 
-console = Console()
+# Redirected output (CI logs, `make demo | tee`) gets a wide table instead of rich's 80 columns.
+console = Console() if sys.stdout.isatty() else Console(width=160)
 err_console = Console(stderr=True)
 
 _STATUS_STYLE = {

@@ -119,8 +119,10 @@ async def worker_task(
     return _worker_state(outcome)
 
 
-def _outcome_from_state(state: State[Any], assignment: Assignment, worker_id: str) -> WorkerOutcome:
-    data = state.result(raise_on_failure=False)
+async def _outcome_from_state(
+    state: State[Any], assignment: Assignment, worker_id: str
+) -> WorkerOutcome:
+    data = await state.aresult(raise_on_failure=False)
     if isinstance(data, WorkerOutcome):
         return data
     reason = redact(str(data)) if isinstance(data, BaseException) else (state.message or "")
@@ -177,7 +179,7 @@ class _Fanout:
                 if sealed is not None:
                     await self._release(sealed, assignment)
         worker_id = str(getattr(sealed, "worker_id", "-")) if sealed is not None else "-"
-        outcome = _outcome_from_state(state, assignment, worker_id)
+        outcome = await _outcome_from_state(state, assignment, worker_id)
         await self._tick()
         return outcome
 
@@ -231,8 +233,13 @@ async def swarm_run(
     shard_threshold_files: int = 40,
     shard_size: int = 20,
     summarizer_role: str = "summarizer",
-) -> RunReport:
-    """Review every open PR of ``repos`` that ``role`` has not reviewed at its head SHA."""
+) -> State[Any]:
+    """Review every open PR of ``repos`` that ``role`` has not reviewed at its head SHA.
+
+    Ends COMPLETED when every worker succeeded, skipped or waits on a paused identity, and
+    FAILED (after publishing everything) when a worker was blocked or failed, so flow retries
+    and alerts see it. Either way the state's result is the :class:`RunReport`.
+    """
     from agents.config import load_settings
     from agents.planning import plan_assignments
     from agents.wiring import build_runtime
@@ -292,7 +299,9 @@ async def swarm_run(
         )
         await _publish(report)
         finish_store_run(runtime, run_id, report)
-        return report
+        if report.ok:
+            return Completed(message=report.headline(), data=report)
+        return Failed(message=report.headline(), data=report)
     finally:
         _RUNTIMES.pop(run_id, None)
         await runtime.aclose()

@@ -227,3 +227,20 @@ def test_envelope_hash_changes_with_any_field(sealer: EnvelopeSealer) -> None:
 def test_task_repo_must_be_owner_slash_name() -> None:
     with pytest.raises(ValueError, match="is not OWNER/NAME"):
         TaskRef(kind="review_pr", repo="widgets", number=1)
+
+
+def test_task_outside_the_identity_repositories_is_refused(sealer: EnvelopeSealer) -> None:
+    env = DispatchEnvelope.issue(
+        run_id="run-1",
+        worker_id="w",
+        task=TaskRef(kind="review_pr", repo="acme/gadgets", number=1),
+        roles=RoleRefs(agent="reviewer"),
+        identity=claim(),
+        now=NOW,
+    )
+    with pytest.raises(SealRefused) as refused:
+        sealer.seal(env, SecretStr(TOKEN), MAINTAINER)
+    assert str(refused.value) == (
+        f"refusing to seal envelope {env.envelope_id}: identity 'reviewer': the task's "
+        "repository acme/gadgets is not among the identity's repositories (acme/widgets)"
+    )

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Column, Float, MetaData, String, Table, Text, create_engine, event, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, Engine, make_url
 
 from agents.github.buckets import IdentityState
 
@@ -49,17 +49,15 @@ class SqlBudgetBackend:
     def __init__(self, url: str) -> None:
         if not url:
             raise ValueError("SqlBudgetBackend needs a database URL (the store URL)")
-        connect_args: dict[str, Any] = {}
-        if url.startswith("sqlite"):
-            connect_args["timeout"] = 30
-        self.engine = create_engine(url, connect_args=connect_args, pool_pre_ping=True)
-        self._dialect = self.engine.dialect.name
-        if self._dialect == "sqlite":
-            _lock_sqlite_on_begin(self.engine)
-        elif self._dialect != "postgresql":
+        self._dialect = make_url(url).get_backend_name()
+        if self._dialect not in ("sqlite", "postgresql"):
             raise ValueError(
                 f"SqlBudgetBackend supports sqlite and postgresql, not {self._dialect!r}"
             )
+        connect_args: dict[str, Any] = {"timeout": 30} if self._dialect == "sqlite" else {}
+        self.engine = create_engine(url, connect_args=connect_args, pool_pre_ping=True)
+        if self._dialect == "sqlite":
+            _lock_sqlite_on_begin(self.engine)
         metadata.create_all(self.engine, checkfirst=True)
 
     def transact(self, identity: str, step: Callable[[IdentityState], T]) -> T:

@@ -83,6 +83,7 @@ class IdentityVerifier:
         self._http = IdentityHttp(self.api_url, timeout=timeout, transport=transport)
         self._lock = threading.Lock()
         self._verified: dict[tuple[str, str], VerifiedIdentity] = {}
+        self._key_locks: dict[tuple[str, str], threading.Lock] = {}
 
     def __repr__(self) -> str:
         return f"IdentityVerifier({self.api_url!r})"
@@ -94,6 +95,7 @@ class IdentityVerifier:
         with self._lock:
             for key in [k for k in self._verified if k[0] == token_fingerprint]:
                 del self._verified[key]
+                self._key_locks.pop(key, None)
 
     def verify(self, opened: OpenedLike, *, now: datetime | None = None) -> VerifiedIdentity:
         credential = opened.credential
@@ -103,12 +105,19 @@ class IdentityVerifier:
         key = (fingerprint(credential), _claim_digest(claim))
         with self._lock:
             known = self._verified.get(key)
+            key_lock = self._key_locks.setdefault(key, threading.Lock())
         if known is not None:
             return known
-        verified = self._verify(claim, credential, now or utc_now())
-        with self._lock:
-            self._verified[key] = verified
-        return verified
+        # Workers sharing a token arrive together: the first verifies, the rest wait and reuse.
+        with key_lock:
+            with self._lock:
+                known = self._verified.get(key)
+            if known is not None:
+                return known
+            verified = self._verify(claim, credential, now or utc_now())
+            with self._lock:
+                self._verified[key] = verified
+            return verified
 
     # -- the checks, cheapest first ------------------------------------------------------------
 

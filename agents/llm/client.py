@@ -20,6 +20,7 @@ import httpx2
 from pydantic import SecretStr
 
 from agents.llm.usage import Usage
+from agents.redact import redact
 
 _RETRYABLE = {408, 409, 429, 500, 502, 503, 504, 529}
 
@@ -161,8 +162,9 @@ class LLMClient:
         )
 
     def _scrub(self, text: str) -> str:
+        """Provider text made safe to show: our key removed, then the shared redaction rules."""
         key = self._key.get_secret_value()
-        return text.replace(key, "[redacted]")[:300] if key else text[:300]
+        return redact(text.replace(key, "[redacted]") if key else text)[:300]
 
 
 def _retry_after(response: httpx2.Response | None) -> float | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import UTC, datetime
 from typing import Any
@@ -48,9 +47,19 @@ def clean(text: str | None) -> str | None:
     return None if text is None else redact(text)
 
 
+def _jsonable(obj: Any) -> Any:
+    if obj is None or isinstance(obj, (str, bool, int, float)):
+        return obj
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    return str(obj)
+
+
 def clean_json(obj: Any) -> Any:
     """Redact and normalise a JSON value (tuples, dates and other oddities become JSON types)."""
-    return redact_obj(json.loads(json.dumps(obj, default=str)))
+    return redact_obj(_jsonable(obj))
 
 
 class StoreBase:

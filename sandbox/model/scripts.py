@@ -33,6 +33,7 @@ class Call:
     name: str
     input: dict[str, Any]
     result: str | None
+    is_error: bool = False
 
 
 @dataclass(frozen=True)
@@ -62,25 +63,23 @@ class Conversation:
         task = _texts(messages[0].get("content")) if messages else ""
         inside = re.search(r"task:\s*(.*?)\s*</turn_context>", task, re.DOTALL)
         conv = cls(inside.group(1) if inside else task, tools)
-        results: dict[str, str] = {}
+        results: dict[str, tuple[str, bool]] = {}
         for message in messages:
             if message.get("role") == "user" and isinstance(message.get("content"), list):
                 for block in message["content"]:
                     if block.get("type") == "tool_result":
-                        results[str(block.get("tool_use_id"))] = _texts(block.get("content"))
+                        results[str(block.get("tool_use_id"))] = (
+                            _texts(block.get("content")),
+                            bool(block.get("is_error")),
+                        )
         for message in messages:
             if message.get("role") == "assistant" and isinstance(message.get("content"), list):
                 for block in message["content"]:
                     if block.get("type") == "tool_use":
                         call_id = str(block.get("id"))
-                        conv.calls.append(
-                            Call(
-                                call_id,
-                                str(block.get("name")),
-                                dict(block.get("input") or {}),
-                                results.get(call_id),
-                            )
-                        )
+                        result, failed = results.get(call_id, (None, False))
+                        name, args = str(block.get("name")), dict(block.get("input") or {})
+                        conv.calls.append(Call(call_id, name, args, result, failed))
         return conv
 
     def called(self, name: str) -> list[Call]:
@@ -191,9 +190,22 @@ def _review(conv: Conversation, *, read_files: bool) -> Action:
                 "goal": "review posted",
             },
         )
-    if conv.offers("submit_review") and not conv.called("submit_review"):
-        return conv.call("submit_review", _review_values(ref, found, len(files)))
+    if conv.offers("submit_review") and _should_submit(conv):
+        values = _review_values(ref, found, len(files))
+        return conv.call("submit_review", _without_inline(values, conv))
     return Reply(_summary(found, len(files)))
+
+
+def _should_submit(conv: Conversation) -> bool:
+    """Submit once; after a refused first attempt, try once more without inline comments."""
+    attempts = conv.called("submit_review")
+    return not attempts or (len(attempts) == 1 and attempts[0].is_error)
+
+
+def _without_inline(values: dict[str, Any], conv: Conversation) -> dict[str, Any]:
+    if not conv.called("submit_review"):
+        return values
+    return {**values, "comments": []}  # the findings stay listed in the body
 
 
 def _review_values(ref: Mapping[str, Any], found: list[Finding], nfiles: int) -> dict[str, Any]:
@@ -252,10 +264,10 @@ def shard_findings(text: str) -> list[Finding]:
 def _summarize(conv: Conversation) -> Action:
     ref = _ref_values(conv)
     merged = shard_findings(conv.task)
-    if conv.offers("submit_review") and not conv.called("submit_review"):
+    if conv.offers("submit_review") and _should_submit(conv):
         values = _review_values(ref, merged, len({f.path for f in merged}))
         values["body"] = f"Merged shard reviews: {len(merged)} distinct finding(s).\n" + "\n".join(
             f"- {f.path}:{f.line}: {f.body}" for f in merged
         )
-        return conv.call("submit_review", values)
+        return conv.call("submit_review", _without_inline(values, conv))
     return Reply(f"Merged shard reviews into {len(merged)} distinct finding(s).")

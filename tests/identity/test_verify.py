@@ -296,3 +296,15 @@ def test_graphql_url_for_github_com_and_enterprise() -> None:
 def test_claim_is_public_data() -> None:
     claim = IdentityClaim(name="x", kind="app", expected_login="a[bot]")
     assert claim.model_dump()["mint"] is None
+
+
+def test_concurrent_workers_sharing_a_token_verify_it_once(
+    minter: InstallationMinter, fake: FakeGitHub, verifier: IdentityVerifier
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    opened = dispatch(minter.acquire(REVIEWER, role="reviewer", holder="w1"))
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        logins = set(pool.map(lambda _: verifier.verify(opened, now=START).login, range(50)))
+    assert logins == {"swarm-reviewer[bot]"}
+    assert sum(1 for s in fake.seen if s.path == "/api/graphql") == 1

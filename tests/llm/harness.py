@@ -108,6 +108,17 @@ PR_FILES = [
 ]
 
 
+class ToolFailed(Exception):
+    """Raised by a fake tool to send an ``is_error`` tool result back to the model."""
+
+
+def run_tool(repo: FakeRepo, use: dict[str, Any]) -> ToolResult:
+    try:
+        return ToolResult(use["id"], repo.execute(use["name"], use["input"]))
+    except ToolFailed as exc:
+        return ToolResult(use["id"], f"{use['name']} failed: {exc}", is_error=True)
+
+
 @dataclass
 class FakeRepo:
     """Answers the read tools from an in-memory pull request; records the write tools."""

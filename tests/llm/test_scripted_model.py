@@ -9,11 +9,11 @@ import httpx2
 import pytest
 
 from agents.llm.request import build_request
-from agents.llm.turn import ToolResult, TurnContext, assistant_message, user_message
+from agents.llm.turn import TurnContext, assistant_message, user_message
 from agents.llm.untrusted import wrap_untrusted
 from agents.roles import Role, RoleChain
 from sandbox.model import ScriptedModel
-from tests.llm.harness import T0, FakeRepo, build_prefix
+from tests.llm.harness import T0, FakeRepo, ToolFailed, build_prefix, run_tool
 
 
 class Clock:
@@ -47,7 +47,7 @@ def _drive(
         if reply["stop_reason"] != "tool_use":
             break
         uses = [b for b in reply["content"] if b["type"] == "tool_use"]
-        results = [ToolResult(u["id"], repo.execute(u["name"], u["input"])) for u in uses]
+        results = [run_tool(repo, u) for u in uses]
         messages.append(user_message(TurnContext(task, {}, T0), tool_results=results))
     return replies
 
@@ -268,3 +268,19 @@ def test_the_scripted_model_shares_nothing_with_agents_but_the_wire_format():
             else:
                 continue
             assert not any(n == "agents" or n.startswith("agents.") for n in names), path
+
+
+def test_a_refused_review_is_retried_once_without_inline_comments(roles):
+    class Strict(FakeRepo):
+        def execute(self, name: str, args: dict[str, Any]) -> str:
+            if name == "submit_review" and args["comments"]:
+                raise ToolFailed("comments on files this PR does not change: src/app/service.py")
+            return super().execute(name, args)
+
+    repo = Strict()
+    replies = _drive(ScriptedModel(), roles["reviewer"], "Review pull request acme/app#7", repo)
+    assert _tool_names(replies)[-2:] == ["submit_review", "submit_review"]
+    [(_, review)] = repo.writes
+    assert review["comments"] == []
+    assert "src/app/service.py:5: Leftover debug `print(`" in review["body"]
+    assert replies[-1]["stop_reason"] == "end_turn"

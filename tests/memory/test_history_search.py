@@ -57,8 +57,11 @@ def test_tool_events_are_hidden_by_default_and_summarised_when_asked(store: Stor
             NewEvent("tool_call", {"name": "get_file", "input": {"path": "logo.png"}}),
             NewEvent(
                 "tool_result",
-                {"name": "get_file", "status": "ok",
-                 "output": f"{blob} see https://x.test/login?token=abc123 ghs_secret1"},
+                {
+                    "name": "get_file",
+                    "status": "ok",
+                    "output": f"{blob} see https://x.test/login?token=abc123 ghs_secret1",
+                },
             ),
         ],
     )

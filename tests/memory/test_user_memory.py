@@ -10,7 +10,9 @@ from agents.store import Store, StoreError
 
 def test_memories_are_listed_for_their_repo_role_and_globally(store: Store) -> None:
     book = UserMemory(store)
-    repo_fact = book.add("This repo wants tests for every bug fix", author="alice", repo="octo/demo")
+    repo_fact = book.add(
+        "This repo wants tests for every bug fix", author="alice", repo="octo/demo"
+    )
     role_proc = book.add(
         "Reviewers cite file:line", author="alice", kind="procedure", role="reviewer"
     )
@@ -27,8 +29,9 @@ def test_memories_are_listed_for_their_repo_role_and_globally(store: Store) -> N
 def test_edit_supersedes_and_keeps_the_old_version(store: Store) -> None:
     book = UserMemory(store)
     old = book.add("tests for fixes", author="alice", repo="octo/demo")
-    new = book.edit(old.id, "tests for every bug fix", author="w-123", author_kind="worker",
-                    run_id="run-9")
+    new = book.edit(
+        old.id, "tests for every bug fix", author="w-123", author_kind="worker", run_id="run-9"
+    )
     assert new.id != old.id and new.supersedes == old.id
     assert (new.author, new.author_kind, new.run_id) == ("w-123", "worker", "run-9")
     assert [m.body for m in book.list("octo/demo")] == ["tests for every bug fix"]
@@ -60,7 +63,10 @@ def test_secrets_in_a_memory_are_redacted_on_write(store: Store) -> None:
     ("kwargs", "message"),
     [
         ({"repo": "not-a-repo"}, "memory repo must look like OWNER/NAME, got 'not-a-repo'"),
-        ({"role": "Reviewer!"}, "memory role must be a lowercase role name like 'reviewer', got 'Reviewer!'"),
+        (
+            {"role": "Reviewer!"},
+            "memory role must be a lowercase role name like 'reviewer', got 'Reviewer!'",
+        ),
         ({"kind": "rule"}, "memory kind must be 'fact' or 'procedure', got 'rule'"),
         ({"body": "   "}, "memory text is empty"),
         ({"author": " "}, "memory author is empty: say who (a login or worker id)"),

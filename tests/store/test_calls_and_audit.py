@@ -11,15 +11,28 @@ from agents.store.base import utcnow
 def test_only_mutations_reach_the_audit_log(store: Store, worker: str) -> None:
     route = "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"
     store.record_github_call(
-        identity="swarm-bot[bot]", worker_id=worker, method="get", route=route,
-        target="octo/demo#1", status=200, ratelimit_remaining=4999,
+        identity="swarm-bot[bot]",
+        worker_id=worker,
+        method="get",
+        route=route,
+        target="octo/demo#1",
+        status=200,
+        ratelimit_remaining=4999,
     )
     store.record_github_call(
-        identity="swarm-bot[bot]", worker_id=worker, method="POST", route=route,
-        target="octo/demo#1", status=201, ratelimit_remaining=4998,
+        identity="swarm-bot[bot]",
+        worker_id=worker,
+        method="POST",
+        route=route,
+        target="octo/demo#1",
+        status=201,
+        ratelimit_remaining=4998,
     )
     store.record_github_call(
-        identity="other[bot]", worker_id=None, method="DELETE", route="/installation/token",
+        identity="other[bot]",
+        worker_id=None,
+        method="DELETE",
+        route="/installation/token",
         status=204,
     )
     assert store.count_github_calls() == 3
@@ -27,7 +40,11 @@ def test_only_mutations_reach_the_audit_log(store: Store, worker: str) -> None:
     assert len(rows) == 1
     row = rows[0]
     assert (row.method, row.route, row.target, row.status, row.ratelimit_remaining) == (
-        "POST", route, "octo/demo#1", 201, 4998,
+        "POST",
+        route,
+        "octo/demo#1",
+        201,
+        4998,
     )
     assert row.worker_id == worker
     assert [r.identity for r in store.audit()] == ["swarm-bot[bot]", "other[bot]"]
@@ -36,8 +53,15 @@ def test_only_mutations_reach_the_audit_log(store: Store, worker: str) -> None:
 
 def test_llm_call_records_usage_and_flags_a_cache_miss(store: Store, worker: str) -> None:
     common = dict(
-        worker_id=worker, model="claude-x", role_chain=["reviewer"], input_tokens=100,
-        cache_write_tokens=0, output_tokens=20, cost=0.01, latency_ms=900, stop_reason="end_turn",
+        worker_id=worker,
+        model="claude-x",
+        role_chain=["reviewer"],
+        input_tokens=100,
+        cache_write_tokens=0,
+        output_tokens=20,
+        cost=0.01,
+        latency_ms=900,
+        stop_reason="end_turn",
     )
     store.record_llm_call(prefix_hash="sha256:p", cache_read_tokens=0, **common)
     store.record_llm_call(prefix_hash="sha256:p", cache_read_tokens=4000, **common)
@@ -58,8 +82,13 @@ def test_prompt_prefix_is_stored_once_per_hash_and_redacted(store: Store) -> Non
 def test_rate_limit_snapshots_keep_pauses_and_per_worker_usage(store: Store, worker: str) -> None:
     reset = utcnow() + timedelta(minutes=30)
     store.record_rate_limit_snapshot(
-        identity="swarm-bot[bot]", resource="core", limit=5000, remaining=10, reset_at=reset,
-        paused_until=reset, by_worker={worker: 12},
+        identity="swarm-bot[bot]",
+        resource="core",
+        limit=5000,
+        remaining=10,
+        reset_at=reset,
+        paused_until=reset,
+        by_worker={worker: 12},
     )
     [snap] = store.rate_limit_history("swarm-bot[bot]", "core")
     assert (snap.limit, snap.remaining, snap.by_worker) == (5000, 10, {worker: 12})

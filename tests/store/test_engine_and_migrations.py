@@ -63,7 +63,10 @@ def test_alembic_command_line_upgrades_a_fresh_database(tmp_path: Path) -> None:
     env = {**os.environ, "SWARM_STORE_URL": f"sqlite:///{tmp_path / 'cli.db'}"}
     subprocess.run(
         [sys.executable, "-m", "alembic", "-c", "agents/store/alembic.ini", "upgrade", "head"],
-        cwd=ROOT, env=env, check=True, capture_output=True,
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
     )
     engine = sa.create_engine(env["SWARM_STORE_URL"])
     with engine.connect() as conn:

@@ -57,22 +57,36 @@ def test_no_planted_secret_survives_anywhere_in_the_database(store: Store) -> No
     store.update_worker(worker, blocked_reason=ALL, budgets_used={"log": ALL})
     store.append_events(
         worker,
-        [NewEvent(kind, {"text": ALL, "output": ALL, "nested": [{"api_key": "k"}]})
-         for kind in ("user_turn", "assistant_turn", "tool_call", "tool_result", "error")],
+        [
+            NewEvent(kind, {"text": ALL, "output": ALL, "nested": [{"api_key": "k"}]})
+            for kind in ("user_turn", "assistant_turn", "tool_call", "tool_result", "error")
+        ],
     )
     store.append_event(worker, "status", ALL)
     store.record_llm_call(
-        worker_id=worker, model=f"m {ANTHROPIC}", prefix_hash="sha256:p", role_chain=[ALL],
-        input_tokens=1, cache_read_tokens=0, cache_write_tokens=0, output_tokens=1, cost=0,
-        latency_ms=1, stop_reason=ALL,
+        worker_id=worker,
+        model=f"m {ANTHROPIC}",
+        prefix_hash="sha256:p",
+        role_chain=[ALL],
+        input_tokens=1,
+        cache_read_tokens=0,
+        cache_write_tokens=0,
+        output_tokens=1,
+        cost=0,
+        latency_ms=1,
+        stop_reason=ALL,
     )
     store.record_prompt_prefix("sha256:p", f"prefix {ALL}")
     store.record_github_call(
         identity="bot[bot]", worker_id=worker, method="POST", route=f"/x?{MAGIC}", target=ALL
     )
     store.record_rate_limit_snapshot(
-        identity="bot[bot]", resource="core", limit=1, remaining=0,
-        reset_at=utcnow() + timedelta(minutes=1), by_worker={worker: ALL},
+        identity="bot[bot]",
+        resource="core",
+        limit=1,
+        remaining=0,
+        reset_at=utcnow() + timedelta(minutes=1),
+        by_worker={worker: ALL},
     )
     store.add_memory("fact", f"remember {ALL}", author=f"alice {GH_TOKEN}")
     store.add_agent_note(worker, f"note {ALL}")

@@ -14,8 +14,16 @@ def test_prune_removes_runtime_records_and_leaves_memory_audit_and_workers(
     store.append_events(worker, [NewEvent("progress", f"e{i}") for i in range(5)])
     store.record_github_call(identity="bot", worker_id=worker, method="POST", route="/x")
     store.record_llm_call(
-        worker_id=worker, model="m", prefix_hash=None, role_chain=[], input_tokens=1,
-        cache_read_tokens=0, cache_write_tokens=0, output_tokens=1, cost=0, latency_ms=1,
+        worker_id=worker,
+        model="m",
+        prefix_hash=None,
+        role_chain=[],
+        input_tokens=1,
+        cache_read_tokens=0,
+        cache_write_tokens=0,
+        output_tokens=1,
+        cost=0,
+        latency_ms=1,
         stop_reason=None,
     )
     store.record_rate_limit_snapshot(

@@ -16,7 +16,9 @@ def test_append_event_numbers_events_from_one_per_worker(store: Store, worker: s
     assert store.get_worker(worker).last_seq == 3
 
 
-def test_append_events_assigns_consecutive_sequences_in_one_batch(store: Store, worker: str) -> None:
+def test_append_events_assigns_consecutive_sequences_in_one_batch(
+    store: Store, worker: str
+) -> None:
     store.append_event(worker, "user_turn", "start")
     seqs = store.append_events(
         worker,

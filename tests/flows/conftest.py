@@ -1,0 +1,124 @@
+"""Flow tests: one Prefect test harness for the session, a sandbox GitHub and swarm settings each.
+
+The harness starts a temporary Prefect server (about 20 s), so it is shared by every flow test;
+each test gets its own sandbox, data directory and store, so tests do not see each other's work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sandbox.github.seed import REPOS
+from sandbox.github.state import SandboxState
+from sandbox.server import SandboxServer
+
+ROOT = Path(__file__).resolve().parents[2]
+SEALING_KEY = "qJzH8m5cF1oYbXw2V0kT9rE3uN6pL4sAaGdQeWiZyMc="
+PLANTED_ANTHROPIC_KEY = "sk-ant-api03-PLANTEDdoNotLeakThisKey0123456789abcdefABCDEF"
+
+
+@pytest.fixture(scope="session")
+def prefect_harness() -> Iterator[None]:
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    from prefect.testing.utilities import prefect_test_harness
+
+    from flows.prefect_env import prepare_prefect_env
+
+    prepare_prefect_env()
+    with prefect_test_harness(server_startup_timeout=180):
+        yield
+
+
+@dataclass
+class Swarm:
+    """A sandbox GitHub plus the settings a flow run reads from the environment."""
+
+    server: SandboxServer
+    data_dir: Path
+    keys_dir: Path
+
+    @property
+    def state(self) -> SandboxState:
+        return self.server.state
+
+    def bot_reviews(self, repo: str, number: int) -> list[Any]:
+        pull = self.state.pull(repo, number).pull
+        assert pull is not None
+        return [r for r in pull.reviews if r.user_login.endswith("[bot]")]
+
+    def review_counts(self) -> dict[str, int]:
+        counts = {}
+        for repo in REPOS:
+            for number, issue in sorted(self.state.repo(repo).issues.items()):
+                if issue.pull is not None:
+                    counts[f"{repo}#{number}"] = len(self.bot_reviews(repo, number))
+        return counts
+
+    def writes_by(self, login: str) -> list[Any]:
+        return [r for r in self.state.requests_by(login) if r.is_write]
+
+
+def use_sandbox_settings(
+    monkeypatch: pytest.MonkeyPatch, server: SandboxServer, root: Path
+) -> Swarm:
+    for key in list(os.environ):
+        if key.startswith("SWARM_"):
+            monkeypatch.delenv(key)
+    keys_dir = root / "keys"
+    env_file = server.state.write_credentials(keys_dir, server.url)
+    for line in env_file.read_text().splitlines():
+        key, _, value = line.partition("=")
+        monkeypatch.setenv(key, value)
+    data_dir = root / "data"
+    monkeypatch.setenv("SWARM_DATA_DIR", str(data_dir))
+    monkeypatch.setenv("SWARM_ROLES_DIR", str(ROOT / "roles"))
+    monkeypatch.setenv("SWARM_REPOS", ",".join(REPOS))
+    monkeypatch.setenv("SWARM_SEALING_KEY", SEALING_KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", PLANTED_ANTHROPIC_KEY)
+    monkeypatch.setenv("SWARM_MODEL", "scripted")
+    return Swarm(server, data_dir, keys_dir)
+
+
+@pytest.fixture
+def swarm(
+    prefect_harness: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Iterator[Swarm]:
+    with SandboxServer() as server:
+        yield use_sandbox_settings(monkeypatch, server, tmp_path)
+
+
+def run_swarm(**parameters: Any) -> tuple[Any, Any]:
+    """Run the flow in this process; returns (final state, RunReport)."""
+    from flows.swarm_run import swarm_run
+
+    flow = swarm_run
+    options = parameters.pop("flow_options", None)
+    if options:
+        flow = swarm_run.with_options(**options)
+    parameters.setdefault("model", "scripted")
+    state = asyncio.run(flow(**parameters, return_state=True))
+    return state, state.result(raise_on_failure=False)
+
+
+def task_runs_of(flow_run_id: Any) -> list[Any]:
+    """Task runs of one flow run, as the Prefect API stores them."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
+    async def read() -> list[Any]:
+        async with get_client() as client:
+            return list(
+                await client.read_task_runs(
+                    flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id]))
+                )
+            )
+
+    return asyncio.run(read())

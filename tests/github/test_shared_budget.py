@@ -1,0 +1,101 @@
+"""Several processes sharing one identity through the SQL backend stay within one budget."""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agents.github import ThrottleLimits, classify_rest
+from agents.github.buckets import BucketState, IdentityState, apply_bucket, decide
+from agents.github.sql_backend import SqlBudgetBackend
+
+READ = classify_rest("GET", "/repos/o/r/pulls/1")
+# Only the primary budget should bind in this test.
+LIMITS = ThrottleLimits(
+    max_concurrency=10_000, rest_points_per_minute=1_000_000, pace_burst=10_000
+)
+BUDGET = 50
+TRIES_PER_PROCESS = 40
+
+
+def _grab(url: str, identity: str, worker: str, barrier: Any, out: Any) -> None:
+    backend = SqlBudgetBackend(url)
+    barrier.wait()
+    granted = 0
+    for i in range(TRIES_PER_PROCESS):
+        now = time.time()
+        decision = backend.transact(
+            identity, lambda s, i=i, now=now: decide(s, READ, f"{worker}-{i}", worker, now, LIMITS)
+        )
+        granted += decision.granted
+    backend.close()
+    out.put(granted)
+
+
+def _seed(url: str, identity: str) -> None:
+    backend = SqlBudgetBackend(url)
+
+    def seed(state: IdentityState) -> None:
+        bucket = state.buckets.setdefault("core", BucketState())
+        apply_bucket(bucket, BUDGET, BUDGET, 0, time.time() + 3600)
+
+    backend.transact(identity, seed)
+    backend.close()
+
+
+def _run_two_processes(url: str) -> tuple[list[int], IdentityState]:
+    identity = f"shared-{uuid.uuid4().hex[:8]}[bot]"
+    _seed(url, identity)
+    # fork: the children start at once instead of re-importing everything (slow on a busy box).
+    ctx = multiprocessing.get_context("fork")
+    barrier, out = ctx.Barrier(2), ctx.Queue()
+    procs = [ctx.Process(target=_grab, args=(url, identity, f"p{n}", barrier, out)) for n in (1, 2)]
+    for p in procs:
+        p.start()
+    counts = [out.get(timeout=60) for _ in procs]
+    for p in procs:
+        p.join(timeout=30)
+        assert p.exitcode == 0
+    backend = SqlBudgetBackend(url)
+    state = backend.transact(identity, lambda s: s)
+    backend.close()
+    return counts, state
+
+
+def _assert_one_budget(counts: list[int], state: IdentityState) -> None:
+    reserve = LIMITS.write_reserve(BUDGET)
+    assert sum(counts) == BUDGET - reserve  # not a request more, not one less
+    assert all(c > 0 for c in counts)  # both processes got a share
+    assert sum(state.requests_by_worker.values()) == BUDGET - reserve
+
+
+@pytest.mark.slow
+def test_two_processes_on_sqlite_share_one_budget(tmp_path: Path) -> None:
+    counts, state = _run_two_processes(f"sqlite:///{tmp_path / 'store.db'}")
+    _assert_one_budget(counts, state)
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_two_processes_on_postgresql_share_one_budget(pg_url: str) -> None:
+    counts, state = _run_two_processes(pg_url)
+    _assert_one_budget(counts, state)
+
+
+def test_state_survives_the_round_trip_through_the_table(tmp_path: Path) -> None:
+    backend = SqlBudgetBackend(f"sqlite:///{tmp_path / 'store.db'}")
+    now = time.time()
+    backend.transact("bot[bot]", lambda s: decide(s, READ, "r1", "w1", now, LIMITS))
+    state = backend.transact("bot[bot]", lambda s: s)
+    assert list(state.inflight) == ["r1"] and state.requests_by_worker == {"w1": 1}
+    backend.close()
+
+
+def test_an_unsupported_database_is_named() -> None:
+    with pytest.raises(ValueError, match="SqlBudgetBackend supports sqlite and postgresql, not 'mysql'"):
+        SqlBudgetBackend("mysql://u@localhost/x")

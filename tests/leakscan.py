@@ -1,0 +1,42 @@
+"""Find planted secrets in everything a run persisted: database rows, files, log text."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import sqlalchemy as sa
+
+
+def database_text(url: str) -> str:
+    """Every value of every table, as text."""
+    engine = sa.create_engine(url)
+    chunks: list[str] = []
+    try:
+        meta = sa.MetaData()
+        meta.reflect(bind=engine)
+        with engine.connect() as conn:
+            for table in meta.sorted_tables:
+                for row in conn.execute(sa.select(table)):
+                    chunks.append(f"{table.name}: " + " | ".join(str(v) for v in row))
+    finally:
+        engine.dispose()
+    return "\n".join(chunks)
+
+
+def files_text(root: Path) -> str:
+    """Every file under ``root`` as text (binary files too: SQLite pages hold plain strings)."""
+    parts = []
+    for path in sorted(root.rglob("*")):
+        if path.is_file():
+            parts.append(path.read_bytes().decode("utf-8", "replace"))
+    return "\n".join(parts)
+
+
+def leaks(secrets: Iterable[str], *texts: str) -> list[str]:
+    """The planted secrets (shown by their first 8 characters) found in any text."""
+    found = []
+    for secret in secrets:
+        if secret and any(secret in text for text in texts):
+            found.append(secret[:8] + "...")
+    return found
