@@ -278,7 +278,9 @@ async def _session(
         )
     toolbox = build_toolbox(ctx, chain.allowed_tools())
     snapshot = frozen_snapshot(store, task.repo, agent.id)
-    prefix = await _prefix(agent.render("agent"), toolbox.schemas(), snapshot.text, agent, ctx)
+    prefix = await _prefix(
+        agent.render("agent", with_skills=False), toolbox.schemas(), snapshot.text, agent, ctx
+    )
     store.record_prompt_prefix(prefix.sha256, prefix.text)
     store.append_event(
         env.worker_id,

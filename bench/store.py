@@ -29,7 +29,8 @@ from agents.memory import history_search
 from agents.store import NewEvent, Store
 
 PG_DEFAULT = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-VOCAB = [f"w{i}" for i in range(5000)] + ["review", "parser", "test", "fix", "diff", "file", "commit", "branch", "merge", "comment", "token", "budget", "cache", "worker"]
+COMMON = "review parser test fix diff file commit branch merge comment token budget cache worker"
+VOCAB = [f"w{i}" for i in range(5000)] + COMMON.split()
 
 
 def sentence(rng: random.Random) -> str:

@@ -34,4 +34,4 @@ def prepare_prefect_env(home: Path | None = None) -> None:
         # A demo never talks to a remote API, whatever the user's shell says.
         os.environ.pop("PREFECT_API_URL", None)
         os.environ.pop("PREFECT_API_KEY", None)
-        os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
+        os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "300")

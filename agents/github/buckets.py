@@ -205,7 +205,9 @@ def decide(
                 # The refill rate only rises while a read waits (less time, same budget), so
                 # the computed wait is never too short to be worth it.
                 time_left = bucket.reset - lim.pace_margin - now
-                cap = max(lim.pace_burst, float(spec.primary_cost))
+                cap = max(
+                    lim.pace_burst_min, bucket.limit * lim.pace_burst_fraction, spec.primary_cost
+                )
                 if time_left > 0:
                     rate = (estimate - reserve) / time_left
                     held = cap if bucket.pace_tokens is None else bucket.pace_tokens

@@ -29,8 +29,10 @@ class ThrottleLimits(BaseModel):
     # Primary budget kept back for writes: reads stop at this many remaining.
     write_reserve_fraction: float = Field(default=0.02, ge=0, lt=1)
     write_reserve_min: int = Field(default=2, ge=0)
-    # Requests that may go out ahead of the paced schedule (an idle identity answers at once).
-    pace_burst: float = Field(default=3.0, ge=0)
+    # Reads that may go out ahead of the paced schedule, so a worker's short burst after a quiet
+    # spell is not slowed: max(pace_burst_min, limit * pace_burst_fraction).
+    pace_burst_min: float = Field(default=3.0, ge=1)
+    pace_burst_fraction: float = Field(default=0.02, ge=0, lt=1)
     # Pacing aims to spend the budget this long before the reset so late requests land in time.
     pace_margin: float = Field(default=2.0, ge=0)
     # A probe after a reset waits this long past the announced reset (resets are whole seconds).

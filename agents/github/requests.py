@@ -128,7 +128,7 @@ def classify_rest(method: str, path: str, limits: ThrottleLimits | None = None) 
         target="/" + path.split("?", 1)[0].strip("/"),
         resource=resource_for(path),
         primary_cost=primary,
-        points=lim.write_points if is_write else lim.read_points,
+        points=0 if primary == 0 else lim.write_points if is_write else lim.read_points,
         is_write=is_write,
         is_content_creation=content,
     )

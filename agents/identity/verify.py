@@ -102,11 +102,14 @@ class IdentityVerifier:
         if credential is None:
             raise IdentityBlocked.no_credential()
         claim = opened.envelope.identity
+        moment = now or utc_now()
         key = (fingerprint(credential), _claim_digest(claim))
         with self._lock:
             known = self._verified.get(key)
             key_lock = self._key_locks.setdefault(key, threading.Lock())
         if known is not None:
+            # Cached answers still honour expiry: the offline checks cost microseconds.
+            check_offline(claim, credential, self.maintainer_login, moment)
             return known
         # Workers sharing a token arrive together: the first verifies, the rest wait and reuse.
         with key_lock:
@@ -114,7 +117,7 @@ class IdentityVerifier:
                 known = self._verified.get(key)
             if known is not None:
                 return known
-            verified = self._verify(claim, credential, now or utc_now())
+            verified = self._verify(claim, credential, moment)
             with self._lock:
                 self._verified[key] = verified
             return verified

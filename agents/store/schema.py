@@ -50,7 +50,7 @@ class Clipped(sa.TypeDecorator[str]):
     cache_ok = True
 
     def process_bind_param(self, value: str | None, dialect: sa.Dialect) -> str | None:
-        limit = self.impl_instance.length
+        limit: int | None = getattr(self.impl_instance, "length", None)
         if value is None or limit is None or len(value) <= limit:
             return value
         return value[: limit - 1] + "…"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sandbox.github import render
+from sandbox.github import render, render_pulls
 from sandbox.github.errors import not_found, unprocessable
 from sandbox.github.gate import Ctx, Reply, Route
 from sandbox.github.model import Issue, IssueComment
@@ -45,13 +45,15 @@ def list_issues(ctx: Ctx) -> Reply:
     issues.sort(key=lambda i: i.number, reverse=ctx.query.get("direction", "desc") == "desc")
     chunk, headers = page_of(ctx, issues)
     users = ctx.state.users
-    return Reply([render.issue(ctx.urls, ctx.the_repo, i, users) for i in chunk], headers=headers)
+    return Reply(
+        [render_pulls.issue(ctx.urls, ctx.the_repo, i, users) for i in chunk], headers=headers
+    )
 
 
 def get_issue(ctx: Ctx) -> Reply:
     issue = _issue(ctx)
     _require_for(ctx, issue, "read")
-    return Reply(render.issue(ctx.urls, ctx.the_repo, issue, ctx.state.users))
+    return Reply(render_pulls.issue(ctx.urls, ctx.the_repo, issue, ctx.state.users))
 
 
 def list_comments(ctx: Ctx) -> Reply:
@@ -60,7 +62,7 @@ def list_comments(ctx: Ctx) -> Reply:
     chunk, headers = page_of(ctx, issue.comments)
     users = ctx.state.users
     return Reply(
-        [render.issue_comment(ctx.urls, ctx.the_repo, issue, c, users) for c in chunk],
+        [render_pulls.issue_comment(ctx.urls, ctx.the_repo, issue, c, users) for c in chunk],
         headers=headers,
     )
 
@@ -81,7 +83,8 @@ def create_comment(ctx: Ctx) -> Reply:
     issue.comments.append(comment)
     issue.updated_at = ctx.now
     return Reply(
-        render.issue_comment(ctx.urls, ctx.the_repo, issue, comment, ctx.state.users), status=201
+        render_pulls.issue_comment(ctx.urls, ctx.the_repo, issue, comment, ctx.state.users),
+        status=201,
     )
 
 

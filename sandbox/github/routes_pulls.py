@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sandbox.github import render
+from sandbox.github import render, render_pulls
 from sandbox.github.diffs import commentable_lines, hunk_for, position_count, tree_diff
 from sandbox.github.errors import ApiError, not_found, unprocessable
 from sandbox.github.gate import Ctx, Reply, Route
@@ -52,20 +52,22 @@ def list_pulls(ctx: Ctx) -> Reply:
     pulls.sort(key=lambda i: i.number, reverse=ctx.query.get("direction", "desc") == "desc")
     chunk, headers = page_of(ctx, pulls)
     users = ctx.state.users
-    body = [render.pull(ctx.urls, ctx.the_repo, i, users, ctx.now, full=False) for i in chunk]
+    body = [render_pulls.pull(ctx.urls, ctx.the_repo, i, users, ctx.now, full=False) for i in chunk]
     return Reply(body, headers=headers)
 
 
 def get_pull(ctx: Ctx) -> Reply:
     issue, _ = _pull(ctx)
-    return Reply(render.pull(ctx.urls, ctx.the_repo, issue, ctx.state.users, ctx.now, full=True))
+    return Reply(
+        render_pulls.pull(ctx.urls, ctx.the_repo, issue, ctx.state.users, ctx.now, full=True)
+    )
 
 
 def list_pull_files(ctx: Ctx) -> Reply:
     _, pull = _pull(ctx)
     chunk, headers = page_of(ctx, pull.files)
     return Reply(
-        [render.diff_entry(ctx.urls, ctx.the_repo, pull.head_sha, f) for f in chunk],
+        [render_pulls.diff_entry(ctx.urls, ctx.the_repo, pull.head_sha, f) for f in chunk],
         headers=headers,
     )
 
@@ -125,14 +127,14 @@ def compare(ctx: Ctx) -> Reply:
             "permalink_url": f"{ctx.urls.web}/{repo.full_name}/compare/{base.sha}...{head.sha}",
             "diff_url": f"{html}.diff",
             "patch_url": f"{html}.patch",
-            "base_commit": render.commit(ctx.urls, repo, base, users),
-            "merge_base_commit": render.commit(ctx.urls, repo, base, users),
+            "base_commit": render_pulls.commit(ctx.urls, repo, base, users),
+            "merge_base_commit": render_pulls.commit(ctx.urls, repo, base, users),
             "status": "identical" if base.sha == head.sha else "ahead",
             "ahead_by": len(chain),
             "behind_by": 0,
             "total_commits": len(chain),
-            "commits": [render.commit(ctx.urls, repo, c, users) for c in chain],
-            "files": [render.diff_entry(ctx.urls, repo, head.sha, f) for f in files],
+            "commits": [render_pulls.commit(ctx.urls, repo, c, users) for c in chain],
+            "files": [render_pulls.diff_entry(ctx.urls, repo, head.sha, f) for f in files],
         }
     )
 
@@ -141,7 +143,8 @@ def list_reviews(ctx: Ctx) -> Reply:
     _, pull = _pull(ctx)
     chunk, headers = page_of(ctx, pull.reviews)
     return Reply(
-        [render.review(ctx.urls, ctx.the_repo, r, ctx.state.users) for r in chunk], headers=headers
+        [render_pulls.review(ctx.urls, ctx.the_repo, r, ctx.state.users) for r in chunk],
+        headers=headers,
     )
 
 
@@ -178,7 +181,7 @@ def create_review(ctx: Ctx) -> Reply:
     pull.review_comments.extend(comments)
     review.comment_ids = [c.id for c in comments]
     issue.updated_at = ctx.now
-    return Reply(render.review(ctx.urls, ctx.the_repo, review, ctx.state.users))
+    return Reply(render_pulls.review(ctx.urls, ctx.the_repo, review, ctx.state.users))
 
 
 def _ensure_user(ctx: Ctx, login: str) -> None:
@@ -225,7 +228,8 @@ def list_review_comments(ctx: Ctx) -> Reply:
     chunk, headers = page_of(ctx, pull.review_comments)
     users = ctx.state.users
     return Reply(
-        [render.review_comment(ctx.urls, ctx.the_repo, c, users) for c in chunk], headers=headers
+        [render_pulls.review_comment(ctx.urls, ctx.the_repo, c, users) for c in chunk],
+        headers=headers,
     )
 
 

@@ -90,16 +90,17 @@ class ScriptedModel:
     async def async_handle(self, request: httpx2.Request) -> httpx2.Response:
         if self.latency_s:
             await asyncio.sleep(self.latency_s)
-        return self._respond(request.method, request.url.path, request.headers, request.content)
+        return self.respond(request.method, request.url.path, request.headers, request.content)
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         if self.latency_s:
             time.sleep(self.latency_s)
-        return self._respond(request.method, request.url.path, request.headers, request.content)
+        return self.respond(request.method, request.url.path, request.headers, request.content)
 
-    def _respond(
+    def respond(
         self, method: str, path: str, headers: Mapping[str, str], raw: bytes
     ) -> httpx2.Response:
+        """Answer one HTTP request (shared by the in-process transport and the loopback server)."""
         with self._lock:
             self._seq += 1
             request_id = f"req_scripted_{self._seq:06d}"

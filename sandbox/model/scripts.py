@@ -3,7 +3,10 @@
 The task in the first user message picks the behaviour (review a pull request, triage an
 issue, summarise shard reviews); the tool calls already made and their results, read back from
 the history, pick the step. Only tools offered in the request's ``tools`` list are called, and
-arguments are shaped to each tool's ``input_schema``.
+arguments are shaped to each tool's ``input_schema``: of ``repo`` (``owner/name``), ``owner``,
+``number``/``pull_number``/``issue_number``, ``page``, ``path``, ``ref``/``sha``, ``body``,
+``event``, ``comments`` (``path``, ``line``, ``side``, ``body``), ``labels``, ``note``, ``kind``
+it fills those the schema names (all of them when a tool has no schema properties).
 """
 
 from __future__ import annotations

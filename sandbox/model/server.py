@@ -51,7 +51,7 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length else b""
             headers = {k.lower(): v for k, v in self.headers.items()}
-            response = model._respond(self.command, self.path.split("?")[0], headers, raw)
+            response = model.respond(self.command, self.path.split("?")[0], headers, raw)
             body = response.content
             self.send_response(response.status_code)
             for key, value in response.headers.items():

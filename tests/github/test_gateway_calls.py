@@ -59,7 +59,9 @@ async def test_each_call_reads_the_current_token_so_a_reminted_token_is_used(
     ]
 
 
-async def test_no_token_fails_loud_and_sends_nothing(clock: ManualClock, mock: respx.MockRouter) -> None:
+async def test_no_token_fails_loud_and_sends_nothing(
+    clock: ManualClock, mock: respx.MockRouter
+) -> None:
     gateway = GitHubGateway(BASE, BOT, lambda: "", IdentityThrottle(BOT, clock=clock))
     route = mock.get("/repos/o/r/pulls/1").mock(return_value=ok({}))
     with pytest.raises(GitHubUnavailable, match=r"no token for identity swarm-reviewer\[bot\]"):
@@ -67,14 +69,20 @@ async def test_no_token_fails_loud_and_sends_nothing(clock: ManualClock, mock: r
     assert route.call_count == 0
 
 
-async def test_two_identities_never_share_a_cached_answer(clock: ManualClock, mock: respx.MockRouter) -> None:
+async def test_two_identities_never_share_a_cached_answer(
+    clock: ManualClock, mock: respx.MockRouter
+) -> None:
     def by_token(request: httpx.Request) -> httpx.Response:
         who = request.headers["authorization"].split("_")[-1]
         return httpx.Response(200, json={"seen_by": who}, headers={"etag": '"same"'})
 
     route = mock.get("/repos/o/r/pulls/1").mock(side_effect=by_token)
-    one = GitHubGateway(BASE, "one[bot]", lambda: "ghs_one", IdentityThrottle("one[bot]", clock=clock))
-    two = GitHubGateway(BASE, "two[bot]", lambda: "ghs_two", IdentityThrottle("two[bot]", clock=clock))
+    one = GitHubGateway(
+        BASE, "one[bot]", lambda: "ghs_one", IdentityThrottle("one[bot]", clock=clock)
+    )
+    two = GitHubGateway(
+        BASE, "two[bot]", lambda: "ghs_two", IdentityThrottle("two[bot]", clock=clock)
+    )
     assert (await one.get_pull("o/r", 1))["seen_by"] == "one"
     assert (await two.get_pull("o/r", 1))["seen_by"] == "two"
     assert all("if-none-match" not in c.request.headers for c in route.calls)
@@ -108,7 +116,10 @@ async def test_timeouts_on_reads_retry_then_report_github_unavailable(
     gateway: GitHubGateway, mock: respx.MockRouter, records: list[GitHubCallRecord]
 ) -> None:
     route = mock.get("/repos/o/r/pulls/1").mock(side_effect=httpx.ConnectTimeout("slow"))
-    with pytest.raises(GitHubUnavailable, match=r"GitHub GET /repos/\{owner\}/\{repo\}/pulls/\{pull_number\}: timed out"):
+    with pytest.raises(
+        GitHubUnavailable,
+        match=r"GitHub GET /repos/\{owner\}/\{repo\}/pulls/\{pull_number\}: timed out",
+    ):
         await gateway.get_pull("o/r", 1)
     assert route.call_count == 4
     assert [r.error for r in records] == ["timed out"] * 4
@@ -133,7 +144,9 @@ async def test_get_file_returns_text_from_raw_or_base64_answers(
     gateway: GitHubGateway, mock: respx.MockRouter
 ) -> None:
     raw = mock.get("/repos/o/r/contents/src/a.py", params={"ref": "abc"}).mock(
-        return_value=httpx.Response(200, text="print('hi')\n", headers={"content-type": "text/plain"})
+        return_value=httpx.Response(
+            200, text="print('hi')\n", headers={"content-type": "text/plain"}
+        )
     )
     assert await gateway.get_file("o/r", "src/a.py", "abc") == "print('hi')\n"
     assert raw.calls.last.request.headers["accept"] == "application/vnd.github.raw+json"
@@ -144,7 +157,9 @@ async def test_get_file_returns_text_from_raw_or_base64_answers(
     assert await gateway.get_file("o/r", "b.py") == "x = 1\n"
 
 
-async def test_pull_files_are_read_page_by_page(gateway: GitHubGateway, mock: respx.MockRouter) -> None:
+async def test_pull_files_are_read_page_by_page(
+    gateway: GitHubGateway, mock: respx.MockRouter
+) -> None:
     page1 = [{"filename": f"f{i}"} for i in range(100)]
     page2 = [{"filename": "last"}]
     next_link = {"link": f'<{BASE}/repos/o/r/pulls/1/files?page=2>; rel="next"'}
@@ -162,13 +177,20 @@ async def test_graphql_outside_the_allow_list_is_refused_before_sending(
     gateway: GitHubGateway, mock: respx.MockRouter
 ) -> None:
     route = mock.post("/graphql").mock(return_value=ok({"data": {}}))
-    with pytest.raises(GraphQLNotAllowed, match=r"use GET /repos/\{owner\}/\{repo\}/pulls/\{pull_number\}"):
-        await gateway.graphql('{ repository(owner: "o", name: "r") { pullRequest(number: 1) { id } } }')
+    with pytest.raises(
+        GraphQLNotAllowed, match=r"use GET /repos/\{owner\}/\{repo\}/pulls/\{pull_number\}"
+    ):
+        await gateway.graphql(
+            '{ repository(owner: "o", name: "r") { pullRequest(number: 1) { id } } }'
+        )
     assert route.call_count == 0
 
 
 async def test_graphql_records_the_exact_cost_and_feeds_the_graphql_bucket(
-    gateway: GitHubGateway, clock: ManualClock, mock: respx.MockRouter, records: list[GitHubCallRecord]
+    gateway: GitHubGateway,
+    clock: ManualClock,
+    mock: respx.MockRouter,
+    records: list[GitHubCallRecord],
 ) -> None:
     reset = clock.now() + 3600
     mock.post("/graphql").mock(
@@ -208,5 +230,8 @@ async def test_a_malformed_repo_is_refused_by_name(gateway: GitHubGateway) -> No
 
 
 def test_a_throttle_of_another_identity_is_refused(clock: ManualClock) -> None:
-    with pytest.raises(ValueError, match=r"throttle belongs to 'other\[bot\]', not to identity 'swarm-reviewer\[bot\]'"):
+    with pytest.raises(
+        ValueError,
+        match=r"throttle belongs to 'other\[bot\]', not to identity 'swarm-reviewer\[bot\]'",
+    ):
         GitHubGateway(BASE, BOT, lambda: "ghs_x", IdentityThrottle("other[bot]", clock=clock))

@@ -18,7 +18,8 @@ def test_allowed_mutations_pass_and_a_review_counts_as_content() -> None:
     )
     assert op.kind == "mutation" and op.creates_content
     assert not check_graphql(
-        "mutation { markPullRequestReadyForReview(input: {pullRequestId: \"1\"}) { clientMutationId } }"
+        'mutation { markPullRequestReadyForReview(input: {pullRequestId: "1"}) '
+        "{ clientMutationId } }"
     ).creates_content
 
 
@@ -32,13 +33,20 @@ def test_a_pull_request_query_is_refused_naming_the_rest_route() -> None:
 
 
 def test_an_alias_cannot_smuggle_a_field_past_the_allow_list() -> None:
-    with pytest.raises(GraphQLNotAllowed, match=r"'repository\.issues'.*use GET /repos/\{owner\}/\{repo\}/issues"):
-        check_graphql('query { viewer: repository(owner: "o", name: "r") { issues(first: 5) { totalCount } } }')
+    with pytest.raises(
+        GraphQLNotAllowed, match=r"'repository\.issues'.*use GET /repos/\{owner\}/\{repo\}/issues"
+    ):
+        check_graphql(
+            'query { viewer: repository(owner: "o", name: "r") '
+            "{ issues(first: 5) { totalCount } } }"
+        )
 
 
 def test_a_disallowed_mutation_names_its_rest_route() -> None:
     with pytest.raises(GraphQLNotAllowed) as info:
-        check_graphql('mutation { addComment(input: {subjectId: "1", body: "hi"}) { clientMutationId } }')
+        check_graphql(
+            'mutation { addComment(input: {subjectId: "1", body: "hi"}) { clientMutationId } }'
+        )
     assert str(info.value) == (
         "GraphQL mutation field 'addComment' is not on the allow-list (REST-first policy): "
         "use POST /repos/{owner}/{repo}/issues/{issue_number}/comments"
@@ -46,7 +54,9 @@ def test_a_disallowed_mutation_names_its_rest_route() -> None:
 
 
 def test_viewer_may_only_be_asked_who_it_is() -> None:
-    with pytest.raises(GraphQLNotAllowed, match=r"'viewer\.repositories'.*GET /installation/repositories"):
+    with pytest.raises(
+        GraphQLNotAllowed, match=r"'viewer\.repositories'.*GET /installation/repositories"
+    ):
         check_graphql("{ viewer { login repositories(first: 10) { nodes { name } } } }")
 
 
@@ -63,5 +73,8 @@ def test_fragments_and_subscriptions_are_refused() -> None:
 
 
 def test_an_unknown_top_level_field_without_a_rest_twin_points_at_rest_in_general() -> None:
-    with pytest.raises(GraphQLNotAllowed, match=r"'node' is not on the allow-list \(REST-first policy\): use the REST API$"):
+    with pytest.raises(
+        GraphQLNotAllowed,
+        match=r"'node' is not on the allow-list \(REST-first policy\): use the REST API$",
+    ):
         check_graphql('{ node(id: "x") { id } }')

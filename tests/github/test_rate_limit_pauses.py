@@ -51,7 +51,10 @@ async def test_secondary_limit_with_retry_after_is_waited_out_then_retried_once(
     t0 = clock.now()
     mock.get("/repos/o/r/pulls/1").mock(
         side_effect=answer_in_turn(
-            clock, times, httpx.Response(403, json=SECONDARY, headers={"retry-after": "20"}), ok({"n": 1})
+            clock,
+            times,
+            httpx.Response(403, json=SECONDARY, headers={"retry-after": "20"}),
+            ok({"n": 1}),
         )
     )
     assert await gateway.get_pull("o/r", 1) == {"n": 1}
@@ -66,7 +69,9 @@ async def test_secondary_limit_without_headers_pauses_60s_and_is_reported_not_sl
     with pytest.raises(IdentityPaused) as info:
         await gateway.get_pull("o/r", 1)
     assert (info.value.identity, info.value.until) == (BOT, t0 + 60)
-    assert "secondary rate limit (403) without retry-after or reset: backing off 60 s" in str(info.value)
+    assert "secondary rate limit (403) without retry-after or reset: backing off 60 s" in str(
+        info.value
+    )
     assert clock.sleeps == []
     assert route.call_count == 1
 
@@ -122,7 +127,9 @@ async def test_a_near_primary_reset_is_slept_and_the_retry_comes_after_it(
         side_effect=answer_in_turn(
             clock,
             times,
-            httpx.Response(403, json={"message": "API rate limit exceeded"}, headers=rl_headers(0, reset=reset)),
+            httpx.Response(
+                403, json={"message": "API rate limit exceeded"}, headers=rl_headers(0, reset=reset)
+            ),
             ok({"n": 1}, remaining=4999, reset=reset + 3600),
         )
     )

@@ -38,12 +38,21 @@ def test_only_posts_that_create_comments_reviews_or_issues_count_as_content(
 
 
 def test_file_paths_and_base_head_ranges_with_slashes_keep_one_template() -> None:
-    assert route_template("/repos/o/r/contents/src/pkg/mod.py") == "/repos/{owner}/{repo}/contents/{path}"
-    assert route_template("/repos/o/r/compare/main...feature/x") == "/repos/{owner}/{repo}/compare/{basehead}"
+    assert (
+        route_template("/repos/o/r/contents/src/pkg/mod.py")
+        == "/repos/{owner}/{repo}/contents/{path}"
+    )
+    assert (
+        route_template("/repos/o/r/compare/main...feature/x")
+        == "/repos/{owner}/{repo}/compare/{basehead}"
+    )
 
 
 def test_unknown_routes_mask_numeric_ids_for_the_audit_log() -> None:
-    assert route_template("/repos/o/r/check-runs/123/annotations") == "/repos/o/r/check-runs/{id}/annotations"
+    assert (
+        route_template("/repos/o/r/check-runs/123/annotations")
+        == "/repos/o/r/check-runs/{id}/annotations"
+    )
 
 
 def test_rate_limit_endpoint_is_free_and_search_has_its_own_bucket() -> None:

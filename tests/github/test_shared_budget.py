@@ -17,7 +17,7 @@ from agents.github.sql_backend import SqlBudgetBackend
 READ = classify_rest("GET", "/repos/o/r/pulls/1")
 # Only the primary budget should bind in this test.
 LIMITS = ThrottleLimits(
-    max_concurrency=10_000, rest_points_per_minute=1_000_000, pace_burst=10_000
+    max_concurrency=10_000, rest_points_per_minute=1_000_000, pace_burst_min=10_000
 )
 BUDGET = 50
 TRIES_PER_PROCESS = 40
@@ -97,5 +97,7 @@ def test_state_survives_the_round_trip_through_the_table(tmp_path: Path) -> None
 
 
 def test_an_unsupported_database_is_named() -> None:
-    with pytest.raises(ValueError, match="SqlBudgetBackend supports sqlite and postgresql, not 'mysql'"):
+    with pytest.raises(
+        ValueError, match="SqlBudgetBackend supports sqlite and postgresql, not 'mysql'"
+    ):
         SqlBudgetBackend("mysql://u@localhost/x")

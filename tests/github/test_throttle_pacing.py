@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 import pytest
 
@@ -83,7 +84,7 @@ async def test_mutations_are_serial_and_at_least_one_second_apart() -> None:
 
     await asyncio.gather(*(post(f"w{i}") for i in range(6)))
     spans.sort()
-    for (_, prev_end), (next_start, _) in zip(spans, spans[1:], strict=False):
+    for (_, prev_end), (next_start, _) in itertools.pairwise(spans):
         assert next_start >= prev_end + 1.0
 
 
@@ -109,7 +110,7 @@ async def test_reads_stop_at_the_write_reserve_but_a_write_still_goes() -> None:
     clock = ManualClock()
     github = FakeGitHubBudget(limit=100, reset=clock.now() + 60)
     github.used = 94  # learn_budget makes it 95: 5 remaining
-    throttle = IdentityThrottle(BOT, limits=ThrottleLimits(pace_burst=100), clock=clock)
+    throttle = IdentityThrottle(BOT, limits=ThrottleLimits(pace_burst_min=100), clock=clock)
     await learn_budget(throttle, github)
     for _ in range(3):
         await throttle.complete(await throttle.acquire("w", READ), 200, github.headers())

@@ -6,6 +6,7 @@ import json
 import logging
 import pickle
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import respx
@@ -27,7 +28,9 @@ from agents.envelope import (
 from agents.identity import IdentityError, TokenScope
 from agents.identity.app_jwt import AppJwtSigner
 from agents.identity.minter import InstallationMinter
+from agents.identity.sources import open_identity
 from agents.identity.verify import IdentityVerifier
+from sandbox.server import SandboxServer
 from tests.identity.conftest import API, START, Clock
 from tests.identity.fake_github import FakeGitHub
 
@@ -200,3 +203,27 @@ def test_prefect_serialises_a_sealed_envelope_without_the_token() -> None:
         assert MARK.encode() not in blob
         again = serializer.loads(blob)
         assert sealer.open(again, now=START).credential == SecretStr(token)
+
+
+def test_real_http_stack_logs_no_secret_at_debug(
+    sandbox: SandboxServer, tmp_path: Path, debug_logs: pytest.LogCaptureFixture
+) -> None:
+    # respx answers above httpcore; the sandbox exercises the whole stack, sockets included.
+    from tests.identity.test_sandbox_identity import REVIEWER as SANDBOX_SCOPE
+    from tests.identity.test_sandbox_identity import dispatch, settings_for
+
+    sandbox.state.knobs.long_tokens = True
+    settings = settings_for(sandbox, tmp_path)
+    source = open_identity(settings, "default")
+    lease = source.acquire(SANDBOX_SCOPE, role="reviewer", holder="w1")
+    verifier = IdentityVerifier(sandbox.url, "octo-maintainer")
+    verifier.verify(dispatch(lease))
+    source.close()
+    verifier.close()
+    token = lease.token.get_secret_value()
+    pem = sandbox.state.private_key_pem(1001)
+    key_lines = [line for line in pem.splitlines() if line and "-----" not in line]
+    assert any(r.name.startswith("httpcore") for r in debug_logs.records)
+    text = debug_logs.text + "".join(str(r.args) for r in debug_logs.records)
+    for secret in [token, token[:24], *key_lines]:
+        assert secret not in text

@@ -221,3 +221,38 @@ def test_missing_credential_blocks_without_a_request(
     with pytest.raises(IdentityBlocked, match=r"^BLOCKED: no dispatcher credential$"):
         verifier.verify(sealer.open(sealer.seal(env, None, MAINTAINER)))
     assert len(sandbox.state.requests) == before
+
+
+def test_host_proxy_and_token_variables_are_ignored(
+    sandbox: SandboxServer,
+    settings: Settings,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A proxy that does not exist: any request routed through it would fail.
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "all_proxy"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.setenv("GH_TOKEN", sandbox.state.maintainer_pat)
+    monkeypatch.setenv("GITHUB_TOKEN", sandbox.state.maintainer_pat)
+    source = open_identity(settings, "default")
+    verifier = IdentityVerifier(sandbox.url, MAINTAINER)
+    lease = source.acquire(REVIEWER, role="reviewer", holder="w1")
+    assert verifier.verify(dispatch(lease)).login == "swarm-reviewer[bot]"
+    assert sandbox.state.requests_by(MAINTAINER) == []
+    verifier.close()
+    source.close()
+
+
+def test_each_identity_has_its_own_client_and_no_shared_http_cache(settings: Settings) -> None:
+    from githubkit.cache import DEFAULT_CACHE_STRATEGY
+
+    reviewer = open_identity(settings, "default")
+    triage = open_identity(settings, "triage")
+    assert isinstance(reviewer, InstallationMinter) and isinstance(triage, InstallationMinter)
+    configs = [m._http._github.config for m in (reviewer, triage)]
+    assert configs[0].cache_strategy is not configs[1].cache_strategy
+    assert all(c.cache_strategy is not DEFAULT_CACHE_STRATEGY for c in configs)
+    assert not any(c.http_cache or c.trust_env for c in configs)
+    reviewer.close()
+    triage.close()

@@ -308,3 +308,12 @@ def test_concurrent_workers_sharing_a_token_verify_it_once(
         logins = set(pool.map(lambda _: verifier.verify(opened, now=START).login, range(50)))
     assert logins == {"swarm-reviewer[bot]"}
     assert sum(1 for s in fake.seen if s.path == "/api/graphql") == 1
+
+
+def test_a_cached_verification_still_expires_with_its_token(
+    minter: InstallationMinter, fake: FakeGitHub, verifier: IdentityVerifier
+) -> None:
+    opened = dispatch(minter.acquire(REVIEWER, role="reviewer", holder="w1"))
+    verifier.verify(opened, now=START)
+    with pytest.raises(IdentityBlocked, match="the token expired at"):
+        verifier.verify(opened, now=START + timedelta(hours=1))
