@@ -87,7 +87,7 @@ def dispatch_workers(
 
     with ThreadPoolExecutor(max_workers=16) as pool:
         refusals = [r for r in pool.map(one, range(workers)) if r]
-    return f"{len(refusals)} refused: {refusals[0][:90]}" if refusals else None
+    return f"{len(refusals)} refused: {refusals[0][:170]}" if refusals else None
 
 
 def count_mints(settings: Settings, server: SandboxServer, workers: int) -> list[dict[str, Any]]:

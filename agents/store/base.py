@@ -31,8 +31,11 @@ def utcnow() -> datetime:
 def check_id(value: str, what: str) -> str:
     if not _ID_RE.match(value):
         raise StoreError(
-            f"{what} {value[:80]!r} is not a valid id: use 1-64 characters from A-Z a-z 0-9 _ . : -"
+            f"{what} {redact(value[:80])!r} is not a valid id: use 1-64 characters from "
+            "A-Z a-z 0-9 _ . : -"
         )
+    if redact(value) != value:
+        raise StoreError(f"{what} looks like a credential; ids must not carry secrets")
     return value
 
 

@@ -107,12 +107,17 @@ class CallsMixin(StoreBase):
         ratelimit_remaining: int | None = None,
         resource: str | None = None,
         latency_ms: int | None = None,
+        mutation: bool | None = None,
     ) -> None:
-        """Log one GitHub call; a mutation (POST/PUT/PATCH/DELETE) also lands in the audit log.
+        """Log one GitHub call; a mutation also lands in the audit log.
 
         ``route`` is the template (``/repos/{owner}/{repo}/pulls/{pull_number}/reviews``),
-        ``target`` the concrete object (``octo/demo#12``)."""
+        ``target`` the concrete object (``octo/demo#12``). ``mutation`` defaults to "the method
+        is POST/PUT/PATCH/DELETE"; pass False for a GraphQL query (a POST that changes nothing)
+        and True for a GraphQL mutation."""
         method = method.upper()
+        if mutation is None:
+            mutation = method in MUTATING_METHODS
         now = utcnow()
         common = {
             "identity": clean(identity),
@@ -128,7 +133,7 @@ class CallsMixin(StoreBase):
             conn.execute(
                 sa.insert(github_calls).values(**common, resource=resource, latency_ms=latency_ms)
             )
-            if method in MUTATING_METHODS:
+            if mutation:
                 conn.execute(sa.insert(audit_log).values(**common))
 
     def audit(

@@ -50,8 +50,8 @@ class MemoryRowsMixin(StoreBase):
             "body": _body(body),
             "author": clean(author),
             "author_kind": check_choice(author_kind, AUTHOR_KINDS, "author kind"),
-            "repo": repo,
-            "role": role,
+            "repo": clean(repo),
+            "role": clean(role),
             "run_id": run_id,
             "created_at": utcnow(),
         }
@@ -155,8 +155,8 @@ class MemoryRowsMixin(StoreBase):
             "kind": check_choice(kind, NOTE_KINDS, "note kind"),
             "body": _body(body),
             "run_id": run_id,
-            "repo": repo,
-            "role": role,
+            "repo": clean(repo),
+            "role": clean(role),
             "created_at": utcnow(),
         }
         with self._db.write() as conn:

@@ -6,7 +6,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from agents.store.base import StoreBase, StoreError, utcnow
+from agents.store.base import StoreBase, StoreError, clean, utcnow
 from agents.store.records import ReviewKeyRecord
 from agents.store.schema import review_keys
 
@@ -27,7 +27,7 @@ class ReviewsMixin(StoreBase):
             with self._db.write() as conn:
                 conn.execute(
                     sa.insert(review_keys).values(
-                        key=key, worker_id=worker_id, state="claimed", at=utcnow()
+                        key=clean(key), worker_id=worker_id, state="claimed", at=utcnow()
                     )
                 )
         except sa.exc.IntegrityError:
@@ -38,8 +38,8 @@ class ReviewsMixin(StoreBase):
         with self._db.write() as conn:
             done = conn.execute(
                 sa.update(review_keys)
-                .where(review_keys.c.key == key)
-                .values(state="posted", review_id=review_id, review_url=url, at=utcnow())
+                .where(review_keys.c.key == clean(key))
+                .values(state="posted", review_id=review_id, review_url=clean(url), at=utcnow())
             )
             if done.rowcount == 0:
                 raise StoreError(f"review key {key!r} was never claimed")
@@ -49,7 +49,7 @@ class ReviewsMixin(StoreBase):
         with self._db.write() as conn:
             done = conn.execute(
                 sa.delete(review_keys).where(
-                    review_keys.c.key == key,
+                    review_keys.c.key == clean(key),
                     review_keys.c.worker_id == worker_id,
                     review_keys.c.state == "claimed",
                 )
@@ -58,5 +58,7 @@ class ReviewsMixin(StoreBase):
 
     def get_review_key(self, key: str) -> ReviewKeyRecord | None:
         with self._db.read() as conn:
-            row = conn.execute(sa.select(review_keys).where(review_keys.c.key == key)).first()
+            row = conn.execute(
+                sa.select(review_keys).where(review_keys.c.key == clean(key))
+            ).first()
         return None if row is None else _record(row)

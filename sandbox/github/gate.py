@@ -131,6 +131,9 @@ async def _serve(state: SandboxState, route: Route, prefix: str, request: Reques
         entered = True
         if state.knobs.latency_s > 0:
             await asyncio.sleep(state.knobs.latency_s)
+        hold = state.knobs.hold
+        while hold is not None and not hold.is_set():
+            await asyncio.sleep(0.005)
         with state.lock:
             now = state.clock.now()
             if route.counted:
@@ -182,6 +185,8 @@ async def _serve(state: SandboxState, route: Route, prefix: str, request: Reques
                 }
             )
         headers.update(reply.headers)
+        # Reset times are on the sandbox clock; this lets a client with a fast clock convert them.
+        headers["x-sandbox-now"] = f"{state.clock.now():.3f}"
         _record(state, route, request, identity, reply.status, is_write, content, resource)
     if reply.status == 204 or reply.body is None:
         return Response(status_code=reply.status, headers=headers)

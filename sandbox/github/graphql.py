@@ -170,7 +170,7 @@ def graphql(ctx: Ctx) -> Reply:
         type_name = "Mutation" if op == "mutation" else "Query"
         for f in fields:
             if f.name == "__typename":
-                data[f.name] = type_name
+                data[f.key] = type_name
                 continue
             handler = table.get(f.name)
             if handler is None:
@@ -178,9 +178,9 @@ def graphql(ctx: Ctx) -> Reply:
                     f"Field '{f.name}' doesn't exist on type '{type_name}'", path=[op, f.name]
                 )
             try:
-                data[f.name] = project(handler(ctx, f, variables), f.selection)
+                data[f.key] = project(handler(ctx, f, variables), f.selection)
             except GraphQLFailure as err:
-                data[f.name] = None
+                data[f.key] = None
                 errors.append(err.error)
     except GraphQLFailure as err:
         return Reply({"errors": [err.error]})

@@ -16,6 +16,12 @@ class Field:
     name: str
     args: str
     selection: str
+    alias: str | None = None
+
+    @property
+    def key(self) -> str:
+        """Where the answer goes: the alias when there is one."""
+        return self.alias or self.name
 
 
 class GraphQLFailure(Exception):
@@ -72,7 +78,9 @@ def _fields(text: str) -> list[Field]:
         if not match:
             raise GraphQLFailure(f"Parse error on {text[i]!r}")
         name, i = match.group(), match.end()
-        if text[i:end].lstrip().startswith(":"):  # alias
+        alias = None
+        if text[i:end].lstrip().startswith(":"):
+            alias = name
             i = text.index(":", i) + 1
             while i < end and text[i].isspace():
                 i += 1
@@ -91,7 +99,7 @@ def _fields(text: str) -> list[Field]:
         if i < end and text[i] == "{":
             close = _balanced(text, i, "{", "}")
             selection, i = text[i + 1 : close - 1], close
-        fields.append(Field(name, args, selection))
+        fields.append(Field(name, args, selection, alias))
     return fields
 
 
@@ -104,7 +112,7 @@ def project(value: Any, selection: str) -> Any:
     if not isinstance(value, dict):
         return value
     return {
-        f.name: project(value[f.name], f.selection) for f in _fields(selection) if f.name in value
+        f.key: project(value[f.name], f.selection) for f in _fields(selection) if f.name in value
     }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -18,6 +19,9 @@ class Knobs:
     mint_extra_permissions: dict[str, str] = field(default_factory=dict)
     mint_extra_repositories: list[str] = field(default_factory=list)
     latency_s: float = 0.0
+    # While set and not yet released, admitted requests wait in flight (deterministic
+    # concurrency tests: fill the in-flight slots, then release).
+    hold: threading.Event | None = None
 
 
 @dataclass

@@ -47,16 +47,21 @@ async def test_fifty_workers_with_triple_demand_use_the_budget_without_a_single_
     async def watch() -> None:
         while True:
             reset, used = window()
-            peak_used[reset] = max(peak_used.get(reset, 0), used)
+            if used:  # before a window opens its reset is "now + an hour" and moves
+                peak_used[reset] = max(peak_used.get(reset, 0), used)
             await asyncio.sleep(0.005)
 
     watcher = asyncio.ensure_future(watch())
     workers = [asyncio.ensure_future(worker(f"w{i:02d}")) for i in range(WORKERS)]
-    await asyncio.sleep(0.05)  # the first window opens with the first request
-    first_reset = min(peak_used)
-    end = first_reset + 3600 * (WINDOWS_OBSERVED - 1)
-    while clock.now() < end + 5:
+    while not peak_used:  # the first window opens with the first request
+        await asyncio.sleep(0.01)
+
+    def finished_windows() -> list[int]:
+        return sorted(r for r in peak_used if r < clock.now())
+
+    while len(finished_windows()) < WINDOWS_OBSERVED:
         await asyncio.sleep(0.05)
+    full_windows = finished_windows()[:WINDOWS_OBSERVED]
     for task in [*workers, watcher]:
         task.cancel()
     await asyncio.gather(*workers, watcher, return_exceptions=True)
@@ -67,10 +72,8 @@ async def test_fifty_workers_with_triple_demand_use_the_budget_without_a_single_
     assert state.counter(REVIEWER_BOT).primary_limited == 0
     assert state.counter(REVIEWER_BOT).secondary_limited == 0
     assert state.requests_by(MAINTAINER) == []
-    full_windows = sorted(r for r in peak_used if r <= end)
-    assert len(full_windows) == WINDOWS_OBSERVED
     for reset in full_windows:
-        assert peak_used[reset] >= 0.9 * LIMIT, (reset, peak_used)
+        assert peak_used[reset] >= 0.9 * LIMIT, peak_used
         progressed = {w for (r, w), n in done.items() if r == reset and n > 0}
         assert len(progressed) == WORKERS  # every worker moved forward in every window
 

@@ -26,6 +26,12 @@ def test_enterprise_base_url_reaches_graphql_at_api_graphql(sandbox: SandboxServ
     assert sandbox.state.requests[-1].path == "/api/graphql"
 
 
+def test_aliases_name_the_answers(sandbox: SandboxServer) -> None:
+    gh = token_client(sandbox.url, sandbox.state.mint_token(2001))
+    data = gh.graphql.request("{ me: viewer { name: login } budget: rateLimit { used } }")
+    assert data == {"me": {"name": "swarm-reviewer[bot]"}, "budget": {"used": 1}}
+
+
 def test_add_review_mutation_records_a_review_by_the_bot(sandbox: SandboxServer) -> None:
     gh = token_client(sandbox.url, sandbox.state.mint_token(2001))
     node = gh.graphql.request(

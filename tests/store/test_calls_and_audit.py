@@ -94,3 +94,20 @@ def test_rate_limit_snapshots_keep_pauses_and_per_worker_usage(store: Store, wor
     assert (snap.limit, snap.remaining, snap.by_worker) == (5000, 10, {worker: 12})
     assert snap.paused_until is not None
     assert abs((snap.paused_until - reset).total_seconds()) < 1
+
+
+def test_graphql_queries_are_not_audited_but_graphql_mutations_are(
+    store: Store, worker: str
+) -> None:
+    store.record_github_call(
+        identity="bot[bot]", worker_id=worker, method="POST", route="/graphql", mutation=False
+    )
+    store.record_github_call(
+        identity="bot[bot]",
+        worker_id=worker,
+        method="POST",
+        route="/graphql",
+        target="resolveThread",
+        mutation=True,
+    )
+    assert [r.target for r in store.audit("bot[bot]")] == ["resolveThread"]

@@ -101,3 +101,9 @@ def test_worker_whose_process_is_gone_is_marked_failed_at_once(store: Store) -> 
         f"stale: process {child.pid} on {store.get_worker(dead).host} is gone"
     )
     assert store.get_worker(alive).status == "running"
+
+
+def test_an_id_that_looks_like_a_credential_is_refused(store: Store) -> None:
+    with pytest.raises(StoreError) as err:
+        store.create_run("manual", run_id="ghp_abcdef0123")
+    assert str(err.value) == "run id looks like a credential; ids must not carry secrets"
