@@ -130,7 +130,8 @@ class SkippedItem:
     repo: str
     number: int
     head_sha: str
-    reason: Literal["already_reviewed", "draft"]
+    reason: Literal["already_reviewed", "draft", "unreadable"]
+    detail: str | None = None
 
 
 @dataclass
@@ -143,6 +144,10 @@ class Discovery:
     @property
     def already_reviewed(self) -> int:
         return sum(1 for s in self.skipped if s.reason == "already_reviewed")
+
+    @property
+    def unreadable(self) -> list[SkippedItem]:
+        return [s for s in self.skipped if s.reason == "unreadable"]
 
 
 async def discover_work(
@@ -173,9 +178,17 @@ async def discover_work(
                 skipped.append(SkippedItem(repo, pull.number, pull.head_sha, "already_reviewed"))
                 continue
             since = ledger.last_reviewed_sha(repo, pull.number, role)
-            reviewed_here, marker_since = _scan_markers(
-                await source.reviews(repo, pull.number), keys, roles
-            )
+            try:
+                reviews = await source.reviews(repo, pull.number)
+                files = await source.changed_files(repo, pull.number)
+            except Exception as exc:
+                # One unreadable PR must not hide the others; the next run tries it again.
+                log.warning("%s#%d: cannot read it for planning: %s", repo, pull.number, exc)
+                skipped.append(
+                    SkippedItem(repo, pull.number, pull.head_sha, "unreadable", str(exc))
+                )
+                continue
+            reviewed_here, marker_since = _scan_markers(reviews, keys, roles)
             if reviewed_here:
                 log.info("%s#%d already carries a review marker at this SHA", repo, pull.number)
                 skipped.append(SkippedItem(repo, pull.number, pull.head_sha, "already_reviewed"))
@@ -183,7 +196,6 @@ async def discover_work(
             since = since or marker_since
             if since == pull.head_sha:
                 since = None
-            files = await source.changed_files(repo, pull.number)
             items.append(
                 WorkItem(
                     repo=repo,

@@ -208,7 +208,8 @@ RULES: tuple[Rule, ...] = (
 
 # Pre-check: which rules can possibly match, from plain substring tests on the lowered text
 # (far cheaper than running every pattern on text that holds no secret at all).
-_NEEDS = tuple((i, rule.needs) for i, rule in enumerate(RULES) if rule.needs)
+_NEEDS = tuple((i, frozenset(rule.needs)) for i, rule in enumerate(RULES) if rule.needs)
+_ALL_NEEDLES = tuple(sorted({n for rule in RULES for n in rule.needs}))
 # Rules without a pre-check (only the base64 rule) cannot match short text.
 _ALWAYS = tuple(i for i, rule in enumerate(RULES) if not rule.needs)
 _B64_MIN = 120
@@ -219,7 +220,8 @@ def redact(text: str) -> str:
     if not text:
         return text
     lowered = text.lower()
-    woken = [i for i, needs in _NEEDS if any(n in lowered for n in needs)]
+    present = {n for n in _ALL_NEEDLES if n in lowered}
+    woken = [i for i, needs in _NEEDS if not needs.isdisjoint(present)] if present else []
     if len(text) >= _B64_MIN:
         woken = sorted((*woken, *_ALWAYS))
     for i in woken:

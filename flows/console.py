@@ -15,6 +15,7 @@ from flows.report import TABLE_COLUMNS, RunReport, outcome_row
 console = Console() if sys.stdout.isatty() else Console(width=160)
 err_console = Console(stderr=True)
 
+_NO_WRAP = frozenset({"worker", "role", "PR", "identity", "cost", "cache hit %"})
 _STATUS_STYLE = {
     "succeeded": "green",
     "skipped": "cyan",
@@ -44,13 +45,18 @@ def mapping_table(title: str, rows: Sequence[Mapping[str, object]]) -> Table:
 def print_report(report: RunReport) -> None:
     """The run's workers as a table, then the headline and anything that needs attention."""
     if report.outcomes:
-        out = Table(title=f"swarm run {report.run_id}", header_style="bold")
-        for column in TABLE_COLUMNS:
-            out.add_column(column, overflow="fold", no_wrap=column in ("worker", "outcome"))
+        identities = {o.identity_login for o in report.outcomes}
+        columns = [c for c in TABLE_COLUMNS if c != "identity" or len(identities) > 1]
+        title = f"swarm run {report.run_id}"
+        if len(identities) == 1 and None not in identities:
+            title += f" as {identities.pop()}"
+        out = Table(title=title, header_style="bold")
+        for column in columns:
+            out.add_column(column, overflow="fold", no_wrap=column in _NO_WRAP)
         for outcome in report.outcomes:
             row = outcome_row(outcome)
             style = _STATUS_STYLE.get(outcome.status, "")
-            out.add_row(*(redact(row[c]) for c in TABLE_COLUMNS), style=style)
+            out.add_row(*(redact(row[c]) for c in columns), style=style)
         console.print(out)
     style = "green" if report.ok else "red"
     console.print(f"[{style}]{report.headline()}.[/{style}]")

@@ -83,7 +83,8 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
             "their head SHA (idempotent re-run).[/cyan]"
         )
     console.print(
-        f"\nfinished in {elapsed:.1f}s; the sandbox held {reviews_on_sandbox} bot review(s)"
+        f"\nfinished in {elapsed:.1f}s; the sandbox held {reviews_on_sandbox} bot review(s) "
+        "(it starts fresh on every demo; the store keeps every run)"
     )
     console.print(f"store:  {report.store_location or settings.resolved_store_url()}")
     console.print(

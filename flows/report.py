@@ -27,6 +27,22 @@ class PausedIdentity(BaseModel):
     workers: int = 0
 
 
+class RunTimings(BaseModel):
+    """Where a run's time went. Task-run time minus worker time is Prefect's orchestration."""
+
+    model_config = ConfigDict(frozen=True)
+
+    setup_and_discovery_s: float = 0.0
+    dispatch_s: float = 0.0  # minting and sealing, summed over workers
+    worker_s: float = 0.0  # inside run_worker, summed over workers
+    task_runs_s: float = 0.0  # awaiting the worker task runs, summed over workers
+    wall_s: float = 0.0
+
+    @property
+    def orchestration_s(self) -> float:
+        return max(self.task_runs_s - self.worker_s, 0.0)
+
+
 class RunReport(BaseModel):
     """Everything a person wants to know after a swarm run."""
 
@@ -40,11 +56,14 @@ class RunReport(BaseModel):
     discovered: int = 0
     already_reviewed: int = 0
     drafts_skipped: int = 0
+    # PRs discovery could not read ("acme/widgets#3: <reason>"); retried by the next run.
+    unreadable: list[str] = Field(default_factory=list)
     outcomes: list[WorkerOutcome] = Field(default_factory=list)
     paused: list[PausedIdentity] = Field(default_factory=list)
     # Per identity: whatever the gateway's snapshot says (limit, remaining, reset, paused until).
     buckets: dict[str, Any] = Field(default_factory=dict)
     store_location: str | None = None
+    timings: RunTimings = Field(default_factory=RunTimings)
 
     @property
     def new_reviews(self) -> int:
@@ -61,7 +80,7 @@ class RunReport(BaseModel):
 
     @property
     def ok(self) -> bool:
-        return not self.failed
+        return not self.failed and not self.unreadable
 
     def headline(self) -> str:
         verb = "would post" if self.dry_run else "posted"
@@ -71,6 +90,8 @@ class RunReport(BaseModel):
         ]
         if self.failed:
             parts.append(f"{len(self.failed)} worker(s) blocked or failed")
+        if self.unreadable:
+            parts.append(f"{len(self.unreadable)} PR(s) could not be read")
         if self.paused:
             parts.append(f"{len(self.paused)} identity(ies) paused by rate limits")
         return ", ".join(parts)
@@ -139,6 +160,9 @@ def markdown_summary(report: RunReport) -> str:
         lines += ["", "## Blocked or failed workers", ""]
         for o in report.failed:
             lines.append(f"- `{o.worker_id}` {o.target} as {o.role}: **{o.status}**: {o.reason}")
+    if report.unreadable:
+        lines += ["", "## PRs discovery could not read (retried next run)", ""]
+        lines += [f"- {line}" for line in report.unreadable]
     if report.paused:
         lines += ["", "## Paused identities", ""]
         for p in report.paused:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, Any, cast
@@ -43,7 +44,7 @@ from agents.planning import (
 )
 from agents.redact import redact
 from flows.logs import bridge_project_logs
-from flows.report import PausedIdentity, RunReport, markdown_summary, outcome_row
+from flows.report import PausedIdentity, RunReport, RunTimings, markdown_summary, outcome_row
 from flows.runtime_glue import (
     GatewayPullSource,
     StoreLedger,
@@ -62,6 +63,8 @@ log = logging.getLogger("flows.swarm_run")
 # Runtimes of the flow runs alive in this process, by swarm run id. Tasks look theirs up here
 # instead of receiving it as a parameter: a runtime holds clients and keys, never a parameter.
 _RUNTIMES: dict[str, Runtime] = {}
+# Seconds spent inside run_worker, per swarm run: the rest of a task run's time is orchestration.
+_WORKER_SECONDS: dict[str, float] = {}
 
 
 class WorkerCrashed(RuntimeError):
@@ -111,11 +114,14 @@ async def worker_task(
     from agents.worker import run_worker
 
     runtime = _RUNTIMES[run_id]
+    started = time.perf_counter()
     try:
         outcome = await run_worker(sealed, runtime)
     except Exception as exc:
         # Prefect stores the exception text in the task state: it must be redacted first.
         raise WorkerCrashed(f"{type(exc).__name__}: {redact(str(exc))}") from None
+    finally:
+        _WORKER_SECONDS[run_id] = _WORKER_SECONDS.get(run_id, 0.0) + (time.perf_counter() - started)
     return _worker_state(outcome)
 
 
@@ -145,6 +151,8 @@ class _Fanout:
         self.total = max(total, 1)
         self.done = 0
         self.progress_id: uuid.UUID | None = None
+        self.dispatch_s = 0.0
+        self.task_s = 0.0
 
     async def run(
         self, assignment: Assignment, parents: Sequence[WorkerOutcome] = ()
@@ -158,6 +166,7 @@ class _Fanout:
         async with self.limit:
             sealed: Any = None
             blocked: str | None = None
+            started = time.perf_counter()
             try:
                 findings = [f for parent in parents for f in parent.findings]
                 work = WorkTask(**assignment.task_fields(findings))
@@ -165,6 +174,8 @@ class _Fanout:
             except Exception as exc:
                 blocked = f"BLOCKED: dispatch refused: {redact(str(exc))}"
                 log.warning("%s: %s", assignment.run_name, blocked)
+            dispatched = time.perf_counter()
+            self.dispatch_s += dispatched - started
             try:
                 pending = runner(
                     self.run_id,
@@ -175,6 +186,7 @@ class _Fanout:
                     return_state=True,
                 )
                 state = await cast(Awaitable[State[Any]], pending)
+                self.task_s += time.perf_counter() - dispatched
             finally:
                 if sealed is not None:
                     await self._release(sealed, assignment)
@@ -255,11 +267,13 @@ async def swarm_run(
     settings = load_settings(**overrides)
     if not settings.repos:
         raise ValueError("no repositories to work on: pass repos or set SWARM_REPOS")
+    started = time.perf_counter()
     runtime = build_runtime(settings, model=model, dry_run=dry_run)
     run_id = start_store_run(runtime, trigger="flow", flow_run_id=runtime_flow_run.id)
     _RUNTIMES[run_id] = runtime
     try:
         found = await _discover(runtime, settings.repos, role, summarizer_role)
+        discovered = time.perf_counter()
         plan = plan_assignments(
             found.items,
             role,
@@ -292,10 +306,18 @@ async def swarm_run(
             discovered=len(found.items),
             already_reviewed=found.already_reviewed,
             drafts_skipped=sum(1 for s in found.skipped if s.reason == "draft"),
+            unreadable=[f"{s.repo}#{s.number}: {redact(s.detail or '')}" for s in found.unreadable],
             outcomes=outcomes,
             paused=_paused(outcomes),
             buckets=await bucket_snapshots(runtime),
             store_location=_store_location(settings.resolved_store_url()),
+            timings=RunTimings(
+                setup_and_discovery_s=discovered - started,
+                dispatch_s=fanout.dispatch_s,
+                worker_s=_WORKER_SECONDS.get(run_id, 0.0),
+                task_runs_s=fanout.task_s,
+                wall_s=time.perf_counter() - started,
+            ),
         )
         await _publish(report)
         finish_store_run(runtime, run_id, report)
@@ -304,6 +326,7 @@ async def swarm_run(
         return Failed(message=report.headline(), data=report)
     finally:
         _RUNTIMES.pop(run_id, None)
+        _WORKER_SECONDS.pop(run_id, None)
         await runtime.aclose()
 
 

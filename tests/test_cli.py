@@ -93,8 +93,7 @@ def test_run_without_repositories_says_how_to_give_them() -> None:
     result = runner.invoke(app, ["run"])
     assert result.exit_code == 2
     assert result.output.strip() == (
-        "configuration error: no repositories to work on: pass --repo OWNER/NAME or set "
-        "SWARM_REPOS"
+        "configuration error: no repositories to work on: pass --repo OWNER/NAME or set SWARM_REPOS"
     )
 
 

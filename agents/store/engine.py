@@ -161,6 +161,8 @@ class Database:
         if os.getpid() != self._pid:
             self.engine.dispose(close=False)
             self._pid = os.getpid()
+            if self._gate is not None:  # a thread lock held at fork time would never be freed
+                self._gate = _SqliteWriteGate(self.engine.url.database or "")
 
     @contextmanager
     def write(self) -> Iterator[Connection]:

@@ -63,7 +63,12 @@ class Swarm:
         return counts
 
     def writes_by(self, login: str) -> list[Any]:
-        return [r for r in self.state.requests_by(login) if r.is_write]
+        """Requests that changed something on GitHub (revoking one's own token does not count)."""
+        return [
+            r
+            for r in self.state.requests_by(login)
+            if r.is_write and r.route != "/installation/token"
+        ]
 
 
 def use_sandbox_settings(

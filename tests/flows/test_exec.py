@@ -62,8 +62,18 @@ def _exec(
     script.write_text(CHILD)
     result = CliRunner().invoke(
         app,
-        ["exec", "--role", "reviewer", "--repo", "acme/widgets", "--",
-         sys.executable, str(script), HOST_GH_TOKEN, str(exit_code)],
+        [
+            "exec",
+            "--role",
+            "reviewer",
+            "--repo",
+            "acme/widgets",
+            "--",
+            sys.executable,
+            str(script),
+            HOST_GH_TOKEN,
+            str(exit_code),
+        ],
     )
     # The child writes to the real stdout, not to the runner's capture.
     child_out = capfd.readouterr().out
@@ -86,13 +96,12 @@ def test_the_child_sees_only_a_fresh_down_scoped_installation_token(
     assert seen["swarm_settings_seen"] == []
 
     [token] = [
-        t for value, t in sandboxed.state.tokens.items()
+        t
+        for value, t in sandboxed.state.tokens.items()
         if hashlib.sha256(value.encode()).hexdigest() == seen["sha256"]
     ]
     assert token.kind == "installation"
-    assert token.permissions == {
-        "contents": "read", "metadata": "read", "pull_requests": "write"
-    }
+    assert token.permissions == {"contents": "read", "metadata": "read", "pull_requests": "write"}
     assert token.revoked, "the token must be revoked as soon as the child exits"
 
 
@@ -102,7 +111,8 @@ def test_the_childs_exit_status_is_passed_through_and_the_token_still_revoked(
     exit_code, seen = _exec(tmp_path, capfd, 7)
     assert exit_code == 7
     [token] = [
-        t for value, t in sandboxed.state.tokens.items()
+        t
+        for value, t in sandboxed.state.tokens.items()
         if hashlib.sha256(value.encode()).hexdigest() == seen["sha256"]
     ]
     assert token.revoked

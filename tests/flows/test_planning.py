@@ -109,7 +109,9 @@ def test_another_roles_marker_does_not_count_as_reviewed() -> None:
 
 def test_new_commits_are_re_reviewed_since_the_last_reviewed_sha() -> None:
     old_key = review_key(REPO, 1, SHA_OLD, "reviewer")
-    github = ListedGitHub({REPO: [_pull(1, SHA_NEW)]}, reviews_by_pr={1: [_marked(old_key, SHA_OLD)]})
+    github = ListedGitHub(
+        {REPO: [_pull(1, SHA_NEW)]}, reviews_by_pr={1: [_marked(old_key, SHA_OLD)]}
+    )
     found = asyncio.run(discover_work(github, [REPO], "reviewer"))
     assert len(found.items) == 1
     assert found.items[0].head_sha == SHA_NEW
@@ -162,3 +164,16 @@ def test_sharding_settings_that_cannot_work_are_refused_with_their_names() -> No
         ValueError, match=r"shard_threshold_files \(5\) must be at least shard_size \(10\)"
     ):
         plan_assignments([], "reviewer", shard_threshold_files=5, shard_size=10)
+
+
+def test_a_pr_that_cannot_be_read_is_skipped_as_unreadable_not_fatal() -> None:
+    class Flaky(ListedGitHub):
+        async def changed_files(self, repo: str, number: int) -> list[str]:
+            if number == 1:
+                raise RuntimeError("GitHub GET files failed with 502")
+            return await super().changed_files(repo, number)
+
+    found = asyncio.run(discover_work(Flaky({REPO: [_pull(1), _pull(2)]}), [REPO], "reviewer"))
+    assert [i.number for i in found.items] == [2]
+    [unreadable] = found.unreadable
+    assert (unreadable.number, unreadable.detail) == (1, "GitHub GET files failed with 502")

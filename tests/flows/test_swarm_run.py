@@ -24,9 +24,7 @@ def _by_status(report: RunReport, status: str) -> list[WorkerOutcome]:
 
 
 def test_each_pr_gets_exactly_one_review_and_a_rerun_posts_nothing(swarm: Swarm) -> None:
-    state, report = run_swarm(
-        repos=list(REPOS), shard_threshold_files=30, shard_size=15
-    )
+    state, report = run_swarm(repos=list(REPOS), shard_threshold_files=30, shard_size=15)
     assert state.is_completed(), state.message
     assert isinstance(report, RunReport)
     assert report.new_reviews == SEEDED_PRS
@@ -49,7 +47,9 @@ def test_a_flow_retry_after_failed_posts_reviews_each_pr_once(swarm: Swarm) -> N
     swarm.state.inject_failure(
         "/repos/{owner}/{repo}/pulls/{pull_number}/reviews", status=422, count=2, method="POST"
     )
-    state, report = run_swarm(repos=[WIDGETS], flow_options={"retries": 1, "retry_delay_seconds": 0})
+    state, report = run_swarm(
+        repos=[WIDGETS], flow_options={"retries": 1, "retry_delay_seconds": 0}
+    )
     assert state.is_completed(), state.message
     widget_counts = {k: v for k, v in swarm.review_counts().items() if k.startswith(WIDGETS)}
     assert set(widget_counts.values()) == {1}
@@ -95,9 +95,9 @@ def test_a_blocked_worker_fails_visibly_with_its_reason_and_writes_nothing(
 
 
 def test_a_failing_worker_does_not_take_the_run_down(swarm: Swarm) -> None:
-    # The first worker to read its PR's files gets a 404; the rest carry on.
+    # The first worker to read its PR gets a 404; the rest carry on.
     swarm.state.inject_failure(
-        "/repos/{owner}/{repo}/pulls/{pull_number}/files", status=404, count=1, method="GET"
+        "/repos/{owner}/{repo}/pulls/{pull_number}", status=404, count=1, method="GET"
     )
     state, report = run_swarm(repos=[WIDGETS])
     assert state.is_failed()
@@ -107,9 +107,25 @@ def test_a_failing_worker_does_not_take_the_run_down(swarm: Swarm) -> None:
     assert "1 worker(s) blocked or failed" in (state.message or "")
 
 
+def test_a_pr_discovery_cannot_read_is_reported_and_the_others_are_reviewed(
+    swarm: Swarm,
+) -> None:
+    swarm.state.inject_failure(
+        "/repos/{owner}/{repo}/pulls/{pull_number}/files", status=404, count=1, method="GET"
+    )
+    state, report = run_swarm(repos=[WIDGETS])
+    assert state.is_failed()
+    assert len(report.unreadable) == 1
+    assert report.new_reviews == 2
+    assert "could not be read" in report.headline()
+
+
 def test_a_rate_limited_identity_is_reported_as_paused(swarm: Swarm) -> None:
-    # Primary REST budget nearly spent with the reset an hour away: the identity must pause.
-    swarm.state.limits.core = 12
+    # A 429 without retry-after or reset: the gateway pauses the whole identity for at least a
+    # minute, which is too long to sleep inline, so the worker reports the pause instead.
+    swarm.state.inject_failure(
+        "/repos/{owner}/{repo}/pulls/{pull_number}", status=429, count=1, method="GET"
+    )
     state, report = run_swarm(repos=[WIDGETS])
     paused = _by_status(report, "paused")
     assert paused, [o.status for o in report.outcomes]
@@ -118,5 +134,6 @@ def test_a_rate_limited_identity_is_reported_as_paused(swarm: Swarm) -> None:
     summary = markdown_summary(report)
     assert "## Paused identities" in summary
     assert REVIEWER_BOT in summary
-    # Paused is not a failure: the PRs are picked up by the next run.
-    assert not report.failed or state.is_failed()
+    # Paused is not a failure: those PRs are picked up by the next run.
+    assert state.is_completed(), state.message
+    assert "paused by rate limits" in (state.message or "")

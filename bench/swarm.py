@@ -1,0 +1,146 @@
+"""Benchmark: a 100-PR swarm on the sandbox GitHub with the scripted, zero-latency model.
+
+Reports wall time, orchestration overhead per worker (Prefect's task runs, and ours: discovery,
+minting and sealing), GitHub calls per reviewed PR (REST and GraphQL, as the sandbox counted
+them) and the process's peak memory. Two passes over the same PRs:
+
+- ``dry-run``: every worker reads its PR and prepares its review, nothing is posted. This is the
+  orchestration cost without GitHub's write pacing.
+- ``post``: the real thing. GitHub's secondary limits (one mutation per identity per second,
+  ~80 content-creating requests per minute) are honoured by the throttle, so with one identity
+  the posting pass cannot finish 100 reviews faster than ~100 s; that floor is GitHub's, not ours.
+
+Run: ``uv run python bench/swarm.py [--prs 100] [--max-workers 16] [--skip-post]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import resource
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+BENCH_REPO = "acme/bench"
+
+
+def _files(n: int) -> dict[str, str]:
+    body = "def f{n}(x):\n    print('debug', x)  # TODO remove\n    return x * {n}\n"
+    return {f"src/bench/mod_{n:03d}.py": body.format(n=n)}
+
+
+def build_sandbox(prs: int) -> Any:
+    from sandbox.github.limits import RateLimits
+    from sandbox.github.state import SandboxState
+
+    # GitHub's primary budget is far above what 100 PRs need; keep the sandbox's defaults for
+    # the secondary limits so the throttle has real limits to respect.
+    state = SandboxState(limits=RateLimits(core=15_000))
+    state.add_repo(BENCH_REPO, {"README.md": "# bench\n", "src/bench/__init__.py": ""})
+    for n in range(prs):
+        state.add_pull(BENCH_REPO, f"Bench change {n}", _files(n), author="alice-dev")
+    return state
+
+
+def configure(server: Any, data_dir: Path) -> None:
+    env_file = server.state.write_credentials(data_dir / "keys", server.url)
+    for line in env_file.read_text().splitlines():
+        key, _, value = line.partition("=")
+        os.environ[key] = value
+    os.environ["SWARM_DATA_DIR"] = str(data_dir)
+    os.environ["SWARM_ROLES_DIR"] = str(ROOT / "roles")
+    os.environ["SWARM_REPOS"] = BENCH_REPO
+    os.environ.pop("ANTHROPIC_API_KEY", None)
+
+
+def run_pass(server: Any, *, dry_run: bool, max_workers: int) -> dict[str, Any]:
+    from flows.swarm_run import swarm_run
+
+    before = len(server.state.requests)
+    started = time.perf_counter()
+    state = asyncio.run(
+        swarm_run(  # type: ignore[call-overload]
+            repos=[BENCH_REPO],
+            max_workers=max_workers,
+            dry_run=dry_run,
+            model="scripted",
+            return_state=True,
+        )
+    )
+    wall = time.perf_counter() - started
+    report = state.result(raise_on_failure=False)
+    calls = [r for r in server.state.requests[before:] if (r.login or "").endswith("[bot]")]
+    kinds = Counter("graphql" if r.resource == "graphql" else "rest" for r in calls)
+    workers = max(len(report.outcomes), 1)
+    reviewed = sum(1 for o in report.outcomes if o.status == "succeeded") or 1
+    t = report.timings
+    return {
+        "pass": "dry-run" if dry_run else "post",
+        "workers": len(report.outcomes),
+        "succeeded": sum(1 for o in report.outcomes if o.status == "succeeded"),
+        "posted": report.new_reviews,
+        "wall_s": wall,
+        "flow_wall_s": t.wall_s,
+        "prefect_task_overhead_ms": 1000 * t.orchestration_s / workers,
+        "dispatch_ms": 1000 * t.dispatch_s / workers,
+        "setup_and_discovery_s": t.setup_and_discovery_s,
+        "worker_s_mean": t.worker_s / workers,
+        "rest_per_pr": kinds["rest"] / reviewed,
+        "graphql_per_pr": kinds["graphql"] / reviewed,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--prs", type=int, default=100)
+    parser.add_argument("--max-workers", type=int, default=16)
+    parser.add_argument("--skip-post", action="store_true", help="only the dry-run pass")
+    args = parser.parse_args(argv)
+
+    from flows.prefect_env import prepare_prefect_env
+
+    data_dir = Path(tempfile.mkdtemp(prefix="swarm-bench-"))
+    prepare_prefect_env(home=data_dir / "prefect")
+    from sandbox.server import SandboxServer
+
+    results = []
+    with SandboxServer(build_sandbox(args.prs)) as server:
+        configure(server, data_dir)
+        # The first flow run in a process pays for the temporary Prefect server's start.
+        warm = time.perf_counter()
+        results.append(run_pass(server, dry_run=True, max_workers=args.max_workers))
+        results[-1]["first_run_includes_prefect_start_s"] = time.perf_counter() - warm
+        if not args.skip_post:
+            results.append(run_pass(server, dry_run=False, max_workers=args.max_workers))
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+    print(f"\nswarm benchmark: {args.prs} PRs, max_workers={args.max_workers}, scripted model")
+    for r in results:
+        print(
+            f"  {r['pass']:8} workers={r['workers']} ok={r['succeeded']} posted={r['posted']}"
+            f"  wall={r['wall_s']:.1f}s (flow {r['flow_wall_s']:.1f}s,"
+            f" setup+discovery {r['setup_and_discovery_s']:.1f}s)"
+        )
+        print(
+            f"           per worker: Prefect task overhead {r['prefect_task_overhead_ms']:.1f} ms,"
+            f" dispatch (mint+seal) {r['dispatch_ms']:.1f} ms,"
+            f" worker {r['worker_s_mean'] * 1000:.0f} ms"
+        )
+        print(
+            f"           GitHub calls per reviewed PR: REST {r['rest_per_pr']:.2f},"
+            f" GraphQL {r['graphql_per_pr']:.2f}"
+        )
+    print(f"  peak memory (this process): {peak_mb:.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,3 +1,0 @@
-from tests.sandbox_fixtures import make_sandbox, sandbox
-
-__all__ = ["make_sandbox", "sandbox"]
