@@ -11,6 +11,9 @@ them) and the process's peak memory. Two passes over the same PRs:
   the posting pass cannot finish 100 reviews faster than ~100 s; that floor is GitHub's, not ours.
 
 Run: ``uv run python bench/swarm.py [--prs 100] [--max-workers 16] [--skip-post]``
+
+A first "probe" pass (20 PRs, one worker at a time) measures per-worker orchestration
+without contention; in the concurrent passes the same figure also holds event-loop waits.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 BENCH_REPO = "acme/bench"
+PROBE_REPO = "acme/probe"
+PROBE_PRS = 20
 
 
 def _files(n: int) -> dict[str, str]:
@@ -44,9 +49,10 @@ def build_sandbox(prs: int) -> Any:
     # GitHub's primary budget is far above what 100 PRs need; keep the sandbox's defaults for
     # the secondary limits so the throttle has real limits to respect.
     state = SandboxState(limits=RateLimits(core=15_000))
-    state.add_repo(BENCH_REPO, {"README.md": "# bench\n", "src/bench/__init__.py": ""})
-    for n in range(prs):
-        state.add_pull(BENCH_REPO, f"Bench change {n}", _files(n), author="alice-dev")
+    for repo, count in ((PROBE_REPO, PROBE_PRS), (BENCH_REPO, prs)):
+        state.add_repo(repo, {"README.md": "# bench\n", "src/bench/__init__.py": ""})
+        for n in range(count):
+            state.add_pull(repo, f"Bench change {n}", _files(n), author="alice-dev")
     return state
 
 
@@ -61,14 +67,16 @@ def configure(server: Any, data_dir: Path) -> None:
     os.environ.pop("ANTHROPIC_API_KEY", None)
 
 
-def run_pass(server: Any, *, dry_run: bool, max_workers: int) -> dict[str, Any]:
+def run_pass(
+    server: Any, *, dry_run: bool, max_workers: int, repo: str = BENCH_REPO, name: str = ""
+) -> dict[str, Any]:
     from flows.swarm_run import swarm_run
 
     before = len(server.state.requests)
     started = time.perf_counter()
     state = asyncio.run(
         swarm_run(  # type: ignore[call-overload]
-            repos=[BENCH_REPO],
+            repos=[repo],
             max_workers=max_workers,
             dry_run=dry_run,
             model="scripted",
@@ -83,7 +91,7 @@ def run_pass(server: Any, *, dry_run: bool, max_workers: int) -> dict[str, Any]:
     reviewed = sum(1 for o in report.outcomes if o.status == "succeeded") or 1
     t = report.timings
     return {
-        "pass": "dry-run" if dry_run else "post",
+        "pass": name or ("dry-run" if dry_run else "post"),
         "workers": len(report.outcomes),
         "succeeded": sum(1 for o in report.outcomes if o.status == "succeeded"),
         "posted": report.new_reviews,
@@ -114,15 +122,19 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     with SandboxServer(build_sandbox(args.prs)) as server:
         configure(server, data_dir)
-        # The first flow run in a process pays for the temporary Prefect server's start.
-        warm = time.perf_counter()
+        # The first flow run in a process pays for the temporary Prefect server's start. It is
+        # the probe: workers one at a time, so per-worker overhead is not inflated by workers
+        # sharing the event loop.
+        results.append(run_pass(server, dry_run=True, max_workers=1, repo=PROBE_REPO, name="probe"))
         results.append(run_pass(server, dry_run=True, max_workers=args.max_workers))
-        results[-1]["first_run_includes_prefect_start_s"] = time.perf_counter() - warm
         if not args.skip_post:
             results.append(run_pass(server, dry_run=False, max_workers=args.max_workers))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
-    print(f"\nswarm benchmark: {args.prs} PRs, max_workers={args.max_workers}, scripted model")
+    print(
+        f"\nswarm benchmark: {args.prs} PRs, max_workers={args.max_workers}, scripted model"
+        f" (probe: {PROBE_PRS} PRs, one worker at a time, includes Prefect's start)"
+    )
     for r in results:
         print(
             f"  {r['pass']:8} workers={r['workers']} ok={r['succeeded']} posted={r['posted']}"

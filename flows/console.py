@@ -6,7 +6,9 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from agents.redact import redact
 from flows.report import TABLE_COLUMNS, RunReport, outcome_row
@@ -28,13 +30,18 @@ _STATUS_STYLE = {
 
 def table(title: str, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> Table:
     """A plain rich table whose every cell went through redaction."""
-    out = Table(title=title, show_lines=False, header_style="bold")
+    out = Table(title=escape(title), show_lines=False, header_style="bold")
     for index, column in enumerate(columns):
         # The first column names the row (a role, a run id): keep it whole.
         out.add_column(column, overflow="fold", no_wrap=index == 0)
     for row in rows:
-        out.add_row(*(redact(str(cell)) if cell is not None else "-" for cell in row))
+        out.add_row(*(_cell(cell) for cell in row))
     return out
+
+
+def _cell(value: object) -> Text:
+    """Cell text is data, never rich markup: ``swarm-reviewer[bot]`` must stay as it is."""
+    return Text("-" if value is None else redact(str(value)))
 
 
 def mapping_table(title: str, rows: Sequence[Mapping[str, object]]) -> Table:
@@ -50,20 +57,26 @@ def print_report(report: RunReport) -> None:
         title = f"swarm run {report.run_id}"
         if len(identities) == 1 and None not in identities:
             title += f" as {identities.pop()}"
-        out = Table(title=title, header_style="bold")
+        out = Table(title=escape(title), header_style="bold")
         for column in columns:
             out.add_column(column, overflow="fold", no_wrap=column in _NO_WRAP)
         for outcome in report.outcomes:
             row = outcome_row(outcome)
             style = _STATUS_STYLE.get(outcome.status, "")
-            out.add_row(*(redact(row[c]) for c in columns), style=style)
+            out.add_row(*(_cell(row[c]) for c in columns), style=style)
         console.print(out)
+    for outcome in report.outcomes:
+        if outcome.dry_run_preview:
+            console.print(f"[bold]would post on {escape(outcome.target)}[/bold]:")
+            console.print(redact(outcome.dry_run_preview), markup=False, highlight=False)
     style = "green" if report.ok else "red"
-    console.print(f"[{style}]{report.headline()}.[/{style}]")
+    console.print(f"[{style}]{escape(report.headline())}.[/{style}]")
     for outcome in report.failed:
         console.print(
-            f"  [red]{outcome.target}[/red] ({outcome.role}): {redact(outcome.reason or '')}"
+            f"  [red]{escape(outcome.target)}[/red] ({outcome.role}): "
+            + escape(redact(outcome.reason or ""))
         )
     for paused in report.paused:
         until = paused.paused_until.isoformat() if paused.paused_until else "unknown"
-        console.print(f"  [yellow]{paused.identity}[/yellow] paused by rate limits until {until}")
+        who = escape(paused.identity)
+        console.print(f"  [yellow]{who}[/yellow] paused by rate limits until {until}")

@@ -64,16 +64,16 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
             f"model: [bold]{chosen}[/bold]"
         )
         started = time.monotonic()
-        with console.status("running the swarm (a temporary local Prefect starts first)..."):
-            report = execute_flow(
-                repos=list(REPOS),
-                role="reviewer",
-                max_workers=max_workers,
-                dry_run=False,
-                model=chosen,
-                shard_threshold_files=DEMO_SHARD_THRESHOLD,
-                shard_size=DEMO_SHARD_SIZE,
-            )
+        console.print("a temporary local Prefect starts first; that takes a few seconds")
+        report = execute_flow(
+            repos=list(REPOS),
+            role="reviewer",
+            max_workers=max_workers,
+            dry_run=False,
+            model=chosen,
+            shard_threshold_files=DEMO_SHARD_THRESHOLD,
+            shard_size=DEMO_SHARD_SIZE,
+        )
         elapsed = time.monotonic() - started
         reviews_on_sandbox = _count_bot_reviews(sandbox.state)
     print_report(report)

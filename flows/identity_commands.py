@@ -75,12 +75,13 @@ def _gh_host(api_url: str) -> str | None:
 def exec_with_token(*, role: str, repo: str, command: Sequence[str]) -> int:
     """Mint, run ``command`` with the token, revoke; the child's exit status is returned."""
     from agents.config import ConfigError, load_settings
+
+    settings = load_settings()
+    settings.require_maintainer_login()
     from agents.identity import TokenScope
     from agents.identity.sources import open_identity
     from agents.roles import load_roles
 
-    settings = load_settings()
-    settings.require_maintainer_login()
     roles = load_roles(settings.roles_dir)
     if role not in roles:
         raise ConfigError(f"role {role!r} is not defined in {settings.roles_dir} ")
@@ -112,13 +113,14 @@ def exec_with_token(*, role: str, repo: str, command: Sequence[str]) -> int:
 def verify_identities() -> int:
     """Print each identity's login, kind and what each of its roles can be granted."""
     from agents.config import load_settings
+
+    settings = load_settings()
+    maintainer = settings.require_maintainer_login()
     from agents.identity import IdentityError, TokenScope
     from agents.identity.sources import open_identity
     from agents.roles import load_roles
     from flows.console import console, table
 
-    settings = load_settings()
-    maintainer = settings.require_maintainer_login()
     roles = load_roles(settings.roles_dir)
     identities = settings.all_identities()
     if not identities:
@@ -161,6 +163,9 @@ def _check_roles(
     """Mint (and revoke at once) each role's scope over the configured repositories."""
     if not repos:
         return "login ok (set SWARM_REPOS to test-mint each role's token)"
+    # One installation token covers one owner: test with the first owner's repositories.
+    owner = repos[0].split("/", 1)[0].lower()
+    repos = [r for r in repos if r.split("/", 1)[0].lower() == owner]
     granted: list[str] = []
     for role_id in users:
         permissions = dict(roles[role_id].permissions)

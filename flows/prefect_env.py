@@ -28,10 +28,11 @@ def prepare_prefect_env(home: Path | None = None) -> None:
         if name not in extra:
             extra.append(name)
     os.environ["PREFECT_LOGGING_EXTRA_LOGGERS"] = ",".join(extra)
+    # A temporary local server can take far longer than Prefect's 20 s to start on a busy host.
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
     if home is not None:
         home.mkdir(parents=True, exist_ok=True)
         os.environ["PREFECT_HOME"] = str(home.resolve())
         # A demo never talks to a remote API, whatever the user's shell says.
         os.environ.pop("PREFECT_API_URL", None)
         os.environ.pop("PREFECT_API_KEY", None)
-        os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "300")

@@ -67,6 +67,9 @@ class RunReport(BaseModel):
 
     @property
     def new_reviews(self) -> int:
+        """Reviews posted by this run (in a dry run: the reviews it would have posted)."""
+        if self.dry_run:
+            return sum(1 for o in self.outcomes if o.dry_run_preview)
         return sum(1 for o in self.outcomes if o.posted)
 
     @property
@@ -83,7 +86,7 @@ class RunReport(BaseModel):
         return not self.failed and not self.unreadable
 
     def headline(self) -> str:
-        verb = "would post" if self.dry_run else "posted"
+        verb = "would be posted" if self.dry_run else "posted"
         parts = [
             f"{self.new_reviews} new review{'s' if self.new_reviews != 1 else ''} {verb}",
             f"{self.idempotent_skips} already reviewed at this head SHA",

@@ -42,8 +42,8 @@ def serve_schedule(
     settings = load_settings(**({"repos": repos} if repos else {}))
     if not settings.repos:
         raise ConfigError("no repositories to work on: pass --repo OWNER/NAME or set SWARM_REPOS")
-    _check_cron(cron)
     prepare_prefect_env()
+    _check_cron(cron)
     from prefect import serve
 
     from flows.swarm_run import swarm_run
@@ -61,11 +61,15 @@ def serve_schedule(
 
 
 def _check_cron(cron: str) -> None:
+    from pydantic import ValidationError
+
     from agents.config import ConfigError
 
     try:
-        from croniter import croniter  # type: ignore[import-untyped]
-    except ImportError:  # croniter ships with Prefect; without it Prefect validates later
-        return
-    if not croniter.is_valid(cron):
-        raise ConfigError(f"--cron: {cron!r} is not a cron expression (e.g. '*/30 * * * *')")
+        from prefect.client.schemas.schedules import CronSchedule
+
+        CronSchedule(cron=cron)
+    except (ValidationError, ValueError):
+        raise ConfigError(
+            f"--cron: {cron!r} is not a cron expression (e.g. '*/30 * * * *')"
+        ) from None

@@ -167,7 +167,7 @@ def show_audit(identity: str, since: str | None) -> None:
     with open_store() as store:
         records = store.audit(identity=identity, since=after)
     if not records:
-        console.print(f"no recorded writes by {identity}")
+        console.print(f"no recorded writes by {identity}", markup=False)
         return
     console.print(
         table(

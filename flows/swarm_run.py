@@ -17,33 +17,29 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import uuid
-from collections.abc import Awaitable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from prefect import flow, task
+from prefect import flow
 from prefect.artifacts import (
     acreate_markdown_artifact,
     acreate_progress_artifact,
     acreate_table_artifact,
-    aupdate_progress_artifact,
 )
-from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import State
 from prefect.runtime import flow_run as runtime_flow_run
-from prefect.states import Cancelled, Completed, Failed
+from prefect.states import Completed, Failed
 
 from agents.outcome import WorkerOutcome
 from agents.planning import (
-    Assignment,
     Discovery,
-    PlannedPR,
     SkippedItem,
     WorkItem,
     discover_work,
 )
 from agents.redact import redact
-from flows.logs import bridge_project_logs
+from flows.fanout import RUNTIMES, WORKER_SECONDS, Fanout
+from flows.logs import project_logs_in_run
 from flows.report import PausedIdentity, RunReport, RunTimings, markdown_summary, outcome_row
 from flows.runtime_glue import (
     GatewayPullSource,
@@ -60,16 +56,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("flows.swarm_run")
 
-# Runtimes of the flow runs alive in this process, by swarm run id. Tasks look theirs up here
-# instead of receiving it as a parameter: a runtime holds clients and keys, never a parameter.
-_RUNTIMES: dict[str, Runtime] = {}
-# Seconds spent inside run_worker, per swarm run: the rest of a task run's time is orchestration.
-_WORKER_SECONDS: dict[str, float] = {}
-
-
-class WorkerCrashed(RuntimeError):
-    """A worker raised instead of returning an outcome; the message is already redacted."""
-
 
 def _flow_run_name() -> str:
     params = runtime_flow_run.parameters or {}
@@ -77,162 +63,6 @@ def _flow_run_name() -> str:
     role = params.get("role", "reviewer")
     suffix = " (dry run)" if params.get("dry_run") else ""
     return f"swarm {role} over {', '.join(repos)}{suffix}"
-
-
-def _worker_state(outcome: WorkerOutcome) -> State[Any]:
-    """The task run state people see in the UI for each way a worker can end."""
-    message = f"{outcome.target}: {outcome.status}" + (
-        f": {outcome.reason}" if outcome.reason else ""
-    )
-    if outcome.status == "succeeded":
-        return Completed(message=message, data=outcome)
-    if outcome.status == "skipped":
-        return Completed(name="Skipped", message=message, data=outcome)
-    if outcome.status == "paused":
-        return Cancelled(name="Paused", message=message, data=outcome)
-    name = {"blocked": "Blocked", "budget_exhausted": "BudgetExhausted"}.get(
-        outcome.status, "Failed"
-    )
-    return Failed(name=name, message=message, data=outcome)
-
-
-@task(name="swarm-worker", cache_policy=NO_CACHE, persist_result=False)
-async def worker_task(
-    run_id: str,
-    sealed: Any,
-    role: str,
-    target: str,
-    blocked_reason: str | None = None,
-) -> State[Any]:
-    """Run one worker from its sealed envelope and turn its outcome into a task state."""
-    if sealed is None:
-        return _worker_state(
-            WorkerOutcome(
-                worker_id="-", role=role, target=target, status="blocked", reason=blocked_reason
-            )
-        )
-    from agents.worker import run_worker
-
-    runtime = _RUNTIMES[run_id]
-    started = time.perf_counter()
-    try:
-        outcome = await run_worker(sealed, runtime)
-    except Exception as exc:
-        # Prefect stores the exception text in the task state: it must be redacted first.
-        raise WorkerCrashed(f"{type(exc).__name__}: {redact(str(exc))}") from None
-    finally:
-        _WORKER_SECONDS[run_id] = _WORKER_SECONDS.get(run_id, 0.0) + (time.perf_counter() - started)
-    return _worker_state(outcome)
-
-
-async def _outcome_from_state(
-    state: State[Any], assignment: Assignment, worker_id: str
-) -> WorkerOutcome:
-    data = await state.aresult(raise_on_failure=False)
-    if isinstance(data, WorkerOutcome):
-        return data
-    reason = redact(str(data)) if isinstance(data, BaseException) else (state.message or "")
-    return WorkerOutcome(
-        worker_id=worker_id,
-        role=assignment.role,
-        target=f"{assignment.pr}@{assignment.head_sha[:7]}",
-        status="failed",
-        reason=f"crashed: {reason}",
-    )
-
-
-class _Fanout:
-    """Dispatches and runs workers under one concurrency cap, counting progress as they end."""
-
-    def __init__(self, run_id: str, runtime: Runtime, max_workers: int, total: int) -> None:
-        self.run_id = run_id
-        self.runtime = runtime
-        self.limit = asyncio.Semaphore(max_workers)
-        self.total = max(total, 1)
-        self.done = 0
-        self.progress_id: uuid.UUID | None = None
-        self.dispatch_s = 0.0
-        self.task_s = 0.0
-
-    async def run(
-        self, assignment: Assignment, parents: Sequence[WorkerOutcome] = ()
-    ) -> WorkerOutcome:
-        from agents.dispatch import WorkTask
-
-        identity = role_identity(self.runtime, assignment.role)
-        target = f"{assignment.pr}@{assignment.head_sha[:7]}"
-        tags = [f"role:{assignment.role}", f"identity:{identity}", f"repo:{assignment.repo}"]
-        runner = worker_task.with_options(task_run_name=assignment.run_name, tags=tags)
-        async with self.limit:
-            sealed: Any = None
-            blocked: str | None = None
-            started = time.perf_counter()
-            try:
-                findings = [f for parent in parents for f in parent.findings]
-                work = WorkTask(**assignment.task_fields(findings))
-                sealed = await self.runtime.dispatcher.dispatch(self.run_id, work, assignment.role)
-            except Exception as exc:
-                blocked = f"BLOCKED: dispatch refused: {redact(str(exc))}"
-                log.warning("%s: %s", assignment.run_name, blocked)
-            dispatched = time.perf_counter()
-            self.dispatch_s += dispatched - started
-            try:
-                pending = runner(
-                    self.run_id,
-                    sealed,
-                    assignment.role,
-                    target,
-                    blocked_reason=blocked,
-                    return_state=True,
-                )
-                state = await cast(Awaitable[State[Any]], pending)
-                self.task_s += time.perf_counter() - dispatched
-            finally:
-                if sealed is not None:
-                    await self._release(sealed, assignment)
-        worker_id = str(getattr(sealed, "worker_id", "-")) if sealed is not None else "-"
-        outcome = await _outcome_from_state(state, assignment, worker_id)
-        await self._tick()
-        return outcome
-
-    async def _release(self, sealed: Any, assignment: Assignment) -> None:
-        try:
-            await self.runtime.dispatcher.release(sealed)
-        except Exception as exc:
-            log.warning("%s: revoking its token failed: %s", assignment.run_name, redact(str(exc)))
-
-    async def _tick(self) -> None:
-        self.done += 1
-        if self.progress_id is not None:
-            await aupdate_progress_artifact(
-                self.progress_id,
-                progress=100.0 * self.done / self.total,
-                description=f"{self.done} of {self.total} workers finished",
-            )
-
-    async def run_pr(self, planned: PlannedPR) -> list[WorkerOutcome]:
-        outcomes = list(await asyncio.gather(*(self.run(a) for a in planned.reviewers)))
-        if planned.summarizer is None:
-            return outcomes
-        if all(o.status == "succeeded" for o in outcomes):
-            outcomes.append(await self.run(planned.summarizer, outcomes))
-            return outcomes
-        unfinished = sum(1 for o in outcomes if o.status != "succeeded")
-        s = planned.summarizer
-        outcomes.append(
-            WorkerOutcome(
-                worker_id="-",
-                role=s.role,
-                target=f"{s.pr}@{s.head_sha[:7]}",
-                status="failed",
-                reason=(
-                    f"not summarized: {unfinished} of {len(planned.reviewers)} shards did not "
-                    "finish; nothing posted, the next run retries this PR"
-                ),
-            )
-        )
-        await self._tick()
-        return outcomes
 
 
 @flow(name="swarm-run", flow_run_name=_flow_run_name, log_prints=False)
@@ -252,11 +82,34 @@ async def swarm_run(
     FAILED (after publishing everything) when a worker was blocked or failed, so flow retries
     and alerts see it. Either way the state's result is the :class:`RunReport`.
     """
+    with project_logs_in_run():
+        return await _run_swarm(
+            repos=repos,
+            role=role,
+            max_workers=max_workers,
+            dry_run=dry_run,
+            model=model,
+            shard_threshold_files=shard_threshold_files,
+            shard_size=shard_size,
+            summarizer_role=summarizer_role,
+        )
+
+
+async def _run_swarm(
+    *,
+    repos: list[str] | None,
+    role: str,
+    max_workers: int | None,
+    dry_run: bool,
+    model: str | None,
+    shard_threshold_files: int,
+    shard_size: int,
+    summarizer_role: str,
+) -> State[Any]:
     from agents.config import load_settings
     from agents.planning import plan_assignments
     from agents.wiring import build_runtime
 
-    bridge_project_logs()
     overrides: dict[str, Any] = {}
     if repos:
         overrides["repos"] = repos
@@ -270,7 +123,7 @@ async def swarm_run(
     started = time.perf_counter()
     runtime = build_runtime(settings, model=model, dry_run=dry_run)
     run_id = start_store_run(runtime, trigger="flow", flow_run_id=runtime_flow_run.id)
-    _RUNTIMES[run_id] = runtime
+    RUNTIMES[run_id] = runtime
     try:
         found = await _discover(runtime, settings.repos, role, summarizer_role)
         discovered = time.perf_counter()
@@ -289,7 +142,7 @@ async def swarm_run(
             total,
             found.already_reviewed,
         )
-        fanout = _Fanout(run_id, runtime, settings.max_workers, total)
+        fanout = Fanout(run_id, runtime, settings.max_workers, total)
         fanout.progress_id = await acreate_progress_artifact(
             progress=0.0 if total else 100.0,
             key="swarm-progress",
@@ -314,7 +167,7 @@ async def swarm_run(
             timings=RunTimings(
                 setup_and_discovery_s=discovered - started,
                 dispatch_s=fanout.dispatch_s,
-                worker_s=_WORKER_SECONDS.get(run_id, 0.0),
+                worker_s=WORKER_SECONDS.get(run_id, 0.0),
                 task_runs_s=fanout.task_s,
                 wall_s=time.perf_counter() - started,
             ),
@@ -325,8 +178,8 @@ async def swarm_run(
             return Completed(message=report.headline(), data=report)
         return Failed(message=report.headline(), data=report)
     finally:
-        _RUNTIMES.pop(run_id, None)
-        _WORKER_SECONDS.pop(run_id, None)
+        RUNTIMES.pop(run_id, None)
+        WORKER_SECONDS.pop(run_id, None)
         await runtime.aclose()
 
 

@@ -142,3 +142,29 @@ def test_exec_without_a_program_says_what_to_do() -> None:
     result = runner.invoke(app, ["exec", "--role", "reviewer", "--repo", "acme/widgets"])
     assert result.exit_code == 2
     assert "give the program to run after --" in result.output
+
+
+def test_memory_add_edit_rm_round_trip_keeps_provenance() -> None:
+    added = runner.invoke(
+        app, ["memory", "add", "This repo wants a test for every bug fix", "--repo", "acme/widgets"]
+    )
+    assert added.exit_code == 0, added.output
+    assert added.output.strip() == "added memory 1"
+    edited = runner.invoke(app, ["memory", "edit", "1", "Every bug fix needs a regression test"])
+    assert edited.output.strip() == "memory 1 superseded by 2"
+    listed = runner.invoke(app, ["memory", "list"], terminal_width=200)
+    assert "Every bug fix needs a regression test" in listed.output
+    assert "This repo wants" not in listed.output
+    history = runner.invoke(app, ["memory", "list", "--all"], terminal_width=200)
+    assert "superseded by 2" in history.output
+    removed = runner.invoke(app, ["memory", "rm", "2"])
+    assert removed.output.strip() == "deleted memory 2"
+    assert "no memories yet" in runner.invoke(app, ["memory", "list"]).output
+
+
+def test_store_prune_reports_what_it_removed_and_keeps_memory() -> None:
+    runner.invoke(app, ["memory", "add", "Keep me"])
+    result = runner.invoke(app, ["store", "prune", "--older-than", "0s"])
+    assert result.exit_code == 0, result.output
+    assert "user-visible memory kept" in result.output
+    assert "Keep me" in runner.invoke(app, ["memory", "list"], terminal_width=200).output

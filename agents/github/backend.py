@@ -28,12 +28,16 @@ class BudgetBackend(Protocol):
 
 
 class InMemoryBackend:
-    """State in this process only; the default when one process owns an identity."""
+    """State in this process only; the default when one process owns an identity.
 
-    shared = False
+    Pass ``shared=True`` when several throttles (one per event loop or thread) use this one
+    backend, so their waiters also notice each other's releases.
+    """
+
     blocking = False
 
-    def __init__(self) -> None:
+    def __init__(self, *, shared: bool = False) -> None:
+        self.shared = shared
         self._states: dict[str, IdentityState] = {}
         self._lock = threading.Lock()
 

@@ -1,16 +1,17 @@
-"""Budget state of one identity and the two pure steps the throttle runs on it.
+"""Budget state of one identity and the decision the throttle takes on it.
 
 ``decide`` says whether a request may go now (reserving its cost) or when to look again;
-``observe`` releases the reservation and folds in GitHub's answer. Both run under the backend's
-lock (a mutex in memory, a row lock in SQL) so several processes can share one identity. GitHub's
-``x-ratelimit-*`` headers are authoritative; reservations cover what is in flight meanwhile.
+``readings.observe`` releases the reservation and folds in GitHub's answer. Both run under the
+backend's lock (a mutex in memory, a row lock in SQL) so several processes can share one
+identity. GitHub's ``x-ratelimit-*`` headers are authoritative; reservations cover what is in
+flight meanwhile.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from agents.github.limits import ThrottleLimits
@@ -19,10 +20,17 @@ from agents.github.requests import RequestSpec
 # Before this many answers without x-ratelimit headers, a resource is treated as limited but
 # unknown (one probe at a time); after, as unlimited (GitHub Enterprise with rate limits off).
 HEADERLESS_UNLIMITED_AFTER = 3
+# Requests-by-worker counts kept for the snapshot; worker ids are per run, so this is bounded.
+WORKERS_TRACKED = 256
 
 
 # Epoch seconds as floats resolve to ~2e-7 s; comparisons allow for that.
 _EPS = 1e-6
+
+
+def _known(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in data.items() if k in names}
 
 
 @dataclass(slots=True)
@@ -52,8 +60,8 @@ class IdentityState:
     inflight: dict[str, Reservation] = field(default_factory=dict)
     rest_tat: float = 0.0
     graphql_tat: float = 0.0
-    content_minute_tat: float = 0.0
-    content_hour_tat: float = 0.0
+    # When each content-creating request of the last hour went out (oldest first).
+    content_log: list[float] = field(default_factory=list)
     last_write_end: float = -math.inf
     paused_until: float = 0.0
     pause_reason: str = ""
@@ -68,9 +76,14 @@ class IdentityState:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> IdentityState:
-        values = dict(data)
-        values["buckets"] = {k: BucketState(**v) for k, v in values.get("buckets", {}).items()}
-        values["inflight"] = {k: Reservation(**v) for k, v in values.get("inflight", {}).items()}
+        # Unknown keys are dropped: a row written by another version still loads.
+        values = _known(cls, data)
+        values["buckets"] = {
+            k: BucketState(**_known(BucketState, v)) for k, v in values.get("buckets", {}).items()
+        }
+        values["inflight"] = {
+            k: Reservation(**_known(Reservation, v)) for k, v in values.get("inflight", {}).items()
+        }
         if values.get("last_write_end") is None:
             values["last_write_end"] = -math.inf
         return cls(**values)
@@ -95,6 +108,7 @@ GRANTED = Decision(True)
 class Pause:
     until: float
     reason: str
+    backoff: bool = False  # GitHub gave no time: our own exponential guess
 
 
 def _gcra(tat: float, now: float, cost: int, cap: int, window: float, frac: float) -> float:
@@ -110,6 +124,23 @@ def _gcra(tat: float, now: float, cost: int, cap: int, window: float, frac: floa
     if new_tat - now <= horizon + _EPS:
         return new_tat
     return -(new_tat - horizon)
+
+
+def _content_due(log: list[float], now: float, lim: ThrottleLimits) -> tuple[float, str] | None:
+    """When one more content creation fits both caps, or None if it fits now.
+
+    An exact sliding window over what went out, widened by a margin because GitHub counts on
+    arrival: any window GitHub may use then holds at most the cap.
+    """
+    for cap, window, what in (
+        (lim.content_per_minute, lim.minute_s, "content creation per minute"),
+        (lim.content_per_hour, lim.hour_s, "content creation per hour"),
+    ):
+        span = window + lim.content_window_margin
+        recent = [t for t in log if t > now - span]
+        if len(recent) >= cap:
+            return recent[len(recent) - cap] + span, what
+    return None
 
 
 def decide(
@@ -158,19 +189,10 @@ def decide(
         )
     if points_tat < 0:
         return Decision(False, -points_tat, f"{spec.resource} points per minute")
-    minute_tat = state.content_minute_tat
-    hour_tat = state.content_hour_tat
     if spec.is_content_creation:
-        minute_tat = _gcra(
-            minute_tat, now, 1, lim.content_per_minute, lim.minute_s, lim.window_burst_fraction
-        )
-        if minute_tat < 0:
-            return Decision(False, -minute_tat, "content creation per minute")
-        hour_tat = _gcra(
-            hour_tat, now, 1, lim.content_per_hour, lim.hour_s, lim.window_burst_fraction
-        )
-        if hour_tat < 0:
-            return Decision(False, -hour_tat, "content creation per hour")
+        content_wait = _content_due(state.content_log, now, lim)
+        if content_wait is not None:
+            return Decision(False, *content_wait)
 
     # Primary bucket.
     bucket = state.buckets.get(spec.resource)
@@ -209,11 +231,15 @@ def decide(
                     lim.pace_burst_min, bucket.limit * lim.pace_burst_fraction, spec.primary_cost
                 )
                 if time_left > 0:
-                    rate = (estimate - reserve) / time_left
                     held = cap if bucket.pace_tokens is None else bucket.pace_tokens
+                    # Tokens already held are budget too: spreading only the rest makes the
+                    # budget run out at the reset, not a burst's worth earlier.
+                    rate = max(0.0, estimate - reserve - held) / time_left
                     tokens = min(cap, held + max(0.0, now - bucket.pace_at) * rate)
                     if tokens + _EPS < spec.primary_cost:
-                        return Decision(False, now + (spec.primary_cost - tokens) / rate, "pacing")
+                        # rate > 0 here: held < cost <= estimate - reserve.
+                        due = now + (spec.primary_cost - tokens) / rate
+                        return Decision(False, due, "pacing")
                     pace_tokens = tokens - spec.primary_cost
                 else:
                     pace_tokens = cap
@@ -226,139 +252,15 @@ def decide(
         state.graphql_tat = points_tat
     else:
         state.rest_tat = points_tat
-    state.content_minute_tat = minute_tat
-    state.content_hour_tat = hour_tat
+    if spec.is_content_creation:
+        horizon = now - lim.hour_s - lim.content_window_margin
+        state.content_log = [t for t in state.content_log if t >= horizon]
+        state.content_log.append(now)
     inflight[reservation_id] = Reservation(
         spec.resource, spec.primary_cost, spec.points, spec.is_write, now
     )
-    state.requests_by_worker[worker_id] = state.requests_by_worker.get(worker_id, 0) + 1
+    counts = state.requests_by_worker
+    if worker_id not in counts and len(counts) >= WORKERS_TRACKED:
+        del counts[next(iter(counts))]  # the longest-known worker; keeps shared rows small
+    counts[worker_id] = counts.get(worker_id, 0) + 1
     return GRANTED
-
-
-def _int(headers: Mapping[str, str], name: str) -> int | None:
-    value = headers.get(name)
-    if value is None:
-        return None
-    try:
-        return int(float(value))
-    except ValueError:
-        return None
-
-
-def apply_bucket(bucket: BucketState, limit: int, remaining: int, used: int, reset: float) -> None:
-    """Fold in one authoritative reading, ignoring readings older than what is known."""
-    bucket.headerless = 0
-    if bucket.reset is not None and reset < bucket.reset:
-        return  # from a window already over
-    same_window = bucket.reset is not None and reset == bucket.reset
-    if same_window and bucket.used is not None and used < bucket.used:
-        return  # answered before a reading we already have
-    bucket.limit, bucket.remaining, bucket.used, bucket.reset = limit, remaining, used, reset
-
-
-def apply_headers(state: IdentityState, resource: str, headers: Mapping[str, str]) -> None:
-    resource = headers.get("x-ratelimit-resource") or resource
-    bucket = state.buckets.get(resource)
-    if bucket is None:
-        bucket = state.buckets[resource] = BucketState()
-    limit = _int(headers, "x-ratelimit-limit")
-    remaining = _int(headers, "x-ratelimit-remaining")
-    reset = _int(headers, "x-ratelimit-reset")
-    if limit is None or remaining is None or reset is None:
-        bucket.headerless += 1
-        return
-    used = _int(headers, "x-ratelimit-used")
-    apply_bucket(bucket, limit, remaining, limit - remaining if used is None else used, reset)
-
-
-def apply_rate_limit_body(state: IdentityState, body: Mapping[str, Any]) -> None:
-    """``GET /rate_limit`` lists every resource; each entry is as good as a header reading."""
-    resources = body.get("resources")
-    if not isinstance(resources, Mapping):
-        return
-    for name, entry in resources.items():
-        if not isinstance(entry, Mapping):
-            continue
-        try:
-            limit, remaining = int(entry["limit"]), int(entry["remaining"])
-            used = int(entry.get("used", limit - remaining))
-            reset = float(entry["reset"])
-        except (KeyError, TypeError, ValueError):
-            continue
-        bucket = state.buckets.setdefault(str(name), BucketState())
-        apply_bucket(bucket, limit, remaining, used, reset)
-
-
-def rate_limit_pause(
-    state: IdentityState,
-    now: float,
-    status: int | None,
-    headers: Mapping[str, str],
-    message: str | None,
-    graphql_rate_limited: bool,
-    lim: ThrottleLimits,
-) -> Pause | None:
-    """How long GitHub's answer pauses the identity, or None if it is no rate-limit answer."""
-    text = (message or "").lower()
-    remaining = headers.get("x-ratelimit-remaining")
-    limited = graphql_rate_limited or (
-        status in (403, 429)
-        and (status == 429 or "retry-after" in headers or remaining == "0" or "rate limit" in text)
-    )
-    if not limited:
-        return None
-    if graphql_rate_limited:
-        kind = "GraphQL RATE_LIMITED"
-    elif "secondary rate limit" in text:
-        kind = f"secondary rate limit ({status})"
-    elif status == 429:
-        kind = "429 Too Many Requests"
-    else:
-        kind = f"rate limit ({status})"
-    retry_after = headers.get("retry-after")
-    if retry_after is not None:
-        try:
-            seconds = max(0.0, float(retry_after))
-        except ValueError:
-            seconds = None
-        if seconds is not None:
-            return Pause(now + seconds, f"{kind}: retry-after {seconds:.0f} s")
-    reset = _int(headers, "x-ratelimit-reset")
-    if remaining == "0" and reset is not None:
-        resource = headers.get("x-ratelimit-resource", "primary")
-        return Pause(max(float(reset), now), f"{kind}: {resource} budget exhausted until the reset")
-    strikes = state.pause_strikes + 1
-    seconds = min(lim.pause_backoff_base * 2 ** (strikes - 1), lim.pause_backoff_max)
-    return Pause(now + seconds, f"{kind} without retry-after or reset: backing off {seconds:.0f} s")
-
-
-def observe(
-    state: IdentityState,
-    reservation_id: str,
-    spec: RequestSpec,
-    now: float,
-    status: int | None,
-    headers: Mapping[str, str],
-    message: str | None,
-    graphql_rate_limited: bool,
-    lim: ThrottleLimits,
-) -> Pause | None:
-    """Release the reservation and fold in GitHub's answer (``status`` None: no answer)."""
-    reservation = state.inflight.pop(reservation_id, None)
-    if reservation is not None and reservation.is_write:
-        state.last_write_end = max(state.last_write_end, now)
-    if status is None:
-        return None
-    apply_headers(state, spec.resource, headers)
-    pause = rate_limit_pause(state, now, status, headers, message, graphql_rate_limited, lim)
-    if pause is None:
-        if status < 400:
-            state.pause_strikes = 0
-        return None
-    if "backing off" in pause.reason:
-        state.pause_strikes += 1
-    state.rate_limited_responses += 1
-    if pause.until > state.paused_until:
-        state.paused_until = pause.until
-        state.pause_reason = pause.reason
-    return pause

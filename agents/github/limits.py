@@ -15,6 +15,8 @@ class ThrottleLimits(BaseModel):
     graphql_points_per_minute: int = Field(default=2000, gt=0)
     content_per_minute: int = Field(default=80, gt=0)
     content_per_hour: int = Field(default=500, gt=0)
+    # GitHub counts content on arrival, after our clock saw it leave: widen its windows by this.
+    content_window_margin: float = Field(default=5.0, ge=0)
     minute_s: float = Field(default=60.0, gt=0)
     hour_s: float = Field(default=3600.0, gt=0)
     # Fraction of each secondary window's cap that may go out as a burst; the rest is spread so

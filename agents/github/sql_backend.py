@@ -83,5 +83,10 @@ class SqlBudgetBackend:
             )
         return result
 
+    def forget(self, identity: str) -> None:
+        """Drop an identity's state (a fresh start; GitHub's headers rebuild it)."""
+        with self.engine.begin() as conn:
+            conn.execute(throttle_state.delete().where(throttle_state.c.identity == identity))
+
     def close(self) -> None:
         self.engine.dispose()

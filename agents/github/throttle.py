@@ -1,5 +1,8 @@
 """One identity's throttle: waits as needed, paces reads to last until the reset, takes turns.
 
+Use one throttle per identity per event loop; its waiting queue lives on that loop. Several
+loops, threads or processes share an identity by sharing the backend, not the throttle.
+
 Waiting requests queue per lane (resource, read or write) and per worker; the lane's turn
 rotates across workers so one busy worker cannot starve the others. A lane's head blocks only its
 own lane: a mutation waiting out its 1 s spacing does not hold up reads.
@@ -16,17 +19,11 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from agents.github.backend import BudgetBackend, InMemoryBackend
-from agents.github.buckets import (
-    Decision,
-    IdentityState,
-    Pause,
-    apply_rate_limit_body,
-    decide,
-    observe,
-)
+from agents.github.buckets import Decision, IdentityState, Pause, decide
 from agents.github.clock import Clock, SystemClock
 from agents.github.errors import IdentityPaused
 from agents.github.limits import ThrottleLimits
+from agents.github.readings import apply_rate_limit_body, observe
 from agents.github.requests import RequestSpec
 from agents.github.snapshot import IdentitySnapshot, build_snapshot
 

@@ -116,3 +116,15 @@ def test_the_childs_exit_status_is_passed_through_and_the_token_still_revoked(
         if hashlib.sha256(value.encode()).hexdigest() == seen["sha256"]
     ]
     assert token.revoked
+
+
+def test_verify_prints_each_identitys_login_and_grants_never_a_token(sandboxed: Swarm) -> None:
+    result = CliRunner().invoke(app, ["verify"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "swarm-reviewer[bot]" in result.output
+    assert "swarm-triage[bot]" in result.output
+    assert "pull_requests:write" in result.output
+    assert "ghs_" not in result.output
+    minted = [t for t in sandboxed.state.tokens.values() if t.kind == "installation"]
+    assert minted, "verify should have test-minted each role's token"
+    assert all(t.revoked for t in minted)

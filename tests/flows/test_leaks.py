@@ -58,7 +58,7 @@ def _prefect_db_files() -> list[Path]:
     return files + _files_under(Path(str(PREFECT_HOME.value())) / "storage")
 
 
-def _api_texts(flow_run_id: Any) -> list[str]:
+def _api_texts(flow_run_id: Any) -> tuple[list[str], set[str]]:
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import (
         ArtifactFilter,
@@ -69,7 +69,7 @@ def _api_texts(flow_run_id: Any) -> list[str]:
         LogFilterFlowRunId,
     )
 
-    async def read() -> list[str]:
+    async def read() -> tuple[list[str], set[str]]:
         async with get_client() as client:
             logs = await client.read_logs(
                 log_filter=LogFilter(flow_run_id=LogFilterFlowRunId(any_=[flow_run_id]))
@@ -88,7 +88,7 @@ def _api_texts(flow_run_id: Any) -> list[str]:
         texts.append(flow_run.model_dump_json())
         texts += [t.model_dump_json() for t in runs]
         assert logs and artifacts, "the run should have logs and artifacts to scan"
-        return texts
+        return texts, {log.name for log in logs}
 
     return asyncio.run(read())
 
@@ -107,7 +107,10 @@ def test_no_planted_secret_in_store_prefect_db_logs_or_artifacts(
     blobs: dict[str, bytes] = {}
     for path in _files_under(swarm.data_dir) + _prefect_db_files():
         blobs[str(path)] = path.read_bytes()
-    for n, text in enumerate(_api_texts(flow_run_id)):
+    texts, logger_names = _api_texts(flow_run_id)
+    # The project's own loggers reach the run logs (through the redacting filter).
+    assert {"flows.swarm_run", "agents.worker"} <= logger_names
+    for n, text in enumerate(texts):
         blobs[f"prefect api text {n}"] = text.encode()
     for record in caplog.records:
         blobs[f"log {record.name}"] = (record.getMessage() + (record.exc_text or "")).encode()

@@ -90,6 +90,9 @@ def test_a_blocked_worker_fails_visibly_with_its_reason_and_writes_nothing(
     for task_run in runs:
         assert task_run.state.is_failed()
         assert task_run.state.name == "Blocked"
+        assert {"role:reviewer", "identity:default", f"repo:{WIDGETS}"} <= set(task_run.tags)
+        assert task_run.name.startswith(f"review {WIDGETS}#")
+        assert task_run.name.endswith(" as reviewer")
         assert "BLOCKED: identity mismatch" in (task_run.state.message or "")
     assert "## Blocked or failed workers" in markdown_summary(report)
 
@@ -137,3 +140,16 @@ def test_a_rate_limited_identity_is_reported_as_paused(swarm: Swarm) -> None:
     # Paused is not a failure: those PRs are picked up by the next run.
     assert state.is_completed(), state.message
     assert "paused by rate limits" in (state.message or "")
+
+
+def test_a_dry_run_posts_nothing_and_shows_what_it_would_post(swarm: Swarm) -> None:
+    state, report = run_swarm(repos=[WIDGETS], dry_run=True)
+    assert state.is_completed(), state.message
+    assert swarm.writes_by(REVIEWER_BOT) == []
+    assert report.new_reviews == 3
+    assert all(o.dry_run_preview for o in report.outcomes)
+    assert report.headline().startswith("3 new reviews would be posted")
+    assert "## Would post (dry run)" in markdown_summary(report)
+    # Nothing was recorded as reviewed: the real run afterwards still reviews every PR.
+    _, real = run_swarm(repos=[WIDGETS])
+    assert real.new_reviews == 3

@@ -7,6 +7,7 @@ import asyncio
 import httpx
 
 BASE = "https://ghe.test/api/v3"
+GRAPHQL = "https://ghe.test/api/graphql"  # GitHub Enterprise puts GraphQL beside the REST base
 BOT = "swarm-reviewer[bot]"
 
 

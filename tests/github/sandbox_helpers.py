@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+from agents.github import BudgetBackend, IdentityThrottle, ScaledClock, ThrottleLimits
+from agents.github.gateway import GitHubGateway
 from sandbox.github.clock import SandboxClock
 from sandbox.github.limits import RateLimits
 from sandbox.github.seed import REVIEWER_BOT, REVIEWER_INSTALLATION_ID
 from sandbox.github.state import SandboxState
 from sandbox.server import SandboxServer
-
-from agents.github import BudgetBackend, IdentityThrottle, ScaledClock, ThrottleLimits
-from agents.github.gateway import GitHubGateway
 
 
 def compressed_state(window_real_s: float, **limits: int) -> SandboxState:
@@ -30,8 +29,25 @@ def reviewer_gateway(
     backend: BudgetBackend | None = None,
     token: str | None = None,
 ) -> GitHubGateway:
-    value = token or server.state.mint_token(REVIEWER_INSTALLATION_ID)
     throttle = IdentityThrottle(
         REVIEWER_BOT, limits=limits, clock=sandbox_clock(server), backend=backend
     )
-    return GitHubGateway(server.url, REVIEWER_BOT, lambda: value, throttle)
+    provider = (lambda: token) if token else ReMintingToken(server.state)
+    return GitHubGateway(server.url, REVIEWER_BOT, provider, throttle)
+
+
+class ReMintingToken:
+    """Installation tokens live an hour (of sandbox time); mint a new one before that."""
+
+    def __init__(self, state: SandboxState, lifetime_s: float = 1800.0) -> None:
+        self._state = state
+        self._lifetime = lifetime_s
+        self._value = ""
+        self._minted_at = float("-inf")
+
+    def __call__(self) -> str:
+        now = self._state.clock.now()
+        if now - self._minted_at > self._lifetime:
+            self._value = self._state.mint_token(REVIEWER_INSTALLATION_ID)
+            self._minted_at = now
+        return self._value

@@ -18,7 +18,7 @@ from agents.github import (
     ThrottleLimits,
 )
 from agents.github.gateway import GitHubGateway
-from tests.github.helpers import BASE, BOT, ManualClock, ok, rl_headers
+from tests.github.helpers import BASE, BOT, GRAPHQL, ManualClock, ok, rl_headers
 
 pytestmark = pytest.mark.anyio
 
@@ -176,7 +176,7 @@ async def test_pull_files_are_read_page_by_page(
 async def test_graphql_outside_the_allow_list_is_refused_before_sending(
     gateway: GitHubGateway, mock: respx.MockRouter
 ) -> None:
-    route = mock.post("/graphql").mock(return_value=ok({"data": {}}))
+    route = mock.post(GRAPHQL).mock(return_value=ok({"data": {}}))
     with pytest.raises(
         GraphQLNotAllowed, match=r"use GET /repos/\{owner\}/\{repo\}/pulls/\{pull_number\}"
     ):
@@ -193,7 +193,7 @@ async def test_graphql_records_the_exact_cost_and_feeds_the_graphql_bucket(
     records: list[GitHubCallRecord],
 ) -> None:
     reset = clock.now() + 3600
-    mock.post("/graphql").mock(
+    mock.post(GRAPHQL).mock(
         return_value=httpx.Response(
             200,
             json={"data": {"viewer": {"login": BOT}, "rateLimit": {"cost": 3}}},
@@ -235,3 +235,30 @@ def test_a_throttle_of_another_identity_is_refused(clock: ManualClock) -> None:
         match=r"throttle belongs to 'other\[bot\]', not to identity 'swarm-reviewer\[bot\]'",
     ):
         GitHubGateway(BASE, BOT, lambda: "ghs_x", IdentityThrottle("other[bot]", clock=clock))
+
+
+async def test_the_snapshot_shows_budget_and_requests_by_worker_as_json(
+    gateway: GitHubGateway, clock: ManualClock, mock: respx.MockRouter
+) -> None:
+    mock.get("/repos/o/r/issues/1").mock(return_value=ok({"n": 1}, remaining=4321))
+    await gateway.for_worker("a").get_issue("o/r", 1)
+    await gateway.for_worker("b").get_issue("o/r", 1)
+    await gateway.for_worker("b").get_issue("o/r", 1)
+    snapshot = await gateway.snapshot()
+    assert snapshot.identity == BOT
+    assert snapshot.requests_by_worker == {"a": 1, "b": 2}
+    core = snapshot.resources["core"]
+    assert (core.limit, core.remaining, core.in_flight) == (5000, 4321, 0)
+    assert '"identity":"swarm-reviewer[bot]"' in snapshot.model_dump_json()
+
+
+async def test_host_credentials_are_never_sent(
+    gateway: GitHubGateway, mock: respx.MockRouter
+) -> None:
+    from tests.conftest import HOST_GH_TOKEN
+
+    route = mock.get("/repos/o/r/pulls/1").mock(return_value=ok({"n": 1}))
+    await gateway.get_pull("o/r", 1)
+    sent = dict(route.calls.last.request.headers)
+    assert sent["authorization"] == "token ghs_gatewaytest"
+    assert HOST_GH_TOKEN not in str(sent)

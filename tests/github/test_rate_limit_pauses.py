@@ -10,7 +10,7 @@ import respx
 
 from agents.github import IdentityPaused, IdentityThrottle, ThrottleLimits
 from agents.github.gateway import GitHubGateway
-from tests.github.helpers import BASE, BOT, ManualClock, ok, rl_headers
+from tests.github.helpers import BASE, BOT, GRAPHQL, ManualClock, ok, rl_headers
 
 pytestmark = pytest.mark.anyio
 
@@ -92,7 +92,7 @@ async def test_a_paused_identity_sends_nothing_for_any_worker_or_resource(
     gateway: GitHubGateway, clock: ManualClock, mock: respx.MockRouter
 ) -> None:
     mock.get("/repos/o/r/pulls/1").mock(return_value=httpx.Response(403, json=SECONDARY))
-    graphql = mock.post("/graphql").mock(return_value=ok({"data": {"viewer": {"login": BOT}}}))
+    graphql = mock.post(GRAPHQL).mock(return_value=ok({"data": {"viewer": {"login": BOT}}}))
     with pytest.raises(IdentityPaused):
         await gateway.for_worker("w1").get_pull("o/r", 1)
     with pytest.raises(IdentityPaused):
@@ -165,7 +165,7 @@ async def test_graphql_rate_limited_error_in_a_200_pauses_until_the_graphql_rese
     gateway: GitHubGateway, clock: ManualClock, mock: respx.MockRouter
 ) -> None:
     reset = clock.now() + 900
-    route = mock.post("/graphql").mock(
+    route = mock.post(GRAPHQL).mock(
         return_value=httpx.Response(
             200,
             json={"errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded"}]},

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from agents.github import ThrottleLimits, classify_rest
-from agents.github.buckets import BucketState, IdentityState, apply_bucket, decide
+from agents.github.buckets import BucketState, IdentityState, decide
+from agents.github.readings import apply_bucket
 from agents.github.sql_backend import SqlBudgetBackend
 
 READ = classify_rest("GET", "/repos/o/r/pulls/1")
@@ -101,3 +102,98 @@ def test_an_unsupported_database_is_named() -> None:
         ValueError, match="SqlBudgetBackend supports sqlite and postgresql, not 'mysql'"
     ):
         SqlBudgetBackend("mysql://u@localhost/x")
+
+
+# -- the same through the gateway, against the sandbox GitHub ------------------------------------
+
+SANDBOX_LIMIT = 40
+WORKERS_PER_PROCESS = 5
+READS_PER_WORKER = 8  # two processes want 80 reads: twice one window's budget
+
+
+def _reviewer_process(
+    api_url: str, db_url: str, clock: Any, token: str, out: Any, barrier: Any
+) -> None:
+    import asyncio
+
+    from agents.github import IdentityThrottle, ScaledClock
+    from agents.github.gateway import GitHubGateway
+    from sandbox.github.seed import REVIEWER_BOT, WIDGETS
+
+    async def run() -> int:
+        throttle = IdentityThrottle(
+            REVIEWER_BOT,
+            limits=ThrottleLimits(shared_poll_interval=2.0),
+            clock=ScaledClock(clock.now, clock.speed),
+            backend=SqlBudgetBackend(db_url),
+        )
+        gateway = GitHubGateway(api_url, REVIEWER_BOT, lambda: token, throttle)
+        done = 0
+
+        async def worker(n: int) -> None:
+            nonlocal done
+            for _ in range(READS_PER_WORKER):
+                await gateway.for_worker(f"{n}").get_issue(WIDGETS, 4)
+                done += 1
+
+        await asyncio.gather(*(worker(n) for n in range(WORKERS_PER_PROCESS)))
+        await gateway.aclose()
+        return done
+
+    barrier.wait()
+    try:
+        out.put(asyncio.run(run()))
+    except Exception as exc:  # the parent reports it
+        out.put(repr(exc))
+
+
+def _two_gateway_processes(db_url: str, make_sandbox: Any) -> None:
+    from sandbox.github.clock import SandboxClock
+    from sandbox.github.limits import RateLimits
+    from sandbox.github.seed import MAINTAINER, REVIEWER_BOT, REVIEWER_INSTALLATION_ID
+    from sandbox.github.state import SandboxState
+
+    # Ten-minute windows passing in 3 real s; the token (an hour) outlives the test.
+    limits = RateLimits(core=SANDBOX_LIMIT, primary_window_s=600)
+    state = SandboxState(clock=SandboxClock(speed=200), limits=limits)
+    server = make_sandbox(state)
+    token = state.mint_token(REVIEWER_INSTALLATION_ID)
+    leftover = SqlBudgetBackend(db_url)
+    leftover.forget(REVIEWER_BOT)  # a previous run's rows in a shared test database
+    leftover.close()
+    ctx = multiprocessing.get_context("fork")
+    barrier, out = ctx.Barrier(2), ctx.Queue()
+    args = (server.url, db_url, state.clock, token, out, barrier)
+    procs = [ctx.Process(target=_reviewer_process, args=args) for _ in range(2)]
+    for p in procs:
+        p.start()
+    results = [out.get(timeout=90) for _ in procs]
+    for p in procs:
+        p.join(timeout=30)
+    assert results == [WORKERS_PER_PROCESS * READS_PER_WORKER] * 2
+    log = state.requests_by(REVIEWER_BOT)
+    assert [r for r in log if r.status in (403, 429)] == []
+    assert state.counter(REVIEWER_BOT).primary_limited == 0
+    assert len([r for r in log if r.status == 200]) == 2 * WORKERS_PER_PROCESS * READS_PER_WORKER
+    assert state.requests_by(MAINTAINER) == []
+
+
+@pytest.mark.slow
+def test_two_gateway_processes_share_one_sandbox_budget_through_sqlite(
+    tmp_path: Path, make_sandbox: Any
+) -> None:
+    _two_gateway_processes(f"sqlite:///{tmp_path / 'store.db'}", make_sandbox)
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_two_gateway_processes_share_one_sandbox_budget_through_postgresql(
+    pg_url: str, make_sandbox: Any
+) -> None:
+    _two_gateway_processes(pg_url, make_sandbox)
+
+
+def test_a_row_written_by_another_version_still_loads() -> None:
+    row = {"paused_until": 5.0, "content_minute_tat": 1.0, "buckets": {}, "inflight": {}}
+    state = IdentityState.from_dict(row)
+    assert state.paused_until == 5.0 and state.content_log == []

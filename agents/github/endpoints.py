@@ -1,0 +1,204 @@
+"""What the tools call: typed helpers over :meth:`GitHubGateway.request`, one per REST route."""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from agents.github.errors import GitHubApiError
+from agents.github.graphql_policy import check_graphql
+from agents.github.requests import RequestSpec, classify_graphql
+from agents.github.snapshot import IdentitySnapshot
+from agents.github.throttle import IdentityThrottle
+
+_REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+REVIEW_EVENTS = frozenset({"COMMENT", "APPROVE", "REQUEST_CHANGES"})
+
+
+def _repo(repo: str) -> str:
+    if not _REPO.fullmatch(repo):
+        raise ValueError(f"repo must look like 'owner/name', got {repo!r}")
+    return repo
+
+
+class GitHubEndpoints:
+    """Needs ``request`` and ``throttle`` from the class it is mixed into."""
+
+    throttle: IdentityThrottle
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+        headers: Mapping[str, str] | None = None,
+        safe_to_retry: bool | None = None,
+        spec: RequestSpec | None = None,
+    ) -> httpx.Response:
+        raise NotImplementedError
+
+    # -- helpers over request() ---------------------------------------------------------------
+    async def _json(self, method: str, path: str, **kwargs: Any) -> Any:
+        response = await self.request(method, path, **kwargs)
+        return response.json() if response.content else None
+
+    async def _paged(
+        self, path: str, params: Mapping[str, Any] | None = None, *, max_pages: int = 30
+    ) -> list[dict[str, Any]]:
+        per_page = 100
+        items: list[dict[str, Any]] = []
+        for page in range(1, max_pages + 1):
+            response = await self.request(
+                "GET", path, params={**(params or {}), "per_page": per_page, "page": page}
+            )
+            batch = response.json()
+            if not isinstance(batch, list):
+                raise GitHubApiError(response.status_code, "GET", path, "expected a JSON list")
+            items.extend(batch)
+            if len(batch) < per_page or "next" not in response.links:
+                break
+        return items
+
+    # -- what the tools call ------------------------------------------------------------------
+    async def get_pull(self, repo: str, number: int) -> dict[str, Any]:
+        result: dict[str, Any] = await self._json("GET", f"/repos/{_repo(repo)}/pulls/{number}")
+        return result
+
+    async def list_pulls(self, repo: str, state: str = "open") -> list[dict[str, Any]]:
+        if state not in ("open", "closed", "all"):
+            raise ValueError(f"state must be 'open', 'closed' or 'all', got {state!r}")
+        return await self._paged(f"/repos/{_repo(repo)}/pulls", {"state": state}, max_pages=10)
+
+    async def list_pull_files(self, repo: str, number: int) -> list[dict[str, Any]]:
+        # GitHub lists at most 3000 files: 30 pages of 100.
+        return await self._paged(f"/repos/{_repo(repo)}/pulls/{number}/files")
+
+    async def get_file(self, repo: str, path: str, ref: str | None = None) -> str:
+        response = await self.request(
+            "GET",
+            f"/repos/{_repo(repo)}/contents/{quote(path.lstrip('/'))}",
+            params={"ref": ref} if ref else None,
+            headers={"Accept": "application/vnd.github.raw+json"},
+        )
+        if "json" in response.headers.get("content-type", ""):
+            body = response.json()
+            if isinstance(body, Mapping) and body.get("encoding") == "base64":
+                return base64.b64decode(str(body.get("content", ""))).decode("utf-8", "replace")
+            if isinstance(body, Mapping) and isinstance(body.get("content"), str):
+                return str(body["content"])
+            raise GitHubApiError(response.status_code, "GET", "contents", f"{path!r} is not a file")
+        return response.text
+
+    async def compare(self, repo: str, base: str, head: str) -> dict[str, Any]:
+        basehead = f"{quote(base, safe='')}...{quote(head, safe='')}"
+        result: dict[str, Any] = await self._json("GET", f"/repos/{_repo(repo)}/compare/{basehead}")
+        return result
+
+    async def list_reviews(self, repo: str, number: int) -> list[dict[str, Any]]:
+        return await self._paged(f"/repos/{_repo(repo)}/pulls/{number}/reviews")
+
+    async def create_review(
+        self,
+        repo: str,
+        number: int,
+        body: str,
+        event: str = "COMMENT",
+        commit_id: str | None = None,
+        comments: list[dict[str, Any]] | None = None,
+        *,
+        safe_to_retry: bool = False,
+    ) -> dict[str, Any]:
+        if event not in REVIEW_EVENTS:
+            raise ValueError(f"review event must be one of {sorted(REVIEW_EVENTS)}, got {event!r}")
+        payload: dict[str, Any] = {"body": body, "event": event}
+        if commit_id:
+            payload["commit_id"] = commit_id
+        if comments:
+            payload["comments"] = comments
+        result: dict[str, Any] = await self._json(
+            "POST",
+            f"/repos/{_repo(repo)}/pulls/{number}/reviews",
+            json=payload,
+            safe_to_retry=safe_to_retry,
+        )
+        return result
+
+    async def create_issue_comment(
+        self, repo: str, number: int, body: str, *, safe_to_retry: bool = False
+    ) -> dict[str, Any]:
+        result: dict[str, Any] = await self._json(
+            "POST",
+            f"/repos/{_repo(repo)}/issues/{number}/comments",
+            json={"body": body},
+            safe_to_retry=safe_to_retry,
+        )
+        return result
+
+    async def add_labels(self, repo: str, number: int, labels: list[str]) -> list[dict[str, Any]]:
+        # Adding a label twice leaves the same labels: safe to repeat.
+        result: list[dict[str, Any]] = await self._json(
+            "POST",
+            f"/repos/{_repo(repo)}/issues/{number}/labels",
+            json={"labels": labels},
+            safe_to_retry=True,
+        )
+        return result
+
+    async def list_issues(
+        self, repo: str, state: str = "open", labels: list[str] | None = None
+    ) -> list[dict[str, Any]]:
+        if state not in ("open", "closed", "all"):
+            raise ValueError(f"state must be 'open', 'closed' or 'all', got {state!r}")
+        params: dict[str, Any] = {"state": state}
+        if labels:
+            params["labels"] = ",".join(labels)
+        return await self._paged(f"/repos/{_repo(repo)}/issues", params, max_pages=10)
+
+    async def get_issue(self, repo: str, number: int) -> dict[str, Any]:
+        result: dict[str, Any] = await self._json("GET", f"/repos/{_repo(repo)}/issues/{number}")
+        return result
+
+    async def graphql(
+        self, query: str, variables: Mapping[str, Any] | None = None, *, safe_to_retry: bool = False
+    ) -> dict[str, Any]:
+        """Run an allow-listed GraphQL operation; anything else is refused before sending."""
+        operation = check_graphql(query)
+        spec = classify_graphql(
+            is_mutation=operation.kind == "mutation",
+            creates_content=operation.creates_content,
+            limits=self.throttle.limits,
+        )
+        response = await self.request(
+            "POST",
+            "/graphql",
+            json={"query": query, "variables": dict(variables or {})},
+            safe_to_retry=safe_to_retry,
+            spec=spec,
+        )
+        body = response.json()
+        errors = body.get("errors") if isinstance(body, Mapping) else None
+        if errors:
+            text = "; ".join(str(e.get("message", e)) for e in errors if isinstance(e, Mapping))
+            raise GitHubApiError(response.status_code, "POST", "/graphql", text or "GraphQL error")
+        data: dict[str, Any] = body.get("data") or {}
+        return data
+
+    async def viewer_login(self) -> str:
+        data = await self.graphql("query { viewer { login } }")
+        return str(data["viewer"]["login"])
+
+    async def rate_limit(self) -> dict[str, Any]:
+        """``GET /rate_limit`` (free of charge); its figures also refresh the buckets."""
+        body: dict[str, Any] = await self._json("GET", "/rate_limit")
+        await self.throttle.absorb_rate_limit_body(body)
+        return body
+
+    async def snapshot(self) -> IdentitySnapshot:
+        return await self.throttle.snapshot()

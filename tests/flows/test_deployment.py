@@ -1,0 +1,91 @@
+"""The scheduled deployment (``swarm serve``) and ``prefect.yaml`` for a process work pool."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from flows.serving import deployment_parameters
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _prefect_yaml() -> dict[str, Any]:
+    loaded = yaml.safe_load((ROOT / "prefect.yaml").read_text(encoding="utf-8"))
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+def test_serve_builds_a_cron_deployment_with_plain_parameters() -> None:
+    from flows.swarm_run import swarm_run
+
+    params = deployment_parameters(
+        repos=["acme/widgets"], role="reviewer", max_workers=4, model="scripted"
+    )
+    deployment = swarm_run.to_deployment(
+        name="swarm-scheduled", cron="*/30 * * * *", parameters=params
+    )
+    assert deployment.parameters == {
+        "role": "reviewer",
+        "repos": ["acme/widgets"],
+        "max_workers": 4,
+        "model": "scripted",
+    }
+    [schedule] = deployment.schedules
+    assert schedule.schedule.cron == "*/30 * * * *"
+
+
+def test_every_deployment_in_prefect_yaml_points_at_the_flow_with_valid_parameters() -> None:
+    from flows.swarm_run import swarm_run
+
+    config = _prefect_yaml()
+    assert config["deployments"]
+    for deployment in config["deployments"]:
+        assert deployment["entrypoint"] == "flows/swarm_run.py:swarm_run"
+        swarm_run.validate_parameters(deployment.get("parameters") or {})
+        assert deployment["schedules"][0]["cron"]
+        env = deployment["work_pool"]["job_variables"]["env"]
+        assert env["SWARM_THROTTLE_BACKEND"] == "store"
+        assert deployment["concurrency_limit"]["limit"] == 1
+
+
+def test_prefect_yaml_holds_no_secret_and_no_deploy_time_secret_template() -> None:
+    text = (ROOT / "prefect.yaml").read_text(encoding="utf-8")
+    config = _prefect_yaml()
+    env_keys = {
+        key
+        for deployment in config["deployments"]
+        for key in deployment["work_pool"]["job_variables"]["env"]
+    }
+    secret_settings = {
+        "SWARM_APP_PRIVATE_KEY",
+        "SWARM_SEALING_KEY",
+        "ANTHROPIC_API_KEY",
+        "SWARM_STORE_URL",
+        "GH_TOKEN",
+        "GITHUB_TOKEN",
+    }
+    assert env_keys.isdisjoint(secret_settings)
+    # Templated values are resolved at deploy time and stored in plain text in the deployment.
+    assert "{{" not in "\n".join(
+        line for line in text.splitlines() if not line.lstrip().startswith("#")
+    )
+
+
+@pytest.mark.parametrize("bad", ["every half hour", "*/30 * *"])
+def test_serve_refuses_a_bad_cron_with_the_option_name(
+    bad: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    monkeypatch.setenv("SWARM_REPOS", "acme/widgets")
+    result = CliRunner().invoke(app, ["serve", "--cron", bad])
+    assert result.exit_code == 2
+    assert result.output.strip() == (
+        f"configuration error: --cron: {bad!r} is not a cron expression (e.g. '*/30 * * * *')"
+    )
