@@ -180,6 +180,7 @@ def verify() -> None:
 @app.command(
     "exec",
     context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    options_metavar="--role ROLE --repo OWNER/NAME -- PROGRAM [ARGS]...",
 )
 @friendly_errors
 def exec_(
@@ -189,7 +190,7 @@ def exec_(
 ) -> None:
     """Run another program with GH_TOKEN set to a fresh, down-scoped bot token.
 
-    Usage: swarm exec --role reviewer --repo acme/widgets -- gh pr list
+    Example: swarm exec --role reviewer --repo acme/widgets -- gh pr list
 
     The program sees only that token: the host's GH_TOKEN, GITHUB_TOKEN and gh configuration
     are hidden from it. The token is revoked when the program exits, and its exit status is

@@ -22,6 +22,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import State
 from prefect.states import Cancelled, Completed, Failed
 
+from agents.envelope import SealedEnvelope
 from agents.outcome import WorkerOutcome
 from agents.planning import Assignment, PlannedPR
 from agents.redact import redact
@@ -72,7 +73,7 @@ def _worker_state(outcome: WorkerOutcome) -> State[Any]:
 )
 async def worker_task(
     run_id: str,
-    sealed: Any,
+    sealed: SealedEnvelope | None,
     role: str,
     target: str,
     label: str,
@@ -137,7 +138,7 @@ class Fanout:
         target = f"{assignment.pr}@{assignment.head_sha[:7]}"
         tags = [f"role:{assignment.role}", f"identity:{identity}", f"repo:{assignment.repo}"]
         async with self.limit:
-            sealed: Any = None
+            sealed: SealedEnvelope | None = None
             blocked: str | None = None
             started = time.perf_counter()
             try:
@@ -165,12 +166,12 @@ class Fanout:
             finally:
                 if sealed is not None:
                     await self._release(sealed, assignment)
-        worker_id = str(getattr(sealed, "worker_id", "-")) if sealed is not None else "-"
+        worker_id = sealed.envelope.worker_id if sealed is not None else "-"
         outcome = await _outcome_from_state(state, assignment, worker_id)
         await self._tick()
         return outcome
 
-    async def _release(self, sealed: Any, assignment: Assignment) -> None:
+    async def _release(self, sealed: SealedEnvelope, assignment: Assignment) -> None:
         try:
             await self.runtime.dispatcher.release(sealed)
         except Exception as exc:
