@@ -129,6 +129,9 @@ class Settings(BaseSettings):
     # Mint one token per worker instead of sharing one per distinct scope.
     per_worker_tokens: bool = False
     throttle_backend: Literal["memory", "store"] = "memory"
+    # Hidden runtime records (events, call logs, snapshots) older than this are pruned by
+    # `swarm store prune`; user-visible memory is never pruned.
+    retention_days: int = Field(default=30, ge=1)
     http_timeout_seconds: float = Field(default=30.0, gt=0)
 
     @field_validator("github_api_url")

@@ -63,6 +63,9 @@ class _Tally:
     github_calls: int = 0
     graphql_calls: int = 0
 
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
     def used(self) -> dict[str, Any]:
         return {
             "turns": self.turns,
@@ -160,7 +163,14 @@ async def run_worker(sealed: SealedEnvelope, runtime: Runtime) -> WorkerOutcome:
     )
     gateway = _gateway(runtime, opened, verified.login, worker_id, tally)
     try:
-        return await _session(runtime, opened, gateway, tally, finish, verified.login)
+        # The wall-time budget also cuts a turn short that is stuck in a slow call.
+        async with asyncio.timeout(max(0.0, env.budgets.wall_seconds - tally.elapsed())):
+            return await _session(runtime, opened, gateway, tally, finish, verified.login)
+    except TimeoutError:
+        spent = (
+            f"wall-time budget spent ({tally.elapsed():.0f} s of {env.budgets.wall_seconds:.0f} s)"
+        )
+        return finish("budget_exhausted", spent, identity_login=verified.login)
     except BudgetExhausted as exc:
         return finish("budget_exhausted", str(exc), identity_login=verified.login)
     except LLMOverloaded as exc:

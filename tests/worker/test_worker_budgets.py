@@ -91,3 +91,14 @@ async def test_github_5xx_on_reads_ends_in_a_failed_outcome_not_a_crash(swarm: S
         outcome.reason is not None and "GitHub error" in outcome.reason and "502" in outcome.reason
     )
     assert swarm.writes() == []
+
+
+async def test_wall_time_budget_cuts_a_slow_model_call_short(swarm: Swarm) -> None:
+    _with_budgets(swarm, max_wall_seconds=1.5)
+    swarm.runtime.scripted_model.latency_s = 5.0
+    outcome = await run_worker(
+        await swarm.dispatch(swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)), swarm.runtime
+    )
+    assert outcome.status == "budget_exhausted"
+    assert outcome.reason is not None and outcome.reason.startswith("wall-time budget spent")
+    assert swarm.runtime.store.get_worker(outcome.worker_id).status == "budget_exhausted"
