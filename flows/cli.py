@@ -334,13 +334,18 @@ def sandbox_serve(
 @friendly_errors
 def store_prune(
     older_than: Annotated[
-        str, typer.Option(help="Delete hidden runtime records older than this (e.g. 30d, 12h).")
-    ] = "30d",
+        str | None,
+        typer.Option(
+            help="Delete hidden runtime records older than this (e.g. 30d, 12h); "
+            "default: SWARM_RETENTION_DAYS (30)."
+        ),
+    ] = None,
 ) -> None:
     """Delete old transcripts, call records and snapshots; user-visible memory is kept."""
+    from agents.config import load_settings
     from flows.store_commands import prune
 
-    prune(older_than)
+    prune(older_than or f"{load_settings().retention_days}d")
 
 
 def main() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from agents.planning import ExistingReview, OpenPull
@@ -87,7 +88,15 @@ def role_identity(runtime: Runtime, role: str) -> str:
     return str(getattr(found, "identity", None) or "default")
 
 
+# A live worker appends an event every turn, which refreshes its heartbeat; an hour of silence
+# (or a dead process on this host) means it crashed.
+STALE_WORKER_AFTER = timedelta(hours=1)
+
+
 def start_store_run(runtime: Runtime, *, trigger: str, flow_run_id: str | None) -> str:
+    # Workers an earlier run left "running" (process killed) are marked failed, not left forever.
+    for worker_id in runtime.store.mark_stale_workers_failed(STALE_WORKER_AFTER):
+        log.warning("worker %s of an earlier run had crashed; marked failed", worker_id)
     return str(runtime.store.create_run(trigger, prefect_flow_run_id=flow_run_id))
 
 

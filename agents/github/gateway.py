@@ -9,11 +9,14 @@ githubkit's own throttler and auto-retry are switched off: the throttle decides.
 from __future__ import annotations
 
 import copy
+import functools
 import logging
+import ssl
 import time
 from collections.abc import Mapping
 from typing import Any
 
+import certifi
 import httpx
 from githubkit.exception import RequestError, RequestFailed, RequestTimeout
 from tenacity import (
@@ -40,6 +43,13 @@ class _Transient(Exception):
     def __init__(self, description: str, status: int | None) -> None:
         super().__init__(description)
         self.status = status
+
+
+@functools.cache
+def _shared_ssl_context() -> ssl.SSLContext:
+    # Building a verifying context costs ~60 ms (it loads the CA bundle); every worker's gateway
+    # would pay it. The context holds no identity state, so one per process serves them all.
+    return ssl.create_default_context(cafile=certifi.where())
 
 
 class GitHubGateway(GitHubEndpoints):
@@ -73,7 +83,8 @@ class GitHubGateway(GitHubEndpoints):
             else "/graphql"
         )
         self._transport = transport or httpx.AsyncHTTPTransport(
-            limits=httpx.Limits(max_connections=throttle.limits.max_concurrency)
+            verify=_shared_ssl_context(),
+            limits=httpx.Limits(max_connections=throttle.limits.max_concurrency),
         )
         self._github = build_github(base_url, identity, token_provider, self._transport, timeout)
 
