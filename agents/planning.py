@@ -20,21 +20,13 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from agents.store.reviews import review_key as review_key
+
 log = logging.getLogger("swarm.planning")
 
 TaskKind = Literal["review_pr", "summarize", "triage_issue"]
 
 _MARKER_RE = re.compile(r"<!--\s*swarm:review\s+key=(?P<key>[^\s>]+)\s*-->")
-
-
-def review_key(repo: str, number: int, head_sha: str, role: str) -> str:
-    """The idempotency key of one review: one per (PR, head SHA, role); the store's format."""
-    return f"{repo}#{number}@{head_sha}:{role}"
-
-
-def review_marker(key: str) -> str:
-    """The hidden HTML comment a posted review body carries, so a re-run can find it."""
-    return f"<!-- swarm:review key={key} -->"
 
 
 def parse_review_keys(body: str | None) -> list[str]:

@@ -402,7 +402,7 @@ def _already_reviewed(ctx: WorkerContext) -> str | None:
         return None
     if task.number is None or task.head_sha is None:
         return None
-    from agents.tools.review import review_key
+    from agents.store.reviews import review_key
 
     known = ctx.store.get_review_key(review_key(task.repo, task.number, task.head_sha, ctx.role_id))
     if known is not None and known.state == "posted":

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.store.base import UnknownWorkerError
+from agents.store.reviews import review_key as review_key
 from agents.tools.context import PostedReview, WorkerContext
 
 MARKER_PREFIX = "<!-- swarm:review key="
@@ -25,10 +26,6 @@ def _holder_status(ctx: WorkerContext, worker_id: str) -> str | None:
         return ctx.store.get_worker(worker_id).status
     except UnknownWorkerError:
         return None
-
-
-def review_key(repo: str, number: int, head_sha: str, role: str) -> str:
-    return f"{repo}#{number}@{head_sha}:{role}"
 
 
 def marker(key: str) -> str:

@@ -15,9 +15,9 @@ from agents.planning import (
     parse_review_keys,
     plan_assignments,
     review_key,
-    review_marker,
 )
 from agents.store import review_key as store_review_key
+from agents.tools.review import marker as review_marker
 
 REPO = "acme/widgets"
 SHA_OLD = "a" * 40
