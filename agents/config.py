@@ -118,7 +118,7 @@ class Settings(BaseSettings):
     # Envelope sealing key (urlsafe base64, 32 bytes). Generated per run when not configured.
     sealing_key: SecretStr | None = None
 
-    roles_dir: Path = Path("roles")
+    roles_dir: Path = Field(default_factory=lambda: _default_roles_dir())
     model: str = "scripted"
     anthropic_api_key: SecretStr | None = Field(default=None, validation_alias="ANTHROPIC_API_KEY")
     anthropic_base_url: str | None = Field(default=None, validation_alias="ANTHROPIC_BASE_URL")
@@ -217,6 +217,13 @@ class Settings(BaseSettings):
         if self.store_url:
             return self.store_url
         return f"sqlite:///{(self.data_dir / 'swarm.db').resolve()}"
+
+
+def _default_roles_dir() -> Path:
+    """``roles/`` of the working directory when there is one, else the roles shipped with swarm,
+    so `swarm run` works from any directory."""
+    here = Path("roles")
+    return here if here.is_dir() else Path(__file__).resolve().parent.parent / "roles"
 
 
 def _secret_file_defaults() -> dict[str, Any]:

@@ -134,3 +134,9 @@ def test_bot_pat_identity_needs_a_token_and_login(monkeypatch: pytest.MonkeyPatc
         ConfigError, match="SWARM_IDENTITIES__BOT: a 'bot_pat' identity needs token_file, bot_login"
     ):
         load_settings()
+
+
+def test_roles_dir_falls_back_to_the_shipped_roles_outside_the_repository() -> None:
+    roles = load_settings().roles_dir
+    assert roles.is_absolute()
+    assert (roles / "reviewer.yaml").is_file()
