@@ -67,6 +67,11 @@ def preflight(*, repos: list[str] | None, role: str) -> Settings:
     if role not in roles:
         known = ", ".join(sorted(roles))
         raise ConfigError(f"--role: no role {role!r} in {settings.roles_dir} (known: {known})")
+    if "submit_review" not in roles[role].tools:
+        raise ConfigError(
+            f"--role: role {role!r} does not review pull requests (it has no submit_review "
+            "tool); swarm run dispatches one review per open PR"
+        )
     settings.identity(roles[role].identity)
     return settings
 

@@ -168,3 +168,17 @@ def test_store_prune_reports_what_it_removed_and_keeps_memory() -> None:
     assert result.exit_code == 0, result.output
     assert "user-visible memory kept" in result.output
     assert "Keep me" in runner.invoke(app, ["memory", "list"], terminal_width=200).output
+
+
+def test_run_refuses_a_role_that_does_not_review_pull_requests(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    key = tmp_path / "key.pem"
+    key.write_text("unused: refused before any key is read")
+    monkeypatch.setenv("SWARM_APP_ID", "1001")
+    monkeypatch.setenv("SWARM_APP_PRIVATE_KEY_FILE", str(key))
+    monkeypatch.setenv("SWARM_APP_INSTALLATION_ID", "2001")
+    monkeypatch.setenv("SWARM_MAINTAINER_LOGIN", "octo-maintainer")
+    result = runner.invoke(app, ["run", "--repo", "acme/widgets", "--role", "triager"])
+    assert result.exit_code == 2
+    assert "role 'triager' does not review pull requests" in result.output
