@@ -12,8 +12,17 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from pydantic import SecretStr
 
+from agents.identity import TokenScope
 from agents.identity.minter import InstallationMinter
 from tests.identity.fake_github import FakeGitHub
+
+# The maintainer login and the reviewer's token scope, shared by the identity tests.
+MAINTAINER = "octo-maintainer"
+REVIEWER = TokenScope(
+    repositories=("acme/widgets",),
+    permissions={"pull_requests": "write", "contents": "read", "metadata": "read"},
+)
+
 
 API = "https://ghe.example.test/api/v3"
 START = datetime(2026, 11, 29, 14, 0, tzinfo=UTC)

@@ -23,12 +23,7 @@ from agents.identity.minter import InstallationMinter
 from agents.identity.sources import open_identity
 from agents.identity.verify import IdentityVerifier
 from sandbox.server import SandboxServer
-
-MAINTAINER = "octo-maintainer"
-REVIEWER = TokenScope(
-    repositories=("acme/widgets",),
-    permissions={"pull_requests": "write", "contents": "read", "metadata": "read"},
-)
+from tests.identity.conftest import MAINTAINER, REVIEWER
 
 
 def settings_for(server: SandboxServer, tmp_path: Path, **extra: object) -> Settings:

@@ -25,14 +25,8 @@ from agents.identity.lease import TokenLease
 from agents.identity.minter import InstallationMinter
 from agents.identity.sources import BotPatIdentity
 from agents.identity.verify import IdentityVerifier, verify_identity
-from tests.identity.conftest import API, START, Clock
+from tests.identity.conftest import API, MAINTAINER, REVIEWER, START, Clock
 from tests.identity.fake_github import FakeGitHub
-
-MAINTAINER = "octo-maintainer"
-REVIEWER = TokenScope(
-    repositories=("acme/widgets",),
-    permissions={"pull_requests": "write", "contents": "read", "metadata": "read"},
-)
 
 
 def dispatch(lease: TokenLease, credential: SecretStr | None = None) -> OpenedEnvelope:
