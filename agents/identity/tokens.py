@@ -6,10 +6,11 @@ of characters long and contain dots, so nothing here assumes a length or an alph
 
 from __future__ import annotations
 
-import hashlib
 from typing import Literal
 
 from pydantic import SecretStr
+
+from agents.redact import fingerprint as redact_fingerprint
 
 TokenKind = Literal[
     "installation",  # ghs_  GitHub App installation token
@@ -57,4 +58,4 @@ def token_prefix(kind: TokenKind) -> str:
 def fingerprint(token: SecretStr | str) -> str:
     """A stable, non-reversible name for a credential: ``sha256:`` plus 16 hex digits."""
     value = token.get_secret_value() if isinstance(token, SecretStr) else token
-    return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()[:16]
+    return redact_fingerprint(value)
