@@ -105,14 +105,15 @@ class Dispatcher:
     def __init__(
         self,
         settings: Settings,
-        roles: Mapping[str, Role],
+        roles: dict[str, Role],
         sealer: EnvelopeSealer,
         *,
         envelope_ttl: timedelta = timedelta(minutes=30),
         source_options: Mapping[str, Any] | None = None,
     ) -> None:
         self.settings = settings
-        self.roles = dict(roles)
+        # The runtime's own mapping, not a copy: one set of roles per runtime.
+        self.roles = roles
         self.sealer = sealer
         self.maintainer_login = settings.require_maintainer_login()
         self.envelope_ttl = envelope_ttl
@@ -133,9 +134,6 @@ class Dispatcher:
                 found = open_identity(self.settings, identity_name, **self._source_options)
                 self._sources[identity_name] = found
             return found
-
-    async def bot_login(self, identity_name: str) -> str:
-        return await asyncio.to_thread(self.source(identity_name).bot_login)
 
     def chain(
         self, role_id: str, session_role: str | None = None, call_role: str | None = None

@@ -28,7 +28,6 @@ from agents.memory.operational import AgentMemory
 from agents.memory.snapshot import frozen_snapshot
 from agents.outcome import WorkerOutcome, WorkerStatus
 from agents.redact import redact
-from agents.roles import RoleChain
 from agents.tools import WorkerContext, build_toolbox
 
 if TYPE_CHECKING:
@@ -257,12 +256,7 @@ async def _session(
     env = opened.envelope
     task = env.task
     store = runtime.store
-    roles = runtime.roles
-    chain = RoleChain(
-        agent=roles[env.roles.agent],
-        session=roles[env.roles.session] if env.roles.session else None,
-        call=roles[env.roles.call] if env.roles.call else None,
-    )
+    chain = runtime.dispatcher.chain(env.roles.agent, env.roles.session, env.roles.call)
     agent = chain.agent
     memory = AgentMemory(store, env.worker_id, run_id=env.run_id, repo=task.repo, role=agent.id)
     ctx = WorkerContext(
@@ -284,7 +278,6 @@ async def _session(
             "already reviewed at this head SHA",
             identity_login=login,
             review_url=skipped,
-            **{},
         )
     toolbox = build_toolbox(ctx, chain.allowed_tools())
     snapshot = frozen_snapshot(store, task.repo, agent.id)

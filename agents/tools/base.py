@@ -6,7 +6,6 @@ of the cached prefix) is byte-identical on every call of a session.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -87,7 +86,3 @@ class Toolbox:
                 is_error=True,
             )
         return await tool.call(raw_args)
-
-
-def compact_json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), sort_keys=True, default=str)

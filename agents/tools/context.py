@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +45,6 @@ class WorkerContext:
     comments_posted: int = 0
     labels_added: list[str] = field(default_factory=list)
     progress: list[str] = field(default_factory=list)
-    on_progress: Callable[[str], None] | None = None
 
     @property
     def is_shard(self) -> bool:

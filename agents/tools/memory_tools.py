@@ -68,8 +68,6 @@ def memory_tools(ctx: WorkerContext) -> list[Tool[Any]]:
         line = f"{args.kind}: {args.note}"
         ctx.progress.append(line)
         ctx.store.append_event(ctx.worker_id, "progress", {"kind": args.kind, "text": args.note})
-        if ctx.on_progress is not None:
-            ctx.on_progress(line)
         return ToolResult("progress recorded")
 
     return [

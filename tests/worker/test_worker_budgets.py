@@ -21,7 +21,6 @@ def _with_budgets(swarm: Swarm, **budgets: float) -> None:
     role = swarm.runtime.roles["reviewer"]
     limits = role.limits.model_copy(update=budgets)
     swarm.runtime.roles["reviewer"] = role.model_copy(update={"limits": limits})
-    swarm.runtime.dispatcher.roles["reviewer"] = swarm.runtime.roles["reviewer"]
 
 
 @pytest.mark.parametrize(
