@@ -48,6 +48,7 @@ from agents.identity.lease import TokenLease  # noqa: E402
 from agents.identity.minter import InstallationMinter  # noqa: E402
 from agents.identity.sources import open_identity  # noqa: E402
 from agents.identity.verify import IdentityVerifier, check_offline  # noqa: E402
+from agents.transport.client import GitHubTransport  # noqa: E402
 from sandbox.server import SandboxServer  # noqa: E402
 
 MAINTAINER = "octo-maintainer"
@@ -162,8 +163,11 @@ def time_envelopes(settings: Settings, server: SandboxServer, n: int) -> dict[st
     wire = sealed.model_dump_json()
     opened = sealer.open(sealed)
 
+    in_memory = in_memory_github(lease.expected_login, ("acme/widgets",))
     local = IdentityVerifier(
-        server.url, MAINTAINER, transport=in_memory_github(lease.expected_login, ("acme/widgets",))
+        server.url,
+        MAINTAINER,
+        transport=GitHubTransport(server.url, identity="bench", pool=in_memory),
     )
 
     def verify_uncached() -> None:

@@ -51,6 +51,7 @@ from agents.github import (  # noqa: E402
     classify_rest,
 )
 from agents.github.gateway import GitHubGateway  # noqa: E402
+from agents.transport.client import GitHubTransport  # noqa: E402
 from sandbox.github.clock import SandboxClock  # noqa: E402
 from sandbox.github.limits import RateLimits  # noqa: E402
 from sandbox.github.seed import MAINTAINER, REVIEWER_BOT, REVIEWER_INSTALLATION_ID  # noqa: E402
@@ -196,7 +197,8 @@ async def run_scenario(
             throttle = IdentityThrottle(
                 REVIEWER_BOT, clock=ScaledClock(state.clock.now, state.clock.speed)
             )
-            gateway = GitHubGateway(server.url, REVIEWER_BOT, token, throttle, transport=transport)
+            pools = GitHubTransport(server.url, identity=REVIEWER_BOT, async_pool=transport)
+            gateway = GitHubGateway(server.url, REVIEWER_BOT, token, throttle, transport=pools)
 
             async def get_issue(worker: str) -> Any:
                 return await gateway.for_worker(worker).get_issue(

@@ -8,13 +8,11 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
-import httpx
-
 from agents.github.errors import GitHubApiError
 from agents.github.graphql_policy import check_graphql
-from agents.github.requests import RequestSpec, classify_graphql
+from agents.github.requests import classify_graphql
 from agents.github.snapshot import IdentitySnapshot
-from agents.github.throttle import IdentityThrottle
+from agents.github.throttled_client import ThrottledClient
 
 _REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 REVIEW_EVENTS = frozenset({"COMMENT", "APPROVE", "REQUEST_CHANGES"})
@@ -26,23 +24,8 @@ def _repo(repo: str) -> str:
     return repo
 
 
-class GitHubEndpoints:
-    """Needs ``request`` and ``throttle`` from the class it is mixed into."""
-
-    throttle: IdentityThrottle
-
-    async def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Mapping[str, Any] | None = None,
-        json: Any = None,
-        headers: Mapping[str, str] | None = None,
-        safe_to_retry: bool | None = None,
-        spec: RequestSpec | None = None,
-    ) -> httpx.Response:
-        raise NotImplementedError
+class GitHubEndpoints(ThrottledClient):
+    """Typed helpers over :meth:`ThrottledClient.request`, one per route the tools use."""
 
     # -- helpers over request() ---------------------------------------------------------------
     async def _json(self, method: str, path: str, **kwargs: Any) -> Any:

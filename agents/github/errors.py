@@ -42,3 +42,8 @@ class GitHubApiError(Exception):
 
 class GitHubUnavailable(Exception):
     """GitHub could not be reached or kept failing with 5xx/timeouts after the allowed retries."""
+
+
+class TokenRefused(GitHubUnavailable):
+    """The identity had no token (or one of the wrong kind): nothing was sent, and nothing falls
+    back to another credential."""

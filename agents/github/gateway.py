@@ -1,55 +1,22 @@
-"""The only path from workers to GitHub: one gateway per identity over githubkit.
+"""The only path from workers to GitHub: a gateway per identity (views per worker) over one
+transport, sending the identity's own token through the identity's throttle.
 
-Every call is classified (resource, cost, write, content creation), waits for the identity's
-throttle, goes out with this identity's own token and connection pool (no HTTP cache, nothing
-shared with another identity), and its answer's rate-limit headers go back into the buckets.
-githubkit's own throttler and auto-retry are switched off: the throttle decides.
+Built from an API URL and a token provider, a gateway owns its transport (pools, TLS context
+shared per process, no HTTP cache, nothing from the host environment) and closes it with
+:meth:`GitHubGateway.aclose`; a transport passed in stays the caller's to close.
 """
 
 from __future__ import annotations
 
 import copy
-import functools
-import logging
-import ssl
-import time
-from collections.abc import Mapping
-from typing import Any
 
-import certifi
-import httpx
-from githubkit.exception import RequestError, RequestFailed, RequestTimeout
-from tenacity import (
-    AsyncRetrying,
-    retry_if_exception_type,
-    stop_after_attempt,
-    wait_exponential_jitter,
-)
-
-from agents.github.client import MissingToken, TokenProvider, build_github
 from agents.github.endpoints import GitHubEndpoints
-from agents.github.errors import GitHubApiError, GitHubUnavailable, IdentityPaused
-from agents.github.records import CallObserver, GitHubCallRecord
-from agents.github.requests import RequestSpec, classify_rest
-from agents.github.responses import error_message, graphql_cost, graphql_rate_limited
-from agents.github.throttle import IdentityThrottle, Permit
-
-log = logging.getLogger(__name__)
-
-
-class _Transient(Exception):
-    """A 5xx or a timeout worth another try."""
-
-    def __init__(self, description: str, status: int | None) -> None:
-        super().__init__(description)
-        self.status = status
-
-
-@functools.cache
-def _shared_ssl_context() -> ssl.SSLContext:
-    # Building a verifying context costs ~60 ms (it loads the CA bundle); every worker's gateway
-    # would pay it. The context holds no identity state, so one per process serves them all.
-    return ssl.create_default_context(cafile=certifi.where())
+from agents.github.errors import IdentityPaused
+from agents.github.records import CallObserver
+from agents.github.throttle import IdentityThrottle
+from agents.transport.auth import BotTokenAuth, CredentialProvider
+from agents.transport.client import GitHubTransport
+from agents.transport.urls import ApiUrls
 
 
 class GitHubGateway(GitHubEndpoints):
@@ -59,46 +26,47 @@ class GitHubGateway(GitHubEndpoints):
         self,
         base_url: str,
         identity: str,
-        token_provider: TokenProvider,
+        token_provider: CredentialProvider,
         throttle: IdentityThrottle,
         *,
         on_call: CallObserver | None = None,
         worker_id: str = "default",
-        transport: httpx.AsyncBaseTransport | None = None,
+        transport: GitHubTransport | None = None,
         timeout: float = 30.0,
     ) -> None:
         if throttle.identity != identity:
             raise ValueError(
                 f"throttle belongs to {throttle.identity!r}, not to identity {identity!r}"
             )
-        self.identity = identity
-        self.throttle = throttle
-        self.worker_id = worker_id
-        self.on_call = on_call
-        # GitHub Enterprise serves GraphQL at /api/graphql beside the REST base /api/v3.
-        rest_base = base_url.rstrip("/")
-        self._graphql_url = (
-            rest_base[: -len("/api/v3")] + "/api/graphql"
-            if rest_base.endswith("/api/v3")
-            else "/graphql"
+        if transport is not None and transport.urls != ApiUrls.of(base_url):
+            raise ValueError(f"transport serves {transport.urls.rest!r}, not {base_url!r}")
+        self._owns_transport = transport is None
+        transport = transport or GitHubTransport(
+            base_url,
+            identity=identity,
+            timeout=timeout,
+            max_connections=throttle.limits.max_concurrency,
         )
-        self._transport = transport or httpx.AsyncHTTPTransport(
-            verify=_shared_ssl_context(),
-            limits=httpx.Limits(max_connections=throttle.limits.max_concurrency),
+        super().__init__(
+            transport,
+            BotTokenAuth(token_provider, identity),
+            throttle,
+            on_call=on_call,
+            worker_id=worker_id,
         )
-        self._github = build_github(base_url, identity, token_provider, self._transport, timeout)
 
     def __repr__(self) -> str:
         return f"GitHubGateway(identity={self.identity!r}, worker_id={self.worker_id!r})"
 
     def for_worker(self, worker_id: str) -> GitHubGateway:
-        """The same gateway (client, throttle, pool) acting on behalf of ``worker_id``."""
+        """The same gateway (transport, token, throttle) acting on behalf of ``worker_id``."""
         view = copy.copy(self)
         view.worker_id = worker_id
         return view
 
     async def aclose(self) -> None:
-        await self._transport.aclose()
+        if self._owns_transport:
+            await self._transport.aclose()
 
     async def __aenter__(self) -> GitHubGateway:
         return self
@@ -106,158 +74,5 @@ class GitHubGateway(GitHubEndpoints):
     async def __aexit__(self, *_exc: object) -> None:
         await self.aclose()
 
-    # -- the one request path -----------------------------------------------------------------
-    async def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Mapping[str, Any] | None = None,
-        json: Any = None,
-        headers: Mapping[str, str] | None = None,
-        safe_to_retry: bool | None = None,
-        spec: RequestSpec | None = None,
-    ) -> httpx.Response:
-        """Send one REST call through the throttle; raises on an error status.
 
-        Reads retry on 5xx/timeouts; writes only when ``safe_to_retry`` (repeating it does no
-        harm). A rate-limit answer is retried after its pause, never sooner; a pause longer than
-        ``max_inline_wait`` raises :class:`IdentityPaused`.
-        """
-        if spec is None:
-            if path.rstrip("/").endswith("/graphql") or path.strip("/") == "graphql":
-                raise ValueError("GraphQL goes through GitHubGateway.graphql(), not request()")
-            spec = classify_rest(method, path, self.throttle.limits)
-        lim = self.throttle.limits
-        retry_transient = safe_to_retry if spec.is_write else (safe_to_retry is not False)
-        attempts = 1 + (lim.max_transient_retries if retry_transient else 0)
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(attempts),
-            wait=wait_exponential_jitter(
-                initial=lim.transient_backoff_initial, max=lim.transient_backoff_max
-            ),
-            retry=retry_if_exception_type(_Transient),
-            sleep=self.throttle.clock.sleep,
-            reraise=True,
-        )
-        try:
-            async for attempt in retrying:
-                with attempt:
-                    number = attempt.retry_state.attempt_number
-                    return await self._through_pauses(spec, number, params, json, headers)
-        except _Transient as exc:
-            if exc.status is not None:
-                raise GitHubApiError(exc.status, spec.method, spec.route, str(exc)) from None
-            raise GitHubUnavailable(f"GitHub {spec.method} {spec.route}: {exc}") from None
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    async def _through_pauses(
-        self,
-        spec: RequestSpec,
-        attempt: int,
-        params: Mapping[str, Any] | None,
-        json: Any,
-        headers: Mapping[str, str] | None,
-    ) -> httpx.Response:
-        rate_limited = 0
-        while True:
-            permit = await self.throttle.acquire(self.worker_id, spec)
-            response, duration_ms = await self._send_once(permit, attempt, params, json, headers)
-            graphql_limited = spec.resource == "graphql" and graphql_rate_limited(response)
-            message = error_message(response) if response.is_error else None
-            pause = await self.throttle.complete(
-                permit,
-                response.status_code,
-                response.headers,
-                message=message,
-                graphql_rate_limited=graphql_limited,
-            )
-            self._record(permit, attempt, response, None, duration_ms)
-            if pause is not None:
-                rate_limited += 1
-                if (
-                    self.throttle.should_report(pause)
-                    or rate_limited > self.throttle.limits.max_rate_limit_retries
-                ):
-                    raise self.throttle.pause_error(pause)
-                continue  # acquire() holds the request until the pause is over
-            if response.status_code >= 500:
-                raise _Transient(
-                    f"{response.status_code} {message or ''}".strip(), response.status_code
-                )
-            if response.is_error:
-                raise GitHubApiError(
-                    response.status_code, spec.method, spec.route, message or response.reason_phrase
-                )
-            return response
-
-    async def _send_once(
-        self,
-        permit: Permit,
-        attempt: int,
-        params: Mapping[str, Any] | None,
-        json: Any,
-        headers: Mapping[str, str] | None,
-    ) -> tuple[httpx.Response, float]:
-        spec = permit.spec
-        started = time.perf_counter()
-        try:
-            result = await self._github.arequest(
-                spec.method,
-                self._graphql_url if spec.resource == "graphql" else spec.target,
-                params=dict(params) if params else None,
-                json=json,
-                headers=dict(headers) if headers else None,
-            )
-            return result.raw_response, (time.perf_counter() - started) * 1000
-        except RequestFailed as exc:
-            return exc.response.raw_response, (time.perf_counter() - started) * 1000
-        except (RequestTimeout, RequestError) as exc:
-            await self.throttle.abandon(permit)
-            if isinstance(exc.exc, MissingToken):
-                raise exc.exc from None
-            kind = "timed out" if isinstance(exc, RequestTimeout) else "could not connect"
-            self._record(permit, attempt, None, kind, (time.perf_counter() - started) * 1000)
-            raise _Transient(kind, None) from None
-        except BaseException:
-            await self.throttle.abandon(permit)
-            raise
-
-    def _record(
-        self,
-        permit: Permit,
-        attempt: int,
-        response: httpx.Response | None,
-        error: str | None,
-        duration_ms: float,
-    ) -> None:
-        if self.on_call is None:
-            return
-        spec = permit.spec
-        remaining = response.headers.get("x-ratelimit-remaining") if response is not None else None
-        record = GitHubCallRecord(
-            identity=self.identity,
-            worker_id=permit.worker_id,
-            method=spec.method,
-            route=spec.route,
-            target=spec.target,
-            status=response.status_code if response is not None else None,
-            is_write=spec.is_write,
-            is_content_creation=spec.is_content_creation,
-            resource=spec.resource,
-            cost=graphql_cost(response, spec.points) if spec.resource == "graphql" else spec.points,
-            rate_limit_remaining=int(remaining) if remaining and remaining.isdigit() else None,
-            started_at=permit.granted_at,
-            duration_ms=duration_ms,
-            waited_ms=permit.waited * 1000,
-            attempt=attempt,
-            error=error,
-        )
-        try:
-            self.on_call(record)
-        except Exception:
-            # The call already happened; a broken audit sink must not make it look failed.
-            log.exception("GitHub call observer failed for %s %s", spec.method, spec.route)
-
-
-__all__ = ["GitHubGateway", "IdentityPaused", "TokenProvider"]
+__all__ = ["GitHubGateway", "IdentityPaused"]

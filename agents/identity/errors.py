@@ -47,3 +47,7 @@ class IdentityBlocked(IdentityError):
     @classmethod
     def no_credential(cls) -> IdentityBlocked:
         return cls("no_credential")
+
+
+class GitHubUnreachable(IdentityError):
+    """The API could not be reached at all (no HTTP status to judge)."""

@@ -13,20 +13,20 @@ import itertools
 import logging
 import threading
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
-import httpx
 from pydantic import SecretStr
 
 from agents.config import DEFAULT_IDENTITY, IdentityKind, IdentitySettings, Settings
+from agents.identity.api import IdentityApi
 from agents.identity.app_jwt import AppJwtSigner, Clock, read_private_key, utc_now
-from agents.identity.claim import IMPLICIT_GRANTS, MintRecord, TokenScope
+from agents.identity.claim import MintRecord, TokenScope
 from agents.identity.errors import MintRefused
-from agents.identity.http import ApiReply, IdentityHttp, bearer, token_auth
+from agents.identity.grant import excess_grant, permission_text, read_mint_reply
 from agents.identity.lease import MintStats, TokenLease
-from agents.identity.tokens import fingerprint, token_kind
-from agents.permissions import within
+from agents.transport.auth import AppJwtAuth, InstallationTokenAuth
+from agents.transport.client import GitHubTransport
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +61,7 @@ class InstallationMinter:
         refresh_margin: timedelta = DEFAULT_REFRESH_MARGIN,
         clock: Clock = utc_now,
         timeout: float = 30.0,
-        transport: httpx.BaseTransport | None = None,
+        transport: GitHubTransport | None = None,
     ) -> None:
         self.name = identity_name
         self.api_url = api_url.rstrip("/")
@@ -72,7 +72,10 @@ class InstallationMinter:
         self.stats = MintStats()
         self._clock = clock
         self._signer = AppJwtSigner(app_id, private_key, identity_name=identity_name, clock=clock)
-        self._http = IdentityHttp(self.api_url, timeout=timeout, transport=transport)
+        self._api = IdentityApi(
+            transport or GitHubTransport(self.api_url, identity=identity_name, timeout=timeout)
+        )
+        self._jwt = AppJwtAuth(self._signer.jwt, identity_name)
         self._bot_login = bot_login
         self._lock = threading.Lock()
         self._login_lock = threading.Lock()
@@ -115,8 +118,8 @@ class InstallationMinter:
         """``<slug>[bot]`` from ``GET /app`` (once), unless the identity configures its login."""
         with self._login_lock:
             if self._bot_login is None:
-                reply = self._http.call("GET", "/app", authorization=bearer(self._signer.jwt()))
-                slug = reply.body.get("slug") if isinstance(reply.body, dict) else None
+                reply = self._api.app(self._jwt)
+                slug = reply.field("slug")
                 if not reply.ok or not isinstance(slug, str) or not slug:
                     raise MintRefused(
                         f"identity {self.name!r}: GET /app did not return the App's slug "
@@ -185,7 +188,7 @@ class InstallationMinter:
             self._current.clear()
         for minted in remaining:
             self._revoke(minted)
-        self._http.close()
+        self._api.close()
 
     def live_fingerprints(self) -> list[str]:
         with self._lock:
@@ -223,20 +226,15 @@ class InstallationMinter:
     def _mint(self, scope: TokenScope, role: str) -> _Minted:
         body = {"repositories": scope.repository_names(), "permissions": dict(scope.permissions)}
         now = self._clock()
-        reply = self._http.call(
-            "POST",
-            f"/app/installations/{self.installation_id}/access_tokens",
-            authorization=bearer(self._signer.jwt()),
-            json=body,
-        )
+        reply = self._api.mint(self._jwt, self.installation_id, body)
         where = f"identity {self.name!r} (installation {self.installation_id}), role {role!r}"
         if reply.status != 201 or not isinstance(reply.body, dict):
             raise MintRefused(
                 f"GitHub refused to mint a token for {where}: {reply.github_message()}"
             )
-        minted = _parse_mint(reply, self.installation_id, now, where)
+        minted = _Minted(*read_mint_reply(reply, self.installation_id, now, where))
         self.stats.mints += 1
-        excess = _excess(scope, minted.record, reply.body)
+        excess = excess_grant(scope, minted.record, reply.body)
         if excess:
             self.stats.refused_grants += 1
             revoked = self._revoke(minted)
@@ -249,7 +247,7 @@ class InstallationMinter:
             "minted token %s for %s: %s on %s, expires %s",
             minted.record.token_fingerprint,
             where,
-            _perm_text(minted.record.permissions),
+            permission_text(minted.record.permissions),
             ", ".join(minted.record.repositories),
             minted.record.expires_at.isoformat(),
         )
@@ -260,9 +258,7 @@ class InstallationMinter:
         if self._clock() >= minted.record.expires_at:
             return True  # already dead; GitHub would answer 401
         try:
-            reply = self._http.call(
-                "DELETE", "/installation/token", authorization=token_auth(minted.token)
-            )
+            reply = self._api.revoke(InstallationTokenAuth.fixed(minted.token, self.name))
         except Exception as exc:  # the run must go on; the failure is counted and logged
             self.stats.revocation_failures += 1
             log.warning("could not revoke token %s: %s", fp, type(exc).__name__)
@@ -274,58 +270,3 @@ class InstallationMinter:
         self.stats.revocation_failures += 1
         log.warning("could not revoke token %s: %s", fp, reply.github_message())
         return False
-
-
-def _parse_mint(reply: ApiReply, installation_id: int, now: datetime, where: str) -> _Minted:
-    """Read GitHub's mint answer by hand: a pydantic error here would print the token."""
-    body = reply.body
-    token = body.get("token")
-    if not isinstance(token, str) or not token:
-        raise MintRefused(f"mint response for {where} has no token")
-    secret = SecretStr(token)
-    if token_kind(secret) != "installation":
-        raise MintRefused(f"mint response for {where} is not an installation token (ghs_)")
-    try:
-        expires_at = datetime.fromisoformat(str(body.get("expires_at")).replace("Z", "+00:00"))
-    except ValueError:
-        raise MintRefused(f"mint response for {where} has no valid expires_at") from None
-    perms = body.get("permissions")
-    granted = {str(k): str(v) for k, v in perms.items()} if isinstance(perms, dict) else {}
-    repos = body.get("repositories")
-    names: list[str] = []
-    if isinstance(repos, list):
-        for repo in repos:
-            if isinstance(repo, dict):
-                names.append(str(repo.get("full_name") or repo.get("name")))
-    record = MintRecord(
-        token_fingerprint=fingerprint(secret),
-        installation_id=installation_id,
-        permissions=dict(sorted(granted.items())),
-        repositories=tuple(sorted(names)),
-        minted_at=now,
-        expires_at=expires_at,
-    )
-    return _Minted(token=secret, record=record)
-
-
-def _excess(scope: TokenScope, record: MintRecord, body: dict[str, Any]) -> list[str]:
-    """Everything GitHub granted beyond the request, as ``key:level`` / ``repository x``."""
-    excess: list[str] = []
-    for key, level in record.permissions.items():
-        asked = scope.permissions.get(key) or IMPLICIT_GRANTS.get(key)
-        if asked is None or not within({key: asked}, {key: level}):
-            excess.append(f"{key}:{level}")
-    if body.get("repository_selection") == "all" or "repositories" not in body:
-        excess.append("all repositories of the installation")
-    else:
-        wanted = {repo.lower() for repo in scope.repositories}
-        wanted_names = {name.lower() for name in scope.repository_names()}
-        for repo in record.repositories:
-            lowered = repo.lower()
-            if lowered not in wanted and ("/" in lowered or lowered not in wanted_names):
-                excess.append(f"repository {repo}")
-    return excess
-
-
-def _perm_text(perms: dict[str, str]) -> str:
-    return ", ".join(f"{k}:{v}" for k, v in perms.items()) or "(none)"

@@ -14,24 +14,19 @@ import threading
 from datetime import datetime
 from typing import Protocol
 
-import httpx
 from pydantic import BaseModel, ConfigDict, SecretStr
 
 from agents.config import IdentityKind
+from agents.identity.api import IdentityApi
 from agents.identity.app_jwt import utc_now
-from agents.identity.claim import IMPLICIT_GRANTS, IdentityClaim
-from agents.identity.errors import IdentityBlocked
-from agents.identity.http import (
-    ApiReply,
-    GitHubUnreachable,
-    IdentityHttp,
-    graphql_url,
-    token_auth,
-)
-from agents.identity.tokens import BOT_PAT_KINDS, fingerprint, token_kind, token_prefix
-from agents.permissions import check_permissions, within
+from agents.identity.claim import IdentityClaim
+from agents.identity.errors import GitHubUnreachable, IdentityBlocked
+from agents.identity.offline import check_offline
+from agents.identity.tokens import fingerprint
+from agents.transport.auth import BotPatAuth, InstallationTokenAuth
+from agents.transport.client import GitHubTransport
 
-VIEWER_QUERY = "query { viewer { login } }"
+__all__ = ["IdentityVerifier", "OpenedLike", "VerifiedIdentity", "check_offline", "verify_identity"]
 # Classic PAT scopes no worker may hold (the ceiling has no admin, delete, workflow or packages).
 _FORBIDDEN_SCOPE_PREFIXES = ("admin:", "delete_repo", "delete:", "workflow", "write:packages")
 
@@ -74,13 +69,17 @@ class IdentityVerifier:
         maintainer_login: str,
         *,
         timeout: float = 30.0,
-        transport: httpx.BaseTransport | None = None,
+        transport: GitHubTransport | None = None,
     ) -> None:
         if not maintainer_login:
             raise ValueError("maintainer_login is required to refuse acting as the maintainer")
         self.api_url = api_url.rstrip("/")
         self.maintainer_login = maintainer_login
-        self._http = IdentityHttp(self.api_url, timeout=timeout, transport=transport)
+        # One transport for every identity it verifies: each call carries its own credential and
+        # nothing is cached, so no answer can cross identities.
+        self._api = IdentityApi(
+            transport or GitHubTransport(self.api_url, identity="verifier", timeout=timeout)
+        )
         self._lock = threading.Lock()
         self._verified: dict[tuple[str, str], VerifiedIdentity] = {}
         self._key_locks: dict[tuple[str, str], threading.Lock] = {}
@@ -89,7 +88,7 @@ class IdentityVerifier:
         return f"IdentityVerifier({self.api_url!r})"
 
     def close(self) -> None:
-        self._http.close()
+        self._api.close()
 
     def forget(self, token_fingerprint: str) -> None:
         with self._lock:
@@ -127,21 +126,11 @@ class IdentityVerifier:
     def _verify(
         self, claim: IdentityClaim, credential: SecretStr, now: datetime
     ) -> VerifiedIdentity:
-        maintainer = self.maintainer_login.lower()
         permissions = check_offline(claim, credential, self.maintainer_login, now)
-        if claim.kind == "app":
-            login = self._viewer_login(credential)
-        else:
-            login = self._user_login(credential)
-        if login.lower() == maintainer:
-            raise IdentityBlocked.mismatch(f"login is the maintainer {login}")
-        if login.lower() != claim.expected_login.lower():
-            raise IdentityBlocked.mismatch(f"login is {login}, expected {claim.expected_login}")
-        repositories = (
-            self._reachable_repositories(claim, credential)
-            if claim.kind == "app"
-            else claim.repositories
-        )
+        try:
+            login, repositories = self._ask_github(claim, credential)
+        except GitHubUnreachable as exc:
+            raise IdentityBlocked.mismatch(f"could not verify: {exc}") from None
         return VerifiedIdentity(
             identity_name=claim.name,
             kind=claim.kind,
@@ -152,12 +141,26 @@ class IdentityVerifier:
             verified_at=now,
         )
 
-    def _viewer_login(self, credential: SecretStr) -> str:
-        reply = self._read(
-            "POST", graphql_url(self.api_url), credential, json={"query": VIEWER_QUERY}
-        )
-        body = reply.body
-        data = body.get("data") if isinstance(body, dict) else None
+    def _ask_github(
+        self, claim: IdentityClaim, credential: SecretStr
+    ) -> tuple[str, tuple[str, ...]]:
+        """The login GitHub knows the credential as, and (Apps) the repositories it reaches."""
+        if claim.kind == "app":
+            token = InstallationTokenAuth.fixed(credential, claim.name)
+            login = self._viewer_login(token)
+        else:
+            login = self._user_login(BotPatAuth.fixed(credential, claim.name))
+        if login.lower() == self.maintainer_login.lower():
+            raise IdentityBlocked.mismatch(f"login is the maintainer {login}")
+        if login.lower() != claim.expected_login.lower():
+            raise IdentityBlocked.mismatch(f"login is {login}, expected {claim.expected_login}")
+        if claim.kind == "app":
+            return login, self._reachable_repositories(claim, token)
+        return login, claim.repositories
+
+    def _viewer_login(self, auth: InstallationTokenAuth) -> str:
+        reply = self._api.viewer(auth)
+        data = reply.field("data")
         viewer = data.get("viewer") if isinstance(data, dict) else None
         login = viewer.get("login") if isinstance(viewer, dict) else None
         if not reply.ok or not isinstance(login, str):
@@ -166,9 +169,9 @@ class IdentityVerifier:
             )
         return login
 
-    def _user_login(self, credential: SecretStr) -> str:
-        reply = self._read("GET", "/user", credential)
-        login = reply.body.get("login") if isinstance(reply.body, dict) else None
+    def _user_login(self, auth: BotPatAuth) -> str:
+        reply = self._api.user(auth)
+        login = reply.field("login")
         if not reply.ok or not isinstance(login, str):
             raise IdentityBlocked.mismatch(
                 f"GitHub did not say who the token is (GET /user: {reply.github_message()})"
@@ -182,15 +185,13 @@ class IdentityVerifier:
         return login
 
     def _reachable_repositories(
-        self, claim: IdentityClaim, credential: SecretStr
+        self, claim: IdentityClaim, auth: InstallationTokenAuth
     ) -> tuple[str, ...]:
         found: list[str] = []
         page = 1
         while True:
-            reply = self._read(
-                "GET", f"/installation/repositories?per_page=100&page={page}", credential
-            )
-            repos = reply.body.get("repositories") if isinstance(reply.body, dict) else None
+            reply = self._api.installation_repositories(auth, page)
+            repos = reply.field("repositories")
             if not reply.ok or not isinstance(repos, list):
                 raise IdentityBlocked.mismatch(
                     "GitHub did not list the token's repositories "
@@ -208,88 +209,6 @@ class IdentityVerifier:
             )
         return tuple(sorted(found))
 
-    def _read(
-        self, method: str, url: str, credential: SecretStr, json: object | None = None
-    ) -> ApiReply:
-        try:
-            return self._http.call(method, url, authorization=token_auth(credential), json=json)
-        except GitHubUnreachable as exc:
-            raise IdentityBlocked.mismatch(f"could not verify: {exc}") from None
-
-
-def check_offline(
-    claim: IdentityClaim, credential: SecretStr, maintainer_login: str, now: datetime
-) -> dict[str, str]:
-    """Everything provable without GitHub: not the maintainer, right token kind, within the
-    ceiling, and (Apps) the credential is the minted token and its grant fits the envelope.
-    Returns the permissions the token is known to hold."""
-    if claim.expected_login.lower() == maintainer_login.lower():
-        raise IdentityBlocked.mismatch(
-            f"the envelope names the maintainer {claim.expected_login}; swarm never acts "
-            "as the maintainer"
-        )
-    _check_kind(claim, credential)
-    ceiling = check_permissions(claim.permissions, f"identity {claim.name!r}")
-    if ceiling:
-        raise IdentityBlocked.mismatch("; ".join(ceiling))
-    if claim.kind == "app":
-        return _check_mint_record(claim, credential, now)
-    return dict(claim.permissions)
-
-
-def _check_kind(claim: IdentityClaim, credential: SecretStr) -> None:
-    kind = token_kind(credential)
-    if claim.kind == "app" and kind != "installation":
-        raise IdentityBlocked.mismatch(
-            f"identity {claim.name!r} is an App but the credential is a {kind.replace('_', ' ')} "
-            f"token ({token_prefix(kind)}), not an installation token (ghs_)"
-        )
-    if claim.kind == "bot_pat" and kind not in BOT_PAT_KINDS:
-        raise IdentityBlocked.mismatch(
-            f"identity {claim.name!r} is a bot account but the credential is a "
-            f"{kind.replace('_', ' ')} token ({token_prefix(kind)}), not a PAT "
-            "(ghp_ or github_pat_)"
-        )
-
-
-def _check_mint_record(
-    claim: IdentityClaim, credential: SecretStr, now: datetime
-) -> dict[str, str]:
-    """The dispatcher signed what GitHub granted; hold the credential and the grant to it."""
-    record = claim.mint
-    if record is None:
-        raise IdentityBlocked.mismatch(f"identity {claim.name!r} has no mint record")
-    if record.token_fingerprint != fingerprint(credential):
-        raise IdentityBlocked.mismatch(
-            f"the credential is not the token minted for this envelope "
-            f"({fingerprint(credential)} != {record.token_fingerprint})"
-        )
-    if claim.installation_id is not None and record.installation_id != claim.installation_id:
-        raise IdentityBlocked.mismatch(
-            f"the token belongs to installation {record.installation_id}, "
-            f"expected {claim.installation_id}"
-        )
-    if now >= record.expires_at:
-        raise IdentityBlocked.mismatch(f"the token expired at {record.expires_at.isoformat()}")
-    excess = [
-        f"{key}:{level}"
-        for key, level in record.permissions.items()
-        if not within(
-            {key: claim.permissions.get(key) or IMPLICIT_GRANTS.get(key, "none")}, {key: level}
-        )
-    ]
-    if excess:
-        raise IdentityBlocked.mismatch(
-            f"granted permissions exceed the envelope: {', '.join(excess)}"
-        )
-    allowed = {repo.lower() for repo in claim.repositories}
-    outside = [repo for repo in record.repositories if repo.lower() not in allowed]
-    if outside:
-        raise IdentityBlocked.mismatch(
-            f"granted repositories exceed the envelope: {', '.join(outside)}"
-        )
-    return dict(record.permissions)
-
 
 def _claim_digest(claim: IdentityClaim) -> str:
     text = json.dumps(claim.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
@@ -303,7 +222,7 @@ def verify_identity(
     *,
     now: datetime | None = None,
     timeout: float = 30.0,
-    transport: httpx.BaseTransport | None = None,
+    transport: GitHubTransport | None = None,
 ) -> VerifiedIdentity:
     """One-off verification; workers that verify repeatedly keep an :class:`IdentityVerifier`."""
     verifier = IdentityVerifier(api_url, maintainer_login, timeout=timeout, transport=transport)

@@ -237,17 +237,3 @@ def test_host_proxy_and_token_variables_are_ignored(
     assert sandbox.state.requests_by(MAINTAINER) == []
     verifier.close()
     source.close()
-
-
-def test_each_identity_has_its_own_client_and_no_shared_http_cache(settings: Settings) -> None:
-    from githubkit.cache import DEFAULT_CACHE_STRATEGY
-
-    reviewer = open_identity(settings, "default")
-    triage = open_identity(settings, "triage")
-    assert isinstance(reviewer, InstallationMinter) and isinstance(triage, InstallationMinter)
-    configs = [m._http._github.config for m in (reviewer, triage)]
-    assert configs[0].cache_strategy is not configs[1].cache_strategy
-    assert all(c.cache_strategy is not DEFAULT_CACHE_STRATEGY for c in configs)
-    assert not any(c.http_cache or c.trust_env for c in configs)
-    reviewer.close()
-    triage.close()

@@ -20,7 +20,6 @@ from agents.envelope import (
     generate_sealing_key,
 )
 from agents.identity import IdentityBlocked, IdentityClaim, TokenScope, fingerprint
-from agents.identity.http import graphql_url
 from agents.identity.lease import TokenLease
 from agents.identity.minter import InstallationMinter
 from agents.identity.sources import BotPatIdentity
@@ -279,12 +278,6 @@ def test_host_credentials_change_nothing(
     assert used <= {lease.fingerprint, None} | {
         s.credential_fp for s in fake.seen if s.path.startswith("/api/v3/app")
     }
-
-
-def test_graphql_url_for_github_com_and_enterprise() -> None:
-    assert graphql_url("https://api.github.com") == "https://api.github.com/graphql"
-    assert graphql_url("https://ghe.corp/api/v3/") == "https://ghe.corp/api/graphql"
-    assert graphql_url("http://127.0.0.1:8123") == "http://127.0.0.1:8123/graphql"
 
 
 def test_claim_is_public_data() -> None:

@@ -1,0 +1,197 @@
+"""The one request path from workers to GitHub: throttle, transport, retries, audit record.
+
+Every call is classified (resource, cost, write, content creation), waits for the identity's
+throttle, goes out over the identity's transport as the identity's own credential, and its
+answer's rate-limit headers go back into the buckets. githubkit's own throttler and auto-retry are
+off (see :mod:`agents.transport.client`): the throttle and the retry policy here decide.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+from tenacity import (
+    AsyncRetrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential_jitter,
+)
+
+from agents.github.errors import GitHubApiError, GitHubUnavailable, TokenRefused
+from agents.github.records import CallObserver, GitHubCallRecord
+from agents.github.requests import RequestSpec, classify_rest
+from agents.github.responses import error_message, graphql_cost, graphql_rate_limited
+from agents.github.throttle import IdentityThrottle, Permit
+from agents.transport import CredentialRefused, GitHubUnreachable
+from agents.transport.auth import CredentialAuth
+from agents.transport.client import CallOptions, GitHubTransport
+
+log = logging.getLogger(__name__)
+
+
+class _Transient(Exception):
+    """A 5xx or a timeout worth another try."""
+
+    def __init__(self, description: str, status: int | None) -> None:
+        super().__init__(description)
+        self.status = status
+
+
+class ThrottledClient:
+    """One identity's calls as one worker (``worker_id``), through the identity's throttle."""
+
+    def __init__(
+        self,
+        transport: GitHubTransport,
+        auth: CredentialAuth,
+        throttle: IdentityThrottle,
+        *,
+        on_call: CallObserver | None = None,
+        worker_id: str = "default",
+    ) -> None:
+        self.identity = throttle.identity
+        self.throttle = throttle
+        self.worker_id = worker_id
+        self.on_call = on_call
+        self._transport = transport
+        self._auth = auth
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+        headers: Mapping[str, str] | None = None,
+        safe_to_retry: bool | None = None,
+        spec: RequestSpec | None = None,
+    ) -> httpx.Response:
+        """Send one REST call through the throttle; raises on an error status.
+
+        Reads retry on 5xx/timeouts; writes only when ``safe_to_retry`` (repeating it does no
+        harm). A rate-limit answer is retried after its pause, never sooner; a pause longer than
+        ``max_inline_wait`` raises :class:`IdentityPaused`.
+        """
+        if spec is None:
+            if path.rstrip("/").endswith("/graphql") or path.strip("/") == "graphql":
+                raise ValueError("GraphQL goes through GitHubGateway.graphql(), not request()")
+            spec = classify_rest(method, path, self.throttle.limits)
+        lim = self.throttle.limits
+        retry_transient = safe_to_retry if spec.is_write else (safe_to_retry is not False)
+        attempts = 1 + (lim.max_transient_retries if retry_transient else 0)
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(attempts),
+            wait=wait_exponential_jitter(
+                initial=lim.transient_backoff_initial, max=lim.transient_backoff_max
+            ),
+            retry=retry_if_exception_type(_Transient),
+            sleep=self.throttle.clock.sleep,
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    number = attempt.retry_state.attempt_number
+                    options = CallOptions(params=params, json=json, headers=headers)
+                    return await self._through_pauses(spec, number, options)
+        except _Transient as exc:
+            if exc.status is not None:
+                raise GitHubApiError(exc.status, spec.method, spec.route, str(exc)) from None
+            raise GitHubUnavailable(f"GitHub {spec.method} {spec.route}: {exc}") from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _through_pauses(
+        self, spec: RequestSpec, attempt: int, options: CallOptions
+    ) -> httpx.Response:
+        rate_limited = 0
+        while True:
+            permit = await self.throttle.acquire(self.worker_id, spec)
+            response, duration_ms = await self._send_once(permit, attempt, options)
+            graphql_limited = spec.resource == "graphql" and graphql_rate_limited(response)
+            message = error_message(response) if response.is_error else None
+            pause = await self.throttle.complete(
+                permit,
+                response.status_code,
+                response.headers,
+                message=message,
+                graphql_rate_limited=graphql_limited,
+            )
+            self._record(permit, attempt, response, None, duration_ms)
+            if pause is not None:
+                rate_limited += 1
+                if (
+                    self.throttle.should_report(pause)
+                    or rate_limited > self.throttle.limits.max_rate_limit_retries
+                ):
+                    raise self.throttle.pause_error(pause)
+                continue  # acquire() holds the request until the pause is over
+            if response.status_code >= 500:
+                raise _Transient(
+                    f"{response.status_code} {message or ''}".strip(), response.status_code
+                )
+            if response.is_error:
+                raise GitHubApiError(
+                    response.status_code, spec.method, spec.route, message or response.reason_phrase
+                )
+            return response
+
+    async def _send_once(
+        self, permit: Permit, attempt: int, options: CallOptions
+    ) -> tuple[httpx.Response, float]:
+        spec = permit.spec
+        url = self._transport.urls.graphql if spec.resource == "graphql" else spec.target
+        started = time.perf_counter()
+        try:
+            response = await self._transport.asend(spec.method, url, auth=self._auth, **options)
+            return response, (time.perf_counter() - started) * 1000
+        except GitHubUnreachable as exc:
+            await self.throttle.abandon(permit)
+            self._record(permit, attempt, None, exc.kind, (time.perf_counter() - started) * 1000)
+            raise _Transient(exc.kind, None) from None
+        except CredentialRefused as exc:
+            await self.throttle.abandon(permit)
+            raise TokenRefused(str(exc)) from None
+        except BaseException:
+            await self.throttle.abandon(permit)
+            raise
+
+    def _record(
+        self,
+        permit: Permit,
+        attempt: int,
+        response: httpx.Response | None,
+        error: str | None,
+        duration_ms: float,
+    ) -> None:
+        if self.on_call is None:
+            return
+        spec = permit.spec
+        remaining = response.headers.get("x-ratelimit-remaining") if response is not None else None
+        record = GitHubCallRecord(
+            identity=self.identity,
+            worker_id=permit.worker_id,
+            method=spec.method,
+            route=spec.route,
+            target=spec.target,
+            status=response.status_code if response is not None else None,
+            is_write=spec.is_write,
+            is_content_creation=spec.is_content_creation,
+            resource=spec.resource,
+            cost=graphql_cost(response, spec.points) if spec.resource == "graphql" else spec.points,
+            rate_limit_remaining=int(remaining) if remaining and remaining.isdigit() else None,
+            started_at=permit.granted_at,
+            duration_ms=duration_ms,
+            waited_ms=permit.waited * 1000,
+            attempt=attempt,
+            error=error,
+        )
+        try:
+            self.on_call(record)
+        except Exception:
+            # The call already happened; a broken audit sink must not make it look failed.
+            log.exception("GitHub call observer failed for %s %s", spec.method, spec.route)

@@ -1,0 +1,74 @@
+"""GitHub's answer to a mint, read by hand, and what it granted beyond the request.
+
+Read by hand rather than through a pydantic model: a validation error would print the token.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import SecretStr
+
+from agents.identity.claim import IMPLICIT_GRANTS, MintRecord, TokenScope
+from agents.identity.errors import MintRefused
+from agents.identity.tokens import fingerprint, token_kind
+from agents.permissions import within
+from agents.transport.reply import Reply
+
+
+def read_mint_reply(
+    reply: Reply, installation_id: int, now: datetime, where: str
+) -> tuple[SecretStr, MintRecord]:
+    """The token and its public record from a 201 mint answer; refuses a malformed one."""
+    body = reply.body
+    token = body.get("token")
+    if not isinstance(token, str) or not token:
+        raise MintRefused(f"mint response for {where} has no token")
+    secret = SecretStr(token)
+    if token_kind(secret) != "installation":
+        raise MintRefused(f"mint response for {where} is not an installation token (ghs_)")
+    try:
+        expires_at = datetime.fromisoformat(str(body.get("expires_at")).replace("Z", "+00:00"))
+    except ValueError:
+        raise MintRefused(f"mint response for {where} has no valid expires_at") from None
+    perms = body.get("permissions")
+    granted = {str(k): str(v) for k, v in perms.items()} if isinstance(perms, dict) else {}
+    repos = body.get("repositories")
+    names: list[str] = []
+    if isinstance(repos, list):
+        for repo in repos:
+            if isinstance(repo, dict):
+                names.append(str(repo.get("full_name") or repo.get("name")))
+    record = MintRecord(
+        token_fingerprint=fingerprint(secret),
+        installation_id=installation_id,
+        permissions=dict(sorted(granted.items())),
+        repositories=tuple(sorted(names)),
+        minted_at=now,
+        expires_at=expires_at,
+    )
+    return secret, record
+
+
+def excess_grant(scope: TokenScope, record: MintRecord, body: dict[str, Any]) -> list[str]:
+    """Everything GitHub granted beyond the request, as ``key:level`` / ``repository x``."""
+    excess: list[str] = []
+    for key, level in record.permissions.items():
+        asked = scope.permissions.get(key) or IMPLICIT_GRANTS.get(key)
+        if asked is None or not within({key: asked}, {key: level}):
+            excess.append(f"{key}:{level}")
+    if body.get("repository_selection") == "all" or "repositories" not in body:
+        excess.append("all repositories of the installation")
+    else:
+        wanted = {repo.lower() for repo in scope.repositories}
+        wanted_names = {name.lower() for name in scope.repository_names()}
+        for repo in record.repositories:
+            lowered = repo.lower()
+            if lowered not in wanted and ("/" in lowered or lowered not in wanted_names):
+                excess.append(f"repository {repo}")
+    return excess
+
+
+def permission_text(perms: dict[str, str]) -> str:
+    return ", ".join(f"{k}:{v}" for k, v in perms.items()) or "(none)"

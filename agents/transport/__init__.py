@@ -1,0 +1,17 @@
+"""The one way to GitHub over HTTP, beneath both the identity layer and the gateway.
+
+A :class:`~agents.transport.client.GitHubTransport` holds one identity's connection pools (keep-
+alive, a TLS context shared per process, nothing read from the host environment), its own
+githubkit configuration (its own cache strategy, no HTTP cache, no retries, no throttler) and the
+API's REST and GraphQL URLs, and translates failures into errors that never carry a credential.
+Auth strategies (:mod:`agents.transport.auth`) say which credential a request carries.
+
+This package imports nothing else of ours: ``agents.identity`` and ``agents.github`` both build
+on it without importing each other. Light names are importable from here; githubkit loads only
+with :mod:`agents.transport.client` and :mod:`agents.transport.auth`.
+"""
+
+from agents.transport.errors import CredentialRefused, GitHubUnreachable, TransportError
+from agents.transport.urls import ApiUrls
+
+__all__ = ["ApiUrls", "CredentialRefused", "GitHubUnreachable", "TransportError"]
