@@ -133,6 +133,13 @@ class Settings(BaseSettings):
     # `swarm store prune`; user-visible memory is never pruned.
     retention_days: int = Field(default=30, ge=1)
     http_timeout_seconds: float = Field(default=30.0, gt=0)
+    # Lowest level of the project's log records shipped to the Prefect run and task-run logs.
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _level_case(cls, value: object) -> object:
+        return value.strip().upper() if isinstance(value, str) else value
 
     @field_validator("github_api_url")
     @classmethod

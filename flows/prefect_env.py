@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from flows.logs import PROJECT_LOGGERS
-
 OFFLINE_ENV = {
     # The only outbound calls Prefect makes; the swarm runs offline unless told otherwise.
     "DO_NOT_TRACK": "1",
@@ -15,7 +13,10 @@ OFFLINE_ENV = {
 
 
 def prepare_prefect_env(home: Path | None = None) -> None:
-    """Offline hygiene, our loggers in run logs, and optionally a Prefect home of our own.
+    """Offline hygiene, and optionally a Prefect home of our own.
+
+    Our loggers reach the run logs through :func:`flows.logs.project_logs_in_run`, entered by
+    the flow itself: ``PREFECT_LOGGING_EXTRA_LOGGERS`` alone ships nothing below WARNING.
 
     ``home`` is only set by the demo: there the Prefect database belongs to the swarm's data
     directory. For ``swarm run`` the user's Prefect profile (Cloud, a server, or a temporary
@@ -23,11 +24,6 @@ def prepare_prefect_env(home: Path | None = None) -> None:
     """
     for key, value in OFFLINE_ENV.items():
         os.environ.setdefault(key, value)
-    extra = [x for x in os.environ.get("PREFECT_LOGGING_EXTRA_LOGGERS", "").split(",") if x]
-    for name in PROJECT_LOGGERS:
-        if name not in extra:
-            extra.append(name)
-    os.environ["PREFECT_LOGGING_EXTRA_LOGGERS"] = ",".join(extra)
     # A temporary local server can take far longer than Prefect's 20 s to start on a busy host.
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
     if home is not None:

@@ -52,6 +52,7 @@ from flows.runtime_glue import (
 )
 
 if TYPE_CHECKING:
+    from agents.config import Settings
     from agents.wiring import Runtime
 
 log = logging.getLogger("flows.swarm_run")
@@ -82,33 +83,7 @@ async def swarm_run(
     FAILED (after publishing everything) when a worker was blocked or failed, so flow retries
     and alerts see it. Either way the state's result is the :class:`RunReport`.
     """
-    with project_logs_in_run():
-        return await _run_swarm(
-            repos=repos,
-            role=role,
-            max_workers=max_workers,
-            dry_run=dry_run,
-            model=model,
-            shard_threshold_files=shard_threshold_files,
-            shard_size=shard_size,
-            summarizer_role=summarizer_role,
-        )
-
-
-async def _run_swarm(
-    *,
-    repos: list[str] | None,
-    role: str,
-    max_workers: int | None,
-    dry_run: bool,
-    model: str | None,
-    shard_threshold_files: int,
-    shard_size: int,
-    summarizer_role: str,
-) -> State[Any]:
     from agents.config import load_settings
-    from agents.planning import plan_assignments
-    from agents.wiring import build_runtime
 
     overrides: dict[str, Any] = {}
     if repos:
@@ -118,6 +93,31 @@ async def _run_swarm(
     if model:
         overrides["model"] = model
     settings = load_settings(**overrides)
+    with project_logs_in_run(settings.log_level):
+        return await _run_swarm(
+            settings,
+            role=role,
+            dry_run=dry_run,
+            model=model,
+            shard_threshold_files=shard_threshold_files,
+            shard_size=shard_size,
+            summarizer_role=summarizer_role,
+        )
+
+
+async def _run_swarm(
+    settings: Settings,
+    *,
+    role: str,
+    dry_run: bool,
+    model: str | None,
+    shard_threshold_files: int,
+    shard_size: int,
+    summarizer_role: str,
+) -> State[Any]:
+    from agents.planning import plan_assignments
+    from agents.wiring import build_runtime
+
     if not settings.repos:
         raise ValueError("no repositories to work on: pass repos or set SWARM_REPOS")
     started = time.perf_counter()

@@ -140,3 +140,14 @@ def test_roles_dir_falls_back_to_the_shipped_roles_outside_the_repository() -> N
     roles = load_settings().roles_dir
     assert roles.is_absolute()
     assert (roles / "reviewer.yaml").is_file()
+
+
+def test_log_level_is_read_in_any_case_and_a_wrong_one_is_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert load_settings().log_level == "INFO"
+    monkeypatch.setenv("SWARM_LOG_LEVEL", "debug")
+    assert load_settings().log_level == "DEBUG"
+    monkeypatch.setenv("SWARM_LOG_LEVEL", "chatty")
+    with pytest.raises(ConfigError, match="SWARM_LOG_LEVEL"):
+        load_settings()

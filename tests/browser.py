@@ -1,0 +1,178 @@
+"""Headless Chromium (Debian's ``chromium``) driven over the DevTools protocol, for UI tests.
+
+Only what the tests need: open a page, wait until its rendered text holds what a person would
+look for, read that text, save a screenshot. The browser runs with a fresh profile and without
+any of its background network traffic, so it only ever talks to the loopback server under test.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from websockets.sync.client import ClientConnection, connect
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--hide-scrollbars",
+    "--remote-debugging-port=0",
+)
+START_TIMEOUT_S = 60.0
+
+
+def chromium_path() -> str | None:
+    """Debian's chromium, else whatever ``chromium`` is on PATH."""
+    if os.access(CHROMIUM, os.X_OK):
+        return CHROMIUM
+    return shutil.which("chromium")
+
+
+class PageTimeout(AssertionError):
+    """The page did not show what was expected in time; the message holds what it did show."""
+
+
+class Browser:
+    """One Chromium process; ``page(url)`` opens a tab. Use as a context manager."""
+
+    def __init__(self, profile_dir: Path, width: int = 1440, height: int = 900) -> None:
+        self.profile_dir = profile_dir
+        self.width, self.height = width, height
+        self.process: subprocess.Popen[bytes] | None = None
+        self.ws: ClientConnection | None = None
+        self._ids = itertools.count(1)
+
+    def __enter__(self) -> Browser:
+        path = chromium_path()
+        if path is None:
+            raise RuntimeError("chromium is not installed (apt-get install -y chromium)")
+        self.profile_dir.mkdir(parents=True, exist_ok=True)
+        cmd = [path, *FLAGS, f"--user-data-dir={self.profile_dir}"]
+        cmd += [f"--window-size={self.width},{self.height}", "about:blank"]
+        self.process = subprocess.Popen(
+            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+        )
+        self.ws = connect(self._devtools_url(), max_size=64 * 2**20, open_timeout=30)
+        return self
+
+    def _devtools_url(self) -> str:
+        assert self.process is not None and self.process.stderr is not None
+        deadline = time.monotonic() + START_TIMEOUT_S
+        seen: list[str] = []
+        while time.monotonic() < deadline:
+            line = self.process.stderr.readline().decode(errors="replace")
+            if not line and self.process.poll() is not None:
+                break
+            seen.append(line)
+            if line.startswith("DevTools listening on "):
+                return line.split(" on ", 1)[1].strip()
+        raise RuntimeError("chromium did not start:\n" + "".join(seen[-20:]))
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.ws is not None:
+            self.ws.close()
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+    def call(self, method: str, session: str | None = None, **params: Any) -> dict[str, Any]:
+        """One DevTools command; events that arrive meanwhile are dropped."""
+        assert self.ws is not None
+        message_id = next(self._ids)
+        message: dict[str, Any] = {"id": message_id, "method": method, "params": params}
+        if session is not None:
+            message["sessionId"] = session
+        self.ws.send(json.dumps(message))
+        while True:
+            reply = json.loads(self.ws.recv(timeout=60))
+            if reply.get("id") != message_id:
+                continue
+            if "error" in reply:
+                raise RuntimeError(f"{method}: {reply['error']}")
+            return dict(reply.get("result") or {})
+
+    def page(self, url: str) -> Page:
+        target = self.call("Target.createTarget", url="about:blank")["targetId"]
+        session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        page = Page(self, session)
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            session,
+            width=self.width,
+            height=self.height,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
+        self.call("Page.enable", session)
+        self.call("Page.navigate", session, url=url)
+        return page
+
+
+class Page:
+    """One tab. ``text()`` is what a person reads on it (``innerText``), not the HTML."""
+
+    def __init__(self, browser: Browser, session: str) -> None:
+        self.browser = browser
+        self.session = session
+
+    def evaluate(self, expression: str) -> Any:
+        result = self.browser.call(
+            "Runtime.evaluate", self.session, expression=expression, returnByValue=True
+        )
+        return (result.get("result") or {}).get("value")
+
+    def text(self) -> str:
+        return str(self.evaluate("document.body ? document.body.innerText : ''") or "")
+
+    def wait_for_text(self, wanted: Iterable[str], timeout: float = 60.0) -> str:
+        """Poll the rendered text until every string in ``wanted`` is on the page."""
+        wanted = list(wanted)
+        deadline = time.monotonic() + timeout
+        text = ""
+        while time.monotonic() < deadline:
+            text = self.text()
+            if all(w in text for w in wanted):
+                return text
+            time.sleep(0.25)
+        missing = [w for w in wanted if w not in text]
+        raise PageTimeout(f"page never showed {missing!r}; it showed:\n{text[:4000]}")
+
+    def click_text(self, label: str) -> None:
+        """Click the first link, button or tab whose visible text is exactly ``label``."""
+        found = self.evaluate(
+            "(() => { const want = " + json.dumps(label) + ";"
+            " const els = [...document.querySelectorAll('a,button,[role=tab],li,span')];"
+            " const el = els.find(e => e.innerText && e.innerText.trim() === want);"
+            " if (!el) return false; el.click(); return true; })()"
+        )
+        if not found:
+            raise PageTimeout(f"no clickable {label!r} on the page:\n{self.text()[:2000]}")
+
+    def screenshot(self, path: Path, scale: float = 0.6) -> Path:
+        """A PNG of the viewport, scaled down so it stays small enough for the docs."""
+        width, height = self.browser.width, self.browser.height
+        clip = {"x": 0, "y": 0, "width": width, "height": height, "scale": scale}
+        data = self.browser.call("Page.captureScreenshot", self.session, format="png", clip=clip)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(base64.b64decode(data["data"]))
+        return path

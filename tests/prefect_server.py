@@ -1,0 +1,150 @@
+"""A real ``prefect server start`` for tests: own PREFECT_HOME, a free loopback port, offline.
+
+The test harness runs flows against an in-process server, and there Prefect had configured
+logging in a different order than a person's ``swarm run`` against ``prefect server start``:
+log shipping was broken against the real server while the harness tests passed. Tests that
+speak for what a person sees in the UI start this server once per session and read what it
+stored through its REST API, exactly as the UI does.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+START_TIMEOUT_S = 180.0
+OFFLINE = {"DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def client_env(api_url: str, home: Path) -> dict[str, str]:
+    """Environment for a process that talks to this server as its Prefect API, and nothing
+    else: no profile of the person running the tests, no Cloud key, no telemetry."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update(OFFLINE)
+    env["PREFECT_HOME"] = str(home)
+    env["PREFECT_API_URL"] = api_url
+    return env
+
+
+class PrefectServer:
+    """``prefect server start`` in its own process group; ``api(...)`` reads from it."""
+
+    def __init__(self, root: Path, template_dir: Path | None = None) -> None:
+        self.root = root
+        self.template_dir = template_dir
+        self.home = root / "server-home"
+        self.port = free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log_path = root / "prefect-server.log"
+        self.startup_s = 0.0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def api_url(self) -> str:
+        return f"{self.url}/api"
+
+    @property
+    def database(self) -> Path:
+        return self.home / "prefect.db"
+
+    def _template(self) -> Path | None:
+        if self.template_dir is None:
+            return None
+        import prefect
+
+        return self.template_dir / f"prefect-{prefect.__version__}.db"
+
+    def start(self) -> PrefectServer:
+        self.home.mkdir(parents=True, exist_ok=True)
+        template = self._template()
+        if template is not None and template.is_file():
+            # Migrating a new database is most of a start; the server checks it is at head.
+            shutil.copyfile(template, self.database)
+        env = client_env(self.api_url, self.home)
+        env.pop("PREFECT_API_URL")
+        env["PREFECT_API_DATABASE_CONNECTION_URL"] = f"sqlite+aiosqlite:///{self.database}"
+        env["PREFECT_SERVER_LOGGING_LEVEL"] = "WARNING"
+        # Through settings, not only --host/--port: the UI's API address is derived from these
+        # (with only the flags, the pages the server serves call the API on port 4200).
+        env["PREFECT_SERVER_API_HOST"] = "127.0.0.1"
+        env["PREFECT_SERVER_API_PORT"] = str(self.port)
+        if template is not None and template.is_file():
+            env["PREFECT_API_BLOCKS_REGISTER_ON_START"] = "false"
+        # Services a swarm run never needs; events, triggers and actions stay on.
+        for service in ("SCHEDULER", "LATE_RUNS", "FOREMAN", "CANCELLATION_CLEANUP"):
+            env[f"PREFECT_SERVER_SERVICES_{service}_ENABLED"] = "false"
+        cmd = [sys.executable, "-m", "prefect", "server", "start"]
+        cmd += ["--host", "127.0.0.1", "--port", str(self.port)]
+        started = time.monotonic()
+        with self.log_path.open("wb") as out:
+            self.process = subprocess.Popen(
+                cmd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        self._wait_healthy(started)
+        self.startup_s = time.monotonic() - started
+        if template is not None and not template.is_file():
+            self._save_template(template)
+        return self
+
+    def _save_template(self, template: Path) -> None:
+        """A consistent copy of the freshly migrated database, before anything ran on it."""
+        template.parent.mkdir(parents=True, exist_ok=True)
+        partial = template.with_suffix(".partial")
+        with sqlite3.connect(self.database) as src, sqlite3.connect(partial) as dst:
+            src.backup(dst)
+        partial.replace(template)
+
+    def _wait_healthy(self, started: float) -> None:
+        assert self.process is not None
+        while time.monotonic() - started < START_TIMEOUT_S:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"prefect server exited: {self.log_path.read_text()[-2000:]}")
+            try:
+                if httpx.get(f"{self.api_url}/health", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.25)
+        self.stop()
+        raise RuntimeError(f"prefect server did not answer within {START_TIMEOUT_S:.0f} s")
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    def api(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        """One REST call to the server, as the UI makes it; the decoded JSON."""
+        response = httpx.request(method, f"{self.api_url}{path}", json=body, timeout=30)
+        response.raise_for_status()
+        return response.json() if response.content else None
+
+    def api_text(self, path: str, body: dict[str, Any]) -> str:
+        """A POST filter call's raw response body: what a leak scan reads."""
+        response = httpx.post(f"{self.api_url}{path}", json=body, timeout=30)
+        response.raise_for_status()
+        return response.text
