@@ -115,7 +115,8 @@ class ObservedSwarm:
 def real_prefect(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[PrefectServer]:
-    templates = request.config.cache.mkdir("prefect-server") if request.config.cache else None
+    cache = getattr(request.config, "cache", None)  # absent under -p no:cacheprovider
+    templates = cache.mkdir("prefect-server") if cache is not None else None
     server = PrefectServer(tmp_path_factory.mktemp("real-prefect"), templates).start()
     try:
         yield server
