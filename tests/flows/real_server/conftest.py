@@ -26,6 +26,7 @@ from tests.prefect_server import PrefectServer, client_env
 
 SWARM = str(Path(sys.executable).with_name("swarm"))
 RUN_TIMEOUT_S = 240
+LOG_PAGE = 200  # the server's largest page
 
 
 @dataclass
@@ -98,12 +99,12 @@ class ObservedSwarm:
         return list(self.server.api("POST", "/task_runs/filter", body))
 
     def logs(self, flow_run_id: str) -> list[dict[str, Any]]:
-        body = {"logs": {"flow_run_id": {"any_": [flow_run_id]}}, "limit": 200}
+        body = {"logs": {"flow_run_id": {"any_": [flow_run_id]}}, "limit": LOG_PAGE}
         found: list[dict[str, Any]] = []
         while True:
             page = self.server.api("POST", "/logs/filter", {**body, "offset": len(found)})
             found += page
-            if len(page) < body["limit"]:
+            if len(page) < LOG_PAGE:
                 return found
 
     def artifacts(self, flow_run_id: str) -> list[dict[str, Any]]:
