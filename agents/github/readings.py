@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from agents.github.buckets import BucketState, IdentityState, Pause
 from agents.github.limits import ThrottleLimits
 from agents.github.requests import RequestSpec
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What GitHub said about one request, as far as the budget is concerned."""
+
+    status: int | None  # None: no answer at all (timeout, connection error)
+    headers: Mapping[str, str]
+    message: str | None = None
+    graphql_rate_limited: bool = False
 
 
 def _int(headers: Mapping[str, str], name: str) -> int | None:
@@ -65,24 +76,19 @@ def apply_rate_limit_body(state: IdentityState, body: Mapping[str, Any]) -> None
 
 
 def rate_limit_pause(
-    state: IdentityState,
-    now: float,
-    status: int | None,
-    headers: Mapping[str, str],
-    message: str | None,
-    graphql_rate_limited: bool,
-    lim: ThrottleLimits,
+    state: IdentityState, now: float, answer: Answer, lim: ThrottleLimits
 ) -> Pause | None:
     """How long GitHub's answer pauses the identity, or None if it is no rate-limit answer."""
-    text = (message or "").lower()
+    status, headers = answer.status, answer.headers
+    text = (answer.message or "").lower()
     remaining = headers.get("x-ratelimit-remaining")
-    limited = graphql_rate_limited or (
+    limited = answer.graphql_rate_limited or (
         status in (403, 429)
         and (status == 429 or "retry-after" in headers or remaining == "0" or "rate limit" in text)
     )
     if not limited:
         return None
-    if graphql_rate_limited:
+    if answer.graphql_rate_limited:
         kind = "GraphQL RATE_LIMITED"
     elif "secondary rate limit" in text:
         kind = f"secondary rate limit ({status})"
@@ -113,22 +119,19 @@ def observe(
     reservation_id: str,
     spec: RequestSpec,
     now: float,
-    status: int | None,
-    headers: Mapping[str, str],
-    message: str | None,
-    graphql_rate_limited: bool,
+    answer: Answer,
     lim: ThrottleLimits,
 ) -> Pause | None:
-    """Release the reservation and fold in GitHub's answer (``status`` None: no answer)."""
+    """Release the reservation and fold in GitHub's answer."""
     reservation = state.inflight.pop(reservation_id, None)
     if reservation is not None and reservation.is_write:
         state.last_write_end = max(state.last_write_end, now)
-    if status is None:
+    if answer.status is None:
         return None
-    apply_headers(state, spec.resource, headers)
-    pause = rate_limit_pause(state, now, status, headers, message, graphql_rate_limited, lim)
+    apply_headers(state, spec.resource, answer.headers)
+    pause = rate_limit_pause(state, now, answer, lim)
     if pause is None:
-        if status < 400:
+        if answer.status < 400:
             state.pause_strikes = 0
         return None
     if pause.backoff:

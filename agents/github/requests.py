@@ -15,54 +15,55 @@ READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 _R = "/repos/{owner}/{repo}"
-# Most specific first; ``.+`` segments (file paths, base...head) may contain slashes.
-_ROUTES: tuple[tuple[str, str], ...] = (
-    (
-        r"/repos/[^/]+/[^/]+/pulls/\d+/reviews/\d+/events",
-        _R + "/pulls/{pull_number}/reviews/{review_id}/events",
-    ),
-    (
-        r"/repos/[^/]+/[^/]+/pulls/\d+/reviews/\d+/comments",
-        _R + "/pulls/{pull_number}/reviews/{review_id}/comments",
-    ),
-    (r"/repos/[^/]+/[^/]+/pulls/\d+/reviews/\d+", _R + "/pulls/{pull_number}/reviews/{review_id}"),
-    (r"/repos/[^/]+/[^/]+/pulls/\d+/reviews", _R + "/pulls/{pull_number}/reviews"),
-    (
-        r"/repos/[^/]+/[^/]+/pulls/\d+/comments/\d+/replies",
-        _R + "/pulls/{pull_number}/comments/{comment_id}/replies",
-    ),
-    (r"/repos/[^/]+/[^/]+/pulls/\d+/comments", _R + "/pulls/{pull_number}/comments"),
-    (r"/repos/[^/]+/[^/]+/pulls/\d+/files", _R + "/pulls/{pull_number}/files"),
-    (r"/repos/[^/]+/[^/]+/pulls/\d+/commits", _R + "/pulls/{pull_number}/commits"),
-    (
-        r"/repos/[^/]+/[^/]+/pulls/\d+/requested_reviewers",
-        _R + "/pulls/{pull_number}/requested_reviewers",
-    ),
-    (r"/repos/[^/]+/[^/]+/pulls/\d+/merge", _R + "/pulls/{pull_number}/merge"),
-    (r"/repos/[^/]+/[^/]+/pulls/\d+", _R + "/pulls/{pull_number}"),
-    (r"/repos/[^/]+/[^/]+/pulls", _R + "/pulls"),
-    (r"/repos/[^/]+/[^/]+/issues/\d+/comments", _R + "/issues/{issue_number}/comments"),
-    (r"/repos/[^/]+/[^/]+/issues/\d+/labels/[^/]+", _R + "/issues/{issue_number}/labels/{name}"),
-    (r"/repos/[^/]+/[^/]+/issues/\d+/labels", _R + "/issues/{issue_number}/labels"),
-    (r"/repos/[^/]+/[^/]+/issues/\d+", _R + "/issues/{issue_number}"),
-    (r"/repos/[^/]+/[^/]+/issues/comments/\d+", _R + "/issues/comments/{comment_id}"),
-    (r"/repos/[^/]+/[^/]+/issues", _R + "/issues"),
-    (r"/repos/[^/]+/[^/]+/contents/.+", _R + "/contents/{path}"),
-    (r"/repos/[^/]+/[^/]+/compare/.+", _R + "/compare/{basehead}"),
-    (r"/repos/[^/]+/[^/]+/commits/[^/]+", _R + "/commits/{ref}"),
-    (r"/repos/[^/]+/[^/]+/labels", _R + "/labels"),
-    (r"/repos/[^/]+/[^/]+", _R),
-    (r"/installation/token", "/installation/token"),
-    (r"/installation/repositories", "/installation/repositories"),
-    (r"/app/installations/\d+/access_tokens", "/app/installations/{installation_id}/access_tokens"),
-    (r"/app", "/app"),
-    (r"/rate_limit", "/rate_limit"),
-    (r"/graphql", "/graphql"),
-    (r"/search/[^/]+", "/search/{kind}"),
-    (r"/users/[^/]+", "/users/{username}"),
-    (r"/user", "/user"),
+# Documented route templates, most specific first; each placeholder matches by its kind below.
+_ROUTES: tuple[str, ...] = (
+    _R + "/pulls/{pull_number}/reviews/{review_id}/events",
+    _R + "/pulls/{pull_number}/reviews/{review_id}/comments",
+    _R + "/pulls/{pull_number}/reviews/{review_id}",
+    _R + "/pulls/{pull_number}/reviews",
+    _R + "/pulls/{pull_number}/comments/{comment_id}/replies",
+    _R + "/pulls/{pull_number}/comments",
+    _R + "/pulls/{pull_number}/files",
+    _R + "/pulls/{pull_number}/commits",
+    _R + "/pulls/{pull_number}/requested_reviewers",
+    _R + "/pulls/{pull_number}/merge",
+    _R + "/pulls/{pull_number}",
+    _R + "/pulls",
+    _R + "/issues/{issue_number}/comments",
+    _R + "/issues/{issue_number}/labels/{name}",
+    _R + "/issues/{issue_number}/labels",
+    _R + "/issues/{issue_number}",
+    _R + "/issues/comments/{comment_id}",
+    _R + "/issues",
+    _R + "/contents/{path}",
+    _R + "/compare/{basehead}",
+    _R + "/commits/{ref}",
+    _R + "/labels",
+    _R,
+    "/installation/token",
+    "/installation/repositories",
+    "/app/installations/{installation_id}/access_tokens",
+    "/app",
+    "/rate_limit",
+    "/graphql",
+    "/search/{kind}",
+    "/users/{username}",
+    "/user",
 )
-_COMPILED = tuple((re.compile(pattern + r"/?"), template) for pattern, template in _ROUTES)
+_NUMERIC = frozenset({"pull_number", "review_id", "comment_id", "issue_number", "installation_id"})
+_MAY_HOLD_SLASHES = frozenset({"path", "basehead"})  # file paths, base...head ranges
+_PLACEHOLDER = re.compile(r"\\\{(\w+)\\\}")  # a {name} after re.escape
+
+
+def _compile(template: str) -> re.Pattern[str]:
+    def matcher(placeholder: re.Match[str]) -> str:
+        name = placeholder.group(1)
+        return r"\d+" if name in _NUMERIC else ".+" if name in _MAY_HOLD_SLASHES else "[^/]+"
+
+    return re.compile(_PLACEHOLDER.sub(matcher, re.escape(template)) + "/?")
+
+
+_COMPILED = tuple((_compile(template), template) for template in _ROUTES)
 _NUMBER_SEGMENT = re.compile(r"/\d+(?=/|$)")
 
 # POSTs to these collections create content GitHub counts against its content-creation limits.

@@ -23,7 +23,7 @@ from agents.github.buckets import Decision, IdentityState, Pause, decide
 from agents.github.clock import Clock, SystemClock
 from agents.github.errors import IdentityPaused
 from agents.github.limits import ThrottleLimits
-from agents.github.readings import apply_rate_limit_body, observe
+from agents.github.readings import Answer, apply_rate_limit_body, observe
 from agents.github.requests import RequestSpec
 from agents.github.snapshot import IdentitySnapshot, build_snapshot
 
@@ -237,20 +237,10 @@ class IdentityThrottle:
         graphql_rate_limited: bool = False,
     ) -> Pause | None:
         """Hand the permit back with GitHub's answer; returns the pause it caused, if any."""
-        lim = self.limits
-        now = self.clock.now()
+        answer = Answer(status, headers, message, graphql_rate_limited)
+        lim, now = self.limits, self.clock.now()
         pause = await self._transact(
-            lambda s: observe(
-                s,
-                permit.reservation_id,
-                permit.spec,
-                now,
-                status,
-                headers,
-                message,
-                graphql_rate_limited,
-                lim,
-            )
+            lambda s: observe(s, permit.reservation_id, permit.spec, now, answer, lim)
         )
         if self._waiting:
             self._kick()
