@@ -44,21 +44,28 @@ def answer_in_turn(clock: ManualClock, times: list[float], *responses: httpx.Res
     return respond
 
 
-async def test_secondary_limit_with_retry_after_is_waited_out_then_retried_once(
-    gateway: GitHubGateway, clock: ManualClock, mock: respx.MockRouter
+@pytest.mark.parametrize(
+    ("limited", "wait"),
+    [
+        (httpx.Response(403, json=SECONDARY, headers={"retry-after": "20"}), 20),
+        (httpx.Response(429, headers={"retry-after": "5"}), 5),
+    ],
+    ids=["secondary-403", "429"],
+)
+async def test_a_rate_limit_with_retry_after_is_waited_out_then_retried_once(
+    gateway: GitHubGateway,
+    clock: ManualClock,
+    mock: respx.MockRouter,
+    limited: httpx.Response,
+    wait: float,
 ) -> None:
     times: list[float] = []
     t0 = clock.now()
     mock.get("/repos/o/r/pulls/1").mock(
-        side_effect=answer_in_turn(
-            clock,
-            times,
-            httpx.Response(403, json=SECONDARY, headers={"retry-after": "20"}),
-            ok({"n": 1}),
-        )
+        side_effect=answer_in_turn(clock, times, limited, ok({"n": 1}))
     )
     assert await gateway.get_pull("o/r", 1) == {"n": 1}
-    assert times == [t0, t0 + 20]
+    assert times == [t0, t0 + wait]
 
 
 async def test_secondary_limit_without_headers_pauses_60s_and_is_reported_not_slept(
@@ -135,20 +142,6 @@ async def test_a_near_primary_reset_is_slept_and_the_retry_comes_after_it(
     )
     await gateway.get_pull("o/r", 1)
     assert len(times) == 2 and times[1] >= reset
-
-
-async def test_429_with_retry_after_pauses_for_it(
-    gateway: GitHubGateway, clock: ManualClock, mock: respx.MockRouter
-) -> None:
-    times: list[float] = []
-    t0 = clock.now()
-    mock.get("/repos/o/r/issues/2").mock(
-        side_effect=answer_in_turn(
-            clock, times, httpx.Response(429, headers={"retry-after": "5"}), ok({"n": 2})
-        )
-    )
-    await gateway.get_issue("o/r", 2)
-    assert times == [t0, t0 + 5]
 
 
 async def test_429_without_headers_backs_off_at_least_a_minute(

@@ -20,7 +20,7 @@ from agents.envelope import (
 from agents.identity import IdentityBlocked, MintRefused, PermissionRefused, TokenScope
 from agents.identity.lease import TokenLease
 from agents.identity.minter import InstallationMinter
-from agents.identity.sources import open_identity
+from agents.identity.sources import IdentitySource, open_identity
 from agents.identity.verify import IdentityVerifier
 from sandbox.server import SandboxServer
 from tests.identity.conftest import MAINTAINER, REVIEWER
@@ -51,6 +51,14 @@ def dispatch(lease: TokenLease, credential: SecretStr | None = None) -> OpenedEn
         identity=lease.claim(),
     )
     return sealer.open(sealer.seal(env, credential or lease.token, MAINTAINER))
+
+
+def bot_pat_identity(sandbox: SandboxServer, tmp_path: Path, pat: str) -> IdentitySource:
+    """The ``bot`` identity (a bot account's PAT, login ``swarm-bot``) holding ``pat``."""
+    pat_file = tmp_path / "bot.token"
+    pat_file.write_text(pat + "\n")
+    bot = {"kind": "bot_pat", "token_file": pat_file, "bot_login": "swarm-bot"}
+    return open_identity(settings_for(sandbox, tmp_path, identities={"bot": bot}), "bot")
 
 
 @pytest.fixture
@@ -131,6 +139,8 @@ def test_hundred_workers_one_mint_and_revoked_at_run_end(
     sandbox: SandboxServer, reviewer: InstallationMinter
 ) -> None:
     leases = [reviewer.acquire(REVIEWER, role="reviewer", holder=f"w{i}") for i in range(100)]
+    assert len({lease.fingerprint for lease in leases}) == 1
+    assert reviewer.stats.mints == 1 and reviewer.stats.cache_hits == 99
     for lease in leases:
         reviewer.release(lease)
     minted = [t for t in sandbox.state.tokens.values() if t.kind == "installation"]
@@ -146,6 +156,8 @@ def test_long_dotted_tokens_round_trip(
     lease = reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
     assert len(lease.token.get_secret_value()) > 300
     assert verifier.verify(dispatch(lease)).login == "swarm-reviewer[bot]"
+    reviewer.close()
+    assert sandbox.state.tokens[lease.token.get_secret_value()].revoked
 
 
 def test_wrong_expected_login_blocks_with_zero_writes(
@@ -169,14 +181,7 @@ def test_wrong_expected_login_blocks_with_zero_writes(
 def test_maintainer_pat_posing_as_the_bot_blocks_with_zero_writes(
     sandbox: SandboxServer, tmp_path: Path, verifier: IdentityVerifier
 ) -> None:
-    pat_file = tmp_path / "bot.token"
-    pat_file.write_text(sandbox.state.maintainer_pat + "\n")
-    settings = settings_for(
-        sandbox,
-        tmp_path,
-        identities={"bot": {"kind": "bot_pat", "token_file": pat_file, "bot_login": "swarm-bot"}},
-    )
-    source = open_identity(settings, "bot")
+    source = bot_pat_identity(sandbox, tmp_path, sandbox.state.maintainer_pat)
     with pytest.raises(IdentityBlocked) as blocked:
         verifier.verify(dispatch(source.acquire(REVIEWER, role="reviewer", holder="w1")))
     assert (
@@ -189,14 +194,8 @@ def test_maintainer_pat_posing_as_the_bot_blocks_with_zero_writes(
 def test_bot_account_pat_verifies(
     sandbox: SandboxServer, tmp_path: Path, verifier: IdentityVerifier
 ) -> None:
-    pat_file = tmp_path / "bot.token"
-    pat_file.write_text(sandbox.state.bot_pat + "\n")
-    settings = settings_for(
-        sandbox,
-        tmp_path,
-        identities={"bot": {"kind": "bot_pat", "token_file": pat_file, "bot_login": "swarm-bot"}},
-    )
-    lease = open_identity(settings, "bot").acquire(REVIEWER, role="reviewer", holder="w1")
+    source = bot_pat_identity(sandbox, tmp_path, sandbox.state.bot_pat)
+    lease = source.acquire(REVIEWER, role="reviewer", holder="w1")
     assert verifier.verify(dispatch(lease)).login == "swarm-bot"
 
 
@@ -216,24 +215,3 @@ def test_missing_credential_blocks_without_a_request(
     with pytest.raises(IdentityBlocked, match=r"^BLOCKED: no dispatcher credential$"):
         verifier.verify(sealer.open(sealer.seal(env, None, MAINTAINER)))
     assert len(sandbox.state.requests) == before
-
-
-def test_host_proxy_and_token_variables_are_ignored(
-    sandbox: SandboxServer,
-    settings: Settings,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # A proxy that does not exist: any request routed through it would fail.
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "all_proxy"):
-        monkeypatch.setenv(name, "http://127.0.0.1:9")
-    monkeypatch.delenv("NO_PROXY", raising=False)
-    monkeypatch.delenv("no_proxy", raising=False)
-    monkeypatch.setenv("GH_TOKEN", sandbox.state.maintainer_pat)
-    monkeypatch.setenv("GITHUB_TOKEN", sandbox.state.maintainer_pat)
-    source = open_identity(settings, "default")
-    verifier = IdentityVerifier(sandbox.url, MAINTAINER)
-    lease = source.acquire(REVIEWER, role="reviewer", holder="w1")
-    assert verifier.verify(dispatch(lease)).login == "swarm-reviewer[bot]"
-    assert sandbox.state.requests_by(MAINTAINER) == []
-    verifier.close()
-    source.close()

@@ -71,52 +71,27 @@ def test_verified_identity_matches_the_envelope(
     assert fake.writes_by(lease.fingerprint) == []
 
 
-def test_missing_credential_blocks_without_any_request(
-    minter: InstallationMinter, fake: FakeGitHub, verifier: IdentityVerifier
+@pytest.mark.parametrize(
+    ("github_says", "refusal"),
+    [
+        ("Octo-Maintainer", "login is the maintainer Octo-Maintainer"),
+        ("swarm-triage[bot]", "login is swarm-triage[bot], expected swarm-reviewer[bot]"),
+    ],
+)
+def test_a_login_other_than_the_expected_bot_blocks_with_zero_writes(
+    minter: InstallationMinter,
+    fake: FakeGitHub,
+    verifier: IdentityVerifier,
+    github_says: str,
+    refusal: str,
 ) -> None:
-    lease = minter.acquire(REVIEWER, role="reviewer", holder="w1")
-    sealer = EnvelopeSealer(generate_sealing_key())
-    env = DispatchEnvelope.issue(
-        run_id="r",
-        worker_id="w1",
-        task=TaskRef(kind="review_pr", repo="acme/widgets", number=1),
-        roles=RoleRefs(agent="reviewer"),
-        identity=lease.claim(),
-        now=START,
-    )
-    opened = sealer.open(sealer.seal(env, None, MAINTAINER), now=START)
-    before = len(fake.seen)
-    with pytest.raises(IdentityBlocked) as blocked:
-        verifier.verify(opened, now=START)
-    assert str(blocked.value) == "BLOCKED: no dispatcher credential"
-    assert blocked.value.code == "no_credential"
-    assert len(fake.seen) == before
-
-
-def test_login_of_the_maintainer_blocks_with_zero_writes(
-    minter: InstallationMinter, fake: FakeGitHub, verifier: IdentityVerifier
-) -> None:
-    fake.viewer_login_override = "Octo-Maintainer"
+    fake.viewer_login_override = github_says
     lease = minter.acquire(REVIEWER, role="reviewer", holder="w1")
     with pytest.raises(IdentityBlocked) as blocked:
         verifier.verify(dispatch(lease), now=START)
-    assert (
-        str(blocked.value) == "BLOCKED: identity mismatch: login is the maintainer Octo-Maintainer"
-    )
-    assert fake.writes_by(lease.fingerprint) == []
-
-
-def test_login_of_another_bot_blocks(
-    minter: InstallationMinter, fake: FakeGitHub, verifier: IdentityVerifier
-) -> None:
-    fake.viewer_login_override = "swarm-triage[bot]"
-    lease = minter.acquire(REVIEWER, role="reviewer", holder="w1")
-    with pytest.raises(IdentityBlocked) as blocked:
-        verifier.verify(dispatch(lease), now=START)
-    assert str(blocked.value) == (
-        "BLOCKED: identity mismatch: login is swarm-triage[bot], expected swarm-reviewer[bot]"
-    )
+    assert str(blocked.value) == f"BLOCKED: identity mismatch: {refusal}"
     assert blocked.value.code == "identity_mismatch"
+    assert fake.writes_by(lease.fingerprint) == []
 
 
 def test_token_reaching_more_repositories_than_the_envelope_blocks(
