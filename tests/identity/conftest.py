@@ -13,7 +13,16 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from pydantic import SecretStr
 
+from agents.envelope import (
+    DispatchEnvelope,
+    EnvelopeSealer,
+    OpenedEnvelope,
+    RoleRefs,
+    TaskRef,
+    generate_sealing_key,
+)
 from agents.identity import TokenScope
+from agents.identity.lease import TokenLease
 from agents.identity.minter import InstallationMinter
 from tests.identity.fake_github import FakeGitHub
 
@@ -66,6 +75,24 @@ def fake(app_key: RSAPrivateKey) -> Iterator[FakeGitHub]:
     with respx.mock(assert_all_called=False, assert_all_mocked=True) as router:
         github.install(router)
         yield github
+
+
+def dispatch(
+    lease: TokenLease, credential: SecretStr | None = None, *, now: datetime | None = None
+) -> OpenedEnvelope:
+    """Dispatcher and worker halves, for real: issue, seal, open (``credential`` replaces the
+    lease's token in the envelope)."""
+    sealer = EnvelopeSealer(generate_sealing_key())
+    env = DispatchEnvelope.issue(
+        run_id="run-1",
+        worker_id=lease.holder,
+        task=TaskRef(kind="review_pr", repo="acme/widgets", number=12, head_sha="abc1234"),
+        roles=RoleRefs(agent="reviewer"),
+        identity=lease.claim(),
+        now=now,
+    )
+    sealed = sealer.seal(env, credential if credential is not None else lease.token, MAINTAINER)
+    return sealer.open(sealed, now=now)
 
 
 def minter_for(app_pem: SecretStr, clock: Clock, **options: Any) -> InstallationMinter:

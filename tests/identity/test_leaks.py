@@ -198,8 +198,9 @@ def test_real_http_stack_logs_no_secret_at_debug(
     sandbox: SandboxServer, tmp_path: Path, debug_logs: pytest.LogCaptureFixture
 ) -> None:
     # respx answers above httpcore; the sandbox exercises the whole stack, sockets included.
-    from tests.identity.test_sandbox_identity import REVIEWER as SANDBOX_SCOPE
-    from tests.identity.test_sandbox_identity import dispatch, settings_for
+    from tests.identity.conftest import REVIEWER as SANDBOX_SCOPE
+    from tests.identity.conftest import dispatch
+    from tests.identity.test_sandbox_identity import settings_for
 
     sandbox.state.knobs.long_tokens = True
     settings = settings_for(sandbox, tmp_path)

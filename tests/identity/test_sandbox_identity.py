@@ -6,24 +6,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pydantic import SecretStr
 
 from agents.config import Settings, load_settings
 from agents.envelope import (
     DispatchEnvelope,
     EnvelopeSealer,
-    OpenedEnvelope,
     RoleRefs,
     TaskRef,
     generate_sealing_key,
 )
 from agents.identity import IdentityBlocked, MintRefused, PermissionRefused, TokenScope
-from agents.identity.lease import TokenLease
 from agents.identity.minter import InstallationMinter
 from agents.identity.sources import IdentitySource, open_identity
 from agents.identity.verify import IdentityVerifier
 from sandbox.server import SandboxServer
-from tests.identity.conftest import MAINTAINER, REVIEWER
+from tests.identity.conftest import MAINTAINER, REVIEWER, dispatch
 
 
 def settings_for(server: SandboxServer, tmp_path: Path, **extra: object) -> Settings:
@@ -39,18 +36,6 @@ def settings_for(server: SandboxServer, tmp_path: Path, **extra: object) -> Sett
     values["identities"] = identities
     values.update(extra)
     return load_settings(**values)
-
-
-def dispatch(lease: TokenLease, credential: SecretStr | None = None) -> OpenedEnvelope:
-    sealer = EnvelopeSealer(generate_sealing_key())
-    env = DispatchEnvelope.issue(
-        run_id="run-1",
-        worker_id=lease.holder,
-        task=TaskRef(kind="review_pr", repo="acme/widgets", number=1),
-        roles=RoleRefs(agent="reviewer"),
-        identity=lease.claim(),
-    )
-    return sealer.open(sealer.seal(env, credential or lease.token, MAINTAINER))
 
 
 def bot_pat_identity(sandbox: SandboxServer, tmp_path: Path, pat: str) -> IdentitySource:

@@ -12,11 +12,8 @@ import pytest
 from pydantic import SecretStr
 
 from agents.envelope import (
-    DispatchEnvelope,
     EnvelopeSealer,
     OpenedEnvelope,
-    RoleRefs,
-    TaskRef,
     generate_sealing_key,
 )
 from agents.identity import IdentityBlocked, IdentityClaim, TokenScope, fingerprint
@@ -25,22 +22,12 @@ from agents.identity.minter import InstallationMinter
 from agents.identity.sources import BotPatIdentity
 from agents.identity.verify import IdentityVerifier, verify_identity
 from tests.identity.conftest import API, MAINTAINER, REVIEWER, START, Clock
+from tests.identity.conftest import dispatch as issue_and_open
 from tests.identity.fake_github import FakeGitHub
 
 
 def dispatch(lease: TokenLease, credential: SecretStr | None = None) -> OpenedEnvelope:
-    """Dispatcher and worker halves, for real: issue, seal, open."""
-    sealer = EnvelopeSealer(generate_sealing_key())
-    env = DispatchEnvelope.issue(
-        run_id="run-1",
-        worker_id=lease.holder,
-        task=TaskRef(kind="review_pr", repo="acme/widgets", number=12, head_sha="abc1234"),
-        roles=RoleRefs(agent="reviewer"),
-        identity=lease.claim(),
-        now=START,
-    )
-    sealed = sealer.seal(env, credential if credential is not None else lease.token, MAINTAINER)
-    return sealer.open(sealed, now=START)
+    return issue_and_open(lease, credential, now=START)
 
 
 @pytest.fixture
