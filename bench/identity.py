@@ -49,9 +49,9 @@ from agents.identity.minter import InstallationMinter  # noqa: E402
 from agents.identity.sources import open_identity  # noqa: E402
 from agents.identity.verify import IdentityVerifier, check_offline  # noqa: E402
 from agents.transport.client import GitHubTransport  # noqa: E402
+from sandbox.github.seed import MAINTAINER  # noqa: E402
 from sandbox.server import SandboxServer  # noqa: E402
 
-MAINTAINER = "octo-maintainer"
 REVIEWER = TokenScope(
     repositories=("acme/widgets",),
     permissions={"pull_requests": "write", "contents": "read", "metadata": "read"},
