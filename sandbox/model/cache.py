@@ -79,7 +79,9 @@ class PromptCache:
     def clear(self) -> None:
         self._entries.clear()
 
-    def account(self, body: Mapping[str, Any]) -> CacheUsage:
+    def account(self, body: Mapping[str, Any], *, commit: bool = True) -> CacheUsage:
+        """Usage of ``body``; with ``commit=False`` the cache is left as it was (a refused
+        request writes and refreshes nothing)."""
         blocks = request_blocks(body)
         now = self._clock()
         hashes: list[str] = []
@@ -102,13 +104,15 @@ class PromptCache:
                     break
         read = cumulative[read_upto] if read_upto >= 0 else 0
         written = 0
+        updates: dict[str, float] = {}
         for bp in breakpoints:
             if cumulative[bp] < self._min:
                 continue  # below the minimum nothing is cached, silently
-            ttl = TTL_SECONDS.get(blocks[bp].ttl or "5m", 300.0)
-            self._entries[hashes[bp]] = now + ttl
+            updates[hashes[bp]] = now + TTL_SECONDS.get(blocks[bp].ttl or "5m", 300.0)
             written = max(written, cumulative[bp] - read)
         if read_upto >= 0:  # a hit refreshes the entry's lifetime
             ttl_name = blocks[read_upto].ttl or "5m"
-            self._entries[hashes[read_upto]] = now + TTL_SECONDS.get(ttl_name, 300.0)
+            updates[hashes[read_upto]] = now + TTL_SECONDS.get(ttl_name, 300.0)
+        if commit:
+            self._entries.update(updates)
         return CacheUsage(total - read - written, written, read)

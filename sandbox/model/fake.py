@@ -4,8 +4,11 @@ Serve it in-process through ``httpx2.MockTransport`` (``model.transport()``, for
 ``AsyncAnthropic(http_client=...)``) or over loopback (``sandbox.model.server``). It validates
 requests like the provider (turn order, tool_use/tool_result pairing, at most four cache
 breakpoints, an API key), answers with real ``tool_use`` blocks, and reports usage computed the
-provider's way, cache writes and reads included. Knobs: latency, injected 429/529/5xx errors,
-forced stop reasons, eager file reading. It shares nothing with ``agents/`` but the wire format.
+provider's way, cache writes and reads included. Like the provider it enforces each model's
+context window and per-key requests / input / output tokens per minute (429 with
+``retry-after``, rate-limit headers on every answer; see ``sandbox.model.ratelimit``). Knobs:
+latency, injected 429/529/5xx errors, an overload window (529 until a time), forced stop
+reasons, eager file reading. It shares nothing with ``agents/`` but the wire format.
 """
 
 from __future__ import annotations
@@ -22,7 +25,12 @@ from typing import Any
 import httpx2
 
 from sandbox.model.cache import PromptCache, _canonical, count_tokens
+from sandbox.model.ratelimit import KeyLimits, ProviderLimits
 from sandbox.model.scripts import Conversation, Reply, ToolCall, next_action
+from sandbox.model.validate import BadRequest, check_window, validate
+
+DEFAULT_WINDOW = 200_000
+ANONYMOUS = "no-key"
 
 _ERROR_TYPES = {
     400: "invalid_request_error",
@@ -33,10 +41,6 @@ _ERROR_TYPES = {
     529: "overloaded_error",
 }
 STOP_REASONS = ("end_turn", "max_tokens", "pause_turn", "refusal", "stop_sequence")
-
-
-class BadRequest(Exception):
-    pass
 
 
 @dataclass
@@ -52,13 +56,24 @@ class ScriptedModel:
         latency_s: float = 0.0,
         min_cacheable_tokens: int = 1024,
         read_files: bool = False,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] = time.time,
         require_api_key: bool = True,
+        limits: ProviderLimits | None = None,
+        key_limits: Mapping[str, ProviderLimits] | None = None,
+        context_windows: Mapping[str, int] | None = None,
+        cache_reads_count: bool = False,
     ) -> None:
         self.latency_s = latency_s
         self.read_files = read_files
         self.require_api_key = require_api_key
+        self.clock = clock
         self.cache = PromptCache(clock, min_cacheable_tokens)
+        # Per-key limits by raw key here; the buckets keep only a digest of it.
+        self.limits = KeyLimits(clock, limits, key_limits)
+        self.context_windows = dict(context_windows or {})
+        self.cache_reads_count = cache_reads_count
+        self.overloaded_until = 0.0
+        self.status_counts: dict[int, int] = {}
         self.requests: list[dict[str, Any]] = []  # every well-formed request body, in order
         self.responses: list[dict[str, Any]] = []
         self._failures: deque[_Failure] = deque()
@@ -71,6 +86,10 @@ class ScriptedModel:
     def fail_next(self, times: int = 1, status: int = 529, retry_after_ms: int | None = 1) -> None:
         """Answer the next ``times`` requests with HTTP ``status`` (429, 529, 500, ...)."""
         self._failures.extend(_Failure(status, retry_after_ms) for _ in range(times))
+
+    def overload_for(self, seconds: float) -> None:
+        """Answer every request with 529 overloaded for ``seconds`` of the model's clock."""
+        self.overloaded_until = self.clock() + seconds
 
     def force_stop(self, *reasons: str) -> None:
         """Make the next calls stop with these reasons, one per call (max_tokens, refusal...)."""
@@ -102,33 +121,59 @@ class ScriptedModel:
     ) -> httpx2.Response:
         """Answer one HTTP request (shared by the in-process transport and the loopback server)."""
         with self._lock:
-            self._seq += 1
-            request_id = f"req_scripted_{self._seq:06d}"
-            if self.require_api_key and not _has_key(headers):
-                return _error(401, "an API key is required (x-api-key or Bearer)", request_id)
-            if self._failures:
-                failure = self._failures.popleft()
-                extra = {}
-                if failure.retry_after_ms is not None:
-                    extra["retry-after-ms"] = str(failure.retry_after_ms)
-                reason = "Overloaded" if failure.status == 529 else "Please retry"
-                return _error(failure.status, reason, request_id, extra)
-            if method != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
-                return _error(404, f"{method} {path} not found", request_id)
-            try:
-                body = json.loads(raw or b"null")
-                if not isinstance(body, dict):
-                    raise BadRequest("request body must be a JSON object")
-                if path.endswith("count_tokens"):
-                    total = self._count_only(body)
-                    return httpx2.Response(200, json={"input_tokens": total})
-                _validate(body)
-            except (BadRequest, ValueError) as exc:
-                return _error(400, str(exc), request_id)
-            self.requests.append(body)
-            message = self._answer(body)
-            self.responses.append(message)
-            return httpx2.Response(200, json=message, headers={"request-id": request_id})
+            response = self._respond(method, path, headers, raw)
+            code = response.status_code
+            self.status_counts[code] = self.status_counts.get(code, 0) + 1
+            return response
+
+    def _respond(
+        self, method: str, path: str, headers: Mapping[str, str], raw: bytes
+    ) -> httpx2.Response:
+        self._seq += 1
+        request_id = f"req_scripted_{self._seq:06d}"
+        key = _key(headers)
+        if self.require_api_key and key is None:
+            return _error(401, "an API key is required (x-api-key or Bearer)", request_id)
+        key = key or ANONYMOUS
+        if self._failures:
+            failure = self._failures.popleft()
+            extra = {}
+            if failure.retry_after_ms is not None:
+                extra["retry-after-ms"] = str(failure.retry_after_ms)
+            reason = "Overloaded" if failure.status == 529 else "Please retry"
+            return _error(failure.status, reason, request_id, extra)
+        if self.clock() < self.overloaded_until:
+            return _error(529, "Overloaded", request_id)
+        if method != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
+            return _error(404, f"{method} {path} not found", request_id)
+        try:
+            body = json.loads(raw or b"null")
+            if not isinstance(body, dict):
+                raise BadRequest("request body must be a JSON object")
+            if path.endswith("count_tokens"):
+                total = self._count_only(body)
+                return httpx2.Response(200, json={"input_tokens": total})
+            validate(body)
+            planned = self.cache.account(body, commit=False)
+            total = sum(vars(planned).values())
+            window = self.context_windows.get(str(body["model"]), DEFAULT_WINDOW)
+            check_window(total, int(body["max_tokens"]), window)
+        except (BadRequest, ValueError) as exc:
+            return _error(400, str(exc), request_id)
+        counted = planned.input_tokens + planned.cache_creation_input_tokens
+        if self.cache_reads_count:
+            counted += planned.cache_read_input_tokens
+        refusal = self.limits.admit(key, counted, int(body["max_tokens"]))
+        if refusal is not None:
+            extra = {"retry-after": str(refusal.retry_after_s), **self.limits.headers(key)}
+            reason = f"This request would exceed your rate limit of {refusal.resource} per minute"
+            return _error(429, reason, request_id, extra)
+        self.requests.append(body)
+        message = self._answer(body)
+        self.responses.append(message)
+        self.limits.settle_output(key, int(body["max_tokens"]), message["usage"]["output_tokens"])
+        answer_headers = {"request-id": request_id, **self.limits.headers(key)}
+        return httpx2.Response(200, json=message, headers=answer_headers)
 
     def _count_only(self, body: Mapping[str, Any]) -> int:
         probe = PromptCache(lambda: 0.0, 10**12)
@@ -180,9 +225,11 @@ class ScriptedModel:
         }
 
 
-def _has_key(headers: Mapping[str, str]) -> bool:
+def _key(headers: Mapping[str, str]) -> str | None:
+    if headers.get("x-api-key"):
+        return str(headers["x-api-key"])
     bearer = headers.get("authorization", "")
-    return bool(headers.get("x-api-key")) or (bearer.startswith("Bearer ") and len(bearer) > 7)
+    return bearer[7:] if bearer.startswith("Bearer ") and len(bearer) > 7 else None
 
 
 def _error(
@@ -193,58 +240,3 @@ def _error(
     return httpx2.Response(
         status, json=payload, headers={"request-id": request_id, **(headers or {})}
     )
-
-
-def _validate(body: Mapping[str, Any]) -> None:
-    """The provider's request checks that catch real bugs in prompt assembly."""
-    for key in ("model", "max_tokens", "messages"):
-        if key not in body:
-            raise BadRequest(f"{key}: Field required")
-    if not isinstance(body["max_tokens"], int) or body["max_tokens"] < 1:
-        raise BadRequest("max_tokens: must be a positive integer")
-    names = [t.get("name") for t in body.get("tools") or []]
-    if len(names) != len(set(names)):
-        raise BadRequest("tools: Tool names must be unique.")
-    messages = body["messages"]
-    if not isinstance(messages, list) or not messages:
-        raise BadRequest("messages: at least one message is required")
-    pending: set[str] = set()
-    for index, message in enumerate(messages):
-        role = message.get("role")
-        if role not in ("user", "assistant"):
-            raise BadRequest(f"messages.{index}.role: must be 'user' or 'assistant'")
-        if index == 0 and role != "user":
-            raise BadRequest("messages.0.role: the first message must use the 'user' role")
-        content = message.get("content")
-        blocks = content if isinstance(content, list) else []
-        results = {str(b.get("tool_use_id")) for b in blocks if b.get("type") == "tool_result"}
-        if role == "user":
-            if pending - results:
-                raise BadRequest(
-                    f"messages.{index}: tool_use ids were found without tool_result blocks "
-                    f"immediately after: {', '.join(sorted(pending - results))}"
-                )
-            if results - pending:
-                raise BadRequest(f"messages.{index}: unexpected tool_use_id in tool_result")
-            pending = set()
-        else:
-            pending = {str(b.get("id")) for b in blocks if b.get("type") == "tool_use"}
-    marked = sum(
-        1
-        for block in _all_blocks(body)
-        if isinstance(block, Mapping) and block.get("cache_control") is not None
-    )
-    if marked > 4:
-        raise BadRequest(
-            f"A maximum of 4 blocks with cache_control may be provided. Found {marked}."
-        )
-
-
-def _all_blocks(body: Mapping[str, Any]) -> list[Any]:
-    blocks: list[Any] = list(body.get("tools") or [])
-    if isinstance(body.get("system"), list):
-        blocks.extend(body["system"])
-    for message in body.get("messages") or []:
-        if isinstance(message.get("content"), list):
-            blocks.extend(message["content"])
-    return blocks

@@ -6,15 +6,13 @@ import logging
 
 import pytest
 
+from agents.llm.models import BUILTIN
 from agents.llm.usage import (
-    PRICES,
-    UnknownModelPrice,
     Usage,
     cache_hit_ratio,
     cost,
     input_cost,
     is_cache_miss,
-    price_for,
 )
 
 
@@ -32,20 +30,27 @@ def test_cost_prices_each_counter_at_its_rate():
     assert input_cost(usage, "claude-haiku-4-5") == pytest.approx(1 + 1.25 + 0.1)
 
 
-def test_cache_multipliers_come_from_one_place():
-    for price in PRICES.values():
-        assert price.cache_write_per_mtok == pytest.approx(price.input_per_mtok * 1.25)
-        assert price.cache_read_per_mtok == pytest.approx(price.input_per_mtok * 0.1)
+def test_cache_prices_default_to_the_providers_multipliers():
+    for spec in BUILTIN.values():
+        assert spec.write_5m == pytest.approx(spec.input_per_mtok * 1.25)
+        assert spec.write_1h == pytest.approx(spec.input_per_mtok * 2.0)
+        assert spec.read == pytest.approx(spec.input_per_mtok * 0.1)
 
 
-def test_dated_snapshot_ids_use_their_alias_price():
-    assert price_for("claude-haiku-4-5-20251001") == PRICES["claude-haiku-4-5"]
-
-
-def test_unknown_model_names_the_model_and_the_fix():
-    with pytest.raises(UnknownModelPrice) as err:
-        price_for("gpt-4o")
-    assert str(err.value).startswith("no price for model 'gpt-4o'; add it to PRICES (known: ")
+def test_one_hour_cache_writes_are_billed_at_twice_the_input_price():
+    usage = Usage.from_api(
+        {
+            "input_tokens": 0,
+            "cache_creation_input_tokens": 3_000_000,
+            "cache_creation": {
+                "ephemeral_5m_input_tokens": 2_000_000,
+                "ephemeral_1h_input_tokens": 1_000_000,
+            },
+        }
+    )
+    assert usage.cache_creation_1h_input_tokens == 1_000_000
+    # Sonnet: 2 M at 3.75 plus 1 M at 6.
+    assert input_cost(usage, "claude-sonnet-4-6") == pytest.approx(13.5)
 
 
 def test_usage_reads_sdk_style_and_dict_usage_and_adds_up():
@@ -63,6 +68,7 @@ def test_usage_reads_sdk_style_and_dict_usage_and_adds_up():
         "cache_creation_input_tokens": 0,
         "cache_read_input_tokens": 90,
         "output_tokens": 7,
+        "cache_creation_1h_input_tokens": 0,
     }
     assert first.total_input_tokens == 100 and first.total_tokens == 105
 
