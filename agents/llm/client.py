@@ -1,9 +1,11 @@
 """``LLMClient``: the one place swarm talks to the Anthropic SDK (``AsyncAnthropic`` on httpx2).
 
-The SDK retries 408/409/429/5xx itself (``sdk_max_retries``, honouring ``retry-after``); when
-it gives up on an overload we back off and try again a few more times (``outer_retries``), then
-raise ``LLMOverloaded`` with a message a person can act on. No error message, repr or log line
-carries the API key.
+The SDK's own retries are off (``max_retries=0``): every call is estimated, checked against the
+model's window, reserved on the key's throttle, sent once, and settled with the answer's
+rate-limit headers and usage. The throttle decides what happens after a 429 (the key pauses for
+every worker), a 529 (the key backs off with jitter) or a connection error. The HTTP client
+ignores the host's proxy variables (``trust_env=False``): a prompt goes to a proxy only when one
+is configured explicitly. No error message, repr or log line carries the API key.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,26 +21,35 @@ import anthropic
 import httpx2
 from pydantic import SecretStr
 
+from agents.llm.errors import (
+    LLMAuthError,
+    LLMError,
+    LLMOverloaded,
+    LLMPaused,
+    LLMRequestError,
+    LLMUnavailable,
+)
+from agents.llm.estimate import Calibrations, request_chars
+from agents.llm.keystate import KeyState
+from agents.llm.limits import LLMLimits
+from agents.llm.models import DEFAULT_REGISTRY, ModelRegistry, ModelSpec
+from agents.llm.throttle import KeyPermit, KeyThrottle
 from agents.llm.usage import Usage
-from agents.redact import redact
+from agents.ratelimit import Clock, StateBackend, SystemClock
+from agents.redact import fingerprint, redact
 
-_RETRYABLE = {408, 409, 429, 500, 502, 503, 504, 529}
+__all__ = [
+    "LLMAuthError",
+    "LLMClient",
+    "LLMError",
+    "LLMOverloaded",
+    "LLMPaused",
+    "LLMRequestError",
+    "LLMResult",
+    "LLMUnavailable",
+]
 
-
-class LLMError(Exception):
-    """The model call failed; the message says why and what to do, and never holds the key."""
-
-
-class LLMOverloaded(LLMError):
-    """The provider stayed overloaded or rate-limited through every retry."""
-
-
-class LLMAuthError(LLMError):
-    pass
-
-
-class LLMRequestError(LLMError):
-    """The provider refused the request itself (4xx other than auth and rate limits)."""
+_TRANSIENT = {408, 409, 500, 502, 503, 504}
 
 
 @dataclass(frozen=True)
@@ -50,6 +61,8 @@ class LLMResult:
     latency_s: float
     request_id: str | None = None
     attempts: int = 1
+    estimated_input_tokens: int = 0
+    waited_s: float = 0.0  # time the key's throttle held the call back
 
     @property
     def tool_uses(self) -> list[dict[str, Any]]:
@@ -60,6 +73,17 @@ class LLMResult:
         return "".join(str(b.get("text", "")) for b in self.content if b.get("type") == "text")
 
 
+@dataclass
+class _Tries:
+    rate_limited: int = 0
+    overloaded: int = 0
+    transient: int = 0
+
+    @property
+    def total(self) -> int:
+        return 1 + self.rate_limited + self.overloaded + self.transient
+
+
 class LLMClient:
     def __init__(
         self,
@@ -67,12 +91,12 @@ class LLMClient:
         api_key: SecretStr | str | None = None,
         base_url: str | None = None,
         http_client: httpx2.AsyncClient | None = None,
-        sdk_max_retries: int = 2,
-        outer_retries: int = 2,
-        backoff_seconds: float = 2.0,
-        max_backoff_seconds: float = 30.0,
+        proxy: str | None = None,
+        registry: ModelRegistry | None = None,
+        limits: LLMLimits | None = None,
+        clock: Clock | None = None,
+        backend: StateBackend[KeyState] | None = None,
         timeout_seconds: float = 600.0,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         if isinstance(api_key, str):
             api_key = SecretStr(api_key)
@@ -83,112 +107,167 @@ class LLMClient:
                 "no Anthropic API key: set ANTHROPIC_API_KEY, or run with --model scripted"
             )
         self._key = api_key
-        self._outer_retries = outer_retries
-        self._sdk_retries = sdk_max_retries
-        self._backoff = backoff_seconds
-        self._max_backoff = max_backoff_seconds
-        self._sleep = sleep
+        self.key_id = fingerprint(api_key.get_secret_value())
+        self.registry = registry or DEFAULT_REGISTRY
+        self.limits = limits or LLMLimits()
+        self.clock: Clock = clock or SystemClock()
+        self.calibrations = Calibrations()
+        self._backend = backend
+        self._throttles: dict[str, KeyThrottle] = {}
+        if http_client is None:
+            # trust_env=False: HTTPS_PROXY and friends on the host never see a prompt.
+            http_client = anthropic.DefaultAsyncHttpxClient(
+                trust_env=False, proxy=proxy or None, timeout=timeout_seconds
+            )
         self._sdk = anthropic.AsyncAnthropic(
             api_key=api_key.get_secret_value(),
             base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or None,
             http_client=http_client,
-            max_retries=sdk_max_retries,
+            max_retries=0,
             timeout=timeout_seconds,
         )
 
     def __repr__(self) -> str:
-        return f"LLMClient(base_url={str(self._sdk.base_url)!r})"
+        return f"LLMClient(base_url={str(self._sdk.base_url)!r}, key={self.key_id})"
 
     async def aclose(self) -> None:
         await self._sdk.close()
 
-    async def create(self, request: Mapping[str, Any]) -> LLMResult:
+    def spec(self, model: str) -> ModelSpec:
+        return self.registry.spec(model)
+
+    def throttle(self, model: str) -> KeyThrottle:
+        """The key's throttle for ``model`` (limits are per key and model class)."""
+        name = f"llm:{self.key_id}:{self.registry.resolve(model)}"
+        found = self._throttles.get(name)
+        if found is None:
+            found = KeyThrottle(name, limits=self.limits, clock=self.clock, backend=self._backend)
+            self._throttles[name] = found
+        return found
+
+    def throttles(self) -> list[KeyThrottle]:
+        return list(self._throttles.values())
+
+    async def create(self, request: Mapping[str, Any], *, worker_id: str = "-") -> LLMResult:
         """Send one ``messages.create`` request (from ``build_request``) and type the answer."""
+        model = str(request.get("model", ""))
+        spec = self.spec(model)
+        max_tokens = int(request.get("max_tokens") or 0)
+        chars = request_chars(request)
+        calibration = self.calibrations[self.registry.resolve(model)]
+        estimate = calibration.tokens(chars)
+        if estimate + max_tokens > spec.context_window:
+            raise LLMRequestError(
+                f"the request is estimated at {estimate} input tokens plus {max_tokens} output, "
+                f"over the {spec.context_window}-token window of {model}; nothing was sent"
+            )
+        throttle = self.throttle(model)
+        cost = {"requests": 1, "input-tokens": estimate, "output-tokens": max_tokens}
         started = time.monotonic()
-        attempt = 0
+        tries = _Tries()
         while True:
-            attempt += 1
+            permit = await throttle.acquire(worker_id, cost)
             try:
-                message = await self._sdk.messages.create(**dict(request))
-            except anthropic.AuthenticationError as exc:
-                raise LLMAuthError(
-                    f"the Anthropic API rejected the API key (HTTP {exc.status_code}); "
-                    "check ANTHROPIC_API_KEY"
-                ) from None
+                raw = await self._sdk.messages.with_raw_response.create(**dict(request))
             except anthropic.APIStatusError as exc:
-                if exc.status_code not in _RETRYABLE:
-                    raise LLMRequestError(
-                        f"the Anthropic API refused the request (HTTP {exc.status_code}): "
-                        f"{self._scrub(_provider_message(exc))}"
-                    ) from None
-                if attempt > self._outer_retries:
-                    raise self._overloaded(
-                        exc.status_code, _error_type(exc), attempt, started
-                    ) from None
-                await self._sleep(self._delay(attempt, exc.response))
+                await self._refused(throttle, permit, exc, tries, started)
                 continue
             except anthropic.APIConnectionError:
-                if attempt > self._outer_retries:
-                    raise self._overloaded(None, "connection error", attempt, started) from None
-                await self._sleep(self._delay(attempt, None))
+                await throttle.abandon(permit)
+                await self._transient(throttle, None, tries, started)
                 continue
+            except BaseException:
+                await asyncio.shield(throttle.abandon(permit))
+                raise
+            message = await raw.parse()
+            usage = Usage.from_api(message.usage)
+            charged = usage.input_tokens + usage.cache_creation_input_tokens
+            if spec.cache_reads_count_for_rate_limit:
+                charged += usage.cache_read_input_tokens
+            await throttle.settle(
+                permit,
+                raw.status_code,
+                raw.headers,
+                charged_input=charged,
+                charged_output=usage.output_tokens,
+            )
+            calibration.observe(chars, usage.total_input_tokens)
             data = message.model_dump(mode="json", exclude_none=True)
             return LLMResult(
                 content=list(data.get("content", [])),
                 stop_reason=data.get("stop_reason"),
-                usage=Usage.from_api(data.get("usage", {})),
-                model=str(data.get("model", request.get("model", ""))),
+                usage=usage,
+                model=str(data.get("model", model)),
                 latency_s=time.monotonic() - started,
-                request_id=getattr(message, "_request_id", None),
-                attempts=attempt,
+                request_id=raw.request_id,
+                attempts=tries.total,
+                estimated_input_tokens=estimate,
+                waited_s=permit.waited,
             )
 
-    def _delay(self, attempt: int, response: httpx2.Response | None) -> float:
-        hinted = _retry_after(response)
-        if hinted is not None:
-            return min(hinted, self._max_backoff)
-        return float(min(self._backoff * 2 ** (attempt - 1), self._max_backoff))
+    async def _refused(
+        self,
+        throttle: KeyThrottle,
+        permit: KeyPermit,
+        exc: anthropic.APIStatusError,
+        tries: _Tries,
+        started: float,
+    ) -> None:
+        """Settle a refused call and decide: retry (return) or give up (raise)."""
+        status = exc.status_code
+        pause = await throttle.settle(permit, status, exc.response.headers)
+        if status in (401, 403):
+            raise LLMAuthError(
+                f"the Anthropic API rejected the API key (HTTP {status}); check ANTHROPIC_API_KEY"
+            ) from None
+        lim = self.limits
+        if status == 429 and pause is not None:
+            tries.rate_limited += 1
+            if tries.rate_limited > lim.max_rate_limit_retries:
+                raise LLMPaused(
+                    pause.until,
+                    f"{pause.reason}, {tries.rate_limited} times in a row for one call; run "
+                    "fewer workers at once or raise the key's limits",
+                    now=self.clock.now(),
+                ) from None
+            return
+        if status == 529 and pause is not None:
+            tries.overloaded += 1
+            if tries.overloaded > lim.max_overload_retries:
+                raise LLMOverloaded(
+                    pause.until,
+                    f"the model provider is overloaded (HTTP 529) and stayed so through "
+                    f"{tries.total - 1} tries over {time.monotonic() - started:.1f} s; try "
+                    "again later",
+                    now=self.clock.now(),
+                ) from None
+            return
+        if status in _TRANSIENT:
+            await self._transient(throttle, status, tries, started)
+            return
+        raise LLMRequestError(
+            f"the Anthropic API refused the request (HTTP {status}): "
+            f"{self._scrub(_provider_message(exc))}"
+        ) from None
 
-    def _overloaded(
-        self, status: int | None, kind: str, attempts: int, started: float
-    ) -> LLMOverloaded:
-        tries = attempts * (self._sdk_retries + 1)
-        what = f"HTTP {status} {kind}" if status is not None else kind
-        state = {429: "is rate-limiting us", 529: "is overloaded"}.get(status or 0, "is failing")
-        return LLMOverloaded(
-            f"the model provider {state} ({what}) and still failing after {tries} "
-            f"tries over {time.monotonic() - started:.1f}s; try again later or run fewer "
-            "workers at once"
-        )
+    async def _transient(
+        self, throttle: KeyThrottle, status: int | None, tries: _Tries, started: float
+    ) -> None:
+        tries.transient += 1
+        lim = self.limits
+        if tries.transient > lim.max_transient_retries:
+            what = f"HTTP {status}" if status is not None else "connection error"
+            raise LLMUnavailable(
+                f"the model provider is failing ({what}) through {tries.total - 1} tries over "
+                f"{time.monotonic() - started:.1f} s; try again later"
+            ) from None
+        delay = lim.overload_backoff_initial * 2 ** (tries.transient - 1)
+        await throttle.clock.sleep(min(delay, lim.overload_backoff_max))
 
     def _scrub(self, text: str) -> str:
         """Provider text made safe to show: our key removed, then the shared redaction rules."""
         key = self._key.get_secret_value()
         return redact(text.replace(key, "[redacted]") if key else text)[:300]
-
-
-def _retry_after(response: httpx2.Response | None) -> float | None:
-    """Seconds the provider asked us to wait, from ``retry-after-ms`` or ``retry-after``."""
-    if response is None:
-        return None
-    for header, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        raw = response.headers.get(header)
-        if raw is None:
-            continue
-        try:
-            return max(0.0, float(raw) * scale)
-        except ValueError:
-            continue
-    return None
-
-
-def _error_type(exc: anthropic.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, Mapping):
-        error = body.get("error")
-        if isinstance(error, Mapping) and isinstance(error.get("type"), str):
-            return str(error["type"])
-    return {429: "rate_limit_error", 529: "overloaded_error"}.get(exc.status_code, "api_error")
 
 
 def _provider_message(exc: anthropic.APIStatusError) -> str:

@@ -74,6 +74,7 @@ class ScriptedModel:
         self.cache_reads_count = cache_reads_count
         self.overloaded_until = 0.0
         self.status_counts: dict[int, int] = {}
+        self.answer_log: list[tuple[float, int]] = []  # (clock time, HTTP status) per answer
         self.requests: list[dict[str, Any]] = []  # every well-formed request body, in order
         self.responses: list[dict[str, Any]] = []
         self._failures: deque[_Failure] = deque()
@@ -124,6 +125,7 @@ class ScriptedModel:
             response = self._respond(method, path, headers, raw)
             code = response.status_code
             self.status_counts[code] = self.status_counts.get(code, 0) + 1
+            self.answer_log.append((self.clock(), code))
             return response
 
     def _respond(

@@ -26,7 +26,7 @@ from sandbox.model.diffscan import (
     walk,
 )
 
-_REF = re.compile(r"([\w.-]+)/([\w.-]+)#(\d+)")
+_REF = re.compile(r"(?<![\w.-])([\w.-]+)/([\w.-]+)#(\d+)")  # anchored: linear on long text
 _SHARD_LINE = re.compile(r"(?m)^\s*[-*]?\s*`?([\w./-]+\.\w+)`?:(\d+):\s*(.+?)\s*$")
 
 

@@ -7,25 +7,25 @@ from typing import Any
 
 import pytest
 
-from agents.llm.client import LLMAuthError, LLMClient, LLMOverloaded, LLMRequestError
+from agents.llm.client import (
+    LLMAuthError,
+    LLMClient,
+    LLMOverloaded,
+    LLMPaused,
+    LLMRequestError,
+)
+from agents.llm.limits import LLMLimits
 from agents.llm.request import build_request
 from agents.llm.turn import ToolResult, TurnContext, assistant_message, user_message
 from agents.llm.usage import is_cache_miss
 from agents.roles import RoleChain
 from sandbox.model import ScriptedModel, ScriptedServer
+from tests.llm.clocks import VirtualClock
 from tests.llm.harness import T0, FakeRepo, build_prefix
 
 KEY = "sk-ant-api03-SECRETSECRETSECRET-do-not-leak"
 CONTRIBUTING = "Please add tests for every change. " * 60
 TASK = "Review pull request acme/app#7"
-
-
-class Sleeps:
-    def __init__(self) -> None:
-        self.calls: list[float] = []
-
-    async def __call__(self, seconds: float) -> None:
-        self.calls.append(seconds)
 
 
 def _client(model: ScriptedModel, **kwargs: Any) -> LLMClient:
@@ -99,66 +99,85 @@ def test_repeated_prefix_is_read_from_the_cache(roles):
     assert not is_cache_miss(second.usage, total)
 
 
-def test_overload_then_success_is_retried_by_the_sdk(roles):
-    model = ScriptedModel()
-    model.fail_next(times=2, status=529)
-    sleeps = Sleeps()
+def test_overload_then_success_is_retried_after_a_jittered_backoff(roles):
+    clock = VirtualClock()
+    model = ScriptedModel(clock=clock)
+    model.fail_next(times=2, status=529, retry_after_ms=None)
 
     async def go() -> Any:
-        return await _client(model, sleep=sleeps).create(_first_request(roles))
+        return await _client(model, clock=clock).create(_first_request(roles))
 
     result = asyncio.run(go())
     assert result.stop_reason == "tool_use"
-    assert result.attempts == 1 and sleeps.calls == []  # the SDK's own two retries sufficed
-
-
-def test_overload_beyond_sdk_retries_is_retried_by_us_with_backoff(roles):
-    model = ScriptedModel()
-    model.fail_next(times=4, status=529, retry_after_ms=None)
-    sleeps = Sleeps()
-
-    async def go() -> Any:
-        client = _client(model, sdk_max_retries=1, outer_retries=2, sleep=sleeps)
-        return await client.create(_first_request(roles))
-
-    # SDK retries are real (tiny) sleeps; ours are recorded.
-    result = asyncio.run(go())
     assert result.attempts == 3
-    assert sleeps.calls == [2.0, 4.0]
+    # 2 s then 4 s, each times a jitter in [0.5, 1): the key backs off, the SDK does not retry.
+    first, second = clock.sleeps
+    assert 1.0 <= first < 2.0 and 2.0 <= second < 4.0
+    assert model.status_counts == {529: 2, 200: 1}
 
 
-def test_overload_exhausted_raises_a_clear_error_without_the_key(roles):
-    model = ScriptedModel()
-    model.fail_next(times=50, status=529)
-    sleeps = Sleeps()
+def test_overload_storm_ends_in_a_clear_pause_without_the_key(roles):
+    clock = VirtualClock()
+    model = ScriptedModel(clock=clock)
+    model.overload_for(3600)
 
     async def go() -> Any:
-        client = _client(model, sdk_max_retries=2, outer_retries=2, sleep=sleeps)
-        return await client.create(_first_request(roles))
+        return await _client(model, clock=clock).create(_first_request(roles))
 
     with pytest.raises(LLMOverloaded) as err:
         asyncio.run(go())
     message = str(err.value)
-    assert message.startswith(
-        "the model provider is overloaded (HTTP 529 overloaded_error) and still failing after "
-        "9 tries over "
+    assert message.startswith("model calls paused until ")
+    assert (
+        ": the model provider is overloaded (HTTP 529) and stayed so through 5 tries over "
+        in message
     )
-    assert message.endswith("s; try again later or run fewer workers at once")
+    assert message.endswith("s; try again later")
     assert KEY not in message and KEY not in repr(err.value)
     assert err.value.__cause__ is None and err.value.__suppress_context__
-    assert len(sleeps.calls) == 2
+    assert isinstance(err.value, LLMPaused)
+    assert model.status_counts == {529: 5}
 
 
-def test_rate_limit_exhausted_is_reported_as_overload_too(roles):
-    model = ScriptedModel()
-    model.fail_next(times=50, status=429)
+def test_rate_limited_call_waits_out_retry_after_then_succeeds(roles):
+    clock = VirtualClock()
+    model = ScriptedModel(clock=clock)
+    model.fail_next(times=1, status=429, retry_after_ms=7000)
 
     async def go() -> Any:
-        client = _client(model, sdk_max_retries=0, outer_retries=0)
+        return await _client(model, clock=clock).create(_first_request(roles))
+
+    result = asyncio.run(go())
+    assert result.attempts == 2
+    assert clock.sleeps == [7.0]
+
+
+def test_rate_limit_that_keeps_coming_pauses_the_worker(roles):
+    clock = VirtualClock()
+    model = ScriptedModel(clock=clock)
+    model.fail_next(times=50, status=429, retry_after_ms=1000)
+
+    async def go() -> Any:
+        client = _client(model, clock=clock, limits=LLMLimits(max_rate_limit_retries=1))
         return await client.create(_first_request(roles))
 
-    with pytest.raises(LLMOverloaded, match=r"is rate-limiting us \(HTTP 429 rate_limit_error\)"):
+    with pytest.raises(LLMPaused, match=r"rate-limited this key \(429\), 2 times in a row"):
         asyncio.run(go())
+    assert model.status_counts == {429: 2}
+
+
+def test_a_long_rate_limit_pause_is_reported_not_slept(roles):
+    clock = VirtualClock()
+    model = ScriptedModel(clock=clock)
+    model.fail_next(times=1, status=429, retry_after_ms=600_000)
+
+    async def go() -> Any:
+        return await _client(model, clock=clock).create(_first_request(roles))
+
+    with pytest.raises(LLMPaused) as err:
+        asyncio.run(go())
+    assert str(err.value).endswith("(in 600 s): the model provider rate-limited this key (429)")
+    assert clock.sleeps == []
 
 
 def test_bad_request_names_the_provider_reason(roles):

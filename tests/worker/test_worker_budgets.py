@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from agents.llm.client import LLMClient
 from agents.worker import run_worker
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_DEBUG_PRINT
+from tests.llm.clocks import VirtualClock
 from tests.worker.conftest import Swarm
 from tests.worker.fake_models import ReplayModel, forever, message, tool_use
 
@@ -55,8 +57,12 @@ async def test_each_budget_ends_the_worker_with_a_clear_outcome(
 async def test_model_overload_after_retries_is_a_failed_outcome_with_a_clear_reason(
     swarm: Swarm,
 ) -> None:
-    swarm.runtime.scripted_model.fail_next(times=50, status=529)
-    swarm.runtime.llm._sleep = _no_sleep  # type: ignore[attr-defined]
+    scripted = swarm.runtime.scripted_model
+    scripted.fail_next(times=50, status=529)
+    # The key's backoff (2 s, 4 s, ... with jitter) passes on a virtual clock.
+    swarm.runtime.llm = LLMClient(
+        api_key="scripted-offline-model", http_client=scripted.async_client(), clock=VirtualClock()
+    )
     outcome = await run_worker(
         await swarm.dispatch(swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)), swarm.runtime
     )
@@ -64,10 +70,6 @@ async def test_model_overload_after_retries_is_a_failed_outcome_with_a_clear_rea
     assert outcome.reason is not None and outcome.reason.startswith("model overloaded:")
     assert "529" in outcome.reason
     assert swarm.writes() == []
-
-
-async def _no_sleep(_seconds: float) -> None:
-    return None
 
 
 async def test_github_5xx_on_reads_ends_in_a_failed_outcome_not_a_crash(swarm: Swarm) -> None:

@@ -1,0 +1,19 @@
+"""The rate-limit engine both provider layers build on: clocks and shared-state backends.
+
+The GitHub throttle (per identity) and the LLM throttle (per API key) each keep their own state
+and decisions; what they share is here: an injectable clock, and backends that run one step on a
+named state atomically, in memory or in the store for several processes. Neither layer imports
+the other; both import this.
+"""
+
+from agents.ratelimit.backend import InMemoryBackend, SharedState, StateBackend
+from agents.ratelimit.clock import Clock, ScaledClock, SystemClock
+
+__all__ = [
+    "Clock",
+    "InMemoryBackend",
+    "ScaledClock",
+    "SharedState",
+    "StateBackend",
+    "SystemClock",
+]
