@@ -52,17 +52,15 @@ class Runtime:
 
     def throttle(self, login: str) -> IdentityThrottle:
         """The identity's throttle: every worker of one bot login shares it."""
-        from agents.github.backend import InMemoryBackend
+        from agents.github.backend import BudgetBackend, InMemoryBackend, RowBackend
         from agents.github.throttle import IdentityThrottle
 
         with self._lock:
             found = self._throttles.get(login)
             if found is None:
-                backend: Any
+                backend: BudgetBackend
                 if self.settings.throttle_backend == "store":
-                    from agents.github.sql_backend import SqlBudgetBackend
-
-                    backend = SqlBudgetBackend(self.settings.resolved_store_url())
+                    backend = RowBackend(self.store)  # the store's state rows, its engine
                 else:
                     backend = InMemoryBackend()
                 found = IdentityThrottle(login, limits=self.throttle_limits, backend=backend)

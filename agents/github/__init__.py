@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agents.github.backend import BudgetBackend, InMemoryBackend
+from agents.github.backend import BudgetBackend, InMemoryBackend, RowBackend, StateRows
 from agents.github.clock import Clock, ScaledClock, SystemClock
 from agents.github.errors import (
     GitHubApiError,
@@ -24,7 +24,6 @@ from agents.github.throttle import IdentityThrottle, Permit
 
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
-    from agents.github.sql_backend import SqlBudgetBackend
 
 __all__ = [
     "BudgetBackend",
@@ -41,8 +40,9 @@ __all__ = [
     "Permit",
     "RequestSpec",
     "ResourceBudget",
+    "RowBackend",
     "ScaledClock",
-    "SqlBudgetBackend",
+    "StateRows",
     "SystemClock",
     "ThrottleLimits",
     "check_graphql",
@@ -56,8 +56,4 @@ def __getattr__(name: str) -> Any:
         from agents.github.gateway import GitHubGateway
 
         return GitHubGateway
-    if name == "SqlBudgetBackend":
-        from agents.github.sql_backend import SqlBudgetBackend
-
-        return SqlBudgetBackend
     raise AttributeError(f"module 'agents.github' has no attribute {name!r}")

@@ -1,10 +1,14 @@
-"""Where an identity's budget state lives: one process (default) or a shared database."""
+"""Where an identity's budget state lives: one process (default) or shared state rows.
+
+Shared rows come from outside this layer (the store, handed in by the wiring module): this
+layer only says what it needs of them, :class:`StateRows`, and never imports the store.
+"""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from typing import Protocol, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, TypeVar
 
 from agents.github.buckets import IdentityState
 
@@ -47,6 +51,37 @@ class InMemoryBackend:
             if state is None:
                 state = self._states[identity] = IdentityState()
             return step(state)
+
+    def close(self) -> None:
+        return None
+
+
+class StateRows(Protocol):
+    """One JSON document per identity, read and rewritten atomically (a row lock)."""
+
+    def transact_state(
+        self, identity: str, step: Callable[[dict[str, Any]], tuple[T, Mapping[str, Any]]]
+    ) -> T: ...
+
+
+class RowBackend:
+    """State in rows every process and machine using the identity shares (the store's).
+
+    The rows' owner opens and closes them; ``close`` here leaves them alone.
+    """
+
+    shared = True
+    blocking = True
+
+    def __init__(self, rows: StateRows) -> None:
+        self._rows = rows
+
+    def transact(self, identity: str, step: Callable[[IdentityState], T]) -> T:
+        def on_document(document: dict[str, Any]) -> tuple[T, Mapping[str, Any]]:
+            state = IdentityState.from_dict(document)
+            return step(state), state.to_dict()
+
+        return self._rows.transact_state(identity, on_document)
 
     def close(self) -> None:
         return None

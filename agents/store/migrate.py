@@ -7,18 +7,40 @@ advisory lock): the first opener migrates, the others wait and then find the sch
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import command
+from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 from agents.store.engine import Database
+from agents.store.schema import metadata
 
 ALEMBIC_INI = Path(__file__).with_name("alembic.ini")
 _PG_MIGRATION_LOCK = 0x5357_524D  # "SWRM"
+
+
+def _described_by_tables(name: str | None, type_: str, parents: Mapping[str, str | None]) -> bool:
+    """False for the full-text objects only the migrations create (see ``schema``)."""
+    if type_ == "table":
+        return not (name or "").startswith("transcript_fts")
+    if parents.get("table_name") == "transcript_events":
+        return name not in ("search_vector", "ix_transcript_events_search_vector")
+    return True
+
+
+# How Alembic compares a database with the tables: used by ``revision --autogenerate`` (env.py)
+# and by the test that proves the migrations build exactly what ``schema`` declares.
+COMPARE_OPTIONS: dict[str, Any] = {
+    "compare_type": True,
+    "compare_server_default": True,
+    "include_name": _described_by_tables,
+}
 
 
 def alembic_config() -> Config:
@@ -48,3 +70,11 @@ def upgrade_to_head(db: Database) -> None:
             return
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")
+
+
+def schema_drift(db: Database) -> list[Any]:
+    """What differs between the database's schema and the tables in ``schema`` (Alembic's
+    autogenerate diff); empty when migrations and tables agree."""
+    with db.read() as conn:
+        context = MigrationContext.configure(conn, opts=dict(COMPARE_OPTIONS))
+        return list(compare_metadata(context, metadata))

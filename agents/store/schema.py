@@ -150,17 +150,25 @@ llm_calls = sa.Table(
     sa.Index(None, "at"),
 )
 
+
+def _call_columns() -> list[sa.Column[Any]]:
+    """Who called which GitHub route on what, and how it answered."""
+    return [
+        sa.Column("identity", Clipped(200), nullable=False),
+        sa.Column("worker_id", sa.String(64)),
+        sa.Column("method", sa.String(10), nullable=False),
+        sa.Column("route", Clipped(300), nullable=False),
+        sa.Column("target", Clipped(500)),
+        sa.Column("status", sa.Integer),
+        sa.Column("ratelimit_remaining", sa.Integer),
+    ]
+
+
 github_calls = sa.Table(
     "github_calls",
     metadata,
     sa.Column("id", BigID, primary_key=True, autoincrement=True),
-    sa.Column("identity", Clipped(200), nullable=False),
-    sa.Column("worker_id", sa.String(64)),
-    sa.Column("method", sa.String(10), nullable=False),
-    sa.Column("route", Clipped(300), nullable=False),
-    sa.Column("target", Clipped(500)),
-    sa.Column("status", sa.Integer),
-    sa.Column("ratelimit_remaining", sa.Integer),
+    *_call_columns(),
     sa.Column("resource", Clipped(50)),
     sa.Column("latency_ms", sa.Integer),
     _at(),
@@ -172,13 +180,7 @@ audit_log = sa.Table(
     "audit_log",
     metadata,
     sa.Column("id", BigID, primary_key=True, autoincrement=True),
-    sa.Column("identity", Clipped(200), nullable=False),
-    sa.Column("worker_id", sa.String(64)),
-    sa.Column("method", sa.String(10), nullable=False),
-    sa.Column("route", Clipped(300), nullable=False),
-    sa.Column("target", Clipped(500)),
-    sa.Column("status", sa.Integer),
-    sa.Column("ratelimit_remaining", sa.Integer),
+    *_call_columns(),
     _at(),
     sa.Index(None, "identity", "at"),
 )
@@ -239,4 +241,15 @@ agent_notes = sa.Table(
     sa.Column("kind", sa.String(16), nullable=False),
     sa.Column("body", sa.Text, nullable=False),
     _at("created_at"),
+)
+
+# One JSON document per identity, read and rewritten under a row lock by ``StateRowsMixin``
+# (the GitHub throttle's shared budget). Text, not JSON: the store never looks inside, and the
+# shape matches the table earlier versions created outside the migrations.
+throttle_state = sa.Table(
+    "swarm_throttle_state",
+    metadata,
+    sa.Column("identity", sa.String(255), primary_key=True),
+    sa.Column("state", sa.Text, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
 )

@@ -15,6 +15,7 @@ from agents.store.migrate import upgrade_to_head
 from agents.store.retention import RetentionMixin
 from agents.store.reviews import ReviewsMixin
 from agents.store.runs import RunsMixin
+from agents.store.state_rows import StateRowsMixin
 from agents.store.transcript import TranscriptMixin
 
 
@@ -25,6 +26,7 @@ class Store(
     ReviewsMixin,
     MemoryRowsMixin,
     RetentionMixin,
+    StateRowsMixin,
 ):
     """Thread-safe; open one per process (it detects a fork and reconnects)."""
 

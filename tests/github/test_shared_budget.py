@@ -1,19 +1,21 @@
-"""Several processes sharing one identity through the SQL backend stay within one budget."""
+"""Several processes sharing one identity through the store's state rows stay within one budget."""
 
 from __future__ import annotations
 
 import multiprocessing
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agents.github import ThrottleLimits, classify_rest
+from agents.github import RowBackend, ThrottleLimits, classify_rest
 from agents.github.buckets import BucketState, IdentityState, decide
 from agents.github.readings import apply_bucket
-from agents.github.sql_backend import SqlBudgetBackend
+from agents.store import Store
+from tests.store.backends import fresh_pg_schema
 
 READ = classify_rest("GET", "/repos/o/r/pulls/1")
 # Only the primary budget should bind in this test.
@@ -24,8 +26,19 @@ BUDGET = 50
 TRIES_PER_PROCESS = 40
 
 
+@pytest.fixture
+def pg_store_url(pg_url: str) -> Iterator[str]:
+    with fresh_pg_schema(pg_url) as url:
+        yield url
+
+
+def _open(url: str) -> Store:
+    return Store.open(url, Path("unused-data-dir"))
+
+
 def _grab(url: str, identity: str, worker: str, barrier: Any, out: Any) -> None:
-    backend = SqlBudgetBackend(url)
+    store = _open(url)
+    backend = RowBackend(store)
     barrier.wait()
     granted = 0
     for i in range(TRIES_PER_PROCESS):
@@ -34,19 +47,19 @@ def _grab(url: str, identity: str, worker: str, barrier: Any, out: Any) -> None:
             identity, lambda s, i=i, now=now: decide(s, READ, f"{worker}-{i}", worker, now, LIMITS)
         )
         granted += decision.granted
-    backend.close()
+    store.close()
     out.put(granted)
 
 
 def _seed(url: str, identity: str) -> None:
-    backend = SqlBudgetBackend(url)
+    store = _open(url)
 
     def seed(state: IdentityState) -> None:
         bucket = state.buckets.setdefault("core", BucketState())
         apply_bucket(bucket, BUDGET, BUDGET, 0, time.time() + 3600)
 
-    backend.transact(identity, seed)
-    backend.close()
+    RowBackend(store).transact(identity, seed)
+    store.close()
 
 
 def _run_two_processes(url: str) -> tuple[list[int], IdentityState]:
@@ -62,9 +75,8 @@ def _run_two_processes(url: str) -> tuple[list[int], IdentityState]:
     for p in procs:
         p.join(timeout=30)
         assert p.exitcode == 0
-    backend = SqlBudgetBackend(url)
-    state = backend.transact(identity, lambda s: s)
-    backend.close()
+    with _open(url) as store:
+        state = RowBackend(store).transact(identity, lambda s: s)
     return counts, state
 
 
@@ -83,25 +95,18 @@ def test_two_processes_on_sqlite_share_one_budget(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.postgres
-def test_two_processes_on_postgresql_share_one_budget(pg_url: str) -> None:
-    counts, state = _run_two_processes(pg_url)
+def test_two_processes_on_postgresql_share_one_budget(pg_store_url: str) -> None:
+    counts, state = _run_two_processes(pg_store_url)
     _assert_one_budget(counts, state)
 
 
 def test_state_survives_the_round_trip_through_the_table(tmp_path: Path) -> None:
-    backend = SqlBudgetBackend(f"sqlite:///{tmp_path / 'store.db'}")
-    now = time.time()
-    backend.transact("bot[bot]", lambda s: decide(s, READ, "r1", "w1", now, LIMITS))
-    state = backend.transact("bot[bot]", lambda s: s)
+    with Store.open(None, tmp_path) as store:
+        backend = RowBackend(store)
+        now = time.time()
+        backend.transact("bot[bot]", lambda s: decide(s, READ, "r1", "w1", now, LIMITS))
+        state = backend.transact("bot[bot]", lambda s: s)
     assert list(state.inflight) == ["r1"] and state.requests_by_worker == {"w1": 1}
-    backend.close()
-
-
-def test_an_unsupported_database_is_named() -> None:
-    with pytest.raises(
-        ValueError, match="SqlBudgetBackend supports sqlite and postgresql, not 'mysql'"
-    ):
-        SqlBudgetBackend("mysql://u@localhost/x")
 
 
 # -- the same through the gateway, against the sandbox GitHub ------------------------------------
@@ -125,7 +130,7 @@ def _reviewer_process(
             REVIEWER_BOT,
             limits=ThrottleLimits(shared_poll_interval=2.0),
             clock=ScaledClock(clock.now, clock.speed),
-            backend=SqlBudgetBackend(db_url),
+            backend=RowBackend(store),
         )
         gateway = GitHubGateway(api_url, REVIEWER_BOT, lambda: token, throttle)
         done = 0
@@ -140,11 +145,14 @@ def _reviewer_process(
         await gateway.aclose()
         return done
 
+    store = _open(db_url)
     barrier.wait()
     try:
         out.put(asyncio.run(run()))
     except Exception as exc:  # the parent reports it
         out.put(repr(exc))
+    finally:
+        store.close()
 
 
 def _two_gateway_processes(db_url: str, make_sandbox: Any) -> None:
@@ -158,9 +166,7 @@ def _two_gateway_processes(db_url: str, make_sandbox: Any) -> None:
     state = SandboxState(clock=SandboxClock(speed=200), limits=limits)
     server = make_sandbox(state)
     token = state.mint_token(REVIEWER_INSTALLATION_ID)
-    leftover = SqlBudgetBackend(db_url)
-    leftover.forget(REVIEWER_BOT)  # a previous run's rows in a shared test database
-    leftover.close()
+    _open(db_url).close()  # migrated once, before the children race to it
     ctx = multiprocessing.get_context("fork")
     barrier, out = ctx.Barrier(2), ctx.Queue()
     args = (server.url, db_url, state.clock, token, out, barrier)
@@ -188,9 +194,9 @@ def test_two_gateway_processes_share_one_sandbox_budget_through_sqlite(
 @pytest.mark.slow
 @pytest.mark.postgres
 def test_two_gateway_processes_share_one_sandbox_budget_through_postgresql(
-    pg_url: str, make_sandbox: Any
+    pg_store_url: str, make_sandbox: Any
 ) -> None:
-    _two_gateway_processes(pg_url, make_sandbox)
+    _two_gateway_processes(pg_store_url, make_sandbox)
 
 
 def test_a_row_written_by_another_version_still_loads() -> None:

@@ -10,13 +10,19 @@ from alembic import context
 from sqlalchemy.engine import Connection
 
 from agents.store.engine import make_engine
+from agents.store.migrate import COMPARE_OPTIONS
 from agents.store.schema import metadata
 
 config = context.config
 
 
 def _run(connection: Connection) -> None:
-    context.configure(connection=connection, target_metadata=metadata, render_as_batch=True)
+    context.configure(
+        connection=connection,
+        target_metadata=metadata,
+        render_as_batch=True,
+        **COMPARE_OPTIONS,
+    )
     with context.begin_transaction():
         context.run_migrations()
 

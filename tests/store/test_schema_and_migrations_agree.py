@@ -1,0 +1,111 @@
+"""The migrations build exactly the tables ``agents.store.schema`` declares, on both backends,
+and upgrading an existing database keeps what it holds."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from alembic import command
+
+from agents.store import NewEvent, Store
+from agents.store.engine import Database, make_engine
+from agents.store.migrate import alembic_config, current_revision, head_revision, schema_drift
+from tests.store.backends import StoreTarget, fresh_pg_schema
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def empty_target(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreTarget]:
+    """A database nobody has migrated yet."""
+    if request.param == "sqlite":
+        yield StoreTarget("sqlite", None, tmp_path / "data")
+        return
+    with fresh_pg_schema(request.getfixturevalue("pg_url")) as url:
+        yield StoreTarget("postgresql", url, tmp_path / "data")
+
+
+def _database(target: StoreTarget) -> Database:
+    return Database(make_engine(target.url, target.data_dir))
+
+
+def _migrate(db: Database, direction: str, revision: str) -> None:
+    cfg = alembic_config()
+    with db.write() as conn:
+        cfg.attributes["connection"] = conn
+        getattr(command, direction)(cfg, revision)
+
+
+def test_the_migrated_schema_is_exactly_the_declared_tables(store: Store) -> None:
+    assert schema_drift(store._db) == []
+
+
+def test_a_difference_between_database_and_tables_is_reported(empty_target: StoreTarget) -> None:
+    with empty_target.open() as store:
+        with store._db.write() as conn:
+            conn.exec_driver_sql("ALTER TABLE agent_notes ADD COLUMN stray INTEGER")
+        drift = schema_drift(store._db)
+    assert [(d[0], d[2], d[3].name) for d in drift] == [("remove_column", "agent_notes", "stray")]
+
+
+def _legacy_throttle_table(db: Database) -> None:
+    # What versions before 0002 created with create_all, outside the migrations.
+    legacy = sa.Table(
+        "swarm_throttle_state",
+        sa.MetaData(),
+        sa.Column("identity", sa.String(255), primary_key=True),
+        sa.Column("state", sa.Text, nullable=False),
+        sa.Column("updated_at", sa.Float, nullable=False),
+    )
+    legacy.create(db.engine)
+    with db.write() as conn:
+        conn.execute(
+            legacy.insert().values(
+                identity="reviewer[bot]", state=json.dumps({"paused_until": 5.0}), updated_at=1.0
+            )
+        )
+
+
+def _read_back(store: Store, run_id: str, worker_id: str) -> tuple[object, ...]:
+    return store.get_run(run_id), store.get_worker(worker_id), store.get_transcript(worker_id)
+
+
+@pytest.mark.parametrize("legacy_table", [False, True], ids=["plain", "with-legacy-throttle-table"])
+def test_upgrading_a_0001_database_keeps_its_rows(
+    empty_target: StoreTarget, legacy_table: bool
+) -> None:
+    db = _database(empty_target)
+    _migrate(db, "upgrade", "0001")
+    if legacy_table:
+        _legacy_throttle_table(db)
+    old = Store(db)  # the tables of 0001 are all the store's older parts need
+    run_id = old.create_run("schedule", totals={"prs": 2})
+    worker_id = old.create_worker(run_id, role_chain=["reviewer"], status="running")
+    old.append_events(worker_id, [NewEvent("user_turn", "review PR 4"), NewEvent("status", "ok")])
+    memory = old.add_memory("fact", "CI runs on Python 3.11", author="maintainer")
+    old.record_github_call(identity="reviewer[bot]", worker_id=worker_id, method="POST", route="/x")
+    before = _read_back(old, run_id, worker_id)
+    old.close()
+
+    with empty_target.open() as store:
+        assert current_revision(store._db) == head_revision() == "0002"
+        assert _read_back(store, run_id, worker_id) == before
+        assert store.get_memory(memory.id) == memory
+        assert len(store.audit("reviewer[bot]")) == 1
+        kept = store.transact_state("reviewer[bot]", lambda doc: (doc, doc))
+        assert kept == ({"paused_until": 5.0} if legacy_table else {})
+        assert schema_drift(store._db) == []
+
+
+def test_downgrading_to_0001_and_upgrading_again_round_trips(tmp_path: Path) -> None:
+    target = StoreTarget("sqlite", None, tmp_path / "data")
+    target.open().close()
+    db = _database(target)
+    _migrate(db, "downgrade", "0001")
+    assert not sa.inspect(db.engine).has_table("swarm_throttle_state")
+    db.dispose()
+    with target.open() as store:
+        assert store.transact_state("a[bot]", lambda doc: (None, {"n": 1})) is None
+        assert schema_drift(store._db) == []

@@ -1,0 +1,31 @@
+"""With ``SWARM_THROTTLE_BACKEND=store`` a worker's GitHub budget lives in the store."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from agents.worker import run_worker
+from sandbox.github.seed import WIDGETS, WIDGETS_PR_CLEAN
+from tests.worker.conftest import Swarm
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_the_bot_budget_is_kept_in_the_store_shared_state_rows(
+    make_swarm: Callable[..., Swarm], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SWARM_THROTTLE_BACKEND", "store")
+    swarm = make_swarm()
+    try:
+        task = swarm.pull_task(WIDGETS, WIDGETS_PR_CLEAN)
+        outcome = await run_worker(await swarm.dispatch(task), swarm.runtime)
+        store = swarm.runtime.store
+        state = store.transact_state("swarm-reviewer[bot]", lambda doc: (doc, doc))
+    finally:
+        await swarm.runtime.aclose()
+    assert outcome.status == "succeeded", outcome.reason
+    assert state["requests_by_worker"] == {outcome.worker_id: outcome.github_calls}
+    assert state["buckets"]["core"]["limit"] is not None
+    assert state["inflight"] == {}
