@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
+from agents.event_kinds import EVENT_KINDS, TOOL_EVENT_KINDS
 from agents.memory.ports import EventRow, HistoryBackend
 from agents.redact import redact
 
@@ -19,20 +20,6 @@ DEFAULT_LIMIT = 10
 MAX_LIMIT = 50
 EXCERPT_CHARS = 240
 PREVIEW_CHARS = 80
-TOOL_KINDS = frozenset({"tool_call", "tool_result"})
-ALL_KINDS = frozenset(
-    {
-        "user_turn",
-        "assistant_turn",
-        "tool_call",
-        "tool_result",
-        "status",
-        "compaction",
-        "error",
-        "progress",
-    }
-)
-
 Scope = Literal["session", "run"]
 
 
@@ -85,7 +72,7 @@ def _tool_summary(content: dict[str, Any]) -> str:
 
 
 def _excerpt(event: EventRow, query: str | None) -> str:
-    if event.kind in TOOL_KINDS:
+    if event.kind in TOOL_EVENT_KINDS:
         return _tool_summary(event.content)
     text = event.content.get("text")
     body = text if isinstance(text, str) else event.search_text
@@ -115,7 +102,7 @@ def history_search(
         raise HistorySearchError(f"before_seq must be a positive sequence number, got {before_seq}")
     if scope == "run" and before_seq is not None:
         raise HistorySearchError("before_seq pages the caller's own session; use scope 'session'")
-    kinds = ALL_KINDS if include_tool_events else ALL_KINDS - TOOL_KINDS
+    kinds = set(EVENT_KINDS) if include_tool_events else set(EVENT_KINDS) - TOOL_EVENT_KINDS
     caller = backend.get_worker(caller_worker_id)
     events = backend.search_events(
         worker_id=caller.id if scope == "session" else None,

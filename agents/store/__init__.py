@@ -1,10 +1,10 @@
 """The shared SQL store (SQLite or PostgreSQL) for runs, transcripts, audit and memory rows."""
 
+from agents.event_kinds import EVENT_KINDS
 from agents.store.base import StoreError, UnknownRunError, UnknownWorkerError
 from agents.store.engine import StoreConfigError
 from agents.store.memory_rows import UnknownMemoryError
 from agents.store.records import (
-    EVENT_KINDS,
     WORKER_STATUSES,
     AuditRecord,
     EventRecord,

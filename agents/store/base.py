@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import sqlalchemy as sa
 
 from agents.redact import redact, redact_obj
 from agents.store.engine import Database
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+R = TypeVar("R", bound="DataclassInstance")
 
 _ID_RE = re.compile(r"^[A-Za-z0-9_.:\-]{1,64}$")
 
@@ -65,6 +73,18 @@ def clean_json(obj: Any) -> Any:
     return redact_obj(_jsonable(obj))
 
 
+_FIELD_NAMES: dict[type[Any], tuple[str, ...]] = {}
+
+
+def to_record(record: type[R], row: sa.Row[Any]) -> R:
+    """A read-back record from a row: the record's fields by name, other columns left out."""
+    names = _FIELD_NAMES.get(record)
+    if names is None:
+        names = _FIELD_NAMES[record] = tuple(f.name for f in dataclasses.fields(record))
+    values = row._mapping
+    return record(**{name: values[name] for name in names})
+
+
 class StoreBase:
     """Holds the database; the store's parts are mixins over this."""
 
@@ -74,3 +94,28 @@ class StoreBase:
     @property
     def dialect(self) -> str:
         return self._db.dialect
+
+    def _all(self, record: type[R], query: sa.Select[Any]) -> list[R]:
+        with self._db.read() as conn:
+            return [to_record(record, row) for row in conn.execute(query)]
+
+    def _first(self, record: type[R], query: sa.Select[Any]) -> R | None:
+        with self._db.read() as conn:
+            row = conn.execute(query).first()
+        return None if row is None else to_record(record, row)
+
+    def _one(self, record: type[R], query: sa.Select[Any], missing: StoreError) -> R:
+        """The row ``query`` finds, or ``missing`` raised."""
+        found = self._first(record, query)
+        if found is None:
+            raise missing
+        return found
+
+    def _insert(self, table: sa.Table, values: dict[str, Any]) -> None:
+        with self._db.write() as conn:
+            conn.execute(sa.insert(table).values(values))
+
+    def _update(self, table: sa.Table, where: sa.ColumnElement[bool], values: Any) -> int:
+        """Update the rows ``where`` selects; returns how many there were."""
+        with self._db.write() as conn:
+            return conn.execute(sa.update(table).where(where).values(values)).rowcount

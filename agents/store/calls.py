@@ -42,34 +42,30 @@ class CallsMixin(StoreBase):
         """``cache_miss`` defaults to "a cacheable prefix was sent but nothing was read"."""
         if cache_miss is None:
             cache_miss = prefix_hash is not None and cache_read_tokens == 0
-        with self._db.write() as conn:
-            conn.execute(
-                sa.insert(llm_calls).values(
-                    worker_id=worker_id,
-                    model=clean(model),
-                    prefix_hash=clean(prefix_hash),
-                    role_chain=clean_json(list(role_chain)),
-                    input_tokens=input_tokens,
-                    cache_read_tokens=cache_read_tokens,
-                    cache_write_tokens=cache_write_tokens,
-                    output_tokens=output_tokens,
-                    cost=cost,
-                    latency_ms=latency_ms,
-                    stop_reason=clean(stop_reason),
-                    cache_miss=cache_miss,
-                    at=utcnow(),
-                )
-            )
+        self._insert(
+            llm_calls,
+            {
+                "worker_id": worker_id,
+                "model": clean(model),
+                "prefix_hash": clean(prefix_hash),
+                "role_chain": clean_json(list(role_chain)),
+                "input_tokens": input_tokens,
+                "cache_read_tokens": cache_read_tokens,
+                "cache_write_tokens": cache_write_tokens,
+                "output_tokens": output_tokens,
+                "cost": cost,
+                "latency_ms": latency_ms,
+                "stop_reason": clean(stop_reason),
+                "cache_miss": cache_miss,
+                "at": utcnow(),
+            },
+        )
 
     def list_llm_calls(self, worker_id: str) -> list[LlmCallRecord]:
         query = (
             sa.select(llm_calls).where(llm_calls.c.worker_id == worker_id).order_by(llm_calls.c.id)
         )
-        with self._db.read() as conn:
-            return [
-                LlmCallRecord(**{k: v for k, v in r._mapping.items() if k != "id"})
-                for r in conn.execute(query)
-            ]
+        return self._all(LlmCallRecord, query)
 
     def record_prompt_prefix(self, prefix_hash: str, body: str) -> bool:
         """Store a prefix body once per hash (redacted). True when it was new."""
@@ -144,11 +140,7 @@ class CallsMixin(StoreBase):
             query = query.where(audit_log.c.identity == identity)
         if since is not None:
             query = query.where(audit_log.c.at >= since)
-        with self._db.read() as conn:
-            return [
-                AuditRecord(**{k: v for k, v in r._mapping.items() if k != "id"})
-                for r in conn.execute(query)
-            ]
+        return self._all(AuditRecord, query)
 
     def count_github_calls(self, identity: str | None = None) -> int:
         query = sa.select(sa.func.count()).select_from(github_calls)
@@ -168,19 +160,19 @@ class CallsMixin(StoreBase):
         paused_until: datetime | None = None,
         by_worker: Mapping[str, Any] | None = None,
     ) -> None:
-        with self._db.write() as conn:
-            conn.execute(
-                sa.insert(rate_limit_snapshots).values(
-                    identity=clean(identity),
-                    resource=clean(resource),
-                    limit=limit,
-                    remaining=remaining,
-                    reset_at=reset_at,
-                    paused_until=paused_until,
-                    by_worker=clean_json(dict(by_worker or {})),
-                    at=utcnow(),
-                )
-            )
+        self._insert(
+            rate_limit_snapshots,
+            {
+                "identity": clean(identity),
+                "resource": clean(resource),
+                "limit": limit,
+                "remaining": remaining,
+                "reset_at": reset_at,
+                "paused_until": paused_until,
+                "by_worker": clean_json(dict(by_worker or {})),
+                "at": utcnow(),
+            },
+        )
 
     def rate_limit_history(
         self, identity: str, resource: str | None = None
@@ -189,8 +181,4 @@ class CallsMixin(StoreBase):
         query = sa.select(t).where(t.c.identity == identity).order_by(t.c.at, t.c.id)
         if resource is not None:
             query = query.where(t.c.resource == resource)
-        with self._db.read() as conn:
-            return [
-                RateLimitRecord(**{k: v for k, v in r._mapping.items() if k != "id"})
-                for r in conn.execute(query)
-            ]
+        return self._all(RateLimitRecord, query)

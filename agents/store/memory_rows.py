@@ -7,7 +7,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from agents.store.base import StoreBase, StoreError, check_choice, clean, utcnow
+from agents.store.base import StoreBase, StoreError, check_choice, clean, to_record, utcnow
 from agents.store.records import MEMORY_KINDS, NOTE_KINDS, MemoryRecord, NoteRecord
 from agents.store.schema import agent_notes, memories
 
@@ -18,12 +18,9 @@ class UnknownMemoryError(StoreError):
     pass
 
 
-def _memory(row: sa.Row[Any]) -> MemoryRecord:
-    return MemoryRecord(**dict(row._mapping))
-
-
-def _note(row: sa.Row[Any]) -> NoteRecord:
-    return NoteRecord(**dict(row._mapping))
+def _inserted(conn: sa.Connection, table: sa.Table, values: dict[str, Any]) -> sa.Row[Any]:
+    """Insert one row and hand it back whole (with its new id)."""
+    return conn.execute(sa.insert(table).values(values).returning(*table.c)).one()
 
 
 def _body(body: str) -> str:
@@ -56,17 +53,11 @@ class MemoryRowsMixin(StoreBase):
             "created_at": utcnow(),
         }
         with self._db.write() as conn:
-            new_id = conn.execute(
-                sa.insert(memories).values(values).returning(memories.c.id)
-            ).scalar_one()
-            return _memory(conn.execute(sa.select(memories).where(memories.c.id == new_id)).one())
+            return to_record(MemoryRecord, _inserted(conn, memories, values))
 
     def get_memory(self, memory_id: int) -> MemoryRecord:
-        with self._db.read() as conn:
-            row = conn.execute(sa.select(memories).where(memories.c.id == memory_id)).first()
-        if row is None:
-            raise UnknownMemoryError(f"no memory with id {memory_id}")
-        return _memory(row)
+        query = sa.select(memories).where(memories.c.id == memory_id)
+        return self._one(MemoryRecord, query, UnknownMemoryError(f"no memory with id {memory_id}"))
 
     def list_memories(
         self,
@@ -87,8 +78,7 @@ class MemoryRowsMixin(StoreBase):
                 )
         if not include_inactive:
             query = query.where(m.superseded_by.is_(None), m.deleted_at.is_(None))
-        with self._db.read() as conn:
-            return [_memory(r) for r in conn.execute(query)]
+        return self._all(MemoryRecord, query)
 
     def supersede_memory(
         self,
@@ -116,27 +106,22 @@ class MemoryRowsMixin(StoreBase):
         }
         m = memories.c
         with self._db.write() as conn:
-            new_id = conn.execute(sa.insert(memories).values(values).returning(m.id)).scalar_one()
+            new = _inserted(conn, memories, values)
             done = conn.execute(
                 sa.update(memories)
                 .where(m.id == memory_id, m.superseded_by.is_(None), m.deleted_at.is_(None))
-                .values(superseded_by=new_id)
+                .values(superseded_by=new.id)
             )
             if done.rowcount != 1:
                 # Someone else edited or deleted it first; roll back our new row.
                 raise StoreError(f"memory {memory_id} changed while editing; list and retry")
-            return _memory(conn.execute(sa.select(memories).where(m.id == new_id)).one())
+            return to_record(MemoryRecord, new)
 
     def delete_memory(self, memory_id: int, *, by: str) -> None:
         """Soft delete: hidden from every listing and snapshot, kept for provenance."""
         m = memories.c
-        with self._db.write() as conn:
-            done = conn.execute(
-                sa.update(memories)
-                .where(m.id == memory_id, m.deleted_at.is_(None))
-                .values(deleted_at=utcnow(), deleted_by=clean(by))
-            )
-        if done.rowcount != 1:
+        live = sa.and_(m.id == memory_id, m.deleted_at.is_(None))
+        if self._update(memories, live, {"deleted_at": utcnow(), "deleted_by": clean(by)}) != 1:
             self.get_memory(memory_id)  # raises for an unknown id
             raise StoreError(f"memory {memory_id} is already deleted")
 
@@ -160,12 +145,7 @@ class MemoryRowsMixin(StoreBase):
             "created_at": utcnow(),
         }
         with self._db.write() as conn:
-            new_id = conn.execute(
-                sa.insert(agent_notes).values(values).returning(agent_notes.c.id)
-            ).scalar_one()
-            return _note(
-                conn.execute(sa.select(agent_notes).where(agent_notes.c.id == new_id)).one()
-            )
+            return to_record(NoteRecord, _inserted(conn, agent_notes, values))
 
     def list_agent_notes(
         self,
@@ -187,5 +167,4 @@ class MemoryRowsMixin(StoreBase):
         ):
             if value is not None:
                 query = query.where(column == value)
-        with self._db.read() as conn:
-            return [_note(r) for r in conn.execute(query)]
+        return self._all(NoteRecord, query)

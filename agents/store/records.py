@@ -12,19 +12,6 @@ WorkerStatus = Literal[
 WORKER_STATUSES: tuple[str, ...] = get_args(WorkerStatus)
 FINAL_WORKER_STATUSES = frozenset(WORKER_STATUSES) - {"pending", "running"}
 
-EventKind = Literal[
-    "user_turn",
-    "assistant_turn",
-    "tool_call",
-    "tool_result",
-    "status",
-    "compaction",
-    "error",
-    "progress",
-]
-EVENT_KINDS: tuple[str, ...] = get_args(EventKind)
-TOOL_EVENT_KINDS = frozenset({"tool_call", "tool_result"})
-
 RunStatus = Literal["running", "succeeded", "failed", "partial", "cancelled"]
 RUN_STATUSES: tuple[str, ...] = get_args(RunStatus)
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import sqlalchemy as sa
 
 from agents.store.base import StoreBase, StoreError, clean, utcnow
@@ -13,10 +11,6 @@ from agents.store.schema import review_keys
 
 def review_key(repo: str, pr: int, sha: str, role: str) -> str:
     return f"{repo}#{pr}@{sha}:{role}"
-
-
-def _record(row: sa.Row[Any]) -> ReviewKeyRecord:
-    return ReviewKeyRecord(**dict(row._mapping))
 
 
 class ReviewsMixin(StoreBase):
@@ -35,14 +29,14 @@ class ReviewsMixin(StoreBase):
         return True
 
     def mark_review_posted(self, key: str, review_id: int, url: str) -> None:
-        with self._db.write() as conn:
-            done = conn.execute(
-                sa.update(review_keys)
-                .where(review_keys.c.key == clean(key))
-                .values(state="posted", review_id=review_id, review_url=clean(url), at=utcnow())
-            )
-            if done.rowcount == 0:
-                raise StoreError(f"review key {key!r} was never claimed")
+        values = {
+            "state": "posted",
+            "review_id": review_id,
+            "review_url": clean(url),
+            "at": utcnow(),
+        }
+        if self._update(review_keys, review_keys.c.key == clean(key), values) == 0:
+            raise StoreError(f"review key {key!r} was never claimed")
 
     def release_review_key(self, key: str, worker_id: str) -> bool:
         """Give back a claim whose review was not posted (so a retry may claim it)."""
@@ -57,8 +51,6 @@ class ReviewsMixin(StoreBase):
         return bool(done.rowcount)
 
     def get_review_key(self, key: str) -> ReviewKeyRecord | None:
-        with self._db.read() as conn:
-            row = conn.execute(
-                sa.select(review_keys).where(review_keys.c.key == clean(key))
-            ).first()
-        return None if row is None else _record(row)
+        return self._first(
+            ReviewKeyRecord, sa.select(review_keys).where(review_keys.c.key == clean(key))
+        )

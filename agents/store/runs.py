@@ -41,42 +41,6 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _run(row: sa.Row[Any]) -> RunRecord:
-    m = row._mapping
-    return RunRecord(
-        id=m["id"],
-        trigger=m["trigger"],
-        prefect_flow_run_id=m["prefect_flow_run_id"],
-        status=m["status"],
-        started_at=m["started_at"],
-        finished_at=m["finished_at"],
-        totals=dict(m["totals"] or {}),
-    )
-
-
-def _worker(row: sa.Row[Any]) -> WorkerRecord:
-    m = row._mapping
-    return WorkerRecord(
-        id=m["id"],
-        run_id=m["run_id"],
-        role_chain=list(m["role_chain"] or []),
-        identity_login=m["identity_login"],
-        envelope_id=m["envelope_id"],
-        envelope_hash=m["envelope_hash"],
-        token_fingerprint=m["token_fingerprint"],
-        task=dict(m["task"] or {}),
-        status=m["status"],
-        blocked_reason=m["blocked_reason"],
-        budgets_used=dict(m["budgets_used"] or {}),
-        last_seq=m["last_seq"],
-        heartbeat_at=m["heartbeat_at"],
-        pid=m["pid"],
-        host=m["host"],
-        started_at=m["started_at"],
-        finished_at=m["finished_at"],
-    )
-
-
 class RunsMixin(StoreBase):
     def create_run(
         self,
@@ -87,17 +51,17 @@ class RunsMixin(StoreBase):
         totals: Mapping[str, Any] | None = None,
     ) -> str:
         run_id = check_id(run_id, "run id") if run_id else f"run-{uuid.uuid4().hex[:16]}"
-        with self._db.write() as conn:
-            conn.execute(
-                sa.insert(swarm_runs).values(
-                    id=run_id,
-                    trigger=clean(trigger),
-                    prefect_flow_run_id=clean(prefect_flow_run_id),
-                    status="running",
-                    started_at=utcnow(),
-                    totals=clean_json(dict(totals or {})),
-                )
-            )
+        self._insert(
+            swarm_runs,
+            {
+                "id": run_id,
+                "trigger": clean(trigger),
+                "prefect_flow_run_id": clean(prefect_flow_run_id),
+                "status": "running",
+                "started_at": utcnow(),
+                "totals": clean_json(dict(totals or {})),
+            },
+        )
         return run_id
 
     def finish_run(self, run_id: str, status: str, totals: Mapping[str, Any] | None = None) -> None:
@@ -105,26 +69,18 @@ class RunsMixin(StoreBase):
         values: dict[str, Any] = {"status": status, "finished_at": utcnow()}
         if totals is not None:
             values["totals"] = clean_json(dict(totals))
-        with self._db.write() as conn:
-            done = conn.execute(
-                sa.update(swarm_runs).where(swarm_runs.c.id == run_id).values(values)
-            )
-            if done.rowcount == 0:
-                raise UnknownRunError(f"no run with id {run_id!r}")
+        if self._update(swarm_runs, swarm_runs.c.id == run_id, values) == 0:
+            raise UnknownRunError(f"no run with id {run_id!r}")
 
     def get_run(self, run_id: str) -> RunRecord:
-        with self._db.read() as conn:
-            row = conn.execute(sa.select(swarm_runs).where(swarm_runs.c.id == run_id)).first()
-        if row is None:
-            raise UnknownRunError(f"no run with id {run_id!r}")
-        return _run(row)
+        query = sa.select(swarm_runs).where(swarm_runs.c.id == run_id)
+        return self._one(RunRecord, query, UnknownRunError(f"no run with id {run_id!r}"))
 
     def list_runs(self, limit: int = 50, status: str | None = None) -> list[RunRecord]:
         query = sa.select(swarm_runs).order_by(swarm_runs.c.started_at.desc(), swarm_runs.c.id)
         if status is not None:
             query = query.where(swarm_runs.c.status == status)
-        with self._db.read() as conn:
-            return [_run(r) for r in conn.execute(query.limit(limit))]
+        return self._all(RunRecord, query.limit(limit))
 
     def create_worker(
         self,
@@ -226,17 +182,14 @@ class RunsMixin(StoreBase):
         self._update_worker(worker_id, values)
 
     def _update_worker(self, worker_id: str, values: dict[str, Any]) -> None:
-        with self._db.write() as conn:
-            done = conn.execute(sa.update(workers).where(workers.c.id == worker_id).values(values))
-            if done.rowcount == 0:
-                raise UnknownWorkerError(f"no worker with id {worker_id!r}")
+        if self._update(workers, workers.c.id == worker_id, values) == 0:
+            raise UnknownWorkerError(f"no worker with id {worker_id!r}")
 
     def get_worker(self, worker_id: str) -> WorkerRecord:
-        with self._db.read() as conn:
-            row = conn.execute(sa.select(workers).where(workers.c.id == worker_id)).first()
-        if row is None:
-            raise UnknownWorkerError(f"no worker with id {worker_id!r}")
-        return _worker(row)
+        query = sa.select(workers).where(workers.c.id == worker_id)
+        return self._one(
+            WorkerRecord, query, UnknownWorkerError(f"no worker with id {worker_id!r}")
+        )
 
     def list_workers(
         self, run_id: str | None = None, status: str | None = None
@@ -246,8 +199,7 @@ class RunsMixin(StoreBase):
             query = query.where(workers.c.run_id == run_id)
         if status is not None:
             query = query.where(workers.c.status == status)
-        with self._db.read() as conn:
-            return [_worker(r) for r in conn.execute(query)]
+        return self._all(WorkerRecord, query)
 
     def mark_stale_workers_failed(
         self, older_than: timedelta, *, now: datetime | None = None
@@ -266,13 +218,9 @@ class RunsMixin(StoreBase):
                 stale[w.id] = f"stale: no heartbeat since {last.isoformat()}"
         failed: list[str] = []
         for worker_id, reason in stale.items():
-            with self._db.write() as conn:
-                done = conn.execute(
-                    sa.update(workers)
-                    .where(workers.c.id == worker_id, workers.c.status == "running")
-                    .values(status="failed", blocked_reason=reason, finished_at=now)
-                )
-            if done.rowcount:
+            still_running = sa.and_(workers.c.id == worker_id, workers.c.status == "running")
+            values = {"status": "failed", "blocked_reason": reason, "finished_at": now}
+            if self._update(workers, still_running, values):
                 failed.append(worker_id)
                 self._append_recovery_event(worker_id, reason)
         return failed

@@ -60,8 +60,8 @@ JSONType: sa.types.TypeEngine[Any] = sa.JSON().with_variant(postgresql.JSONB(), 
 BigID: sa.types.TypeEngine[int] = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 
-def _id() -> sa.Column[str]:
-    return sa.Column("id", sa.String(64), primary_key=True)
+def _key(name: str = "id", length: int = 64) -> sa.Column[str]:
+    return sa.Column(name, sa.String(length), primary_key=True)
 
 
 def _at(name: str = "at", nullable: bool = False) -> sa.Column[datetime]:
@@ -71,7 +71,7 @@ def _at(name: str = "at", nullable: bool = False) -> sa.Column[datetime]:
 swarm_runs = sa.Table(
     "swarm_runs",
     metadata,
-    _id(),
+    _key(),
     sa.Column("trigger", Clipped(200), nullable=False),
     sa.Column("prefect_flow_run_id", Clipped(64)),
     sa.Column("status", sa.String(32), nullable=False),
@@ -83,7 +83,7 @@ swarm_runs = sa.Table(
 workers = sa.Table(
     "workers",
     metadata,
-    _id(),
+    _key(),
     sa.Column("run_id", sa.String(64), sa.ForeignKey("swarm_runs.id"), nullable=False, index=True),
     sa.Column("role_chain", JSONType, nullable=False),
     sa.Column("identity_login", Clipped(200)),
@@ -125,7 +125,7 @@ transcript_events = sa.Table(
 prompt_prefixes = sa.Table(
     "prompt_prefixes",
     metadata,
-    sa.Column("hash", sa.String(100), primary_key=True),
+    _key("hash", 100),
     sa.Column("body", sa.Text, nullable=False),
     _at("created_at"),
 )
@@ -203,7 +203,7 @@ rate_limit_snapshots = sa.Table(
 review_keys = sa.Table(
     "review_keys",
     metadata,
-    sa.Column("key", sa.String(400), primary_key=True),
+    _key("key", 400),
     sa.Column("worker_id", sa.String(64), nullable=False),
     sa.Column("state", sa.String(16), nullable=False),
     sa.Column("review_id", sa.BigInteger),
@@ -249,7 +249,7 @@ agent_notes = sa.Table(
 throttle_state = sa.Table(
     "swarm_throttle_state",
     metadata,
-    sa.Column("identity", sa.String(255), primary_key=True),
+    _key("identity", 255),
     sa.Column("state", sa.Text, nullable=False),
     sa.Column("updated_at", sa.Float, nullable=False),
 )

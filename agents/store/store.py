@@ -6,7 +6,6 @@ Every text and JSON value is passed through :mod:`agents.redact` before it reach
 from __future__ import annotations
 
 from pathlib import Path
-from types import TracebackType
 
 from agents.store.calls import CallsMixin
 from agents.store.engine import Database, make_engine
@@ -48,10 +47,5 @@ class Store(
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_exc_info: object) -> None:
         self.close()

@@ -8,6 +8,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from agents.event_kinds import EVENT_KINDS
 from agents.store.base import (
     StoreBase,
     StoreError,
@@ -16,7 +17,7 @@ from agents.store.base import (
     clean_json,
     utcnow,
 )
-from agents.store.records import EVENT_KINDS, EventRecord, NewEvent
+from agents.store.records import EventRecord, NewEvent
 from agents.store.schema import transcript_events, workers
 
 SEARCH_TEXT_LIMIT = 20_000
@@ -35,21 +36,6 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         yield str(value)
-
-
-def _event(row: sa.Row[Any]) -> EventRecord:
-    m = row._mapping
-    return EventRecord(
-        worker_id=m["worker_id"],
-        run_id=m["run_id"],
-        seq=m["seq"],
-        kind=m["kind"],
-        content=dict(m["content"]),
-        search_text=m["search_text"],
-        tokens=m["tokens"],
-        cost=m["cost"],
-        created_at=m["created_at"],
-    )
 
 
 def _fts5_match(query: str, scope_token: str) -> str | None:
@@ -133,8 +119,7 @@ class TranscriptMixin(StoreBase):
         )
         if limit is not None:
             query = query.limit(limit)
-        with self._db.read() as conn:
-            return [_event(r) for r in conn.execute(query)]
+        return self._all(EventRecord, query)
 
     def search_events(
         self,
@@ -177,5 +162,4 @@ class TranscriptMixin(StoreBase):
                     return []
                 tsquery = sa.func.plainto_tsquery(sa.literal_column("'simple'::regconfig"), words)
                 stmt = stmt.where(sa.literal_column("search_vector").op("@@")(tsquery))
-        with self._db.read() as conn:
-            return [_event(r) for r in conn.execute(stmt.limit(limit))]
+        return self._all(EventRecord, stmt.limit(limit))
