@@ -6,190 +6,229 @@ Create Date: 2026-11-29 14:01:13.724369
 """
 
 from collections.abc import Sequence
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision: str = '0001'
+revision: str = "0001"
 down_revision: str | None = None
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
+# A migration is a frozen record of what it built: these helpers are its own, never imported
+# from agents.store.schema (which moves on).
+JSON = sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql")
+
+
+def _serial() -> sa.Column[Any]:
+    return sa.Column(
+        "id",
+        sa.BigInteger().with_variant(sa.Integer(), "sqlite"),
+        autoincrement=True,
+        nullable=False,
+    )
+
+
+def _str(name: str, length: int | None = None, nullable: bool = True) -> sa.Column[Any]:
+    kind = sa.Text() if length is None else sa.String(length=length)
+    return sa.Column(name, kind, nullable=nullable)
+
+
+def _int(name: str, nullable: bool = True) -> sa.Column[Any]:
+    return sa.Column(name, sa.Integer(), nullable=nullable)
+
+
+def _at(name: str = "at", nullable: bool = False) -> sa.Column[Any]:
+    return sa.Column(name, sa.DateTime(timezone=True), nullable=nullable)
+
+
+def _json(name: str) -> sa.Column[Any]:
+    return sa.Column(name, JSON, nullable=False)
+
+
+def _pk(table: str, *columns: str) -> sa.PrimaryKeyConstraint:
+    return sa.PrimaryKeyConstraint(*(columns or ("id",)), name=op.f(f"pk_{table}"))
+
+
+def _fk(table: str, column: str, target: str) -> sa.ForeignKeyConstraint:
+    return sa.ForeignKeyConstraint(
+        [column], [f"{target}.id"], name=op.f(f"fk_{table}_{column}_{target}")
+    )
+
+
+def _index(table: str, *columns: str) -> sa.Index:
+    return sa.Index(op.f(f"ix_{table}_{'_'.join(columns)}"), *columns, unique=False)
+
+
+def _call_columns() -> list[sa.Column[Any]]:
+    return [
+        _str("identity", 200, nullable=False),
+        _str("worker_id", 64),
+        _str("method", 10, nullable=False),
+        _str("route", 300, nullable=False),
+        _str("target", 500),
+        _int("status"),
+        _int("ratelimit_remaining"),
+    ]
+
 
 def upgrade() -> None:
-
-    op.create_table('agent_notes',
-    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
-    sa.Column('worker_id', sa.String(length=64), nullable=False),
-    sa.Column('run_id', sa.String(length=64), nullable=True),
-    sa.Column('repo', sa.String(length=200), nullable=True),
-    sa.Column('role', sa.String(length=100), nullable=True),
-    sa.Column('kind', sa.String(length=16), nullable=False),
-    sa.Column('body', sa.Text(), nullable=False),
-    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
-    sa.PrimaryKeyConstraint('id', name=op.f('pk_agent_notes'))
+    op.create_table(
+        "agent_notes",
+        _serial(),
+        _str("worker_id", 64, nullable=False),
+        _str("run_id", 64),
+        _str("repo", 200),
+        _str("role", 100),
+        _str("kind", 16, nullable=False),
+        _str("body", nullable=False),
+        _at("created_at"),
+        _pk("agent_notes"),
+        _index("agent_notes", "worker_id"),
     )
-    with op.batch_alter_table('agent_notes', schema=None) as batch_op:
-        batch_op.create_index(batch_op.f('ix_agent_notes_worker_id'), ['worker_id'], unique=False)
-
-    op.create_table('audit_log',
-    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
-    sa.Column('identity', sa.String(length=200), nullable=False),
-    sa.Column('worker_id', sa.String(length=64), nullable=True),
-    sa.Column('method', sa.String(length=10), nullable=False),
-    sa.Column('route', sa.String(length=300), nullable=False),
-    sa.Column('target', sa.String(length=500), nullable=True),
-    sa.Column('status', sa.Integer(), nullable=True),
-    sa.Column('ratelimit_remaining', sa.Integer(), nullable=True),
-    sa.Column('at', sa.DateTime(timezone=True), nullable=False),
-    sa.PrimaryKeyConstraint('id', name=op.f('pk_audit_log'))
+    op.create_table(
+        "audit_log",
+        _serial(),
+        *_call_columns(),
+        _at(),
+        _pk("audit_log"),
+        _index("audit_log", "identity", "at"),
     )
-    with op.batch_alter_table('audit_log', schema=None) as batch_op:
-        batch_op.create_index(batch_op.f('ix_audit_log_identity_at'), ['identity', 'at'], unique=False)
-
-    op.create_table('github_calls',
-    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
-    sa.Column('identity', sa.String(length=200), nullable=False),
-    sa.Column('worker_id', sa.String(length=64), nullable=True),
-    sa.Column('method', sa.String(length=10), nullable=False),
-    sa.Column('route', sa.String(length=300), nullable=False),
-    sa.Column('target', sa.String(length=500), nullable=True),
-    sa.Column('status', sa.Integer(), nullable=True),
-    sa.Column('ratelimit_remaining', sa.Integer(), nullable=True),
-    sa.Column('resource', sa.String(length=50), nullable=True),
-    sa.Column('latency_ms', sa.Integer(), nullable=True),
-    sa.Column('at', sa.DateTime(timezone=True), nullable=False),
-    sa.PrimaryKeyConstraint('id', name=op.f('pk_github_calls'))
+    op.create_table(
+        "github_calls",
+        _serial(),
+        *_call_columns(),
+        _str("resource", 50),
+        _int("latency_ms"),
+        _at(),
+        _pk("github_calls"),
+        _index("github_calls", "at"),
     )
-    with op.batch_alter_table('github_calls', schema=None) as batch_op:
-        batch_op.create_index(batch_op.f('ix_github_calls_at'), ['at'], unique=False)
-
-    op.create_table('memories',
-    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
-    sa.Column('kind', sa.String(length=16), nullable=False),
-    sa.Column('repo', sa.String(length=200), nullable=True),
-    sa.Column('role', sa.String(length=100), nullable=True),
-    sa.Column('body', sa.Text(), nullable=False),
-    sa.Column('author', sa.String(length=200), nullable=False),
-    sa.Column('author_kind', sa.String(length=16), nullable=False),
-    sa.Column('run_id', sa.String(length=64), nullable=True),
-    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
-    sa.Column('supersedes', sa.BigInteger(), nullable=True),
-    sa.Column('superseded_by', sa.BigInteger(), nullable=True),
-    sa.Column('deleted_at', sa.DateTime(timezone=True), nullable=True),
-    sa.Column('deleted_by', sa.String(length=200), nullable=True),
-    sa.PrimaryKeyConstraint('id', name=op.f('pk_memories'))
+    op.create_table(
+        "memories",
+        _serial(),
+        _str("kind", 16, nullable=False),
+        _str("repo", 200),
+        _str("role", 100),
+        _str("body", nullable=False),
+        _str("author", 200, nullable=False),
+        _str("author_kind", 16, nullable=False),
+        _str("run_id", 64),
+        _at("created_at"),
+        sa.Column("supersedes", sa.BigInteger(), nullable=True),
+        sa.Column("superseded_by", sa.BigInteger(), nullable=True),
+        _at("deleted_at", nullable=True),
+        _str("deleted_by", 200),
+        _pk("memories"),
+        _index("memories", "repo", "role"),
     )
-    with op.batch_alter_table('memories', schema=None) as batch_op:
-        batch_op.create_index(batch_op.f('ix_memories_repo_role'), ['repo', 'role'], unique=False)
-
-    op.create_table('prompt_prefixes',
-    sa.Column('hash', sa.String(length=100), nullable=False),
-    sa.Column('body', sa.Text(), nullable=False),
-    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
-    sa.PrimaryKeyConstraint('hash', name=op.f('pk_prompt_prefixes'))
+    op.create_table(
+        "prompt_prefixes",
+        _str("hash", 100, nullable=False),
+        _str("body", nullable=False),
+        _at("created_at"),
+        _pk("prompt_prefixes", "hash"),
     )
-    op.create_table('rate_limit_snapshots',
-    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
-    sa.Column('identity', sa.String(length=200), nullable=False),
-    sa.Column('resource', sa.String(length=50), nullable=False),
-    sa.Column('limit', sa.Integer(), nullable=True),
-    sa.Column('remaining', sa.Integer(), nullable=True),
-    sa.Column('reset_at', sa.DateTime(timezone=True), nullable=True),
-    sa.Column('paused_until', sa.DateTime(timezone=True), nullable=True),
-    sa.Column('by_worker', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
-    sa.Column('at', sa.DateTime(timezone=True), nullable=False),
-    sa.PrimaryKeyConstraint('id', name=op.f('pk_rate_limit_snapshots'))
+    op.create_table(
+        "rate_limit_snapshots",
+        _serial(),
+        _str("identity", 200, nullable=False),
+        _str("resource", 50, nullable=False),
+        _int("limit"),
+        _int("remaining"),
+        _at("reset_at", nullable=True),
+        _at("paused_until", nullable=True),
+        _json("by_worker"),
+        _at(),
+        _pk("rate_limit_snapshots"),
+        _index("rate_limit_snapshots", "identity", "resource", "at"),
     )
-    with op.batch_alter_table('rate_limit_snapshots', schema=None) as batch_op:
-        batch_op.create_index(batch_op.f('ix_rate_limit_snapshots_identity_resource_at'), ['identity', 'resource', 'at'], unique=False)
-
-    op.create_table('review_keys',
-    sa.Column('key', sa.String(length=400), nullable=False),
-    sa.Column('worker_id', sa.String(length=64), nullable=False),
-    sa.Column('state', sa.String(length=16), nullable=False),
-    sa.Column('review_id', sa.BigInteger(), nullable=True),
-    sa.Column('review_url', sa.String(length=500), nullable=True),
-    sa.Column('at', sa.DateTime(timezone=True), nullable=False),
-    sa.PrimaryKeyConstraint('key', name=op.f('pk_review_keys'))
+    op.create_table(
+        "review_keys",
+        _str("key", 400, nullable=False),
+        _str("worker_id", 64, nullable=False),
+        _str("state", 16, nullable=False),
+        sa.Column("review_id", sa.BigInteger(), nullable=True),
+        _str("review_url", 500),
+        _at(),
+        _pk("review_keys", "key"),
     )
-    op.create_table('swarm_runs',
-    sa.Column('id', sa.String(length=64), nullable=False),
-    sa.Column('trigger', sa.String(length=200), nullable=False),
-    sa.Column('prefect_flow_run_id', sa.String(length=64), nullable=True),
-    sa.Column('status', sa.String(length=32), nullable=False),
-    sa.Column('started_at', sa.DateTime(timezone=True), nullable=False),
-    sa.Column('finished_at', sa.DateTime(timezone=True), nullable=True),
-    sa.Column('totals', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
-    sa.PrimaryKeyConstraint('id', name=op.f('pk_swarm_runs'))
+    op.create_table(
+        "swarm_runs",
+        _str("id", 64, nullable=False),
+        _str("trigger", 200, nullable=False),
+        _str("prefect_flow_run_id", 64),
+        _str("status", 32, nullable=False),
+        _at("started_at"),
+        _at("finished_at", nullable=True),
+        _json("totals"),
+        _pk("swarm_runs"),
     )
-    op.create_table('workers',
-    sa.Column('id', sa.String(length=64), nullable=False),
-    sa.Column('run_id', sa.String(length=64), nullable=False),
-    sa.Column('role_chain', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
-    sa.Column('identity_login', sa.String(length=200), nullable=True),
-    sa.Column('envelope_id', sa.String(length=100), nullable=True),
-    sa.Column('envelope_hash', sa.String(length=100), nullable=True),
-    sa.Column('token_fingerprint', sa.String(length=100), nullable=True),
-    sa.Column('task', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
-    sa.Column('status', sa.String(length=32), nullable=False),
-    sa.Column('blocked_reason', sa.Text(), nullable=True),
-    sa.Column('budgets_used', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
-    sa.Column('last_seq', sa.Integer(), server_default='0', nullable=False),
-    sa.Column('heartbeat_at', sa.DateTime(timezone=True), nullable=True),
-    sa.Column('pid', sa.Integer(), nullable=True),
-    sa.Column('host', sa.String(length=255), nullable=True),
-    sa.Column('started_at', sa.DateTime(timezone=True), nullable=False),
-    sa.Column('finished_at', sa.DateTime(timezone=True), nullable=True),
-    sa.ForeignKeyConstraint(['run_id'], ['swarm_runs.id'], name=op.f('fk_workers_run_id_swarm_runs')),
-    sa.PrimaryKeyConstraint('id', name=op.f('pk_workers'))
+    op.create_table(
+        "workers",
+        _str("id", 64, nullable=False),
+        _str("run_id", 64, nullable=False),
+        _json("role_chain"),
+        _str("identity_login", 200),
+        _str("envelope_id", 100),
+        _str("envelope_hash", 100),
+        _str("token_fingerprint", 100),
+        _json("task"),
+        _str("status", 32, nullable=False),
+        _str("blocked_reason"),
+        _json("budgets_used"),
+        sa.Column("last_seq", sa.Integer(), server_default="0", nullable=False),
+        _at("heartbeat_at", nullable=True),
+        _int("pid"),
+        _str("host", 255),
+        _at("started_at"),
+        _at("finished_at", nullable=True),
+        _fk("workers", "run_id", "swarm_runs"),
+        _pk("workers"),
+        _index("workers", "run_id"),
+        _index("workers", "status"),
     )
-    with op.batch_alter_table('workers', schema=None) as batch_op:
-        batch_op.create_index(batch_op.f('ix_workers_run_id'), ['run_id'], unique=False)
-        batch_op.create_index(batch_op.f('ix_workers_status'), ['status'], unique=False)
-
-    op.create_table('llm_calls',
-    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
-    sa.Column('worker_id', sa.String(length=64), nullable=True),
-    sa.Column('model', sa.String(length=100), nullable=False),
-    sa.Column('prefix_hash', sa.String(length=100), nullable=True),
-    sa.Column('role_chain', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
-    sa.Column('input_tokens', sa.Integer(), nullable=False),
-    sa.Column('cache_read_tokens', sa.Integer(), nullable=False),
-    sa.Column('cache_write_tokens', sa.Integer(), nullable=False),
-    sa.Column('output_tokens', sa.Integer(), nullable=False),
-    sa.Column('cost', sa.Float(), nullable=False),
-    sa.Column('latency_ms', sa.Integer(), nullable=False),
-    sa.Column('stop_reason', sa.String(length=64), nullable=True),
-    sa.Column('cache_miss', sa.Boolean(), nullable=False),
-    sa.Column('at', sa.DateTime(timezone=True), nullable=False),
-    sa.ForeignKeyConstraint(['worker_id'], ['workers.id'], name=op.f('fk_llm_calls_worker_id_workers')),
-    sa.PrimaryKeyConstraint('id', name=op.f('pk_llm_calls'))
+    op.create_table(
+        "llm_calls",
+        _serial(),
+        _str("worker_id", 64),
+        _str("model", 100, nullable=False),
+        _str("prefix_hash", 100),
+        _json("role_chain"),
+        *(
+            _int(name, nullable=False)
+            for name in ("input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens")
+        ),
+        sa.Column("cost", sa.Float(), nullable=False),
+        _int("latency_ms", nullable=False),
+        _str("stop_reason", 64),
+        sa.Column("cache_miss", sa.Boolean(), nullable=False),
+        _at(),
+        _fk("llm_calls", "worker_id", "workers"),
+        _pk("llm_calls"),
+        _index("llm_calls", "at"),
+        _index("llm_calls", "worker_id"),
     )
-    with op.batch_alter_table('llm_calls', schema=None) as batch_op:
-        batch_op.create_index(batch_op.f('ix_llm_calls_at'), ['at'], unique=False)
-        batch_op.create_index(batch_op.f('ix_llm_calls_worker_id'), ['worker_id'], unique=False)
-
-    op.create_table('transcript_events',
-    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
-    sa.Column('worker_id', sa.String(length=64), nullable=False),
-    sa.Column('run_id', sa.String(length=64), nullable=False),
-    sa.Column('seq', sa.Integer(), nullable=False),
-    sa.Column('kind', sa.String(length=32), nullable=False),
-    sa.Column('content', sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), 'postgresql'), nullable=False),
-    sa.Column('search_text', sa.Text(), nullable=False),
-    sa.Column('tokens', sa.Integer(), nullable=False),
-    sa.Column('cost', sa.Float(), nullable=False),
-    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
-    sa.ForeignKeyConstraint(['worker_id'], ['workers.id'], name=op.f('fk_transcript_events_worker_id_workers')),
-    sa.PrimaryKeyConstraint('id', name=op.f('pk_transcript_events')),
-    sa.UniqueConstraint('worker_id', 'seq', name=op.f('uq_transcript_events_worker_id_seq'))
+    op.create_table(
+        "transcript_events",
+        _serial(),
+        _str("worker_id", 64, nullable=False),
+        _str("run_id", 64, nullable=False),
+        _int("seq", nullable=False),
+        _str("kind", 32, nullable=False),
+        _json("content"),
+        _str("search_text", nullable=False),
+        _int("tokens", nullable=False),
+        sa.Column("cost", sa.Float(), nullable=False),
+        _at("created_at"),
+        _fk("transcript_events", "worker_id", "workers"),
+        _pk("transcript_events"),
+        sa.UniqueConstraint("worker_id", "seq", name=op.f("uq_transcript_events_worker_id_seq")),
+        _index("transcript_events", "created_at"),
+        _index("transcript_events", "run_id", "id"),
     )
-    with op.batch_alter_table('transcript_events', schema=None) as batch_op:
-        batch_op.create_index(batch_op.f('ix_transcript_events_created_at'), ['created_at'], unique=False)
-        batch_op.create_index(batch_op.f('ix_transcript_events_run_id_id'), ['run_id', 'id'], unique=False)
-
     _create_full_text_search()
 
 
@@ -230,43 +269,18 @@ def downgrade() -> None:
         op.execute("DROP TRIGGER IF EXISTS transcript_fts_ai")
         op.execute("DROP TRIGGER IF EXISTS transcript_fts_ad")
         op.execute("DROP TABLE IF EXISTS transcript_fts")
-
-    with op.batch_alter_table('transcript_events', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_transcript_events_run_id_id'))
-        batch_op.drop_index(batch_op.f('ix_transcript_events_created_at'))
-
-    op.drop_table('transcript_events')
-    with op.batch_alter_table('llm_calls', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_llm_calls_worker_id'))
-        batch_op.drop_index(batch_op.f('ix_llm_calls_at'))
-
-    op.drop_table('llm_calls')
-    with op.batch_alter_table('workers', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_workers_status'))
-        batch_op.drop_index(batch_op.f('ix_workers_run_id'))
-
-    op.drop_table('workers')
-    op.drop_table('swarm_runs')
-    op.drop_table('review_keys')
-    with op.batch_alter_table('rate_limit_snapshots', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_rate_limit_snapshots_identity_resource_at'))
-
-    op.drop_table('rate_limit_snapshots')
-    op.drop_table('prompt_prefixes')
-    with op.batch_alter_table('memories', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_memories_repo_role'))
-
-    op.drop_table('memories')
-    with op.batch_alter_table('github_calls', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_github_calls_at'))
-
-    op.drop_table('github_calls')
-    with op.batch_alter_table('audit_log', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_audit_log_identity_at'))
-
-    op.drop_table('audit_log')
-    with op.batch_alter_table('agent_notes', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_agent_notes_worker_id'))
-
-    op.drop_table('agent_notes')
-
+    # Dependents first; a table's indexes go with it.
+    for table in (
+        "transcript_events",
+        "llm_calls",
+        "workers",
+        "swarm_runs",
+        "review_keys",
+        "rate_limit_snapshots",
+        "prompt_prefixes",
+        "memories",
+        "github_calls",
+        "audit_log",
+        "agent_notes",
+    ):
+        op.drop_table(table)
