@@ -17,18 +17,14 @@ import statistics
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
-from urllib.parse import quote
-
-import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.memory import history_search
 from agents.store import NewEvent, Store
+from bench.databases import postgresql_url, sqlite_dir
 
-PG_DEFAULT = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 COMMON = "review parser test fix diff file commit branch merge comment token budget cache worker"
 VOCAB = [f"w{i}" for i in range(5000)] + COMMON.split()
 
@@ -137,21 +133,11 @@ def main() -> None:
     args = parser.parse_args()
 
     if args.backend in ("sqlite", "both"):
-        with tempfile.TemporaryDirectory(prefix="swarm-bench-") as tmp:
-            bench_backend("sqlite", None, Path(tmp), args)
+        with sqlite_dir() as data_dir:
+            bench_backend("sqlite", None, data_dir, args)
     if args.backend in ("postgresql", "both"):
-        base = os.environ.get("SWARM_TEST_PG_URL", PG_DEFAULT)
-        schema = f"bench_{uuid.uuid4().hex[:8]}"
-        admin = sa.create_engine(base)
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-        try:
-            url = f"{base}{'&' if '?' in base else '?'}options={quote(f'-csearch_path={schema}')}"
+        with postgresql_url() as url:
             bench_backend("postgresql", url, Path(tempfile.gettempdir()), args)
-        finally:
-            with admin.begin() as conn:
-                conn.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
-            admin.dispose()
 
 
 if __name__ == "__main__":

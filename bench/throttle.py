@@ -14,7 +14,8 @@ the sandbox's own log), the budget used per finished window, calls completed, an
 latency a call spends outside the HTTP exchange itself (pacing waits, retry sleeps). Plain
 githubkit runs with its defaults: ``LocalThrottler(100)`` and ``auto_retry`` (one retry after
 ``retry-after`` or the reset, slept inline). The throttle's own CPU cost per request is measured
-separately (acquire + complete, no waiting, no network).
+separately (acquire + complete, no waiting, no network), and so is the cost of the same with the
+budget shared through the store (``SWARM_THROTTLE_BACKEND=store``) on SQLite and PostgreSQL.
 
     uv run python bench/throttle.py [--limit 150] [--window 4] [--windows 2] [--json]
 """
@@ -44,14 +45,18 @@ from githubkit.auth.base import BaseAuthStrategy  # noqa: E402
 from githubkit.cache import MemCacheStrategy  # noqa: E402
 
 from agents.github import (  # noqa: E402
+    BudgetBackend,
     IdentityThrottle,
+    RowBackend,
     ScaledClock,
     SystemClock,
     ThrottleLimits,
     classify_rest,
 )
 from agents.github.gateway import GitHubGateway  # noqa: E402
+from agents.store import Store  # noqa: E402
 from agents.transport.client import GitHubTransport  # noqa: E402
+from bench.databases import postgresql_url, sqlite_dir  # noqa: E402
 from sandbox.github.clock import SandboxClock  # noqa: E402
 from sandbox.github.limits import RateLimits  # noqa: E402
 from sandbox.github.seed import MAINTAINER, REVIEWER_BOT, REVIEWER_INSTALLATION_ID  # noqa: E402
@@ -257,13 +262,16 @@ async def run_scenario(
     return outcome
 
 
-async def throttle_cpu_per_request(n: int = 20_000) -> float:
-    """CPU seconds per request spent in the throttle: acquire + complete, nothing to wait for."""
+async def throttle_cost_per_request(
+    n: int = 20_000, backend: BudgetBackend | None = None
+) -> tuple[float, float]:
+    """Wall and CPU seconds per request spent in the throttle: acquire + complete, nothing to
+    wait for, no network; with ``backend``, including its state round trips."""
     limits = ThrottleLimits(rest_points_per_minute=10**9, pace_burst_min=10**9)
-    throttle = IdentityThrottle("bench[bot]", limits=limits, clock=SystemClock())
+    throttle = IdentityThrottle("bench[bot]", limits=limits, clock=SystemClock(), backend=backend)
     spec = classify_rest("GET", "/repos/acme/widgets/issues/4")
     reset = str(int(time.time()) + 3600)
-    start = time.process_time()
+    wall, cpu = time.perf_counter(), time.process_time()
     for i in range(n):
         permit = await throttle.acquire("w", spec)
         headers = {
@@ -274,7 +282,17 @@ async def throttle_cpu_per_request(n: int = 20_000) -> float:
             "x-ratelimit-resource": "core",
         }
         await throttle.complete(permit, 200, headers)
-    return (time.process_time() - start) / n
+    return (time.perf_counter() - wall) / n, (time.process_time() - cpu) / n
+
+
+async def shared_budget_cost(n: int) -> dict[str, tuple[float, float]]:
+    """The same through the store's state rows (``SWARM_THROTTLE_BACKEND=store``)."""
+    costs: dict[str, tuple[float, float]] = {}
+    with sqlite_dir() as data_dir, Store.open(None, data_dir) as store:
+        costs["SQLite"] = await throttle_cost_per_request(n, RowBackend(store))
+    with postgresql_url() as url, Store.open(url, Path(".")) as store:
+        costs["PostgreSQL"] = await throttle_cost_per_request(n, RowBackend(store))
+    return costs
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
@@ -290,6 +308,9 @@ async def main() -> None:
     parser.add_argument("--window", type=float, default=4.0, help="real seconds per hour")
     parser.add_argument("--windows", type=int, default=2, help="windows each read run lasts")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--shared-requests", type=int, default=500, help="requests timed per shared backend"
+    )
     args = parser.parse_args()
 
     # githubkit logs a traceback per rate-limit error it retries; the table counts them.
@@ -306,10 +327,13 @@ async def main() -> None:
         limit = LIGHT_LIMIT if scenario == "reads-light" else args.limit
         for client in ("gateway", "githubkit"):
             outcomes.append(await run_scenario(client, scenario, limit, speed, seconds))
-    cpu = await throttle_cpu_per_request()
+    _, cpu = await throttle_cost_per_request()
+    shared = await shared_budget_cost(args.shared_requests)
     rows = [o.row() for o in outcomes]
     if args.json:
-        print(json.dumps({"rows": rows, "throttle_cpu_ms_per_request": cpu * 1000}, indent=2))
+        shared_ms = {name: {"wall": w * 1000, "cpu": c * 1000} for name, (w, c) in shared.items()}
+        report = {"rows": rows, "throttle_cpu_ms_per_request": cpu * 1000, "shared": shared_ms}
+        print(json.dumps(report, indent=2))
         return
     print(
         f"sandbox: core {args.limit}/h, an hour = {args.window:g} real s, "
@@ -319,6 +343,10 @@ async def main() -> None:
     )
     print(markdown(rows))
     print(f"\nthrottle CPU overhead: {cpu * 1000:.3f} ms per request (target < 0.2 ms)")
+    print(
+        "shared budget through the store, per request (wall / CPU ms): "
+        + ", ".join(f"{name} {w * 1000:.2f} / {c * 1000:.2f}" for name, (w, c) in shared.items())
+    )
     print(
         "maintainer requests: "
         + ", ".join(f"{o.client}/{o.scenario}={o.maintainer_requests}" for o in outcomes)
