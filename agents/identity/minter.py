@@ -14,11 +14,11 @@ import logging
 import threading
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import TypedDict, Unpack
 
 from pydantic import SecretStr
 
-from agents.config import DEFAULT_IDENTITY, IdentityKind, IdentitySettings, Settings
+from agents.config import DEFAULT_IDENTITY, IdentityKind, IdentitySettings
 from agents.identity.api import IdentityApi
 from agents.identity.app_jwt import AppJwtSigner, Clock, read_private_key, utc_now
 from agents.identity.claim import MintRecord, TokenScope
@@ -31,6 +31,17 @@ from agents.transport.client import GitHubTransport
 log = logging.getLogger(__name__)
 
 DEFAULT_REFRESH_MARGIN = timedelta(minutes=5)
+
+
+class MinterOptions(TypedDict, total=False):
+    """What a caller may tune beyond the identity's settings (tests, benchmarks, the CLI)."""
+
+    per_worker: bool
+    refresh_margin: timedelta
+    clock: Clock
+    timeout: float
+    transport: GitHubTransport | None
+
 
 _CacheKey = tuple[str, int, int, tuple[tuple[str, str], ...], tuple[str, ...]]
 
@@ -85,15 +96,8 @@ class InstallationMinter:
         self._lease_ids = itertools.count(1)
 
     @classmethod
-    def from_settings(
-        cls, settings: Settings, name: str = DEFAULT_IDENTITY, **options: Any
-    ) -> InstallationMinter:
-        ident = settings.identity(name)
-        return cls.from_identity(ident, name, api_url=settings.github_api_url, **options)
-
-    @classmethod
     def from_identity(
-        cls, ident: IdentitySettings, name: str, *, api_url: str, **options: Any
+        cls, ident: IdentitySettings, name: str, *, api_url: str, **options: Unpack[MinterOptions]
     ) -> InstallationMinter:
         assert ident.app_id is not None and ident.installation_id is not None
         return cls(

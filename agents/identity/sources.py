@@ -8,14 +8,14 @@ whose login is the maintainer's is refused here, again at sealing, and again by 
 from __future__ import annotations
 
 import itertools
-from typing import Any, Protocol
+from typing import Protocol, Unpack
 
 from pydantic import SecretStr
 
 from agents.config import ConfigError, IdentityKind, IdentitySettings, Settings
 from agents.identity.claim import TokenScope
 from agents.identity.lease import MintStats, TokenLease
-from agents.identity.minter import InstallationMinter
+from agents.identity.minter import InstallationMinter, MinterOptions
 from agents.identity.tokens import BOT_PAT_KINDS, fingerprint, token_kind
 
 
@@ -85,7 +85,9 @@ class BotPatIdentity:
         """Nothing to revoke."""
 
 
-def open_identity(settings: Settings, name: str, **options: Any) -> IdentitySource:
+def open_identity(
+    settings: Settings, name: str, **options: Unpack[MinterOptions]
+) -> IdentitySource:
     """The credential source for identity ``name``, refusing one that is the maintainer."""
     ident: IdentitySettings = settings.identity(name)
     maintainer = (settings.maintainer_login or "").lower()
@@ -97,11 +99,9 @@ def open_identity(settings: Settings, name: str, **options: Any) -> IdentitySour
     if ident.kind == "bot_pat":
         assert ident.bot_login is not None
         return BotPatIdentity(name=name, token=ident.bot_token(), bot_login=ident.bot_login)
+    defaults = MinterOptions(
+        timeout=settings.http_timeout_seconds, per_worker=settings.per_worker_tokens
+    )
     return InstallationMinter.from_identity(
-        ident,
-        name,
-        api_url=settings.github_api_url,
-        timeout=settings.http_timeout_seconds,
-        per_worker=options.pop("per_worker", settings.per_worker_tokens),
-        **options,
+        ident, name, api_url=settings.github_api_url, **(defaults | options)
     )
