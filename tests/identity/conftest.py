@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import pytest
 import respx
@@ -95,14 +94,10 @@ def dispatch(
     return sealer.open(sealed, now=now)
 
 
-def minter_for(app_pem: SecretStr, clock: Clock, **options: Any) -> InstallationMinter:
-    """A minter for the fake's App (1001) and installation (2001) unless ``options`` say else."""
-    settings: dict[str, Any] = {"app_id": 1001, "installation_id": 2001, **options}
-    return InstallationMinter(api_url=API, private_key=app_pem, clock=clock, **settings)
-
-
 @pytest.fixture
 def minter(fake: FakeGitHub, app_pem: SecretStr, clock: Clock) -> Iterator[InstallationMinter]:
-    m = minter_for(app_pem, clock)
+    m = InstallationMinter(
+        api_url=API, app_id=1001, installation_id=2001, private_key=app_pem, clock=clock
+    )
     yield m
     m.close()

@@ -1,8 +1,11 @@
-"""Minting: refusals before and after the request, sharing, expiry, revocation (respx)."""
+"""Minting against the sandbox GitHub: refusals before and after the request, sharing, expiry,
+revocation, each seen from the sandbox's side."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from pydantic import SecretStr
@@ -10,8 +13,9 @@ from pydantic import SecretStr
 from agents.identity import MintRefused, PermissionRefused, TokenScope
 from agents.identity.minter import InstallationMinter
 from agents.identity.tokens import fingerprint
-from tests.identity.conftest import Clock, minter_for
-from tests.identity.fake_github import FakeGitHub
+from sandbox.github.seed import REVIEWER_APP_ID, REVIEWER_INSTALLATION_ID
+from sandbox.github.state import SandboxState
+from sandbox.server import SandboxServer
 
 REVIEWER = {"pull_requests": "write", "contents": "read", "metadata": "read"}
 
@@ -20,15 +24,57 @@ def scope(*repos: str, **perms: str) -> TokenScope:
     return TokenScope(repositories=repos or ("acme/widgets",), permissions=perms or REVIEWER)
 
 
+class Minted:
+    """What the sandbox holds: every installation token minted, and which were revoked."""
+
+    def __init__(self, state: SandboxState) -> None:
+        self._state = state
+
+    def tokens(self) -> list[str]:
+        return [t.value for t in self._state.tokens.values() if t.kind == "installation"]
+
+    def revoked(self) -> set[str]:
+        return {t for t in self.tokens() if self._state.tokens[t].revoked}
+
+    def requests_to(self, route: str) -> int:
+        return sum(1 for r in self._state.requests if r.route == route)
+
+
+def age(minter: InstallationMinter, by: timedelta) -> None:
+    """Make the minter's tokens ``by`` older as its freshness check sees them (the refresh margin
+    grows by as much). JWTs stay on the real clock, which the sandbox checks them against."""
+    minter.refresh_margin += by
+
+
+@pytest.fixture
+def minted(sandbox: SandboxServer) -> Minted:
+    return Minted(sandbox.state)
+
+
+def minter_on(sandbox: SandboxServer, **options: Any) -> InstallationMinter:
+    key = SecretStr(sandbox.state.private_key_pem(REVIEWER_APP_ID))
+    settings: dict[str, Any] = {"installation_id": REVIEWER_INSTALLATION_ID, **options}
+    return InstallationMinter(
+        api_url=sandbox.url, app_id=REVIEWER_APP_ID, private_key=key, **settings
+    )
+
+
+@pytest.fixture
+def minter(sandbox: SandboxServer) -> Iterator[InstallationMinter]:
+    m = minter_on(sandbox)
+    yield m
+    m.close()
+
+
 def test_over_ceiling_permission_is_refused_before_any_request(
-    minter: InstallationMinter, fake: FakeGitHub
+    minter: InstallationMinter, sandbox: SandboxServer
 ) -> None:
     with pytest.raises(PermissionRefused) as refused:
         minter.acquire(scope(contents="write"), role="reviewer", holder="w1")
     assert str(refused.value) == (
         "role 'reviewer': permissions.contents: 'write' exceeds the worker ceiling (contents:read)"
     )
-    assert fake.seen == []
+    assert sandbox.state.requests == []
 
 
 def test_permission_outside_the_ceiling_is_refused(minter: InstallationMinter) -> None:
@@ -41,7 +87,7 @@ def test_permission_outside_the_ceiling_is_refused(minter: InstallationMinter) -
 
 
 def test_misspelled_permission_key_is_refused_with_a_suggestion(
-    minter: InstallationMinter, fake: FakeGitHub
+    minter: InstallationMinter, minted: Minted
 ) -> None:
     with pytest.raises(PermissionRefused) as refused:
         minter.acquire(scope(pull_request="write"), role="reviewer", holder="w1")
@@ -49,7 +95,7 @@ def test_misspelled_permission_key_is_refused_with_a_suggestion(
         "role 'reviewer': permissions.pull_request: unknown permission 'pull_request' "
         "(did you mean 'pull_requests'?)"
     )
-    assert fake.mint_count == 0
+    assert minted.tokens() == []
 
 
 def test_empty_permissions_are_refused_because_github_reads_them_as_all(
@@ -69,11 +115,12 @@ def test_scope_without_repositories_is_refused(minter: InstallationMinter) -> No
 
 
 def test_mint_is_down_scoped_to_the_task_repositories_and_role_permissions(
-    minter: InstallationMinter, fake: FakeGitHub
+    minter: InstallationMinter, sandbox: SandboxServer
 ) -> None:
     lease = minter.acquire(scope("acme/widgets"), role="reviewer", holder="w1")
-    mint_request = next(s for s in fake.seen if s.path.endswith("/access_tokens"))
-    assert mint_request.body == {"repositories": ["widgets"], "permissions": REVIEWER}
+    token = sandbox.state.tokens[lease.token.get_secret_value()]
+    assert token.permissions == REVIEWER
+    assert token.repository_ids == {sandbox.state.repo("acme/widgets").id}
     assert lease.expected_login == "swarm-reviewer[bot]"
     assert lease.record is not None
     assert lease.record.repositories == ("acme/widgets",)
@@ -82,13 +129,13 @@ def test_mint_is_down_scoped_to_the_task_repositories_and_role_permissions(
 
 
 def test_mint_response_with_excess_permission_is_refused_and_the_token_revoked(
-    minter: InstallationMinter, fake: FakeGitHub
+    minter: InstallationMinter, sandbox: SandboxServer, minted: Minted
 ) -> None:
-    fake.extra_permissions = {"administration": "write"}
+    sandbox.state.knobs.mint_extra_permissions = {"administration": "write"}
     with pytest.raises(MintRefused) as refused:
         minter.acquire(scope(), role="reviewer", holder="w1")
-    (token,) = fake.minted
-    assert fake.revoked == [token]  # the DELETE reached the server
+    (token,) = minted.tokens()
+    assert minted.revoked() == {token}  # the DELETE reached the server
     assert str(refused.value) == (
         "mint response grants more than asked for identity 'default' (installation 2001), "
         f"role 'reviewer': administration:write; token {fingerprint(token)} revoked"
@@ -97,50 +144,50 @@ def test_mint_response_with_excess_permission_is_refused_and_the_token_revoked(
 
 
 def test_mint_response_with_a_higher_level_or_extra_repository_is_refused(
-    minter: InstallationMinter, fake: FakeGitHub
+    minter: InstallationMinter, sandbox: SandboxServer, minted: Minted
 ) -> None:
-    fake.extra_permissions = {"contents": "write"}
-    fake.extra_repositories = ("secret-sauce",)
+    sandbox.state.knobs.mint_extra_permissions = {"contents": "write"}
+    sandbox.state.knobs.mint_extra_repositories = ["acme/docs"]
     with pytest.raises(MintRefused) as refused:
         minter.acquire(scope(), role="reviewer", holder="w1")
     assert "grants more than asked" in str(refused.value)
-    assert "contents:write, repository acme/secret-sauce;" in str(refused.value)
-    assert len(fake.revoked) == 1
+    assert "contents:write, repository acme/docs;" in str(refused.value)
+    assert len(minted.revoked()) == 1
 
 
-def test_a_different_scope_mints_a_new_token(minter: InstallationMinter, fake: FakeGitHub) -> None:
+def test_a_different_scope_mints_a_new_token(minter: InstallationMinter, minted: Minted) -> None:
     a = minter.acquire(scope("acme/widgets"), role="reviewer", holder="w1")
     b = minter.acquire(scope("acme/gadgets"), role="reviewer", holder="w2")
     c = minter.acquire(
         scope("acme/widgets", issues="write", metadata="read"), role="triager", holder="w3"
     )
     d = minter.acquire(scope("acme/Widgets"), role="reviewer", holder="w4")
-    assert fake.mint_count == 3
+    assert len(minted.tokens()) == 3
     assert len({a.fingerprint, b.fingerprint, c.fingerprint}) == 3
     assert d.fingerprint == a.fingerprint  # repository names compare case-insensitively
 
 
 def test_near_expiry_token_is_reminted_and_the_old_one_revoked_with_its_last_holder(
-    minter: InstallationMinter, fake: FakeGitHub, clock: Clock
+    minter: InstallationMinter, minted: Minted
 ) -> None:
     first = minter.acquire(scope(), role="reviewer", holder="w1")
-    clock.advance(timedelta(minutes=54))  # 6 min left: still outside the 5 min margin
+    age(minter, timedelta(minutes=54))  # 6 min left: still outside the 5 min margin
     second = minter.acquire(scope(), role="reviewer", holder="w2")
     assert second.fingerprint == first.fingerprint
-    clock.advance(timedelta(minutes=2))  # 4 min left: re-mint
+    age(minter, timedelta(minutes=2))  # 4 min left: re-mint
     fresh = minter.acquire(scope(), role="reviewer", holder="w3")
     assert fresh.fingerprint != first.fingerprint
-    assert fake.mint_count == 2 and fake.revoked == []  # w1 and w2 still hold the old token
+    assert len(minted.tokens()) == 2 and minted.revoked() == set()  # w1, w2 hold the old one
     minter.release(first)
-    assert fake.revoked == []
+    assert minted.revoked() == set()
     minter.release(second)
-    assert fake.revoked == [first.token.get_secret_value()]
+    assert minted.revoked() == {first.token.get_secret_value()}
     minter.release(fresh)
-    assert len(fake.revoked) == 1  # the current token lingers for the next worker
+    assert len(minted.revoked()) == 1  # the current token lingers for the next worker
 
 
 def test_concurrent_workers_on_one_scope_share_one_mint(
-    minter: InstallationMinter, fake: FakeGitHub
+    minter: InstallationMinter, minted: Minted
 ) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
@@ -148,70 +195,66 @@ def test_concurrent_workers_on_one_scope_share_one_mint(
         leases = list(
             pool.map(lambda i: minter.acquire(scope(), role="reviewer", holder=f"w{i}"), range(100))
         )
-    assert fake.mint_count == 1
+    assert len(minted.tokens()) == 1 and len({lease.fingerprint for lease in leases}) == 1
+    assert minter.stats.mints == 1 and minter.stats.cache_hits == 99
     for lease in leases:
         minter.release(lease)
-    assert fake.revoked == []
+    assert minted.revoked() == set()
     minter.close()
-    assert len(fake.revoked) == 1
+    assert len(minted.revoked()) == 1
 
 
 def test_replaced_token_is_revoked_when_its_last_holder_releases(
-    minter: InstallationMinter, fake: FakeGitHub, clock: Clock
+    minter: InstallationMinter, minted: Minted
 ) -> None:
     old = minter.acquire(scope(), role="reviewer", holder="w1")
-    clock.advance(timedelta(minutes=56))
+    age(minter, timedelta(minutes=56))
     minter.acquire(scope(), role="reviewer", holder="w2")
     minter.release(old)
-    old_token = old.token.get_secret_value()
-    assert fake.revoked == [old_token]
+    assert minted.revoked() == {old.token.get_secret_value()}
 
 
 def test_idle_stale_token_is_revoked_when_replaced(
-    minter: InstallationMinter, fake: FakeGitHub, clock: Clock
+    minter: InstallationMinter, minted: Minted
 ) -> None:
     old = minter.acquire(scope(), role="reviewer", holder="w1")
     minter.release(old)
-    assert fake.revoked == []  # shared tokens linger for the next worker
-    clock.advance(timedelta(minutes=57))
+    assert minted.revoked() == set()  # shared tokens linger for the next worker
+    age(minter, timedelta(minutes=57))
     minter.acquire(scope(), role="reviewer", holder="w2")
-    assert fake.revoked == [old.token.get_secret_value()]
+    assert minted.revoked() == {old.token.get_secret_value()}
 
 
-def test_shared_tokens_are_revoked_at_run_end(minter: InstallationMinter, fake: FakeGitHub) -> None:
+def test_shared_tokens_are_revoked_at_run_end(minter: InstallationMinter, minted: Minted) -> None:
     a = minter.acquire(scope("acme/widgets"), role="reviewer", holder="w1")
     b = minter.acquire(scope("acme/gadgets"), role="reviewer", holder="w2")
     minter.release(a)
     minter.close()
-    assert sorted(fake.revoked) == sorted([a.token.get_secret_value(), b.token.get_secret_value()])
+    assert minted.revoked() == {a.token.get_secret_value(), b.token.get_secret_value()}
 
 
 def test_per_worker_mode_mints_per_worker_and_revokes_on_release(
-    fake: FakeGitHub, app_pem: SecretStr, clock: Clock
+    sandbox: SandboxServer, minted: Minted
 ) -> None:
-    m = minter_for(app_pem, clock, per_worker=True)
+    m = minter_on(sandbox, per_worker=True)
     leases = [m.acquire(scope(), role="reviewer", holder=f"w{i}") for i in range(5)]
-    assert fake.mint_count == 5
+    assert len(minted.tokens()) == 5
     m.release(leases[0])
-    assert fake.revoked == [leases[0].token.get_secret_value()]
+    assert minted.revoked() == {leases[0].token.get_secret_value()}
     m.close()
-    assert len(fake.revoked) == 5
+    assert len(minted.revoked()) == 5
 
 
-def test_configured_bot_login_skips_get_app(
-    fake: FakeGitHub, app_pem: SecretStr, clock: Clock
-) -> None:
-    m = minter_for(app_pem, clock, bot_login="custom-bot[bot]")
+def test_configured_bot_login_skips_get_app(sandbox: SandboxServer, minted: Minted) -> None:
+    m = minter_on(sandbox, bot_login="custom-bot[bot]")
     lease = m.acquire(scope(), role="reviewer", holder="w1")
     assert lease.expected_login == "custom-bot[bot]"
-    assert not any(s.path.endswith("/app") for s in fake.seen)
+    assert minted.requests_to("/app") == 0
     m.close()
 
 
-def test_github_refusing_to_mint_is_reported_with_its_message(
-    fake: FakeGitHub, app_pem: SecretStr, clock: Clock
-) -> None:
-    m = minter_for(app_pem, clock, installation_id=9999)
+def test_github_refusing_to_mint_is_reported_with_its_message(sandbox: SandboxServer) -> None:
+    m = minter_on(sandbox, installation_id=9999)
     with pytest.raises(MintRefused) as refused:
         m.acquire(scope(), role="reviewer", holder="w1")
     assert str(refused.value) == (

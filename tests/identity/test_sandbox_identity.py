@@ -108,32 +108,6 @@ def test_sandbox_refuses_what_the_installation_lacks_and_we_refuse_the_ceiling_f
     triage.close()
 
 
-def test_excess_grant_from_the_server_is_refused_and_revoked(
-    sandbox: SandboxServer, reviewer: InstallationMinter
-) -> None:
-    sandbox.state.knobs.mint_extra_permissions = {"administration": "write"}
-    with pytest.raises(
-        MintRefused, match=r"grants more than asked .*: administration:write; token"
-    ):
-        reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
-    minted = [t for t in sandbox.state.tokens.values() if t.kind == "installation"]
-    assert len(minted) == 1 and minted[0].revoked
-
-
-def test_hundred_workers_one_mint_and_revoked_at_run_end(
-    sandbox: SandboxServer, reviewer: InstallationMinter
-) -> None:
-    leases = [reviewer.acquire(REVIEWER, role="reviewer", holder=f"w{i}") for i in range(100)]
-    assert len({lease.fingerprint for lease in leases}) == 1
-    assert reviewer.stats.mints == 1 and reviewer.stats.cache_hits == 99
-    for lease in leases:
-        reviewer.release(lease)
-    minted = [t for t in sandbox.state.tokens.values() if t.kind == "installation"]
-    assert len(minted) == 1 and not minted[0].revoked
-    reviewer.close()
-    assert minted[0].revoked
-
-
 def test_long_dotted_tokens_round_trip(
     sandbox: SandboxServer, reviewer: InstallationMinter, verifier: IdentityVerifier
 ) -> None:
