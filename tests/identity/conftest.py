@@ -1,17 +1,19 @@
-"""Shared fixtures: one RSA App key per session, a controllable clock, the respx GitHub fake."""
+"""Identity-test helpers: the sandbox GitHub's credentials as settings, dispatch (issue, seal,
+open) for real, and one RSA App key per session for the offline JWT tests."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
+from pathlib import Path
 
 import pytest
-import respx
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from pydantic import SecretStr
 
+from agents.config import Settings, load_settings
 from agents.envelope import (
     DispatchEnvelope,
     EnvelopeSealer,
@@ -23,57 +25,41 @@ from agents.envelope import (
 from agents.identity import TokenScope
 from agents.identity.lease import TokenLease
 from agents.identity.minter import InstallationMinter
-from tests.identity.fake_github import FakeGitHub
+from agents.identity.sources import IdentitySource, open_identity
+from agents.identity.verify import IdentityVerifier
+from sandbox.github.seed import MAINTAINER
+from sandbox.server import SandboxServer
 
-# The maintainer login and the reviewer's token scope, shared by the identity tests.
-MAINTAINER = "octo-maintainer"
+# The reviewer's token scope, shared by the identity tests.
 REVIEWER = TokenScope(
     repositories=("acme/widgets",),
     permissions={"pull_requests": "write", "contents": "read", "metadata": "read"},
 )
+__all__ = ["MAINTAINER", "REVIEWER", "age", "bot_pat_identity", "dispatch", "settings_for"]
 
 
-API = "https://ghe.example.test/api/v3"
-START = datetime(2026, 11, 29, 14, 0, tzinfo=UTC)
+def settings_for(server: SandboxServer, tmp_path: Path, **extra: object) -> Settings:
+    """Settings as a person would write them for the sandbox's Apps, plus ``extra``."""
+    env = server.state.write_credentials(tmp_path / "creds", server.url)
+    values: dict[str, object] = {}
+    for line in env.read_text().splitlines():
+        key, _, value = line.partition("=")
+        values[key.removeprefix("SWARM_").lower()] = value
+    identities: dict[str, dict[str, object]] = {}
+    for key in [k for k in values if k.startswith("identities__")]:
+        _, name, field = key.split("__")
+        identities.setdefault(name, {})[field] = values.pop(key)
+    values["identities"] = identities
+    values.update(extra)
+    return load_settings(**values)
 
 
-class Clock:
-    def __init__(self, start: datetime = START) -> None:
-        self.now = start
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, delta: timedelta) -> None:
-        self.now += delta
-
-
-@pytest.fixture(scope="session")
-def app_key() -> RSAPrivateKey:
-    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
-
-
-@pytest.fixture(scope="session")
-def app_pem(app_key: RSAPrivateKey) -> SecretStr:
-    pem = app_key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    )
-    return SecretStr(pem.decode("ascii"))
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def fake(app_key: RSAPrivateKey) -> Iterator[FakeGitHub]:
-    github = FakeGitHub(api_url=API, app_key=app_key, now=START)
-    with respx.mock(assert_all_called=False, assert_all_mocked=True) as router:
-        github.install(router)
-        yield github
+def bot_pat_identity(sandbox: SandboxServer, tmp_path: Path, pat: str) -> IdentitySource:
+    """The ``bot`` identity (a bot account's PAT, login ``swarm-bot``) holding ``pat``."""
+    pat_file = tmp_path / "bot.token"
+    pat_file.write_text(pat + "\n")
+    bot = {"kind": "bot_pat", "token_file": pat_file, "bot_login": "swarm-bot"}
+    return open_identity(settings_for(sandbox, tmp_path, identities={"bot": bot}), "bot")
 
 
 def dispatch(
@@ -94,10 +80,43 @@ def dispatch(
     return sealer.open(sealed, now=now)
 
 
+def age(minter: InstallationMinter, by: timedelta) -> None:
+    """Make the minter's tokens ``by`` older as its freshness check sees them (the refresh margin
+    grows by as much). JWTs stay on the real clock, which the sandbox checks them against."""
+    minter.refresh_margin += by
+
+
 @pytest.fixture
-def minter(fake: FakeGitHub, app_pem: SecretStr, clock: Clock) -> Iterator[InstallationMinter]:
-    m = InstallationMinter(
-        api_url=API, app_id=1001, installation_id=2001, private_key=app_pem, clock=clock
+def settings(sandbox: SandboxServer, tmp_path: Path) -> Settings:
+    return settings_for(sandbox, tmp_path)
+
+
+@pytest.fixture
+def reviewer(settings: Settings) -> Iterator[InstallationMinter]:
+    """The reviewer App's minter (App 1001, installation 2001) on the sandbox."""
+    source = open_identity(settings, "default")
+    assert isinstance(source, InstallationMinter)
+    yield source
+    source.close()
+
+
+@pytest.fixture
+def verifier(sandbox: SandboxServer) -> Iterator[IdentityVerifier]:
+    v = IdentityVerifier(sandbox.url, MAINTAINER)
+    yield v
+    v.close()
+
+
+@pytest.fixture(scope="session")
+def app_key() -> RSAPrivateKey:
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+@pytest.fixture(scope="session")
+def app_pem(app_key: RSAPrivateKey) -> SecretStr:
+    pem = app_key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
     )
-    yield m
-    m.close()
+    return SecretStr(pem.decode("ascii"))

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 import respx
-from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from pydantic import SecretStr
 
 from agents.config import ConfigError
@@ -30,9 +29,10 @@ from agents.identity.app_jwt import AppJwtSigner
 from agents.identity.minter import InstallationMinter
 from agents.identity.sources import open_identity
 from agents.identity.verify import IdentityVerifier
+from sandbox.github.seed import MAINTAINER, REVIEWER_APP_ID
 from sandbox.server import SandboxServer
-from tests.identity.conftest import API, START, Clock
-from tests.identity.fake_github import FakeGitHub
+from tests.identity.conftest import REVIEWER, bot_pat_identity, dispatch, settings_for
+from tests.ports import closed_port
 
 MARK = "PLANTEDleakCANARY"
 PAT = f"ghp_{MARK}maintainerPat0123456789"
@@ -62,13 +62,15 @@ def debug_logs(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
 
 
 def test_no_secret_appears_in_logs_errors_or_envelopes(
-    app_key: RSAPrivateKey,
-    app_pem: SecretStr,
+    sandbox: SandboxServer,
+    reviewer: InstallationMinter,
+    tmp_path: Path,
     debug_logs: pytest.LogCaptureFixture,
 ) -> None:
-    pem_text = app_pem.get_secret_value()
+    state = sandbox.state
+    state.knobs.long_tokens = True
+    pem_text = state.private_key_pem(REVIEWER_APP_ID)
     key_lines = [line for line in pem_text.splitlines() if line and "-----" not in line]
-    jwts: list[str] = []
     texts: list[str] = []
     errors: list[BaseException] = []
     log = logging.getLogger("agents.test_leaks")
@@ -82,17 +84,12 @@ def test_no_secret_appears_in_logs_errors_or_envelopes(
         else:
             raise AssertionError(f"expected {kind.__name__}")
 
-    fake = FakeGitHub(api_url=API, app_key=app_key, now=START, token_padding=MARK + ".x" * 200)
-    clock = Clock()
+    # Every request still reaches the sandbox; the spy keeps what went over the wire.
     with respx.mock(assert_all_called=False) as router:
-        fake.install(router)
-        minter = InstallationMinter(
-            api_url=API, app_id=1001, installation_id=2001, private_key=app_pem, clock=clock
-        )
-        jwts.append(AppJwtSigner(1001, app_pem, clock=clock).jwt().get_secret_value())
-        lease = minter.acquire(SCOPE, role="reviewer", holder="w1")
+        wire = router.route().pass_through()
+        lease = reviewer.acquire(SCOPE, role="reviewer", holder="w1")
         token = lease.token.get_secret_value()
-        log.debug("lease %r %s minter %r stats %r", lease, lease, minter, minter.stats)
+        log.debug("lease %r %s minter %r stats %r", lease, lease, reviewer, reviewer.stats)
 
         sealer = EnvelopeSealer(generate_sealing_key())
         env = DispatchEnvelope.issue(
@@ -101,42 +98,44 @@ def test_no_secret_appears_in_logs_errors_or_envelopes(
             task=TaskRef(kind="review_pr", repo="acme/widgets", number=1),
             roles=RoleRefs(agent="reviewer"),
             identity=lease.claim(),
-            now=START,
         )
-        sealed = sealer.seal(env, lease.token, "octo-maintainer")
-        opened = sealer.open(sealed, now=START)
+        sealed = sealer.seal(env, lease.token, MAINTAINER)
+        opened = sealer.open(sealed)
         log.info("sealed %r opened %r %s", sealed, opened, opened)
 
-        verifier = IdentityVerifier(API, "octo-maintainer")
-        verified = verifier.verify(opened, now=START)
+        verifier = IdentityVerifier(sandbox.url, MAINTAINER)
+        verified = verifier.verify(opened)
         log.info("verified %r", verified)
 
         # Error paths, each logged with its traceback.
-        fake.viewer_login_override = "octo-maintainer"
-        verifier.forget(lease.fingerprint)
-        expect(IdentityError, lambda: verifier.verify(opened, now=START))
+        posing = bot_pat_identity(sandbox, tmp_path, state.maintainer_pat)
         expect(
             IdentityError,
-            lambda: verifier.verify(
-                OpenedEnvelope(envelope=env, credential=SecretStr(PAT)), now=START
-            ),
+            lambda: verifier.verify(dispatch(posing.acquire(SCOPE, role="r", holder="w"))),
         )
-        fake.extra_permissions = {"administration": "write"}
+        expect(
+            IdentityError,
+            lambda: verifier.verify(OpenedEnvelope(envelope=env, credential=SecretStr(PAT))),
+        )
+        state.knobs.mint_extra_permissions = {"administration": "write"}
         for refused in (
             TokenScope(repositories=("acme/gadgets",), permissions={"issues": "write"}),
             TokenScope(repositories=("acme/widgets",), permissions={"pull_request": "write"}),
         ):
-            expect(IdentityError, lambda: minter.acquire(refused, role="r", holder="w2"))
-        expect(SealRefused, lambda: sealer.seal(env, SecretStr(PAT), "octo-maintainer"))
+            expect(IdentityError, lambda: reviewer.acquire(refused, role="r", holder="w2"))
+        expect(SealRefused, lambda: sealer.seal(env, SecretStr(PAT), MAINTAINER))
         tampered = SealedEnvelope.model_validate(
             {**sealed.model_dump(), "signature": sealed.signature[::-1]}
         )
-        expect(EnvelopeRejected, lambda: sealer.open(tampered, now=START))
+        expect(EnvelopeRejected, lambda: sealer.open(tampered))
         expect(ConfigError, lambda: AppJwtSigner(1001, SecretStr(pem_text[: len(pem_text) // 2])))
         expect(ConfigError, lambda: EnvelopeSealer(SecretStr(PAT)))
-        unreachable = IdentityVerifier("https://unmocked.example.test", "octo-maintainer")
-        expect(IdentityError, lambda: unreachable.verify(opened, now=START))
-        minter.close()
+        unreachable = IdentityVerifier(f"http://127.0.0.1:{closed_port()}", MAINTAINER)
+        expect(IdentityError, lambda: unreachable.verify(opened))
+        reviewer.close()
+    sent = [call.request.headers.get("authorization", "") for call in wire.calls]
+    credentials = {header.partition(" ")[2] for header in sent} - {""}
+    assert token in credentials and any(c.startswith("ey") for c in credentials)  # JWTs too
 
     texts += [debug_logs.text]
     formatter = logging.Formatter("%(message)s")
@@ -159,12 +158,12 @@ def test_no_secret_appears_in_logs_errors_or_envelopes(
         repr(opened),
         repr(verified),
         verified.model_dump_json(),
-        repr(minter),
+        repr(reviewer),
         repr(sealer),
     ]
     assert debug_logs.records, "nothing was logged: the scan would prove nothing"
     assert len(errors) == 9
-    secrets = [token, token[:24], PAT, MARK, *jwts, *key_lines]
+    secrets = [token[:24], PAT, MARK, *credentials, *key_lines]
     for text in texts:
         for secret in secrets:
             assert secret not in text, f"secret fragment found in: {text[:120]!r}"
@@ -183,7 +182,6 @@ def test_prefect_serialises_a_sealed_envelope_without_the_token() -> None:
         task=TaskRef(kind="review_pr", repo="acme/widgets", number=1),
         roles=RoleRefs(agent="reviewer"),
         identity=IdentityClaim(name="default", kind="app", expected_login="swarm-reviewer[bot]"),
-        now=START,
     )
     sealer = EnvelopeSealer(generate_sealing_key())
     sealed = sealer.seal(env, SecretStr(token), "octo-maintainer")
@@ -191,21 +189,17 @@ def test_prefect_serialises_a_sealed_envelope_without_the_token() -> None:
         blob = serializer.dumps(sealed)
         assert MARK.encode() not in blob
         again = serializer.loads(blob)
-        assert sealer.open(again, now=START).credential == SecretStr(token)
+        assert sealer.open(again).credential == SecretStr(token)
 
 
 def test_real_http_stack_logs_no_secret_at_debug(
     sandbox: SandboxServer, tmp_path: Path, debug_logs: pytest.LogCaptureFixture
 ) -> None:
     # respx answers above httpcore; the sandbox exercises the whole stack, sockets included.
-    from tests.identity.conftest import REVIEWER as SANDBOX_SCOPE
-    from tests.identity.conftest import dispatch
-    from tests.identity.test_sandbox_identity import settings_for
-
     sandbox.state.knobs.long_tokens = True
     settings = settings_for(sandbox, tmp_path)
     source = open_identity(settings, "default")
-    lease = source.acquire(SANDBOX_SCOPE, role="reviewer", holder="w1")
+    lease = source.acquire(REVIEWER, role="reviewer", holder="w1")
     verifier = IdentityVerifier(sandbox.url, "octo-maintainer")
     verifier.verify(dispatch(lease))
     source.close()

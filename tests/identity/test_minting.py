@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
+from agents.config import Settings
 from agents.identity import MintRefused, PermissionRefused, TokenScope
 from agents.identity.minter import InstallationMinter
+from agents.identity.sources import open_identity
 from agents.identity.tokens import fingerprint
 from sandbox.github.seed import REVIEWER_APP_ID, REVIEWER_INSTALLATION_ID
 from sandbox.github.state import SandboxState
@@ -262,3 +264,14 @@ def test_github_refusing_to_mint_is_reported_with_its_message(sandbox: SandboxSe
         "role 'reviewer': 404 Not Found"
     )
     m.close()
+
+
+def test_github_refuses_what_the_installation_lacks_and_we_refuse_the_ceiling_first(
+    settings: Settings,
+) -> None:
+    triage = open_identity(settings, "triage")
+    with pytest.raises(MintRefused, match=r"installation 2002\), role 'triager': 422 "):
+        triage.acquire(scope(), role="triager", holder="w1")  # triage has no pull_requests
+    with pytest.raises(PermissionRefused, match="exceeds the worker ceiling"):
+        triage.acquire(scope(issues="admin"), role="triager", holder="w1")
+    triage.close()

@@ -6,7 +6,6 @@ a person or a log would see it: ``str``, ``repr``, the formatted traceback with 
 
 from __future__ import annotations
 
-import socket
 import traceback
 from collections.abc import Iterator
 
@@ -21,6 +20,7 @@ from agents.transport import CredentialRefused, GitHubUnreachable, TransportErro
 from agents.transport.auth import AppJwtAuth, BotPatAuth, CredentialAuth, InstallationTokenAuth
 from agents.transport.client import GitHubTransport
 from tests.github.helpers import ManualClock
+from tests.ports import closed_port
 
 MARK = "PLANTEDtransportCANARY"
 INSTALLATION = SecretStr(f"ghs_{MARK}.with.dots.{'x' * 400}")
@@ -31,12 +31,6 @@ STRATEGIES: list[CredentialAuth] = [
     BotPatAuth.fixed(PAT, "swarm-bot"),
     AppJwtAuth.fixed(JWT, "default"),
 ]
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def everything_shown(exc: BaseException) -> Iterator[str]:
