@@ -75,6 +75,21 @@ def test_verified_identity_matches_the_envelope(
     ]
 
 
+def test_an_enterprise_server_is_asked_at_its_own_graphql_and_rest_paths(
+    reviewer: InstallationMinter,
+) -> None:
+    lease = reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
+    repos = {"total_count": 1, "repositories": [{"full_name": "acme/widgets"}]}
+    with respx.mock(assert_all_mocked=True) as ghes:
+        viewer = ghes.post("https://ghe.corp/api/graphql").respond(
+            json={"data": {"viewer": {"login": BOT}}}
+        )
+        listed = ghes.get(url__startswith="https://ghe.corp/api/v3/installation/repositories")
+        listed.respond(json=repos)
+        verified = verify_identity("https://ghe.corp/api/v3", dispatch(lease), MAINTAINER)
+    assert verified.login == BOT and viewer.call_count == 1 and listed.call_count == 1
+
+
 def test_triage_identity_is_a_separate_app(settings: Settings, verifier: IdentityVerifier) -> None:
     triage = open_identity(settings, "triage")
     lease = triage.acquire(
