@@ -8,6 +8,8 @@ setting and what is wrong with it and never echoes a secret value.
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -23,15 +25,30 @@ from pydantic import (
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pydantic_settings.exceptions import SettingsError
 
+from agents.secret_files import secret_file_defaults
+from agents.setting_names import validation_problems
+
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_IDENTITY = "default"
-SECRETS_DIR = Path("secrets")
+ENV_PREFIX = "SWARM_"
+FLAT_APP_SETTINGS = ("SWARM_APP_ID", "SWARM_APP_PRIVATE_KEY_FILE", "SWARM_APP_INSTALLATION_ID")
+STORE_BACKENDS = ("sqlite", "postgresql")
+_URL_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+_REPO_PART = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 IdentityKind = Literal["app", "bot_pat"]
 
 
 class ConfigError(Exception):
     """A setting is missing or invalid. The message names the setting, never its value."""
+
+
+def repo_problem(repo: str) -> str | None:
+    """What is wrong with an ``OWNER/NAME`` a person typed, or None when it is fine."""
+    owner, _, name = repo.partition("/")
+    if not (owner and name and _REPO_PART.match(owner) and _REPO_PART.match(name)):
+        return f"{repo!r} is not OWNER/NAME (e.g. acme/widgets)"
+    return None
 
 
 class IdentitySettings(BaseModel):
@@ -159,34 +176,49 @@ class Settings(BaseSettings):
     @classmethod
     def _repo_shape(cls, value: list[str]) -> list[str]:
         for repo in value:
-            owner, _, name = repo.partition("/")
-            if not owner or not name or "/" in name:
-                raise ValueError(f"{repo!r} is not OWNER/NAME")
+            problem = repo_problem(repo)
+            if problem:
+                raise ValueError(problem)
         return value
 
-    @model_validator(mode="after")
-    def _default_identity_complete(self) -> Settings:
-        flat = (self.app_id, self.app_private_key_file or self.app_private_key)
-        flat_given = [v for v in (*flat, self.app_installation_id) if v is not None]
-        if flat_given and len(flat_given) < 3:
-            missing = [
-                name
-                for name, v in (
-                    ("SWARM_APP_ID", self.app_id),
-                    ("SWARM_APP_PRIVATE_KEY_FILE", flat[1]),
-                    ("SWARM_APP_INSTALLATION_ID", self.app_installation_id),
-                )
-                if v is None
-            ]
-            raise ValueError(f"the default App identity is incomplete: set {', '.join(missing)}")
-        return self
+    @field_validator("store_url")
+    @classmethod
+    def _store_url_shape(cls, value: str | None) -> str | None:
+        """Checked here, never echoed: a store URL may carry a password."""
+        if value is None:
+            return None
+        scheme = _URL_SCHEME.match(value.strip())
+        if scheme is None:
+            raise ValueError(
+                "not a database URL (expected postgresql+psycopg://USER@HOST/DB or "
+                "sqlite:////PATH/swarm.db; the value is not shown, it may hold a password)"
+            )
+        backend = scheme.group(1).split("+", 1)[0].lower()
+        if backend not in STORE_BACKENDS:
+            raise ValueError(
+                f"backend {backend!r} is not supported; use postgresql+psycopg:// or sqlite:///"
+            )
+        return value.strip()
+
+    def default_identity_missing(self) -> list[str]:
+        """The flat ``SWARM_APP_*`` settings the default identity still needs, if any is set."""
+        key = self.app_private_key_file or self.app_private_key
+        values = (self.app_id, key, self.app_installation_id)
+        return [
+            name for name, value in zip(FLAT_APP_SETTINGS, values, strict=True) if value is None
+        ]
+
+    def configured_anything(self) -> bool:
+        """Whether any identity or the maintainer login is set (else: a first start)."""
+        flat_given = len(self.default_identity_missing()) < len(FLAT_APP_SETTINGS)
+        return bool(self.identities or self.maintainer_login) or flat_given
 
     # -- derived views -------------------------------------------------------------------------
 
     def all_identities(self) -> dict[str, IdentitySettings]:
         """Named identities, with the flat SWARM_APP_* settings as the ``default`` one."""
         found = {name.lower(): ident for name, ident in self.identities.items()}
-        if self.app_id is not None and DEFAULT_IDENTITY not in found:
+        if not self.default_identity_missing() and DEFAULT_IDENTITY not in found:
             found[DEFAULT_IDENTITY] = IdentitySettings(
                 kind="app",
                 app_id=self.app_id,
@@ -233,45 +265,35 @@ def _default_roles_dir() -> Path:
     return here if here.is_dir() else Path(__file__).resolve().parent.parent / "roles"
 
 
-def _secret_file_defaults() -> dict[str, Any]:
-    """Settings read from ``secrets/`` when the environment does not give them."""
-    found: dict[str, Any] = {}
-    key = SECRETS_DIR / "app-private-key.pem"
-    # The key file alone does not make an identity; it fills in the one SWARM_APP_ID names.
-    if (
-        "SWARM_APP_ID" in os.environ
-        and "SWARM_APP_PRIVATE_KEY_FILE" not in os.environ
-        and key.is_file()
-    ):
-        found["app_private_key_file"] = key
-    sealing = SECRETS_DIR / "sealing-key"
-    if "SWARM_SEALING_KEY" not in os.environ and sealing.is_file():
-        found["sealing_key"] = SecretStr(sealing.read_text(encoding="utf-8").strip())
-    anthropic = SECRETS_DIR / "anthropic-api-key"
-    if "ANTHROPIC_API_KEY" not in os.environ and anthropic.is_file():
-        found["ANTHROPIC_API_KEY"] = anthropic.read_text(encoding="utf-8").strip()
-    return found
+def load_settings(
+    *, needs: Callable[[Settings], list[str]] | None = None, **overrides: Any
+) -> Settings:
+    """Build Settings once at an entry point; raise one ConfigError naming every problem:
+    unknown SWARM_* variables, invalid values (never a value itself), and settings that are
+    missing for the command (``needs`` names them, e.g. the maintainer login for a run)."""
+    from agents.setting_names import (
+        missing_problem,
+        problems_message,
+        setting_names,
+        unknown_variables,
+    )
 
-
-def _describe(error: ValidationError) -> str:
-    lines = []
-    for item in error.errors(include_input=False, include_url=False):
-        loc = ".".join(str(part) for part in item["loc"])
-        name = f"SWARM_{loc.upper().replace('.', '__')}" if loc else "settings"
-        if loc.lower().startswith("anthropic_"):
-            name = loc.upper()
-        message = str(item["msg"]).removeprefix("Value error, ")
-        lines.append(f"{name}: {message}")
-    return "invalid configuration:\n  " + "\n  ".join(lines)
-
-
-def load_settings(**overrides: Any) -> Settings:
-    """Build Settings once at an entry point; raise ConfigError with a readable message."""
+    problems = unknown_variables(os.environ, setting_names(Settings, ENV_PREFIX), ENV_PREFIX)
     try:
-        return Settings(**{**_secret_file_defaults(), **overrides})
+        settings = Settings(**{**secret_file_defaults(), **overrides})
     except ValidationError as exc:
-        # include_input=False keeps secret values out of the message.
-        raise ConfigError(_describe(exc)) from None
+        problems += validation_problems(exc, ENV_PREFIX)
     except SettingsError as exc:
         # pydantic-settings names the field but not the value here; keep only that first line.
-        raise ConfigError(f"invalid configuration: {str(exc).splitlines()[0]}") from None
+        problems.append(str(exc).splitlines()[0])
+    else:
+        first_start = not settings.configured_anything()
+        # A partly configured default identity is an error for every command.
+        partial = settings.default_identity_missing()
+        missing = partial if len(partial) < len(FLAT_APP_SETTINGS) else []
+        missing = list(dict.fromkeys([*missing, *(needs(settings) if needs else [])]))
+        if missing:
+            problems.insert(0, missing_problem(missing, first_start=first_start))
+        if not problems:
+            return settings
+    raise ConfigError(problems_message(problems))

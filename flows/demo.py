@@ -1,10 +1,11 @@
-"""``swarm demo`` and ``swarm sandbox serve``: the embedded, offline default.
+"""``swarm demo``: one swarm over the offline sandbox, the embedded default.
 
 The demo starts the sandbox GitHub in a thread, writes the sandbox Apps' keys and settings into
-the data directory, runs one swarm through a temporary local Prefect whose database lives in the
-same data directory, and prints what happened. The sandbox is rebuilt identically on every start
-(same repositories, same commit SHAs), so a second demo run finds every PR already reviewed at
-its head SHA in the store and posts nothing.
+its own folder of the data directory (never the folder of a running ``swarm sandbox serve``),
+runs one swarm through the local Prefect server of the data directory (started on first use,
+then reused, so the UI shows every demo run), and prints what happened. The sandbox is rebuilt
+identically on every start (same repositories, same commit SHAs), so a second demo run finds
+every PR already reviewed at its head SHA in the store and posts nothing.
 """
 
 from __future__ import annotations
@@ -13,11 +14,14 @@ import os
 import time
 from pathlib import Path
 
-from flows.prefect_env import prepare_prefect_env
+from flows.local_prefect import prefect_home, status
+from flows.prefect_env import prepare_prefect_env, use_local_prefect
 
 DEMO_SHARD_THRESHOLD = 30
 DEMO_SHARD_SIZE = 15
 CLAUDE_DEFAULT_MODEL = "claude-sonnet-4-5"
+# The demo's sandbox keys; `swarm sandbox serve` keeps its own in .swarm/sandbox.
+DEMO_KEYS_DIR = "demo-sandbox"
 
 
 def load_env_file(path: Path) -> dict[str, str]:
@@ -44,7 +48,7 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
     """Start the sandbox and a local Prefect, run one swarm, print the summary. Exit status."""
     data_dir = data_dir.resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
-    prepare_prefect_env(home=data_dir / "prefect")
+    prepare_prefect_env()
 
     from agents.config import load_settings
     from flows.console import console, print_report
@@ -53,8 +57,12 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
     from sandbox.server import SandboxServer
 
     chosen = choose_model(model)
+    # The demo is self-contained: settings from the shell (another store, another GitHub,
+    # identities) must not mix with the sandbox's.
+    for key in [k for k in os.environ if k.upper().startswith("SWARM_")]:
+        del os.environ[key]
     with SandboxServer() as sandbox:
-        env_file = sandbox.state.write_credentials(data_dir / "sandbox", sandbox.url)
+        env_file = sandbox.state.write_credentials(data_dir / DEMO_KEYS_DIR, sandbox.url)
         load_env_file(env_file)
         os.environ["SWARM_DATA_DIR"] = str(data_dir)
         os.environ["SWARM_REPOS"] = ",".join(REPOS)
@@ -64,7 +72,10 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
             f"model: [bold]{chosen}[/bold]"
         )
         started = time.monotonic()
-        console.print("a temporary local Prefect starts first; that takes a few seconds")
+        if status(prefect_home(data_dir)) is None:
+            console.print("starting the local Prefect server (the first time takes a while)")
+        # A demo never talks to a remote API, whatever the user's shell says.
+        ui = use_local_prefect(data_dir, force=True).removesuffix("/api")
         report = execute_flow(
             repos=list(REPOS),
             role="reviewer",
@@ -93,9 +104,8 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
         f"(with SWARM_DATA_DIR={data_dir})"
     )
     console.print(
-        "Prefect UI: [bold]PREFECT_HOME="
-        f"{data_dir / 'prefect'} uv run prefect server start[/bold], "
-        "then open http://127.0.0.1:4200 (flow run 'swarm reviewer over ...')"
+        f"Prefect UI: {ui}/runs (flow run 'swarm reviewer over ...'); "
+        "[bold]uv run swarm server stop[/bold] stops the server"
     )
     return 0 if report.ok else 1
 
@@ -108,10 +118,3 @@ def _count_bot_reviews(state: object) -> int:
             if issue.pull is not None:
                 total += sum(1 for r in issue.pull.reviews if r.user_login.endswith("[bot]"))
     return total
-
-
-def serve_sandbox(*, port: int, keys_dir: Path) -> None:
-    """Run the sandbox in the foreground and say where its settings are."""
-    from sandbox.server import main
-
-    raise SystemExit(main(["--port", str(port), "--keys-dir", str(keys_dir)]))

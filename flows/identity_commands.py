@@ -75,17 +75,20 @@ def _gh_host(api_url: str) -> str | None:
 def exec_with_token(*, role: str, repo: str, command: Sequence[str]) -> int:
     """Mint, run ``command`` with the token, revoke; the child's exit status is returned."""
     from agents.config import ConfigError, load_settings
-
-    settings = load_settings()
-    settings.require_maintainer_login()
-    from agents.identity import TokenScope
-    from agents.identity.sources import open_identity
     from agents.roles import load_roles
+    from flows.preflight import needs, repo_flags
 
+    repo_flags([repo])
+    settings = load_settings()
     roles = load_roles(settings.roles_dir)
     if role not in roles:
-        raise ConfigError(f"role {role!r} is not defined in {settings.roles_dir} ")
+        known = ", ".join(sorted(roles))
+        raise ConfigError(f"--role: no role {role!r} in {settings.roles_dir} (known: {known})")
     spec = roles[role]
+    settings = load_settings(needs=needs(identities=[spec.identity]))
+    from agents.identity import TokenScope
+    from agents.identity.sources import open_identity
+
     source = open_identity(settings, spec.identity, per_worker=True)
     try:
         scope = TokenScope(repositories=(repo,), permissions=dict(spec.permissions))
@@ -113,8 +116,9 @@ def exec_with_token(*, role: str, repo: str, command: Sequence[str]) -> int:
 def verify_identities() -> int:
     """Print each identity's login, kind and what each of its roles can be granted."""
     from agents.config import load_settings
+    from flows.preflight import needs
 
-    settings = load_settings()
+    settings = load_settings(needs=needs(any_identity=True))
     maintainer = settings.require_maintainer_login()
     from agents.identity import IdentityError, TokenScope
     from agents.identity.sources import open_identity
@@ -123,13 +127,6 @@ def verify_identities() -> int:
 
     roles = load_roles(settings.roles_dir)
     identities = settings.all_identities()
-    if not identities:
-        from agents.config import ConfigError
-
-        raise ConfigError(
-            "no identity is configured: set SWARM_APP_ID, SWARM_APP_PRIVATE_KEY_FILE and "
-            "SWARM_APP_INSTALLATION_ID"
-        )
     rows: list[list[Any]] = []
     failures = 0
     for name, ident in sorted(identities.items()):

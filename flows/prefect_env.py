@@ -12,23 +12,45 @@ OFFLINE_ENV = {
 }
 
 
-def prepare_prefect_env(home: Path | None = None) -> None:
-    """Offline hygiene, and optionally a Prefect home of our own.
+def prepare_prefect_env() -> None:
+    """Offline hygiene.
 
     Our loggers reach the run logs through :func:`flows.logs.project_logs_in_run`, entered by
     the flow itself: ``PREFECT_LOGGING_EXTRA_LOGGERS`` alone ships nothing below WARNING.
-
-    ``home`` is only set by the demo: there the Prefect database belongs to the swarm's data
-    directory. For ``swarm run`` the user's Prefect profile (Cloud, a server, or a temporary
-    local server) decides, so their profile location is left alone.
     """
     for key, value in OFFLINE_ENV.items():
         os.environ.setdefault(key, value)
-    # A temporary local server can take far longer than Prefect's 20 s to start on a busy host.
-    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
-    if home is not None:
-        home.mkdir(parents=True, exist_ok=True)
-        os.environ["PREFECT_HOME"] = str(home.resolve())
-        # A demo never talks to a remote API, whatever the user's shell says.
-        os.environ.pop("PREFECT_API_URL", None)
-        os.environ.pop("PREFECT_API_KEY", None)
+
+
+def configured_api_url() -> str | None:
+    """The Prefect API the person chose: ``PREFECT_API_URL``, else their active profile's."""
+    if os.environ.get("PREFECT_API_URL"):
+        return os.environ["PREFECT_API_URL"]
+    import tomllib
+
+    home = Path(os.environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
+    path = Path(os.environ.get("PREFECT_PROFILES_PATH") or home / "profiles.toml").expanduser()
+    try:
+        profiles = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    active = os.environ.get("PREFECT_PROFILE") or profiles.get("active")
+    chosen = profiles.get("profiles", {}).get(active or "", {})
+    url = chosen.get("PREFECT_API_URL") if isinstance(chosen, dict) else None
+    return str(url) if url else None
+
+
+def use_local_prefect(data_dir: Path, *, force: bool = False) -> str:
+    """Point Prefect at the local server of ``data_dir`` (started when needed) unless the person
+    configured a Prefect API; ``force`` ignores their configuration (the offline demo).
+    Returns the API URL in use."""
+    if not force:
+        chosen = configured_api_url()
+        if chosen:
+            return chosen
+    from flows.local_prefect import ensure_running, prefect_home
+
+    server, _ = ensure_running(prefect_home(data_dir))
+    os.environ["PREFECT_API_URL"] = server.api_url
+    os.environ.pop("PREFECT_API_KEY", None)
+    return server.api_url

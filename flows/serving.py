@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-from flows.prefect_env import prepare_prefect_env
+from flows.prefect_env import prepare_prefect_env, use_local_prefect
 
 if TYPE_CHECKING:
     from prefect.deployments.runner import RunnerDeployment
@@ -37,12 +37,13 @@ def serve_schedule(
     model: str | None,
     name: str,
 ) -> None:
-    from agents.config import ConfigError, load_settings
+    from agents.config import load_settings
+    from flows.preflight import needs, repo_flags
 
-    settings = load_settings(**({"repos": repos} if repos else {}))
-    if not settings.repos:
-        raise ConfigError("no repositories to work on: pass --repo OWNER/NAME or set SWARM_REPOS")
+    settings = load_settings(needs=needs(any_identity=True, repos=True), **repo_flags(repos))
     prepare_prefect_env()
+    # The schedule lives in the Prefect server: the local one unless PREFECT_API_URL says.
+    use_local_prefect(settings.data_dir)
     _check_cron(cron)
     from prefect import serve
 

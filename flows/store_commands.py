@@ -1,14 +1,12 @@
-"""Read-back and upkeep commands over the shared store, plus ``swarm roles check``."""
+"""Read-back and upkeep commands over the shared store: runs, transcripts, limits, audit, prune."""
 
 from __future__ import annotations
 
-import getpass
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agents.store import Store
@@ -55,52 +53,72 @@ def open_store() -> Iterator[Store]:
         store.close()
 
 
-def _when(value: datetime | None) -> str:
+def when(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M:%S") if value else "-"
 
 
-def show_runs(limit: int) -> None:
+def show_runs(limit: int, *, run_id: str | None = None) -> None:
+    """Recent runs, then the workers of ``run_id`` (default: the latest run)."""
+    from agents.config import ConfigError
+    from agents.store import UnknownRunError
     from flows.console import console, table
 
     with open_store() as store:
         records = store.list_runs(limit=limit)
-        rows = []
-        for run in records:
-            totals = run.totals or {}
-            rows.append(
+        if run_id is not None:
+            try:
+                store.get_run(run_id)
+            except UnknownRunError:
+                raise ConfigError(f"no run {run_id!r}; `swarm runs` lists the runs") from None
+        shown = run_id or (records[0].id if records else None)
+        workers = store.list_workers(run_id=shown) if shown else []
+    if run_id is None:
+        console.print(table("swarm runs", RUN_COLUMNS, (_run_row(run) for run in records)))
+    if shown is None:
+        console.print("no runs yet; `swarm demo` or `swarm run` makes one", markup=False)
+        return
+    console.print(
+        table(
+            f"workers of {shown}",
+            ["worker", "roles", "identity", "task", "status", "reason"],
+            (
                 [
-                    run.id,
-                    run.trigger,
-                    run.status,
-                    _when(run.started_at),
-                    _when(run.finished_at),
-                    totals.get("workers", "-"),
-                    totals.get("new_reviews", "-"),
-                    totals.get("already_reviewed", "-"),
-                    totals.get("failed", "-"),
+                    w.id,
+                    " > ".join(w.role_chain),
+                    w.identity_login,
+                    _task_label(w.task),
+                    w.status,
+                    w.blocked_reason,
                 ]
-            )
-        workers = store.list_workers(run_id=records[0].id) if records else []
-    columns = ["run", "trigger", "status", "started", "finished", "workers", "new", "skipped"]
-    console.print(table("swarm runs", [*columns, "failed"], rows))
-    if workers:
-        console.print(
-            table(
-                f"workers of {records[0].id}",
-                ["worker", "roles", "identity", "task", "status", "reason"],
-                (
-                    [
-                        w.id,
-                        " > ".join(w.role_chain),
-                        w.identity_login,
-                        _task_label(w.task),
-                        w.status,
-                        w.blocked_reason,
-                    ]
-                    for w in workers
-                ),
-            )
+                for w in workers
+            ),
         )
+    )
+
+
+RUN_COLUMNS = [
+    "run",
+    "trigger",
+    "status",
+    "started",
+    "finished",
+    "workers",
+    "new",
+    "skipped",
+    "failed",
+]
+
+
+def _run_row(run: Any) -> list[object]:
+    totals = run.totals or {}
+    return [
+        run.id,
+        run.trigger,
+        run.status,
+        when(run.started_at),
+        when(run.finished_at),
+        *(totals.get(k, "-") for k in ("workers", "new_reviews", "already_reviewed", "failed")),
+    ]
 
 
 def _task_label(task: dict[str, object]) -> str:
@@ -142,9 +160,9 @@ def show_limits() -> None:
                     r.resource,
                     r.limit,
                     r.remaining,
-                    _when(r.reset_at),
-                    _when(r.paused_until),
-                    _when(r.at),
+                    when(r.reset_at),
+                    when(r.paused_until),
+                    when(r.at),
                 ]
                 for r in conn.execute(query)
             ]
@@ -175,7 +193,7 @@ def show_audit(identity: str, since: str | None) -> None:
             ["at", "worker", "method", "route", "target", "status", "remaining"],
             (
                 [
-                    _when(r.at),
+                    when(r.at),
                     r.worker_id,
                     r.method,
                     r.route,
@@ -189,73 +207,6 @@ def show_audit(identity: str, since: str | None) -> None:
     )
 
 
-def _person() -> str:
-    try:
-        return getpass.getuser()
-    except Exception:  # no login name in some containers
-        return "cli"
-
-
-def memory_list(*, repo: str | None, role: str | None, include_inactive: bool) -> None:
-    from flows.console import console, table
-
-    with open_store() as store:
-        records = store.list_memories(repo=repo, role=role, include_inactive=include_inactive)
-    if not records:
-        console.print('no memories yet; add one with `swarm memory add "..." --repo OWNER/NAME`')
-        return
-    console.print(
-        table(
-            "memories",
-            ["id", "kind", "repo", "role", "body", "by", "when", "state"],
-            (
-                [
-                    m.id,
-                    m.kind,
-                    m.repo or "(all)",
-                    m.role or "(all)",
-                    m.body,
-                    f"{m.author} ({m.author_kind})",
-                    _when(m.created_at),
-                    _state(m),
-                ]
-                for m in records
-            ),
-        )
-    )
-
-
-def _state(memory: object) -> str:
-    if getattr(memory, "deleted_at", None):
-        return "deleted"
-    superseded = getattr(memory, "superseded_by", None)
-    return f"superseded by {superseded}" if superseded else "active"
-
-
-def memory_add(*, body: str, repo: str | None, role: str | None, kind: str) -> None:
-    from flows.console import console
-
-    with open_store() as store:
-        record = store.add_memory(kind, body, author=_person(), repo=repo, role=role)
-    console.print(f"added memory {record.id}")
-
-
-def memory_edit(memory_id: int, body: str) -> None:
-    from flows.console import console
-
-    with open_store() as store:
-        record = store.supersede_memory(memory_id, body, author=_person())
-    console.print(f"memory {memory_id} superseded by {record.id}")
-
-
-def memory_rm(memory_id: int) -> None:
-    from flows.console import console
-
-    with open_store() as store:
-        store.delete_memory(memory_id, by=_person())
-    console.print(f"deleted memory {memory_id}")
-
-
 def prune(older_than: str) -> None:
     from flows.console import console
 
@@ -267,30 +218,4 @@ def prune(older_than: str) -> None:
         f"{counts.transcript_events} transcript events, {counts.llm_calls} LLM calls, "
         f"{counts.github_calls} GitHub calls, {counts.rate_limit_snapshots} rate-limit snapshots; "
         "user-visible memory kept"
-    )
-
-
-def check_roles(directory: Path | None) -> None:
-    from agents.config import load_settings
-    from agents.roles import load_roles
-    from flows.console import console, table
-
-    folder = directory or load_settings().roles_dir
-    roles = load_roles(folder)
-    console.print(
-        table(
-            f"{len(roles)} role(s) in {folder}: all valid",
-            ["role", "identity", "permissions", "tools", "model", "limits"],
-            (
-                [
-                    r.id,
-                    r.identity,
-                    ", ".join(f"{k}:{v}" for k, v in sorted(r.permissions.items())),
-                    ", ".join(r.tools),
-                    r.model or "(SWARM_MODEL)",
-                    f"{r.limits.max_turns} turns, ${r.limits.max_cost_usd:g}",
-                ]
-                for r in sorted(roles.values(), key=lambda r: r.id)
-            ),
-        )
     )

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import socket
+import sys
 import threading
 import time
 from pathlib import Path
@@ -96,15 +98,27 @@ class SandboxServer:
         self.stop()
 
 
+DEFAULT_DIR = Path(".swarm/sandbox")
+
+
+def walkthrough_settings(directory: Path) -> list[str]:
+    """What ``sandbox.env`` adds for people trying the CLI by hand: the sandbox's own store
+    (not the demo's, whose records would say every PR is already reviewed) and its repos."""
+    from sandbox.github.seed import REPOS
+
+    store = (directory / "swarm.db").resolve()
+    return [f"SWARM_STORE_URL=sqlite:///{store}", f"SWARM_REPOS={','.join(REPOS)}"]
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m sandbox.github", description=__doc__)
+    parser = argparse.ArgumentParser(prog="swarm sandbox serve", description=__doc__)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument(
-        "--keys-dir",
+        "--dir",
         type=Path,
-        default=Path(".swarm/sandbox"),
-        help="where <slug>.pem and sandbox.env go",
+        default=DEFAULT_DIR,
+        help="the sandbox's own folder: the Apps' keys, sandbox.env and the store of its runs",
     )
     parser.add_argument("--speed", type=float, default=1.0, help="sandbox seconds per real second")
     parser.add_argument(
@@ -112,9 +126,25 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     state = SandboxState(SandboxClock(speed=args.speed), long_tokens=args.long_tokens)
-    server = SandboxServer(state, host=args.host, port=args.port).start()
-    env = state.write_credentials(args.keys_dir, server.url)
-    print(f"sandbox GitHub at {server.url}\nsettings: {env}", flush=True)
+    try:
+        server = SandboxServer(state, host=args.host, port=args.port).start()
+    except OSError as exc:
+        print(
+            f"error: cannot listen on {args.host}:{args.port} ({exc.strerror}); "
+            "is another sandbox running? pass --port",
+            file=sys.stderr,
+        )
+        return 2
+    env = state.write_credentials(args.dir, server.url)
+    with env.open("a", encoding="utf-8") as handle:
+        handle.write("\n".join(walkthrough_settings(args.dir)) + "\n")
+    shown = os.path.relpath(env) if not os.path.relpath(env).startswith("..") else str(env)
+    print(
+        f"sandbox GitHub at {server.url} (Ctrl-C stops it)\n"
+        f"settings: {env}\n"
+        f"in another terminal: set -a; . {shown}; set +a; uv run swarm run --dry-run",
+        flush=True,
+    )
     try:
         while True:
             time.sleep(3600)

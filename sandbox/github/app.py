@@ -9,6 +9,7 @@ from sandbox.github import graphql, routes_app, routes_issues, routes_pulls
 from sandbox.github.errors import DOCS
 from sandbox.github.gate import register
 from sandbox.github.state import SandboxState
+from sandbox.github.web import add_web_pages
 
 # githubkit maps a GitHub Enterprise base ".../api/v3" to ".../api/graphql".
 REST_PREFIXES = ("", "/api/v3")
@@ -20,6 +21,8 @@ def create_app(state: SandboxState) -> FastAPI:
     rest = routes_app.ROUTES + routes_pulls.ROUTES + routes_issues.ROUTES
     register(app, state, rest, REST_PREFIXES)
     register(app, state, graphql.ROUTES, GRAPHQL_PREFIXES)
+    # The html_url links the API hands out (review links in the run table) open a page.
+    add_web_pages(app, state)
 
     @app.exception_handler(404)
     async def unknown_route(request: Request, exc: Exception) -> JSONResponse:

@@ -1,0 +1,49 @@
+"""``swarm verify`` and ``swarm exec``: the configured identities, checked and lent."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+commands = typer.Typer()
+
+
+@commands.command()
+def verify() -> None:
+    """Check each configured identity: mint a read-only token, print login and permissions.
+
+    Never prints a token. Fails when an identity resolves to the maintainer.
+    """
+    from flows.identity_commands import verify_identities
+
+    raise typer.Exit(verify_identities())
+
+
+@commands.command(
+    "exec",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    options_metavar="--role ROLE --repo OWNER/NAME -- PROGRAM [ARGS]...",
+)
+def exec_(
+    ctx: typer.Context,
+    role: Annotated[str, typer.Option("--role", help="Role whose permissions the token gets.")],
+    repo: Annotated[str, typer.Option("--repo", help="OWNER/NAME the token is limited to.")],
+) -> None:
+    """Run another program with GH_TOKEN set to a fresh, down-scoped bot token.
+
+    Example: swarm exec --role reviewer --repo acme/widgets -- gh pr list
+
+    The program sees only that token: the host's GH_TOKEN, GITHUB_TOKEN and gh configuration
+    are hidden from it. The token is revoked when the program exits, and its exit status is
+    passed through.
+    """
+    from agents.config import ConfigError
+    from flows.identity_commands import exec_with_token
+
+    command = list(ctx.args)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        raise ConfigError("give the program to run after --, e.g. swarm exec ... -- gh pr list")
+    raise typer.Exit(exec_with_token(role=role, repo=repo, command=command))

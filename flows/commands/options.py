@@ -1,0 +1,31 @@
+"""Options shared by several commands, so each reads and behaves the same everywhere."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+RepoOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--repo",
+        "-r",
+        help="OWNER/NAME to work on; repeat for several. Default: SWARM_REPOS.",
+        show_default=False,
+    ),
+]
+RoleOpt = Annotated[str, typer.Option("--role", help="Role id from roles/ that does the work.")]
+ModelOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--model",
+        envvar="SWARM_MODEL",
+        help="'scripted' (offline, deterministic) or a Claude model id.",
+        show_default=False,
+    ),
+]
+WorkersOpt = Annotated[
+    int | None,
+    typer.Option("--max-workers", min=1, help="Workers running at once (SWARM_MAX_WORKERS)."),
+]

@@ -1,0 +1,36 @@
+"""``swarm sandbox serve``: the offline GitHub stand-in, in the foreground."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+commands = typer.Typer(
+    name="sandbox",
+    help="The offline GitHub stand-in used by the demo and tests.",
+    no_args_is_help=True,
+)
+
+
+@commands.command("serve")
+def sandbox_serve(
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1.")] = 8765,
+    directory: Annotated[
+        Path,
+        typer.Option(
+            "--dir",
+            help="The sandbox's own folder: its Apps' keys, sandbox.env (the SWARM_* settings "
+            "to load in another terminal) and the store of runs against it.",
+        ),
+    ] = Path(".swarm/sandbox"),
+) -> None:
+    """Run the offline GitHub sandbox in the foreground (Ctrl-C stops it).
+
+    It starts fresh every time: same repositories, same commits, no reviews. Its folder is its
+    own, so `swarm demo` never touches it.
+    """
+    from sandbox.server import main
+
+    raise typer.Exit(main(["--port", str(port), "--dir", str(directory)]))

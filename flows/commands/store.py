@@ -1,0 +1,28 @@
+"""``swarm store prune``: upkeep of the shared store."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+commands = typer.Typer(
+    name="store", help="Maintain the shared store (retention).", no_args_is_help=True
+)
+
+
+@commands.command("prune")
+def store_prune(
+    older_than: Annotated[
+        str | None,
+        typer.Option(
+            help="Delete hidden runtime records older than this (e.g. 30d, 12h); "
+            "default: SWARM_RETENTION_DAYS (30)."
+        ),
+    ] = None,
+) -> None:
+    """Delete old transcripts, call records and snapshots; user-visible memory is kept."""
+    from agents.config import load_settings
+    from flows.store_commands import prune
+
+    prune(older_than or f"{load_settings().retention_days}d")

@@ -1,0 +1,218 @@
+"""One local Prefect server per data directory, started in the background on first use.
+
+Without ``PREFECT_API_URL`` Prefect would start a temporary server inside every process (about
+30 s each on this machine, and its history gone with the process). Instead the CLI starts one
+``prefect server start`` in the background, with its home (database, logs) in
+``<data dir>/prefect``, analytics off, and every later command reuses it: ``swarm run``, the demo
+and ``swarm server start`` (the UI) all talk to the same server, so the UI shows what ran.
+
+``server.json`` in that home says which process serves which port. A file lock makes two
+commands that start at once share one server. The server gets an environment built from an
+allow-list: no ``SWARM_`` setting, no API key or token reaches it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+
+PREFERRED_PORT = 4200
+STATE_FILE = "server.json"
+LOG_FILE = "server.log"
+LOCK_FILE = "server.lock"
+START_TIMEOUT_S = 240.0
+STOP_TIMEOUT_S = 15.0
+# What the server process may see of ours: locale, paths, and Prefect's own settings.
+SERVER_ENV_NAMES = ("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "USER", "LOGNAME")
+SERVER_ENV_PREFIXES = ("LC_", "PREFECT_")
+SERVER_ENV_DENIED = ("PREFECT_API_URL", "PREFECT_API_KEY", "PREFECT_PROFILE", "PREFECT_HOME")
+OFFLINE = {"DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+
+
+class ServerStartError(RuntimeError):
+    """The local server did not come up; the message says where its log is."""
+
+
+@dataclass(frozen=True)
+class LocalServer:
+    """A running local Prefect server."""
+
+    pid: int
+    port: int
+    home: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def api_url(self) -> str:
+        return f"{self.url}/api"
+
+
+def prefect_home(data_dir: Path) -> Path:
+    return data_dir.resolve() / "prefect"
+
+
+def status(home: Path) -> LocalServer | None:
+    """The server recorded in ``home`` if it is alive and answers; a stale record is removed."""
+    recorded = _read_state(home)
+    if recorded is None:
+        return None
+    if _alive(recorded.pid) and _healthy(recorded.url):
+        return recorded
+    if not _alive(recorded.pid):
+        (home / STATE_FILE).unlink(missing_ok=True)
+    return None
+
+
+def ensure_running(home: Path, *, timeout: float = START_TIMEOUT_S) -> tuple[LocalServer, bool]:
+    """The server of ``home``, started when none runs; ``True`` when this call started it."""
+    home.mkdir(parents=True, exist_ok=True)
+    with _locked(home):
+        running = status(home)
+        if running is not None:
+            return running, False
+        recorded = _read_state(home)
+        if recorded is not None and _alive(recorded.pid):
+            # Alive but not answering: an earlier start that hangs. Replace it.
+            _terminate(recorded.pid)
+        return _start(home, timeout), True
+
+
+def stop(home: Path) -> LocalServer | None:
+    """Stop the server of ``home``; returns what was stopped, or None when nothing ran."""
+    if not home.is_dir():
+        return None
+    with _locked(home):
+        recorded = _read_state(home)
+        if recorded is None:
+            return None
+        if _alive(recorded.pid):
+            _terminate(recorded.pid)
+        (home / STATE_FILE).unlink(missing_ok=True)
+        return recorded
+
+
+def server_environment(host: Mapping[str, str], home: Path) -> dict[str, str]:
+    """The server's environment: an allow-list of the host's, plus its home, offline."""
+    env = {
+        key: value
+        for key, value in host.items()
+        if (key in SERVER_ENV_NAMES or key.startswith(SERVER_ENV_PREFIXES))
+        and key not in SERVER_ENV_DENIED
+    }
+    env.update(OFFLINE)
+    env["PREFECT_HOME"] = str(home)
+    return env
+
+
+def _start(home: Path, timeout: float) -> LocalServer:
+    port = _free_port()
+    log_path = home / LOG_FILE
+    command = [sys.executable, "-m", "prefect", "server", "start"]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--analytics-off"]
+    with log_path.open("ab") as log:
+        process = subprocess.Popen(
+            command,
+            env=server_environment(os.environ, home),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=home,
+            start_new_session=True,  # Ctrl-C on the command that started it leaves it running
+        )
+    server = LocalServer(pid=process.pid, port=port, home=home)
+    deadline = time.monotonic() + timeout
+    while not _healthy(server.url):
+        if process.poll() is not None or time.monotonic() > deadline:
+            if process.poll() is None:
+                _terminate(process.pid)
+            raise ServerStartError(
+                f"the local Prefect server did not start within {timeout:.0f} s; see {log_path}"
+            )
+        time.sleep(0.25)
+    _write_state(server)
+    return server
+
+
+def _free_port() -> int:
+    """4200 (the port people know the Prefect UI by) when it is free, else any free port."""
+    for port in (PREFERRED_PORT, 0):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return int(sock.getsockname()[1])
+    raise ServerStartError("no free port on 127.0.0.1 for the local Prefect server")
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/api/health", timeout=2) as reply:  # noqa: S310
+            return bool(reply.status == 200)
+    except (OSError, ValueError):
+        return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie child of this process still "exists"; reap it if it is ours.
+    with suppress(ChildProcessError):
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done == pid:
+            return False
+    return True
+
+
+def _terminate(pid: int) -> None:
+    """SIGTERM the server's process group, SIGKILL what is left after a grace period."""
+    for sig, grace in ((signal.SIGTERM, STOP_TIMEOUT_S), (signal.SIGKILL, 5.0)):
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, sig)
+        deadline = time.monotonic() + grace
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if not _alive(pid):
+            return
+
+
+def _read_state(home: Path) -> LocalServer | None:
+    try:
+        data = json.loads((home / STATE_FILE).read_text(encoding="utf-8"))
+        return LocalServer(pid=int(data["pid"]), port=int(data["port"]), home=home)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _write_state(server: LocalServer) -> None:
+    path = server.home / STATE_FILE
+    path.write_text(json.dumps({"pid": server.pid, "port": server.port}), encoding="utf-8")
+
+
+@contextmanager
+def _locked(home: Path) -> Iterator[None]:
+    import fcntl
+
+    with (home / LOCK_FILE).open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

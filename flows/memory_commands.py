@@ -1,0 +1,115 @@
+"""``swarm memory list|add|edit|rm``: user-visible memory, with errors that name the flag."""
+
+from __future__ import annotations
+
+import getpass
+
+from flows.store_commands import open_store, when
+
+
+def _person() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # no login name in some containers
+        return "cli"
+
+
+def _check_scope(repo: str | None, role: str | None) -> None:
+    from agents.config import ConfigError, repo_problem
+
+    problem = repo_problem(repo) if repo is not None else None
+    if problem:
+        raise ConfigError(f"--repo: {problem}")
+    if role is not None and not role.replace("-", "").replace("_", "").isalnum():
+        raise ConfigError(f"--role: {role!r} is not a role id like 'reviewer'")
+
+
+def _check_kind(kind: str) -> None:
+    from agents.config import ConfigError
+    from agents.store.records import MEMORY_KINDS
+
+    if kind not in MEMORY_KINDS:
+        raise ConfigError(f"--kind: {kind!r} is not one of: {', '.join(MEMORY_KINDS)}")
+
+
+def memory_list(*, repo: str | None, role: str | None, include_inactive: bool) -> None:
+    from flows.console import console, table
+
+    _check_scope(repo, role)
+    with open_store() as store:
+        records = store.list_memories(repo=repo, role=role, include_inactive=include_inactive)
+    if not records:
+        console.print('no memories yet; add one with `swarm memory add "..." --repo OWNER/NAME`')
+        return
+    console.print(
+        table(
+            "memories",
+            ["id", "kind", "repo", "role", "body", "by", "when", "state"],
+            (
+                [
+                    m.id,
+                    m.kind,
+                    m.repo or "(all)",
+                    m.role or "(all)",
+                    m.body,
+                    f"{m.author} ({m.author_kind})",
+                    when(m.created_at),
+                    _state(m),
+                ]
+                for m in records
+            ),
+        )
+    )
+
+
+def _state(memory: object) -> str:
+    if getattr(memory, "deleted_at", None):
+        return "deleted"
+    superseded = getattr(memory, "superseded_by", None)
+    return f"superseded by {superseded}" if superseded else "active"
+
+
+def memory_add(*, body: str, repo: str | None, role: str | None, kind: str) -> None:
+    from flows.console import console
+
+    _check_scope(repo, role)
+    _check_kind(kind)
+    with open_store() as store:
+        record = store.add_memory(kind, body, author=_person(), repo=repo, role=role)
+    console.print(f"added memory {record.id}")
+
+
+def _active(store: object, memory_id: int, verb: str) -> None:
+    """Refuse an unknown, superseded or deleted memory with what to do instead."""
+    from agents.config import ConfigError
+    from agents.store import UnknownMemoryError
+
+    try:
+        memory = store.get_memory(memory_id)  # type: ignore[attr-defined]
+    except UnknownMemoryError:
+        raise ConfigError(f"no memory {memory_id}; `swarm memory list` shows the ids") from None
+    if memory.deleted_at:
+        raise ConfigError(f"memory {memory_id} is deleted; there is nothing to {verb}")
+    if memory.superseded_by:
+        raise ConfigError(
+            f"memory {memory_id} was replaced by memory {memory.superseded_by}; "
+            f"{verb} {memory.superseded_by} instead (`swarm memory list --all` shows the history)"
+        )
+
+
+def memory_edit(memory_id: int, body: str) -> None:
+    from flows.console import console
+
+    with open_store() as store:
+        _active(store, memory_id, "edit")
+        record = store.supersede_memory(memory_id, body, author=_person())
+    console.print(f"memory {memory_id} superseded by {record.id}")
+
+
+def memory_rm(memory_id: int) -> None:
+    from flows.console import console
+
+    with open_store() as store:
+        _active(store, memory_id, "remove")
+        store.delete_memory(memory_id, by=_person())
+    console.print(f"deleted memory {memory_id}")

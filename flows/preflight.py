@@ -1,0 +1,97 @@
+"""What a command needs before it starts, checked at once and before Prefect spends seconds.
+
+Every missing setting is named in one message (not one per attempt), flags are named as flags
+(``--repo``), and with nothing configured at all the message points at the demo and the sandbox.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agents.config import Settings
+    from agents.roles import Role
+
+APP_SETTINGS = ("APP_ID", "PRIVATE_KEY_FILE", "INSTALLATION_ID")
+
+
+def identity_settings(settings: Settings, name: str) -> list[str]:
+    """The variables identity ``name`` still needs."""
+    from agents.config import DEFAULT_IDENTITY
+
+    if name.lower() == DEFAULT_IDENTITY:
+        return settings.default_identity_missing()
+    return [f"SWARM_IDENTITIES__{name.upper()}__{field}" for field in APP_SETTINGS]
+
+
+def needs(
+    *, identities: Sequence[str] = (), repos: bool = False, any_identity: bool = False
+) -> Callable[[Settings], list[str]]:
+    """For :func:`agents.config.load_settings`: the settings a command needs and lacks, all of
+    them: the identities named (or any identity at all), the maintainer login, repositories."""
+
+    def missing(settings: Settings) -> list[str]:
+        configured = settings.all_identities()
+        found: list[str] = []
+        for name in identities:
+            if name.lower() not in configured:
+                found += identity_settings(settings, name)
+        if any_identity and not configured:
+            found += identity_settings(settings, "default")
+        if not settings.maintainer_login:
+            found.append("SWARM_MAINTAINER_LOGIN")
+        if repos and not settings.repos:
+            found.append("SWARM_REPOS (or --repo OWNER/NAME)")
+        return found
+
+    return missing
+
+
+def repo_flags(repos: Sequence[str] | None, flag: str = "--repo") -> dict[str, Any]:
+    """Settings overrides from ``--repo`` values, each checked and named as the flag typed."""
+    from agents.config import ConfigError, repo_problem
+
+    for repo in repos or ():
+        problem = repo_problem(repo)
+        if problem:
+            raise ConfigError(f"{flag}: {problem}")
+    return {"repos": list(repos)} if repos else {}
+
+
+def check_store(settings: Settings) -> None:
+    """Open and close the store: a wrong URL or an unreachable database is one line now,
+    not a failed flow run later."""
+    from agents.store import Store
+
+    Store.open(settings.store_url, settings.data_dir).close()
+
+
+def reviewing_role(settings: Settings, role: str) -> Role:
+    """``--role``, which must exist and post reviews (``swarm run`` dispatches one per PR)."""
+    from agents.config import ConfigError
+    from agents.roles import load_roles
+
+    roles = load_roles(settings.roles_dir)
+    if role not in roles:
+        known = ", ".join(sorted(roles))
+        raise ConfigError(f"--role: no role {role!r} in {settings.roles_dir} (known: {known})")
+    if "submit_review" not in roles[role].tools:
+        raise ConfigError(
+            f"--role: role {role!r} does not review pull requests (it has no submit_review "
+            "tool); swarm run dispatches one review per open PR"
+        )
+    return roles[role]
+
+
+def preflight(*, repos: list[str] | None, role: str) -> Settings:
+    """``swarm run``'s checks: flags, settings, the role and its identity, the store."""
+    from agents.config import load_settings
+
+    def run_needs(settings: Settings) -> list[str]:
+        identity = reviewing_role(settings, role).identity
+        return needs(identities=[identity], repos=True)(settings)
+
+    settings = load_settings(needs=run_needs, **repo_flags(repos))
+    check_store(settings)
+    return settings

@@ -1,0 +1,82 @@
+"""What ``swarm server start|stop|status`` do and print."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flows.local_prefect import LocalServer, prefect_home
+
+EXIT_UP = 0
+EXIT_DOWN = 1
+
+
+def _home() -> Path:
+    from agents.config import load_settings
+
+    return prefect_home(load_settings().data_dir)
+
+
+def _describe(server: LocalServer) -> str:
+    return f"{server.url} (pid {server.pid}, home {server.home})"
+
+
+def _configured_note() -> str | None:
+    from flows.prefect_env import configured_api_url
+
+    chosen = configured_api_url()
+    if chosen is None:
+        return None
+    from agents.redact import redact
+
+    return (
+        f"runs use the Prefect API you configured, {redact(chosen)} (PREFECT_API_URL or your "
+        "Prefect profile), not a local server"
+    )
+
+
+def start() -> None:
+    from flows.console import console
+    from flows.local_prefect import ensure_running
+
+    note = _configured_note()
+    if note:
+        console.print(note, markup=False)
+    home = _home()
+    console.print("starting the local Prefect server (the first start takes a while)...")
+    server, started = ensure_running(home)
+    verb = "started" if started else "already running"
+    console.print(f"local Prefect server {verb}: {_describe(server)}", markup=False)
+    console.print(f"UI: {server.url}/runs   stop it with: swarm server stop", markup=False)
+
+
+def stop() -> None:
+    from flows.console import console
+    from flows.local_prefect import stop as stop_server
+
+    stopped = stop_server(_home())
+    if stopped is None:
+        console.print("no local Prefect server was running", markup=False)
+    else:
+        console.print(f"stopped the local Prefect server {_describe(stopped)}", markup=False)
+
+
+def status() -> int:
+    from flows.console import console
+    from flows.local_prefect import status as server_status
+
+    note = _configured_note()
+    if note:
+        console.print(note, markup=False)
+        return EXIT_UP
+    home = _home()
+    server = server_status(home)
+    if server is None:
+        console.print(
+            f"no local Prefect server running for {home}; the next `swarm run` or "
+            "`swarm server start` starts one",
+            markup=False,
+        )
+        return EXIT_DOWN
+    console.print(f"local Prefect server running: {_describe(server)}", markup=False)
+    console.print(f"UI: {server.url}/runs", markup=False)
+    return EXIT_UP
