@@ -8,7 +8,6 @@ setting and what is wrong with it and never echoes a secret value.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -26,29 +25,19 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pydantic_settings.exceptions import SettingsError
 
 from agents.secret_files import secret_file_defaults
+from agents.setting_checks import repo_problem, sealing_key_problem, store_url_problem
 from agents.setting_names import validation_problems
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_IDENTITY = "default"
 ENV_PREFIX = "SWARM_"
 FLAT_APP_SETTINGS = ("SWARM_APP_ID", "SWARM_APP_PRIVATE_KEY_FILE", "SWARM_APP_INSTALLATION_ID")
-STORE_BACKENDS = ("sqlite", "postgresql")
-_URL_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
-_REPO_PART = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 IdentityKind = Literal["app", "bot_pat"]
 
 
 class ConfigError(Exception):
     """A setting is missing or invalid. The message names the setting, never its value."""
-
-
-def repo_problem(repo: str) -> str | None:
-    """What is wrong with an ``OWNER/NAME`` a person typed, or None when it is fine."""
-    owner, _, name = repo.partition("/")
-    if not (owner and name and _REPO_PART.match(owner) and _REPO_PART.match(name)):
-        return f"{repo!r} is not OWNER/NAME (e.g. acme/widgets)"
-    return None
 
 
 class IdentitySettings(BaseModel):
@@ -181,24 +170,21 @@ class Settings(BaseSettings):
                 raise ValueError(problem)
         return value
 
+    @field_validator("sealing_key")
+    @classmethod
+    def _sealing_key_shape(cls, value: SecretStr | None) -> SecretStr | None:
+        problem = sealing_key_problem(value.get_secret_value()) if value is not None else None
+        if problem:
+            raise ValueError(problem)
+        return value
+
     @field_validator("store_url")
     @classmethod
     def _store_url_shape(cls, value: str | None) -> str | None:
-        """Checked here, never echoed: a store URL may carry a password."""
-        if value is None:
-            return None
-        scheme = _URL_SCHEME.match(value.strip())
-        if scheme is None:
-            raise ValueError(
-                "not a database URL (expected postgresql+psycopg://USER@HOST/DB or "
-                "sqlite:////PATH/swarm.db; the value is not shown, it may hold a password)"
-            )
-        backend = scheme.group(1).split("+", 1)[0].lower()
-        if backend not in STORE_BACKENDS:
-            raise ValueError(
-                f"backend {backend!r} is not supported; use postgresql+psycopg:// or sqlite:///"
-            )
-        return value.strip()
+        problem = store_url_problem(value) if value is not None else None
+        if problem:
+            raise ValueError(problem)
+        return value.strip() if value is not None else None
 
     def default_identity_missing(self) -> list[str]:
         """The flat ``SWARM_APP_*`` settings the default identity still needs, if any is set."""
@@ -282,7 +268,10 @@ def load_settings(
     try:
         settings = Settings(**{**secret_file_defaults(), **overrides})
     except ValidationError as exc:
-        problems += validation_problems(exc, ENV_PREFIX)
+        # A misspelled nested name is also an "extra input" to pydantic: report it once.
+        unknown = {line.split(" ", 1)[0].upper() for line in problems}
+        found = validation_problems(exc, ENV_PREFIX)
+        problems += [line for line in found if line.split(":", 1)[0] not in unknown]
     except SettingsError as exc:
         # pydantic-settings names the field but not the value here; keep only that first line.
         problems.append(str(exc).splitlines()[0])

@@ -15,7 +15,8 @@ def _person() -> str:
 
 
 def _check_scope(repo: str | None, role: str | None) -> None:
-    from agents.config import ConfigError, repo_problem
+    from agents.config import ConfigError
+    from agents.setting_checks import repo_problem
 
     problem = repo_problem(repo) if repo is not None else None
     if problem:

@@ -50,7 +50,8 @@ def needs(
 
 def repo_flags(repos: Sequence[str] | None, flag: str = "--repo") -> dict[str, Any]:
     """Settings overrides from ``--repo`` values, each checked and named as the flag typed."""
-    from agents.config import ConfigError, repo_problem
+    from agents.config import ConfigError
+    from agents.setting_checks import repo_problem
 
     for repo in repos or ():
         problem = repo_problem(repo)

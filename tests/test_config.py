@@ -6,6 +6,7 @@ import pytest
 
 from agents.config import ConfigError, load_settings
 
+SEALING_KEY = "qJzH8m5cF1oYbXw2V0kT9rE3uN6pL4sAaGdQeWiZyMc="
 SECRET_KEY_TEXT = "-----BEGIN PRIVATE KEY-----\nSUPERSECRETKEYMATERIAL\n-----END PRIVATE KEY-----\n"
 
 
@@ -120,12 +121,12 @@ def test_secrets_folder_supplies_the_key_file_and_sealing_key(
     secrets = tmp_path / "secrets"
     secrets.mkdir()
     (secrets / "app-private-key.pem").write_text(SECRET_KEY_TEXT)
-    (secrets / "sealing-key").write_text("c2VhbGluZw==\n")
+    (secrets / "sealing-key").write_text(SEALING_KEY + "\n")
     settings = load_settings()
     assert settings.app_private_key_file == Path("secrets/app-private-key.pem")
     assert settings.sealing_key is not None
-    assert settings.sealing_key.get_secret_value() == "c2VhbGluZw=="
-    assert "c2VhbGluZw" not in repr(settings)
+    assert settings.sealing_key.get_secret_value() == SEALING_KEY
+    assert SEALING_KEY not in repr(settings)
 
 
 def test_bot_pat_identity_needs_a_token_and_login(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -151,3 +152,39 @@ def test_log_level_is_read_in_any_case_and_a_wrong_one_is_named(
     monkeypatch.setenv("SWARM_LOG_LEVEL", "chatty")
     with pytest.raises(ConfigError, match="SWARM_LOG_LEVEL"):
         load_settings()
+
+
+@pytest.mark.parametrize(
+    ("name", "hint"),
+    [
+        ("SWARM_STORE_ULR", " (did you mean SWARM_STORE_URL?)"),
+        ("swarm_repo", " (did you mean SWARM_REPOS?)"),
+        ("SWARM_IDENTITIES__TRIAGE__APPID", " (did you mean SWARM_IDENTITIES__TRIAGE__APP_ID?)"),
+        ("SWARM_COLOUR", ""),
+    ],
+)
+def test_an_unknown_swarm_variable_is_an_error_with_a_hint_and_no_value(
+    name: str, hint: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(name, "sk-ant-api03-valueNeverShown")
+    with pytest.raises(ConfigError) as err:
+        load_settings()
+    assert str(err.value).startswith(f"{name} is not a swarm setting{hint}; ")
+    assert "valueNeverShown" not in str(err.value)
+
+
+def test_every_field_and_nested_identity_field_is_a_known_variable(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("SWARM_IDENTITIES__BOT__KIND", "bot_pat")
+    monkeypatch.setenv("SWARM_IDENTITIES__BOT__TOKEN_FILE", str(tmp_path / "pat"))
+    monkeypatch.setenv("SWARM_IDENTITIES__BOT__BOT_LOGIN", "acme-bot")
+    monkeypatch.setenv("SWARM_RETENTION_DAYS", "7")
+    assert load_settings().identity("bot").bot_login == "acme-bot"
+
+
+def test_deliberate_extras_are_allowed_by_name_or_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SWARM_DEPLOY_COLOR", "blue")
+    monkeypatch.setenv("SWARM_OWNER_TEAM", "platform")
+    monkeypatch.setenv("SWARM_ALLOW_UNKNOWN", "SWARM_DEPLOY_*, swarm_owner_team")
+    assert load_settings().retention_days == 30

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 from flows.serving import deployment_parameters
@@ -72,20 +71,4 @@ def test_prefect_yaml_holds_no_secret_and_no_deploy_time_secret_template() -> No
     # Templated values are resolved at deploy time and stored in plain text in the deployment.
     assert "{{" not in "\n".join(
         line for line in text.splitlines() if not line.lstrip().startswith("#")
-    )
-
-
-@pytest.mark.parametrize("bad", ["every half hour", "*/30 * *"])
-def test_serve_refuses_a_bad_cron_with_the_option_name(
-    bad: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from typer.testing import CliRunner
-
-    from flows.cli import app
-
-    monkeypatch.setenv("SWARM_REPOS", "acme/widgets")
-    result = CliRunner().invoke(app, ["serve", "--cron", bad])
-    assert result.exit_code == 2
-    assert result.output.strip() == (
-        f"configuration error: --cron: {bad!r} is not a cron expression (e.g. '*/30 * * * *')"
     )

@@ -1,0 +1,5 @@
+"""``python -m flows``: the ``swarm`` command line, where the console script is not installed."""
+
+from flows.cli import main
+
+main()

@@ -1,0 +1,125 @@
+"""The ``swarm`` CLI: help that reads well and stays fast, and the everyday commands working."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from flows.cli import COMMAND_MODULES
+from tests.cli.conftest import ROOT, swarm
+
+COMMANDS = [
+    [],
+    ["demo"],
+    ["run"],
+    ["serve"],
+    ["verify"],
+    ["exec"],
+    ["runs"],
+    ["transcript"],
+    ["limits"],
+    ["audit"],
+    ["server"],
+    ["server", "start"],
+    ["server", "stop"],
+    ["server", "status"],
+    ["memory"],
+    ["memory", "list"],
+    ["memory", "add"],
+    ["memory", "edit"],
+    ["memory", "rm"],
+    ["roles", "check"],
+    ["sandbox", "serve"],
+    ["store", "prune"],
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "swarm")
+def test_every_command_has_help(command: list[str]) -> None:
+    seen = swarm(*command, "--help")
+    assert seen.code == 0, seen.output
+    assert "Usage: swarm" in seen.output
+    assert "Traceback" not in seen.output
+
+
+def test_top_level_help_lists_the_commands_people_need() -> None:
+    seen = swarm("--help")
+    for name in ("demo", "run", "serve", "verify", "exec", "runs", "transcript", "memory"):
+        assert name in seen.output
+    assert "server" in seen.output
+    assert "--debug" in seen.output
+
+
+def test_every_command_module_is_registered_and_small() -> None:
+    folder = ROOT / "flows" / "commands"
+    modules = {f"flows.commands.{p.stem}" for p in folder.glob("*.py") if p.stem != "__init__"}
+    assert modules - {"flows.commands.options"} == set(COMMAND_MODULES)
+    for path in (ROOT / "flows").rglob("*.py"):
+        assert len(path.read_text().splitlines()) <= 300, path
+
+
+def test_help_does_not_import_prefect_or_the_sdks() -> None:
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from flows.cli import app\n"
+        "CliRunner().invoke(app, ['--help'])\n"
+        "CliRunner().invoke(app, ['run', '--help'])\n"
+        "heavy = [m for m in ('prefect', 'anthropic', 'githubkit', 'sqlalchemy', 'agents.config')"
+        " if m in sys.modules]\n"
+        "print(','.join(heavy))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert out.stdout.strip() == ""
+
+
+def test_roles_check_lists_each_shipped_role() -> None:
+    seen = swarm("roles", "check")
+    assert seen.code == 0, seen.output
+    assert "all valid; identities not checked (none configured)" in seen.output
+    for role in ("reviewer", "security-reviewer", "triager", "summarizer"):
+        assert role in seen.output
+
+
+def test_roles_check_resolves_identities_when_they_are_configured(
+    app_settings: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    for field, value in (("APP_ID", "1002"), ("INSTALLATION_ID", "2002")):
+        monkeypatch.setenv(f"SWARM_IDENTITIES__TRIAGE__{field}", value)
+    monkeypatch.setenv("SWARM_IDENTITIES__TRIAGE__PRIVATE_KEY_FILE", str(tmp_path / "t.pem"))
+    seen = swarm("roles", "check")
+    assert seen.code == 0, seen.output
+    assert "all valid; identities resolved" in seen.output
+
+
+def test_memory_add_edit_rm_round_trip_keeps_provenance() -> None:
+    added = swarm("memory", "add", "This repo wants a test for every bug fix", "--repo", "a/b")
+    assert added.code == 0, added.output
+    assert added.output.strip() == "added memory 1"
+    edited = swarm("memory", "edit", "1", "Every bug fix needs a regression test")
+    assert edited.output.strip() == "memory 1 superseded by 2"
+    listed = swarm("memory", "list")
+    assert "Every bug fix needs a regression test" in listed.output
+    assert "This repo wants" not in listed.output
+    assert "superseded by 2" in swarm("memory", "list", "--all").output
+    assert swarm("memory", "rm", "2").output.strip() == "deleted memory 2"
+    assert "no memories yet" in swarm("memory", "list").output
+
+
+def test_store_prune_reports_what_it_removed_and_keeps_memory() -> None:
+    swarm("memory", "add", "Keep me")
+    seen = swarm("store", "prune", "--older-than", "0s")
+    assert seen.code == 0, seen.output
+    assert "user-visible memory kept" in seen.output
+    assert "Keep me" in swarm("memory", "list").output
+
+
+def test_runs_says_how_to_make_one_when_the_store_is_empty() -> None:
+    seen = swarm("runs")
+    assert seen.code == 0, seen.output
+    assert seen.lines[-1] == "no runs yet; `swarm demo` or `swarm run` makes one"

@@ -1,0 +1,76 @@
+"""Trust class 12, errors a person sees: a misconfiguration is one line naming the setting the
+person actually set, exit status 2, never a traceback and never the secret it carries.
+
+More CLI mistakes (flags, ids, roles) are in tests/cli/test_errors.py, which uses the same
+``assert_error`` promise.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.cli.conftest import EXIT_USAGE, assert_error, clean_env, swarm
+
+__all__ = ["clean_env"]  # the CLI tests' fixture: no SWARM_* settings, an empty directory
+
+PASSWORD = "hunter2-store-password"
+NOT_SHOWN = "the value is not shown, it may hold a password"
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "first_line"),
+    [
+        (
+            "SWARM_STORE_URL",
+            f"postgresql//swarm:{PASSWORD}@db.internal/swarm",
+            "error: SWARM_STORE_URL: not a database URL (expected postgresql+psycopg://USER@HOST/DB"
+            f" or sqlite:////PATH/swarm.db; {NOT_SHOWN})",
+        ),
+        (
+            "SWARM_STORE_URL",
+            f"swarm:{PASSWORD}@db.internal/swarm",
+            "error: SWARM_STORE_URL: not a database URL (expected postgresql+psycopg://USER@HOST/DB"
+            f" or sqlite:////PATH/swarm.db; {NOT_SHOWN})",
+        ),
+        (
+            "SWARM_STORE_URL",
+            f"mysql://swarm:{PASSWORD}@db/swarm",
+            "error: SWARM_STORE_URL: backend 'mysql' is not supported; use postgresql+psycopg:// "
+            "or sqlite:///",
+        ),
+        (
+            "SWARM_STORE_ULR",
+            f"postgresql+psycopg://swarm:{PASSWORD}@db/swarm",
+            "error: SWARM_STORE_ULR is not a swarm setting (did you mean SWARM_STORE_URL?); unset "
+            "it, or name it in SWARM_ALLOW_UNKNOWN if it is meant for something else",
+        ),
+        (
+            "SWARM_SEALING_KEY",
+            PASSWORD,
+            "error: SWARM_SEALING_KEY: must be 32 random bytes, urlsafe base64 encoded (leave it "
+            "unset to generate one per run)",
+        ),
+        (
+            "SWARM_APP_PRIVATE_KEY",
+            f"-----BEGIN RSA PRIVATE KEY-----\n{PASSWORD}\n-----END RSA PRIVATE KEY-----",
+            "error: missing settings: SWARM_APP_ID, SWARM_APP_INSTALLATION_ID "
+            "(docs/configuration.md explains each)",
+        ),
+    ],
+    ids=["no-scheme", "no-url", "backend", "misspelled", "sealing-key", "inline-key"],
+)
+def test_a_misconfiguration_is_one_line_without_its_secret(
+    name: str, value: str, first_line: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(name, value)
+    assert_error(swarm("runs"), first_line, EXIT_USAGE, secrets=[PASSWORD])
+
+
+def test_an_unreachable_store_is_one_line_without_the_password(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Port 1 on loopback refuses at once: the driver's own error, never the URL's password.
+    monkeypatch.setenv("SWARM_STORE_URL", f"postgresql+psycopg://swarm:{PASSWORD}@127.0.0.1:1/x")
+    seen = swarm("memory", "list")
+    assert seen.first_line.startswith("error: cannot open the store (check SWARM_STORE_URL): ")
+    assert_error(seen, seen.first_line, EXIT_USAGE, secrets=[PASSWORD])
