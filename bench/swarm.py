@@ -109,18 +109,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-post", action="store_true", help="only the dry-run pass")
     args = parser.parse_args(argv)
 
-    from flows.prefect_env import prepare_prefect_env
+    from flows.local_prefect import prefect_home, stop
+    from flows.prefect_env import prepare_prefect_env, use_local_prefect
 
     data_dir = Path(tempfile.mkdtemp(prefix="swarm-bench-"))
-    prepare_prefect_env(home=data_dir / "prefect")
+    prepare_prefect_env()
+    use_local_prefect(data_dir, force=True)
+    try:
+        return _bench(args, data_dir)
+    finally:
+        stop(prefect_home(data_dir))
+
+
+def _bench(args: argparse.Namespace, data_dir: Path) -> int:
     from sandbox.server import SandboxServer
 
     results = []
     with SandboxServer(build_sandbox(args.prs)) as server:
         configure(server, data_dir)
-        # The first flow run in a process pays for the temporary Prefect server's start and
-        # first-use imports; the probe then runs workers one at a time, so its per-worker
-        # overhead is not inflated by workers sharing the event loop.
+        # The first flow run in a process pays for first-use imports; the probe then runs
+        # workers one at a time, so its per-worker overhead is not inflated by workers sharing
+        # the event loop.
         for name in ("warm-up", "probe"):
             results.append(
                 run_pass(server, dry_run=True, max_workers=1, repo=PROBE_REPO, name=name)
