@@ -28,6 +28,11 @@ _STATUS_STYLE = {
 }
 
 
+def say(text: str) -> None:
+    """A plain line for a person: no markup, no highlighting, never wrapped mid-sentence."""
+    console.print(redact(text), markup=False, highlight=False, soft_wrap=True)
+
+
 def table(title: str, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> Table:
     """A plain rich table whose every cell went through redaction."""
     out = Table(title=escape(title), show_lines=False, header_style="bold")

@@ -34,13 +34,13 @@ def _check_kind(kind: str) -> None:
 
 
 def memory_list(*, repo: str | None, role: str | None, include_inactive: bool) -> None:
-    from flows.console import console, table
+    from flows.console import console, say, table
 
     _check_scope(repo, role)
     with open_store() as store:
         records = store.list_memories(repo=repo, role=role, include_inactive=include_inactive)
     if not records:
-        console.print('no memories yet; add one with `swarm memory add "..." --repo OWNER/NAME`')
+        say('no memories yet; add one with `swarm memory add "..." --repo OWNER/NAME`')
         return
     console.print(
         table(
@@ -71,13 +71,13 @@ def _state(memory: object) -> str:
 
 
 def memory_add(*, body: str, repo: str | None, role: str | None, kind: str) -> None:
-    from flows.console import console
+    from flows.console import say
 
     _check_scope(repo, role)
     _check_kind(kind)
     with open_store() as store:
         record = store.add_memory(kind, body, author=_person(), repo=repo, role=role)
-    console.print(f"added memory {record.id}")
+    say(f"added memory {record.id}")
 
 
 def _active(store: object, memory_id: int, verb: str) -> None:
@@ -99,18 +99,18 @@ def _active(store: object, memory_id: int, verb: str) -> None:
 
 
 def memory_edit(memory_id: int, body: str) -> None:
-    from flows.console import console
+    from flows.console import say
 
     with open_store() as store:
         _active(store, memory_id, "edit")
         record = store.supersede_memory(memory_id, body, author=_person())
-    console.print(f"memory {memory_id} superseded by {record.id}")
+    say(f"memory {memory_id} superseded by {record.id}")
 
 
 def memory_rm(memory_id: int) -> None:
-    from flows.console import console
+    from flows.console import say
 
     with open_store() as store:
         _active(store, memory_id, "remove")
         store.delete_memory(memory_id, by=_person())
-    console.print(f"deleted memory {memory_id}")
+    say(f"deleted memory {memory_id}")

@@ -35,48 +35,47 @@ def _configured_note() -> str | None:
 
 
 def start() -> None:
-    from flows.console import console
+    from flows.console import say
     from flows.local_prefect import ensure_running
 
     note = _configured_note()
     if note:
-        console.print(note, markup=False)
+        say(note)
     home = _home()
-    console.print("starting the local Prefect server (the first start takes a while)...")
+    say("starting the local Prefect server (the first start takes a while)...")
     server, started = ensure_running(home)
     verb = "started" if started else "already running"
-    console.print(f"local Prefect server {verb}: {_describe(server)}", markup=False)
-    console.print(f"UI: {server.url}/runs   stop it with: swarm server stop", markup=False)
+    say(f"local Prefect server {verb}: {_describe(server)}")
+    say(f"UI: {server.url}/runs   stop it with: swarm server stop")
 
 
 def stop() -> None:
-    from flows.console import console
+    from flows.console import say
     from flows.local_prefect import stop as stop_server
 
     stopped = stop_server(_home())
     if stopped is None:
-        console.print("no local Prefect server was running", markup=False)
+        say("no local Prefect server was running")
     else:
-        console.print(f"stopped the local Prefect server {_describe(stopped)}", markup=False)
+        say(f"stopped the local Prefect server {_describe(stopped)}")
 
 
 def status() -> int:
-    from flows.console import console
+    from flows.console import say
     from flows.local_prefect import status as server_status
 
     note = _configured_note()
     if note:
-        console.print(note, markup=False)
+        say(note)
         return EXIT_UP
     home = _home()
     server = server_status(home)
     if server is None:
-        console.print(
+        say(
             f"no local Prefect server running for {home}; the next `swarm run` or "
-            "`swarm server start` starts one",
-            markup=False,
+            "`swarm server start` starts one"
         )
         return EXIT_DOWN
-    console.print(f"local Prefect server running: {_describe(server)}", markup=False)
-    console.print(f"UI: {server.url}/runs", markup=False)
+    say(f"local Prefect server running: {_describe(server)}")
+    say(f"UI: {server.url}/runs")
     return EXIT_UP

@@ -61,7 +61,7 @@ def show_runs(limit: int, *, run_id: str | None = None) -> None:
     """Recent runs, then the workers of ``run_id`` (default: the latest run)."""
     from agents.config import ConfigError
     from agents.store import UnknownRunError
-    from flows.console import console, table
+    from flows.console import console, say, table
 
     with open_store() as store:
         records = store.list_runs(limit=limit)
@@ -75,7 +75,7 @@ def show_runs(limit: int, *, run_id: str | None = None) -> None:
     if run_id is None:
         console.print(table("swarm runs", RUN_COLUMNS, (_run_row(run) for run in records)))
     if shown is None:
-        console.print("no runs yet; `swarm demo` or `swarm run` makes one", markup=False)
+        say("no runs yet; `swarm demo` or `swarm run` makes one")
         return
     console.print(
         table(
@@ -144,7 +144,7 @@ def show_limits() -> None:
     import sqlalchemy as sa
 
     from agents.store.schema import rate_limit_snapshots as t
-    from flows.console import console, table
+    from flows.console import console, say, table
 
     with open_store() as store:
         latest = (
@@ -167,7 +167,7 @@ def show_limits() -> None:
                 for r in conn.execute(query)
             ]
     if not rows:
-        console.print("no rate-limit snapshots recorded yet; run a swarm first")
+        say("no rate-limit snapshots recorded yet; run a swarm first")
         return
     console.print(
         table(
@@ -179,13 +179,13 @@ def show_limits() -> None:
 
 
 def show_audit(identity: str, since: str | None) -> None:
-    from flows.console import console, table
+    from flows.console import console, say, table
 
     after = parse_since(since) if since else None
     with open_store() as store:
         records = store.audit(identity=identity, since=after)
     if not records:
-        console.print(f"no recorded writes by {identity}", markup=False)
+        say(f"no recorded writes by {identity}")
         return
     console.print(
         table(
@@ -208,12 +208,12 @@ def show_audit(identity: str, since: str | None) -> None:
 
 
 def prune(older_than: str) -> None:
-    from flows.console import console
+    from flows.console import say
 
     age = parse_duration(older_than, "--older-than")
     with open_store() as store:
         counts = store.prune(age)
-    console.print(
+    say(
         f"pruned {counts.total} record(s) older than {older_than}: "
         f"{counts.transcript_events} transcript events, {counts.llm_calls} LLM calls, "
         f"{counts.github_calls} GitHub calls, {counts.rate_limit_snapshots} rate-limit snapshots; "

@@ -123,3 +123,26 @@ def test_runs_says_how_to_make_one_when_the_store_is_empty() -> None:
     seen = swarm("runs")
     assert seen.code == 0, seen.output
     assert seen.lines[-1] == "no runs yet; `swarm demo` or `swarm run` makes one"
+
+
+def test_server_status_without_a_server_says_how_one_starts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    monkeypatch.setenv("PREFECT_PROFILES_PATH", str(tmp_path / "no-profiles.toml"))
+    seen = swarm("server", "status")
+    assert seen.code == 1
+    assert seen.first_line == (
+        f"no local Prefect server running for {tmp_path / 'data' / 'prefect'}; the next "
+        "`swarm run` or `swarm server start` starts one"
+    )
+    assert swarm("server", "stop").first_line == "no local Prefect server was running"
+
+
+def test_server_status_names_a_configured_prefect_api(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PREFECT_API_URL", "http://prefect.internal:4200/api")
+    seen = swarm("server", "status")
+    assert seen.code == 0
+    assert seen.first_line.startswith(
+        "runs use the Prefect API you configured, http://prefect.internal:4200/api"
+    )
