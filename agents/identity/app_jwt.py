@@ -29,17 +29,22 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def key_setting_name(identity_name: str) -> str:
-    """The environment variable a person sets to point at this identity's key."""
+def key_setting_name(identity_name: str, *, inline: bool = False) -> str:
+    """The environment variable a person sets for this identity's key: the file's, or with
+    ``inline`` the one that holds the key itself."""
+    field = "PRIVATE_KEY" if inline else "PRIVATE_KEY_FILE"
     if identity_name.lower() == DEFAULT_IDENTITY:
-        return "SWARM_APP_PRIVATE_KEY_FILE"
-    return f"SWARM_IDENTITIES__{identity_name.upper()}__PRIVATE_KEY_FILE"
+        return f"SWARM_APP_{field}"
+    return f"SWARM_IDENTITIES__{identity_name.upper()}__{field}"
 
 
 def read_private_key(identity: IdentitySettings, identity_name: str) -> SecretStr:
     """The PEM text from the inline setting or the key file, with errors naming the setting."""
     setting = key_setting_name(identity_name)
     if identity.private_key is not None:
+        # Checked here, where it is known which variable the person set.
+        inline = key_setting_name(identity_name, inline=True)
+        load_rsa_key(identity.private_key, setting=inline, identity_name=identity_name)
         return identity.private_key
     if identity.private_key_file is None:
         raise ConfigError(f"{setting}: not set for identity {identity_name!r}")
@@ -55,7 +60,8 @@ def read_private_key(identity: IdentitySettings, identity_name: str) -> SecretSt
 
 def load_rsa_key(pem: SecretStr, *, setting: str, identity_name: str) -> RSAPrivateKey:
     """Parse and check the App key. Messages say what is wrong, never what the key contains."""
-    where = f"{setting}: the App private key for identity {identity_name!r}"
+    # "NAME (what)" rather than "NAME: what": redaction reads "PRIVATE_KEY: x" as a secret.
+    where = f"{setting} (the App private key of identity {identity_name!r})"
     text = pem.get_secret_value().strip()
     if not text:
         raise ConfigError(f"{where} is empty")

@@ -233,8 +233,11 @@ class InstallationMinter:
         reply = self._api.mint(self._jwt, self.installation_id, body)
         where = f"identity {self.name!r} (installation {self.installation_id}), role {role!r}"
         if reply.status != 201 or not isinstance(reply.body, dict):
+            repos = ", ".join(scope.repositories) or "the installation's repositories"
+            # 404/422: a repository the installation does not cover (or that does not exist).
+            hint = "; is the App installed there?" if reply.status in (404, 422) else ""
             raise MintRefused(
-                f"GitHub refused to mint a token for {where}: {reply.github_message()}"
+                f"GitHub refused a token for {repos} to {where}: {reply.github_message()}{hint}"
             )
         minted = _Minted(*read_mint_reply(reply, self.installation_id, now, where))
         self.stats.mints += 1

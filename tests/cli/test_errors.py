@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from flows.cli_errors import describe
+from sandbox.server import SandboxServer
 from tests.cli.conftest import EXIT_FAILED, EXIT_USAGE, ROOT, assert_error, swarm
 
 NOT_CONFIGURED = (
@@ -271,3 +272,20 @@ def test_debug_shows_the_traceback_wherever_the_flag_is_given(tmp_path: Path) ->
     )
     assert "Traceback" in debug.stderr
     assert debug.stderr.strip().endswith("no memory 7; `swarm memory list` shows the ids")
+
+
+def test_a_repository_the_app_is_not_installed_on_names_it_and_the_installation(
+    sandbox: SandboxServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    env = sandbox.state.write_credentials(tmp_path / "keys", sandbox.url)
+    for line in env.read_text().splitlines():
+        key, _, value = line.partition("=")
+        monkeypatch.setenv(key, value)
+    seen = swarm("exec", "--role", "reviewer", "--repo", "acme/widget", "--", "true")
+    assert_error(
+        seen,
+        "error: GitHub refused a token for acme/widget to identity 'default' (installation "
+        "2001), role 'reviewer': 422 There is at least one repository that does not exist or is "
+        "not accessible to the parent installation.; is the App installed there?",
+        EXIT_USAGE,
+    )

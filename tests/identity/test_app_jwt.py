@@ -80,7 +80,7 @@ def test_malformed_key_is_a_config_error_without_key_material(pem: str, problem:
     with pytest.raises(ConfigError) as err:
         AppJwtSigner(1001, SecretStr(pem))
     assert str(err.value) == (
-        f"SWARM_APP_PRIVATE_KEY_FILE: the App private key for identity 'default' {problem}"
+        f"SWARM_APP_PRIVATE_KEY_FILE (the App private key of identity 'default') {problem}"
     )
     assert KEY_MATERIAL not in str(err.value) and KEY_MATERIAL not in repr(err.value)
     assert err.value.__cause__ is None

@@ -260,8 +260,8 @@ def test_github_refusing_to_mint_is_reported_with_its_message(sandbox: SandboxSe
     with pytest.raises(MintRefused) as refused:
         m.acquire(scope(), role="reviewer", holder="w1")
     assert str(refused.value) == (
-        "GitHub refused to mint a token for identity 'default' (installation 9999), "
-        "role 'reviewer': 404 Not Found"
+        "GitHub refused a token for acme/widgets to identity 'default' (installation 9999), "
+        "role 'reviewer': 404 Not Found; is the App installed there?"
     )
     m.close()
 

@@ -7,6 +7,8 @@ More CLI mistakes (flags, ids, roles) are in tests/cli/test_errors.py, which use
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.cli.conftest import EXIT_USAGE, assert_error, clean_env, swarm
@@ -74,3 +76,29 @@ def test_an_unreachable_store_is_one_line_without_the_password(
     seen = swarm("memory", "list")
     assert seen.first_line.startswith("error: cannot open the store (check SWARM_STORE_URL): ")
     assert_error(seen, seen.first_line, EXIT_USAGE, secrets=[PASSWORD])
+
+
+@pytest.mark.parametrize(
+    ("name", "setting"),
+    [
+        ("SWARM_APP_PRIVATE_KEY", "SWARM_APP_PRIVATE_KEY"),
+        ("SWARM_APP_PRIVATE_KEY_FILE", "SWARM_APP_PRIVATE_KEY_FILE"),
+    ],
+)
+def test_a_bad_app_key_is_named_by_the_variable_the_person_set(
+    name: str, setting: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    text = f"not a key, but secret: {PASSWORD}"
+    key_file = tmp_path / "key.pem"
+    key_file.write_text(text)
+    monkeypatch.setenv(name, text if name == "SWARM_APP_PRIVATE_KEY" else str(key_file))
+    monkeypatch.setenv("SWARM_APP_ID", "1001")
+    monkeypatch.setenv("SWARM_APP_INSTALLATION_ID", "2001")
+    monkeypatch.setenv("SWARM_MAINTAINER_LOGIN", "octo-maintainer")
+    assert_error(
+        swarm("exec", "--role", "reviewer", "--repo", "acme/widgets", "--", "true"),
+        f"error: {setting} (the App private key of identity 'default') is not a PEM private key "
+        "(expected '-----BEGIN ... KEY-----')",
+        EXIT_USAGE,
+        secrets=[PASSWORD],
+    )
