@@ -67,9 +67,14 @@ def print_report(report: RunReport) -> None:
             out.add_column(column, overflow="fold", no_wrap=column in _NO_WRAP)
         for outcome in report.outcomes:
             row = outcome_row(outcome)
+            # Links go below the table, whole: a link folded inside a cell cannot be opened.
+            row["review"] = "posted" if outcome.review_url else row["review"]
             style = _STATUS_STYLE.get(outcome.status, "")
             out.add_row(*(_cell(row[c]) for c in columns), style=style)
         console.print(out)
+    for outcome in report.outcomes:
+        if outcome.review_url:
+            say(f"review of {outcome.target}: {outcome.review_url}")
     for outcome in report.outcomes:
         if outcome.dry_run_preview:
             console.print(f"[bold]would post on {escape(outcome.target)}[/bold]:")

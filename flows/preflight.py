@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from agents.roles import Role
 
 APP_SETTINGS = ("APP_ID", "PRIVATE_KEY_FILE", "INSTALLATION_ID")
+SCRIPTED = "scripted"
 
 
 def identity_settings(settings: Settings, name: str) -> list[str]:
@@ -85,13 +86,22 @@ def reviewing_role(settings: Settings, role: str) -> Role:
     return roles[role]
 
 
-def preflight(*, repos: list[str] | None, role: str) -> Settings:
-    """``swarm run``'s checks: flags, settings, the role and its identity, the store."""
+def model_needs(settings: Settings, model: str | None) -> list[str]:
+    """A Claude model needs an API key; the scripted model needs nothing."""
+    chosen = model or settings.model
+    if chosen != SCRIPTED and settings.anthropic_api_key is None:
+        return [f"ANTHROPIC_API_KEY (or --model {SCRIPTED})"]
+    return []
+
+
+def preflight(*, repos: list[str] | None, role: str, model: str | None = None) -> Settings:
+    """``swarm run``'s checks: flags, settings, the role and its identity, the model's key, the
+    store."""
     from agents.config import load_settings
 
     def run_needs(settings: Settings) -> list[str]:
         identity = reviewing_role(settings, role).identity
-        return needs(identities=[identity], repos=True)(settings)
+        return needs(identities=[identity], repos=True)(settings) + model_needs(settings, model)
 
     settings = load_settings(needs=run_needs, **repo_flags(repos))
     check_store(settings)

@@ -63,7 +63,7 @@ def run_once(
     from flows.console import print_report
     from flows.preflight import preflight
 
-    settings = preflight(repos=repos, role=role)
+    settings = preflight(repos=repos, role=role, model=model)
     prepare_prefect_env()
     use_local_prefect(settings.data_dir)
     report = execute_flow(

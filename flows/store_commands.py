@@ -58,7 +58,7 @@ def when(value: datetime | None) -> str:
 
 
 def show_runs(limit: int, *, run_id: str | None = None) -> None:
-    """Recent runs, then the workers of ``run_id`` (default: the latest run)."""
+    """Recent runs, then the workers of ``run_id`` (default: the latest run with workers)."""
     from agents.config import ConfigError
     from agents.store import UnknownRunError
     from flows.console import console, say, table
@@ -70,8 +70,12 @@ def show_runs(limit: int, *, run_id: str | None = None) -> None:
                 store.get_run(run_id)
             except UnknownRunError:
                 raise ConfigError(f"no run {run_id!r}; `swarm runs` lists the runs") from None
-        shown = run_id or (records[0].id if records else None)
-        workers = store.list_workers(run_id=shown) if shown else []
+        shown, workers = run_id, store.list_workers(run_id=run_id) if run_id else []
+        # Without an id: the latest run that had workers (a re-run that skipped all has none).
+        for run in records if run_id is None else []:
+            shown, workers = run.id, store.list_workers(run_id=run.id)
+            if workers:
+                break
     if run_id is None:
         console.print(table("swarm runs", RUN_COLUMNS, (_run_row(run) for run in records)))
     if shown is None:

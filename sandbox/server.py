@@ -99,6 +99,7 @@ class SandboxServer:
 
 
 DEFAULT_DIR = Path(".swarm/sandbox")
+DEFAULT_PORT = 8765
 
 
 def walkthrough_settings(directory: Path) -> list[str]:
@@ -113,7 +114,9 @@ def walkthrough_settings(directory: Path) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="swarm sandbox serve", description=__doc__)
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument(
+        "--port", type=int, default=None, help=f"default {DEFAULT_PORT}, or a free one if taken"
+    )
     parser.add_argument(
         "--dir",
         type=Path,
@@ -126,12 +129,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     state = SandboxState(SandboxClock(speed=args.speed), long_tokens=args.long_tokens)
-    try:
-        server = SandboxServer(state, host=args.host, port=args.port).start()
-    except OSError as exc:
+    ports = [args.port] if args.port is not None else [DEFAULT_PORT, 0]
+    for port in ports:
+        try:
+            server = SandboxServer(state, host=args.host, port=port).start()
+            break
+        except OSError as exc:
+            failure = exc
+    else:
         print(
-            f"error: cannot listen on {args.host}:{args.port} ({exc.strerror}); "
-            "is another sandbox running? pass --port",
+            f"error: cannot listen on {args.host}:{args.port} ({failure.strerror}); "
+            "is another sandbox running? pass another --port",
             file=sys.stderr,
         )
         return 2

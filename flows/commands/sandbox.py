@@ -16,7 +16,10 @@ commands = typer.Typer(
 
 @commands.command("serve")
 def sandbox_serve(
-    port: Annotated[int, typer.Option(help="Port on 127.0.0.1.")] = 8765,
+    port: Annotated[
+        int | None,
+        typer.Option(help="Port on 127.0.0.1 (default 8765, or a free one when it is taken)."),
+    ] = None,
     directory: Annotated[
         Path,
         typer.Option(
@@ -33,4 +36,5 @@ def sandbox_serve(
     """
     from sandbox.server import main
 
-    raise typer.Exit(main(["--port", str(port), "--dir", str(directory)]))
+    args = ["--dir", str(directory)] + (["--port", str(port)] if port is not None else [])
+    raise typer.Exit(main(args))

@@ -289,3 +289,15 @@ def test_a_repository_the_app_is_not_installed_on_names_it_and_the_installation(
         "not accessible to the parent installation.; is the App installed there?",
         EXIT_USAGE,
     )
+
+
+def test_a_claude_model_without_an_api_key_is_a_missing_setting(
+    app_settings: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    assert_error(
+        swarm("run", "--repo", "acme/widgets", "--model", "claude-sonnet-4-5"),
+        "error: missing settings: ANTHROPIC_API_KEY (or --model scripted) "
+        "(docs/configuration.md explains each)",
+        EXIT_USAGE,
+    )
