@@ -36,6 +36,8 @@ USER_ERRORS = (
     ("agents.identity.errors", "IdentityError"),
     ("agents.envelope", "SealRefused"),
 )
+# Failures of the machine, not of the person or the code: the message is the whole story.
+OPERATIONAL_ERRORS = (("flows.local_prefect", "ServerStartError"),)
 # The store's database could not be reached or opened: the URL or the server is wrong.
 STORE_UNREACHABLE = (
     ("sqlalchemy.exc", "OperationalError"),
@@ -48,6 +50,10 @@ _debug = False
 def set_debug(on: bool) -> None:
     global _debug
     _debug = on
+
+
+def debug_enabled() -> bool:
+    return _debug
 
 
 def _classes(names: tuple[tuple[str, str], ...]) -> tuple[type[BaseException], ...]:
@@ -70,6 +76,8 @@ def describe(exc: BaseException) -> tuple[int, str]:
     """The exit status and the message a person sees for ``exc``."""
     if isinstance(exc, _classes(USER_ERRORS)):
         return EXIT_USAGE, f"error: {_clean(str(exc))}"
+    if isinstance(exc, _classes(OPERATIONAL_ERRORS)):
+        return EXIT_FAILED, f"error: {_clean(str(exc))}"
     if isinstance(exc, _classes(STORE_UNREACHABLE)):
         cause = getattr(exc, "orig", None) or exc
         first = (_clean(str(cause)).splitlines() or [type(cause).__name__])[0]

@@ -31,6 +31,7 @@ STATE_FILE = "server.json"
 LOG_FILE = "server.log"
 LOCK_FILE = "server.lock"
 START_TIMEOUT_S = 240.0
+START_ATTEMPTS = 3
 STOP_TIMEOUT_S = 15.0
 # What the server process may see of ours: locale, paths, and Prefect's own settings.
 SERVER_ENV_NAMES = ("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "USER", "LOGNAME")
@@ -69,7 +70,7 @@ def status(home: Path) -> LocalServer | None:
     recorded = _read_state(home)
     if recorded is None:
         return None
-    if _alive(recorded.pid) and _healthy(recorded.url):
+    if _alive(recorded.pid) and _serves(recorded):
         return recorded
     if not _alive(recorded.pid):
         (home / STATE_FILE).unlink(missing_ok=True)
@@ -118,11 +119,21 @@ def server_environment(host: Mapping[str, str], home: Path) -> dict[str, str]:
 
 
 def _start(home: Path, timeout: float) -> LocalServer:
-    port = _free_port()
-    log_path = home / LOG_FILE
+    """Start a server; when another process takes its port first, try again on a free one."""
+    deadline = time.monotonic() + timeout
+    for attempt in range(START_ATTEMPTS):
+        server = _launch(home, _free_port(preferred=attempt == 0), deadline)
+        if server is not None:
+            _write_state(server)
+            return server
+    raise ServerStartError(f"the local Prefect server did not start; see {home / LOG_FILE}")
+
+
+def _launch(home: Path, port: int, deadline: float) -> LocalServer | None:
+    """One start on ``port``: the server once it answers as ours, None when it exited early."""
     command = [sys.executable, "-m", "prefect", "server", "start"]
     command += ["--host", "127.0.0.1", "--port", str(port), "--analytics-off"]
-    with log_path.open("ab") as log:
+    with (home / LOG_FILE).open("ab") as log:
         process = subprocess.Popen(
             command,
             env=server_environment(os.environ, home),
@@ -133,22 +144,21 @@ def _start(home: Path, timeout: float) -> LocalServer:
             start_new_session=True,  # Ctrl-C on the command that started it leaves it running
         )
     server = LocalServer(pid=process.pid, port=port, home=home)
-    deadline = time.monotonic() + timeout
-    while not _healthy(server.url):
-        if process.poll() is not None or time.monotonic() > deadline:
-            if process.poll() is None:
-                _terminate(process.pid)
+    while not _serves(server):
+        if process.poll() is not None:
+            return None  # e.g. the port was taken between choosing and binding it
+        if time.monotonic() > deadline:
+            _terminate(process.pid)
             raise ServerStartError(
-                f"the local Prefect server did not start within {timeout:.0f} s; see {log_path}"
+                f"the local Prefect server did not start in time; see {home / LOG_FILE}"
             )
         time.sleep(0.25)
-    _write_state(server)
     return server
 
 
-def _free_port() -> int:
+def _free_port(*, preferred: bool) -> int:
     """4200 (the port people know the Prefect UI by) when it is free, else any free port."""
-    for port in (PREFERRED_PORT, 0):
+    for port in (PREFERRED_PORT, 0) if preferred else (0,):
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
             try:
                 sock.bind(("127.0.0.1", port))
@@ -158,12 +168,15 @@ def _free_port() -> int:
     raise ServerStartError("no free port on 127.0.0.1 for the local Prefect server")
 
 
-def _healthy(url: str) -> bool:
+def _serves(server: LocalServer) -> bool:
+    """Whether the server at ``server.url`` answers and is this home's (not another Prefect
+    server that happens to hold the port)."""
     try:
-        with urllib.request.urlopen(f"{url}/api/health", timeout=2) as reply:  # noqa: S310
-            return bool(reply.status == 200)
+        with urllib.request.urlopen(f"{server.api_url}/admin/settings", timeout=2) as reply:  # noqa: S310
+            settings = json.loads(reply.read())
     except (OSError, ValueError):
         return False
+    return isinstance(settings, dict) and settings.get("home") == str(server.home)
 
 
 def _alive(pid: int) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
@@ -54,3 +55,33 @@ def use_local_prefect(data_dir: Path, *, force: bool = False) -> str:
     os.environ["PREFECT_API_URL"] = server.api_url
     os.environ.pop("PREFECT_API_KEY", None)
     return server.api_url
+
+
+class _WithoutTraceback(logging.Formatter):
+    """Formats a record as its inner formatter would, minus the traceback and stack: on the
+    terminal an error is its one-line message; the run logs in the UI keep the traceback."""
+
+    def __init__(self, inner: logging.Formatter) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def format(self, record: logging.LogRecord) -> str:
+        saved = record.exc_info, record.exc_text, record.stack_info
+        record.exc_info, record.exc_text, record.stack_info = None, None, None
+        try:
+            return self.inner.format(record)
+        finally:
+            record.exc_info, record.exc_text, record.stack_info = saved
+
+
+def hide_console_tracebacks() -> None:
+    """Call after Prefect is imported (it sets its logging up then): Prefect's terminal
+    handlers print one line per error instead of a traceback (``swarm --debug`` skips this)."""
+    names = ["", *(n for n in logging.Logger.manager.loggerDict if n.startswith("prefect"))]
+    for name in names:
+        for handler in logging.getLogger(name).handlers:
+            plain_stream = type(handler) is logging.StreamHandler
+            if not (plain_stream or type(handler).__name__ == "PrefectConsoleHandler"):
+                continue
+            if not isinstance(handler.formatter, _WithoutTraceback):
+                handler.setFormatter(_WithoutTraceback(handler.formatter or logging.Formatter()))

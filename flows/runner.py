@@ -21,9 +21,14 @@ def execute_flow(**parameters: Any) -> RunReport:
     progress bar over its workers."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from flows.cli_errors import debug_enabled
     from flows.console import console
     from flows.fanout import PROGRESS_LISTENERS
+    from flows.prefect_env import hide_console_tracebacks
     from flows.swarm_run import swarm_run
+
+    if not debug_enabled():
+        hide_console_tracebacks()
 
     with Progress(
         TextColumn("[bold]{task.description}"),

@@ -42,6 +42,11 @@ def test_one_server_is_started_reused_and_stopped(
         assert leaked == []
         assert not [k for k in env if k.startswith("SWARM_")]
         assert (home / "prefect.db").is_file()
+        # Another data dir whose record points at this server's port is not served by it.
+        other = tmp_path / "other" / "prefect"
+        other.mkdir(parents=True)
+        (other / "server.json").write_text(f'{{"pid": {server.pid}, "port": {server.port}}}')
+        assert status(other) is None
     finally:
         stopped = stop(home)
     assert stopped == server
