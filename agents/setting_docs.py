@@ -92,6 +92,11 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
         "snapshots) older than this; user-visible memory is never pruned.",
     ),
     "http_timeout_seconds": (None, "Timeout of each GitHub request."),
+    "log_level": (
+        None,
+        "Level of the swarm's own log records in the Prefect run logs (`DEBUG`, `INFO`, "
+        "`WARNING`, `ERROR`; any case).",
+    ),
 }
 EXTRA_ROWS = [
     (
