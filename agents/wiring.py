@@ -52,17 +52,18 @@ class Runtime:
 
     def throttle(self, login: str) -> IdentityThrottle:
         """The identity's throttle: every worker of one bot login shares it."""
-        from agents.github.backend import BudgetBackend, InMemoryBackend, RowBackend
-        from agents.github.throttle import IdentityThrottle
+        from agents.github.buckets import IdentityState
+        from agents.github.throttle import BudgetBackend, IdentityThrottle
+        from agents.ratelimit import InMemoryBackend, RowBackend
 
         with self._lock:
             found = self._throttles.get(login)
             if found is None:
                 backend: BudgetBackend
                 if self.settings.throttle_backend == "store":
-                    backend = RowBackend(self.store)  # the store's state rows, its engine
+                    backend = RowBackend(IdentityState, self.store)  # the store's rows
                 else:
-                    backend = InMemoryBackend()
+                    backend = InMemoryBackend(IdentityState)
                 found = IdentityThrottle(login, limits=self.throttle_limits, backend=backend)
                 self._throttles[login] = found
             return found

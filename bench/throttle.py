@@ -47,13 +47,14 @@ from githubkit.cache import MemCacheStrategy  # noqa: E402
 from agents.github import (  # noqa: E402
     BudgetBackend,
     IdentityThrottle,
-    RowBackend,
     ScaledClock,
     SystemClock,
     ThrottleLimits,
     classify_rest,
 )
+from agents.github.buckets import IdentityState  # noqa: E402
 from agents.github.gateway import GitHubGateway  # noqa: E402
+from agents.ratelimit import RowBackend  # noqa: E402
 from agents.store import Store  # noqa: E402
 from agents.transport.client import GitHubTransport  # noqa: E402
 from bench.databases import postgresql_url, sqlite_dir  # noqa: E402
@@ -289,9 +290,9 @@ async def shared_budget_cost(n: int) -> dict[str, tuple[float, float]]:
     """The same through the store's state rows (``SWARM_THROTTLE_BACKEND=store``)."""
     costs: dict[str, tuple[float, float]] = {}
     with sqlite_dir() as data_dir, Store.open(None, data_dir) as store:
-        costs["SQLite"] = await throttle_cost_per_request(n, RowBackend(store))
+        costs["SQLite"] = await throttle_cost_per_request(n, RowBackend(IdentityState, store))
     with postgresql_url() as url, Store.open(url, Path(".")) as store:
-        costs["PostgreSQL"] = await throttle_cost_per_request(n, RowBackend(store))
+        costs["PostgreSQL"] = await throttle_cost_per_request(n, RowBackend(IdentityState, store))
     return costs
 
 

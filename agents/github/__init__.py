@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agents.github.backend import BudgetBackend, InMemoryBackend, RowBackend, StateRows
 from agents.github.clock import Clock, ScaledClock, SystemClock
 from agents.github.errors import (
     GitHubApiError,
@@ -20,7 +19,7 @@ from agents.github.limits import ThrottleLimits
 from agents.github.records import GitHubCallRecord
 from agents.github.requests import RequestSpec, classify_graphql, classify_rest
 from agents.github.snapshot import IdentitySnapshot, ResourceBudget
-from agents.github.throttle import IdentityThrottle, Permit
+from agents.github.throttle import BudgetBackend, IdentityThrottle, Permit
 
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
@@ -36,13 +35,10 @@ __all__ = [
     "IdentityPaused",
     "IdentitySnapshot",
     "IdentityThrottle",
-    "InMemoryBackend",
     "Permit",
     "RequestSpec",
     "ResourceBudget",
-    "RowBackend",
     "ScaledClock",
-    "StateRows",
     "SystemClock",
     "ThrottleLimits",
     "check_graphql",

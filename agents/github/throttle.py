@@ -16,9 +16,8 @@ import uuid
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
-from agents.github.backend import BudgetBackend, InMemoryBackend
 from agents.github.buckets import Decision, IdentityState, Pause, decide
 from agents.github.clock import Clock, SystemClock
 from agents.github.errors import IdentityPaused
@@ -26,8 +25,12 @@ from agents.github.limits import ThrottleLimits
 from agents.github.readings import Answer, apply_rate_limit_body, observe
 from agents.github.requests import RequestSpec
 from agents.github.snapshot import IdentitySnapshot, build_snapshot
+from agents.ratelimit import InMemoryBackend, StateBackend
 
 T = TypeVar("T")
+# Where an identity's state lives: in this process (the default), or in the store's rows
+# (``RowBackend``) when several processes or machines share the identity.
+BudgetBackend: TypeAlias = StateBackend[IdentityState]
 LaneKey = tuple[str, bool]
 _MIN_SLEEP = 1e-4
 
@@ -70,7 +73,7 @@ class IdentityThrottle:
         self.identity = identity
         self.limits = limits or ThrottleLimits()
         self.clock: Clock = clock or SystemClock()
-        self.backend: BudgetBackend = backend or InMemoryBackend()
+        self.backend: BudgetBackend = backend or InMemoryBackend(IdentityState)
         self._ids = itertools.count()
         self._prefix = uuid.uuid4().hex[:12]
         self._lanes: dict[LaneKey, OrderedDict[str, deque[_Waiter]]] = {}

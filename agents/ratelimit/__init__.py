@@ -6,14 +6,22 @@ named state atomically, in memory or in the store for several processes. Neither
 the other; both import this.
 """
 
-from agents.ratelimit.backend import InMemoryBackend, SharedState, StateBackend
+from agents.ratelimit.backend import (
+    InMemoryBackend,
+    RowBackend,
+    SharedState,
+    StateBackend,
+    StateRows,
+)
 from agents.ratelimit.clock import Clock, ScaledClock, SystemClock
 
 __all__ = [
     "Clock",
     "InMemoryBackend",
+    "RowBackend",
     "ScaledClock",
     "SharedState",
     "StateBackend",
+    "StateRows",
     "SystemClock",
 ]

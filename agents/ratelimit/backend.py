@@ -3,6 +3,9 @@
 A state is any object that round-trips through a JSON dict (``to_dict`` / ``from_dict``) and has
 an empty form (its class called without arguments). A backend runs one step on the state named
 ``key`` atomically with respect to every other user of that key, and keeps the result.
+
+The shared rows come from outside (the store, handed in by the wiring module): this package only
+says what it needs of them, :class:`StateRows`, and never imports the store.
 """
 
 from __future__ import annotations
@@ -63,6 +66,41 @@ class InMemoryBackend(Generic[S]):
             if state is None:
                 state = self._states[key] = self._type()
             return step(state)
+
+    def close(self) -> None:
+        return None
+
+
+class StateRows(Protocol):
+    """One JSON document per key, read and rewritten atomically (the store's row lock)."""
+
+    def transact_state(
+        self, key: str, step: Callable[[dict[str, Any]], tuple[T, Mapping[str, Any]]]
+    ) -> T: ...
+
+
+class RowBackend(Generic[S]):
+    """State in rows every process and machine using the key shares (the store's).
+
+    ``prefix`` keeps one kind of budget's keys apart from another's in the same rows (the
+    GitHub throttle's keys, bot logins, go in as they are). The rows' owner opens and closes
+    them; ``close`` here leaves them alone.
+    """
+
+    shared = True
+    blocking = True
+
+    def __init__(self, state_type: type[S], rows: StateRows, *, prefix: str = "") -> None:
+        self._type = state_type
+        self._rows = rows
+        self._prefix = prefix
+
+    def transact(self, key: str, step: Callable[[S], T]) -> T:
+        def on_document(document: dict[str, Any]) -> tuple[T, Mapping[str, Any]]:
+            state = self._type.from_dict(document)
+            return step(state), state.to_dict()
+
+        return self._rows.transact_state(self._prefix + key, on_document)
 
     def close(self) -> None:
         return None

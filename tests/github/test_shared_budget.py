@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from agents.github import RowBackend, ThrottleLimits, classify_rest
+from agents.github import BudgetBackend, ThrottleLimits, classify_rest
 from agents.github.buckets import BucketState, IdentityState, decide
 from agents.github.readings import apply_bucket
+from agents.ratelimit import RowBackend
 from agents.store import Store
 from tests.store.backends import fresh_pg_schema
 
@@ -36,9 +37,13 @@ def _open(url: str) -> Store:
     return Store.open(url, Path("unused-data-dir"))
 
 
+def _shared(store: Store) -> BudgetBackend:
+    return RowBackend(IdentityState, store)
+
+
 def _grab(url: str, identity: str, worker: str, barrier: Any, out: Any) -> None:
     store = _open(url)
-    backend = RowBackend(store)
+    backend = _shared(store)
     barrier.wait()
     granted = 0
     for i in range(TRIES_PER_PROCESS):
@@ -58,7 +63,7 @@ def _seed(url: str, identity: str) -> None:
         bucket = state.buckets.setdefault("core", BucketState())
         apply_bucket(bucket, BUDGET, BUDGET, 0, time.time() + 3600)
 
-    RowBackend(store).transact(identity, seed)
+    _shared(store).transact(identity, seed)
     store.close()
 
 
@@ -76,7 +81,7 @@ def _run_two_processes(url: str) -> tuple[list[int], IdentityState]:
         p.join(timeout=30)
         assert p.exitcode == 0
     with _open(url) as store:
-        state = RowBackend(store).transact(identity, lambda s: s)
+        state = _shared(store).transact(identity, lambda s: s)
     return counts, state
 
 
@@ -102,7 +107,7 @@ def test_two_processes_on_postgresql_share_one_budget(pg_store_url: str) -> None
 
 def test_state_survives_the_round_trip_through_the_table(tmp_path: Path) -> None:
     with Store.open(None, tmp_path) as store:
-        backend = RowBackend(store)
+        backend = _shared(store)
         now = time.time()
         backend.transact("bot[bot]", lambda s: decide(s, READ, "r1", "w1", now, LIMITS))
         state = backend.transact("bot[bot]", lambda s: s)
@@ -130,7 +135,7 @@ def _reviewer_process(
             REVIEWER_BOT,
             limits=ThrottleLimits(shared_poll_interval=2.0),
             clock=ScaledClock(clock.now, clock.speed),
-            backend=RowBackend(store),
+            backend=_shared(store),
         )
         gateway = GitHubGateway(api_url, REVIEWER_BOT, lambda: token, throttle)
         done = 0
