@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -103,3 +104,20 @@ def worker(store: Store) -> str:
     """A running worker in a fresh run."""
     run_id = store.create_run("test")
     return store.create_worker(run_id, role_chain=["reviewer"], status="running")
+
+
+def record_llm_call(store: Store, worker_id: str | None, **fields: Any) -> None:
+    """One LLM call with small default figures; ``fields`` override any of them."""
+    call: dict[str, Any] = {
+        "model": "m",
+        "prefix_hash": None,
+        "role_chain": [],
+        "input_tokens": 1,
+        "cache_read_tokens": 0,
+        "cache_write_tokens": 0,
+        "output_tokens": 1,
+        "cost": 0,
+        "latency_ms": 1,
+        "stop_reason": None,
+    }
+    store.record_llm_call(worker_id=worker_id, **{**call, **fields})

@@ -10,6 +10,7 @@ import sqlalchemy as sa
 from agents.redact import fingerprint
 from agents.store import NewEvent, Store
 from agents.store.base import utcnow
+from tests.store.backends import record_llm_call
 
 GH_TOKEN = "ghs_" + "Q7" * 60 + ".abc" * 20
 PAT = "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz"
@@ -63,17 +64,12 @@ def test_no_planted_secret_survives_anywhere_in_the_database(store: Store) -> No
         ],
     )
     store.append_event(worker, "status", ALL)
-    store.record_llm_call(
-        worker_id=worker,
+    record_llm_call(
+        store,
+        worker,
         model=f"m {ANTHROPIC}",
         prefix_hash="sha256:p",
         role_chain=[ALL],
-        input_tokens=1,
-        cache_read_tokens=0,
-        cache_write_tokens=0,
-        output_tokens=1,
-        cost=0,
-        latency_ms=1,
         stop_reason=ALL,
     )
     store.record_prompt_prefix("sha256:p", f"prefix {ALL}")

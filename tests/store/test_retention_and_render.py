@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from agents.store import NewEvent, Store, render_transcript
 from agents.store.base import utcnow
+from tests.store.backends import record_llm_call
 
 
 def test_prune_removes_runtime_records_and_leaves_memory_audit_and_workers(
@@ -13,19 +14,7 @@ def test_prune_removes_runtime_records_and_leaves_memory_audit_and_workers(
 ) -> None:
     store.append_events(worker, [NewEvent("progress", f"e{i}") for i in range(5)])
     store.record_github_call(identity="bot", worker_id=worker, method="POST", route="/x")
-    store.record_llm_call(
-        worker_id=worker,
-        model="m",
-        prefix_hash=None,
-        role_chain=[],
-        input_tokens=1,
-        cache_read_tokens=0,
-        cache_write_tokens=0,
-        output_tokens=1,
-        cost=0,
-        latency_ms=1,
-        stop_reason=None,
-    )
+    record_llm_call(store, worker)
     store.record_rate_limit_snapshot(
         identity="bot", resource="core", limit=1, remaining=1, reset_at=None
     )
