@@ -10,82 +10,21 @@ from __future__ import annotations
 import asyncio
 import threading
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict
+from typing import Any
 
 from agents.config import Settings
-from agents.envelope import (
-    Budgets,
-    DispatchEnvelope,
-    EnvelopeSealer,
-    RoleRefs,
-    SealedEnvelope,
-    TaskRef,
-)
+from agents.envelope import Budgets, DispatchEnvelope, SealedEnvelope
 from agents.identity.claim import TokenScope
 from agents.identity.lease import TokenLease
 from agents.identity.sources import IdentitySource, open_identity
-from agents.roles import Role, RoleChain
-
-TaskKind = Literal["review_pr", "summarize", "triage_issue"]
+from agents.roles import Role, RoleRefs, resolve_chain
+from agents.sealing import EnvelopeSealer
+from agents.work import Task
 
 # Discovery reads as the bot with the least a listing needs.
 DISCOVERY_PERMISSIONS = {"metadata": "read", "pull_requests": "read"}
-
-
-class WorkTask(BaseModel):
-    """One unit of planned work, before it is sealed into an envelope."""
-
-    model_config = ConfigDict(frozen=True)
-
-    kind: TaskKind
-    repo: str
-    number: int
-    head_sha: str | None = None
-    base_sha: str | None = None
-    since_sha: str | None = None
-    title: str = ""
-    files: tuple[str, ...] = ()
-    shard_index: int | None = None
-    shard_count: int | None = None
-    # Findings of shard reviewers, for the summarizer that merges them into one review.
-    parent_findings: tuple[dict[str, Any], ...] = ()
-
-    @property
-    def label(self) -> str:
-        sha = f" @{self.head_sha[:7]}" if self.head_sha else ""
-        shard = (
-            f" shard {self.shard_index + 1}/{self.shard_count}"
-            if self.shard_index is not None and self.shard_count
-            else ""
-        )
-        return f"{self.repo}#{self.number}{sha}{shard}"
-
-    def task_ref(self) -> TaskRef:
-        return TaskRef(
-            kind=self.kind,
-            repo=self.repo,
-            number=self.number,
-            head_sha=self.head_sha,
-            base_sha=self.base_sha,
-            since_sha=self.since_sha,
-            files=self.files,
-            shard_index=self.shard_index,
-            shard_count=self.shard_count,
-            brief=render_findings(self.parent_findings),
-        )
-
-
-def render_findings(findings: Sequence[Mapping[str, Any]]) -> str:
-    """Shard findings as ``path:line: message`` lines (the summarizer's input)."""
-    lines = []
-    for item in findings:
-        body = " ".join(str(item.get("body", "")).split())
-        lines.append(f"{item.get('path')}:{item.get('line')}: {body}")
-    return "\n".join(lines)
 
 
 def budgets_for(role: Role) -> Budgets:
@@ -135,22 +74,6 @@ class Dispatcher:
                 self._sources[identity_name] = found
             return found
 
-    def chain(
-        self, role_id: str, session_role: str | None = None, call_role: str | None = None
-    ) -> RoleChain:
-        return RoleChain(
-            agent=self.role(role_id),
-            session=self.role(session_role) if session_role else None,
-            call=self.role(call_role) if call_role else None,
-        )
-
-    def role(self, role_id: str) -> Role:
-        try:
-            return self.roles[role_id]
-        except KeyError:
-            known = ", ".join(sorted(self.roles))
-            raise KeyError(f"unknown role {role_id!r} (known roles: {known})") from None
-
     # -- leases ---------------------------------------------------------------------------------
 
     async def lease(
@@ -166,7 +89,7 @@ class Dispatcher:
     async def dispatch(
         self,
         run_id: str,
-        task: WorkTask,
+        task: Task,
         role_id: str,
         *,
         session_role: str | None = None,
@@ -175,7 +98,8 @@ class Dispatcher:
     ) -> SealedEnvelope:
         """Mint a token limited to the task's repository and the role chain's permissions, and
         seal it into an envelope for one worker."""
-        chain = self.chain(role_id, session_role, call_role)
+        refs = RoleRefs(agent=role_id, session=session_role, call=call_role)
+        chain = resolve_chain(self.roles, refs)
         agent = chain.agent
         worker = worker_id or f"w-{uuid.uuid4().hex[:12]}"
         scope = TokenScope(repositories=(task.repo,), permissions=chain.permissions())
@@ -184,8 +108,8 @@ class Dispatcher:
             envelope = DispatchEnvelope.issue(
                 run_id=run_id,
                 worker_id=worker,
-                task=task.task_ref(),
-                roles=RoleRefs(agent=role_id, session=session_role, call=call_role),
+                task=task,
+                roles=refs,
                 identity=lease.claim(),
                 budgets=budgets_for(agent),
                 ttl=self.envelope_ttl,

@@ -7,7 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-WorkerStatus = Literal[
+# How a worker ended. The store keeps its own, coarser record status (agents.store.records).
+OutcomeStatus = Literal[
     "succeeded",  # the job is done (review posted, or nothing to post)
     "skipped",  # idempotency: this (PR, head SHA, role) was already reviewed
     "blocked",  # refused to act: envelope, credential or identity problem
@@ -26,7 +27,7 @@ class WorkerOutcome(BaseModel):
     role: str
     identity_login: str | None = None
     target: str  # e.g. "acme/widgets#12@abc1234"
-    status: WorkerStatus
+    status: OutcomeStatus
     reason: str | None = None  # e.g. "BLOCKED: identity mismatch: login is octo-maintainer"
     review_url: str | None = None
     posted: bool = False

@@ -13,30 +13,16 @@ shards plus one summarizer that merges their findings and posts the single revie
 from __future__ import annotations
 
 import logging
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from agents.store.reviews import review_key as review_key
+from agents.reviews import marked_keys, parse_review_key, review_key
+from agents.work import Assignment, Shard, Task
 
 log = logging.getLogger("swarm.planning")
-
-TaskKind = Literal["review_pr", "summarize", "triage_issue"]
-
-_MARKER_RE = re.compile(r"<!--\s*swarm:review\s+key=(?P<key>[^\s>]+)\s*-->")
-
-
-def parse_review_keys(body: str | None) -> list[str]:
-    """Every swarm review key hidden in a review body (usually zero or one)."""
-    return [m.group("key") for m in _MARKER_RE.finditer(body or "")]
-
-
-def _role_of_key(key: str) -> str | None:
-    _, sep, role = key.rpartition(":")
-    return role if sep and role else None
 
 
 # -- what discovery reads ------------------------------------------------------------------------
@@ -80,7 +66,7 @@ class ReviewLedger(Protocol):
 
     def has_review(self, key: str) -> bool: ...
 
-    def last_reviewed_sha(self, repo: str, number: int, role: str) -> str | None: ...
+    def last_reviewed_sha(self, repo: str, number: int, roles: Sequence[str]) -> str | None: ...
 
 
 class NoLedger:
@@ -89,30 +75,11 @@ class NoLedger:
     def has_review(self, key: str) -> bool:
         return False
 
-    def last_reviewed_sha(self, repo: str, number: int, role: str) -> str | None:
+    def last_reviewed_sha(self, repo: str, number: int, roles: Sequence[str]) -> str | None:
         return None
 
 
 # -- what discovery produces ---------------------------------------------------------------------
-
-
-class WorkItem(BaseModel):
-    """One PR that needs this role's review at its current head SHA."""
-
-    model_config = ConfigDict(frozen=True)
-
-    kind: TaskKind = "review_pr"
-    repo: str
-    number: int
-    title: str = ""
-    head_sha: str
-    base_sha: str | None = None
-    since_sha: str | None = None
-    files: tuple[str, ...] = ()
-
-    @property
-    def label(self) -> str:
-        return f"{self.repo}#{self.number} @{self.head_sha[:7]}"
 
 
 @dataclass(frozen=True)
@@ -128,9 +95,9 @@ class SkippedItem:
 
 @dataclass
 class Discovery:
-    """Discovery's answer: the work to do and what was skipped."""
+    """Discovery's answer: the review tasks to do (one per PR) and what was skipped."""
 
-    items: list[WorkItem]
+    items: list[Task]
     skipped: list[SkippedItem]
 
     @property
@@ -150,15 +117,17 @@ async def discover_work(
     *,
     posting_roles: Sequence[str] = (),
     include_drafts: bool = False,
+    bot_login: str | None = None,
 ) -> Discovery:
     """Open PRs of ``repos`` that ``role`` has not yet reviewed at their head SHA.
 
     ``posting_roles`` are other roles whose review stands for this role's: the summarizer posts
-    the single review of a sharded PR under its own key.
+    the single review of a sharded PR under its own key. ``bot_login`` is the bot discovery
+    reads as; whose review markers count is decided by :func:`agents.reviews.marker_counts`.
     """
     ledger = ledger or NoLedger()
     roles = (role, *[r for r in posting_roles if r != role])
-    items: list[WorkItem] = []
+    items: list[Task] = []
     skipped: list[SkippedItem] = []
     for repo in repos:
         for pull in await source.open_pulls(repo):
@@ -169,7 +138,7 @@ async def discover_work(
             if any(ledger.has_review(k) for k in keys):
                 skipped.append(SkippedItem(repo, pull.number, pull.head_sha, "already_reviewed"))
                 continue
-            since = ledger.last_reviewed_sha(repo, pull.number, role)
+            since = ledger.last_reviewed_sha(repo, pull.number, roles)
             try:
                 reviews = await source.reviews(repo, pull.number)
                 files = await source.changed_files(repo, pull.number)
@@ -180,22 +149,20 @@ async def discover_work(
                     SkippedItem(repo, pull.number, pull.head_sha, "unreadable", str(exc))
                 )
                 continue
-            reviewed_here, marker_since = _scan_markers(reviews, keys, roles)
+            reviewed_here, marker_since = _scan_markers(reviews, keys, roles, bot_login)
             if reviewed_here:
                 log.info("%s#%d already carries a review marker at this SHA", repo, pull.number)
                 skipped.append(SkippedItem(repo, pull.number, pull.head_sha, "already_reviewed"))
                 continue
             since = since or marker_since
-            if since == pull.head_sha:
-                since = None
             items.append(
-                WorkItem(
+                Task(
+                    kind="review_pr",
                     repo=repo,
                     number=pull.number,
-                    title=pull.title,
                     head_sha=pull.head_sha,
                     base_sha=pull.base_sha,
-                    since_sha=since,
+                    since_sha=since if since != pull.head_sha else None,
                     files=tuple(files),
                 )
             )
@@ -203,69 +170,24 @@ async def discover_work(
 
 
 def _scan_markers(
-    reviews: Iterable[ExistingReview], keys: set[str], roles: Sequence[str]
+    reviews: Iterable[ExistingReview],
+    keys: set[str],
+    roles: Sequence[str],
+    bot_login: str | None,
 ) -> tuple[bool, str | None]:
     """(a review with one of these keys exists, the commit of these roles' latest review)."""
     latest: str | None = None
     for review in reviews:
-        for found in parse_review_keys(review.body):
+        for found in marked_keys(review.user_login, review.body, bot_login):
             if found in keys:
                 return True, None
-            if _role_of_key(found) in roles and review.commit_id:
+            parts = parse_review_key(found)
+            if parts is not None and parts.role in roles and review.commit_id:
                 latest = review.commit_id
     return False, latest
 
 
 # -- planning ------------------------------------------------------------------------------------
-
-
-class Assignment(BaseModel):
-    """One worker to dispatch: which role does what, on which PR (and which files, if sharded)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    role: str
-    kind: TaskKind
-    repo: str
-    number: int
-    title: str = ""
-    head_sha: str
-    base_sha: str | None = None
-    since_sha: str | None = None
-    files: tuple[str, ...] = ()
-    shard_index: int = 0
-    shard_count: int = 1
-
-    @property
-    def pr(self) -> str:
-        return f"{self.repo}#{self.number}"
-
-    @property
-    def is_shard(self) -> bool:
-        return self.kind == "review_pr" and self.shard_count > 1
-
-    @property
-    def run_name(self) -> str:
-        """The task run name people read in the Prefect UI."""
-        verb = "summarize" if self.kind == "summarize" else "review"
-        shard = f" [shard {self.shard_index + 1}/{self.shard_count}]" if self.is_shard else ""
-        return f"{verb} {self.pr} @{self.head_sha[:7]}{shard} as {self.role}"
-
-    def task_fields(self, parent_findings: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
-        """Keyword arguments for ``agents.dispatch.WorkTask``."""
-        return {
-            "kind": self.kind,
-            "repo": self.repo,
-            "number": self.number,
-            "head_sha": self.head_sha,
-            "base_sha": self.base_sha,
-            "since_sha": self.since_sha,
-            "files": self.files,
-            "title": self.title,
-            "shard_index": self.shard_index if self.is_shard else None,
-            "shard_count": self.shard_count if self.is_shard else None,
-            "parent_findings": tuple(dict(f) for f in parent_findings),
-        }
 
 
 @dataclass
@@ -281,7 +203,7 @@ class PlannedPR:
 
 
 def plan_assignments(
-    items: Sequence[WorkItem],
+    items: Sequence[Task],
     role: str,
     *,
     shard_threshold_files: int = 40,
@@ -297,32 +219,22 @@ def plan_assignments(
             f"shard_size ({shard_size})"
         )
     planned: list[PlannedPR] = []
-    for item in items:
-        common: dict[str, Any] = {
-            "repo": item.repo,
-            "number": item.number,
-            "title": item.title,
-            "head_sha": item.head_sha,
-            "base_sha": item.base_sha,
-            "since_sha": item.since_sha,
-        }
-        if len(item.files) <= shard_threshold_files:
-            planned.append(
-                PlannedPR([Assignment(role=role, kind="review_pr", files=item.files, **common)])
-            )
+    for task in items:
+        if len(task.files) <= shard_threshold_files:
+            planned.append(PlannedPR([Assignment(role=role, task=task)]))
             continue
-        chunks = [item.files[i : i + shard_size] for i in range(0, len(item.files), shard_size)]
+        chunks = [task.files[i : i + shard_size] for i in range(0, len(task.files), shard_size)]
         shards = [
             Assignment(
                 role=role,
-                kind="review_pr",
-                files=chunk,
-                shard_index=index,
-                shard_count=len(chunks),
-                **common,
+                task=task.model_copy(
+                    update={"files": chunk, "shard": Shard(index=index, count=len(chunks))}
+                ),
             )
             for index, chunk in enumerate(chunks)
         ]
-        summarizer = Assignment(role=summarizer_role, kind="summarize", files=item.files, **common)
+        summarizer = Assignment(
+            role=summarizer_role, task=task.model_copy(update={"kind": "summarize"})
+        )
         planned.append(PlannedPR(shards, summarizer))
     return planned

@@ -1,22 +1,19 @@
-"""Roles: strict, versioned YAML -> ``Role``, and the call > session > agent overlay chain.
+"""Roles: the ``Role`` schema, the call > session > agent overlay chain, and its resolution.
 
 A role is configuration, not content: its prompt sections become system-prompt text (the agent
 role inside the cached prefix, session and call overlays as system blocks after it) and never a
-user or assistant message. Loading reports every problem of every file at once, each as
-``path:line: field: what is wrong``, so a person fixes a role file in one pass.
+user or assistant message. Role files are read by :mod:`agents.role_files`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Final, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from agents.permissions import did_you_mean, lower_level, permission_problems, within
+from agents.permissions import lower_level
 
 SCHEMA_VERSION: Final = 1
 
@@ -39,10 +36,10 @@ KNOWN_TOOLS: Final[frozenset[str]] = frozenset(TOOL_PERMISSIONS)
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_-]{0,62}$")]
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
-_ONE_LINE: Final = r"^[^\r\n]*$"
+ONE_LINE: Final = r"^[^\r\n]*$"
 OneLine = Annotated[
     str,
-    StringConstraints(strip_whitespace=True, min_length=1, max_length=200, pattern=_ONE_LINE),
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=200, pattern=ONE_LINE),
 ]
 
 
@@ -110,16 +107,6 @@ class Role(_Strict):
         return "\n".join(parts)
 
 
-class RoleLoadError(Exception):
-    """One or more role files are invalid; ``messages`` holds every ``path:line: ...`` problem."""
-
-    def __init__(self, messages: Sequence[str]) -> None:
-        self.messages = list(messages)
-        count = len(self.messages)
-        head = f"{count} problem{'s' if count != 1 else ''} in role files:"
-        super().__init__("\n".join([head, *(f"  {m}" for m in self.messages)]))
-
-
 @dataclass(frozen=True)
 class RoleChain:
     """The roles of one LLM call, resolved call > session > agent.
@@ -182,204 +169,32 @@ class RoleChain:
         return granted
 
 
-# -- loading -------------------------------------------------------------------------------------
+class RoleRefs(BaseModel):
+    """Role ids of one worker (as its envelope names them), resolved call > session > agent."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    agent: str
+    session: str | None = None
+    call: str | None = None
+
+    def ids(self) -> list[str]:
+        """The ids in precedence order, call first."""
+        return [r for r in (self.call, self.session, self.agent) if r]
 
 
-def load_roles(directory: str | Path) -> dict[str, Role]:
-    """Every ``*.yaml`` role in ``directory`` by id; all problems of all files in one error."""
-    root = Path(directory)
-    if not root.is_dir():
-        raise RoleLoadError([f"{root}: roles directory does not exist"])
-    files = sorted([*root.glob("*.yaml"), *root.glob("*.yml")])
-    if not files:
-        raise RoleLoadError([f"{root}: no role files (*.yaml) found"])
-    roles: dict[str, Role] = {}
-    problems: list[str] = []
-    for path in files:
-        role, found = _load_file(path)
-        problems.extend(found)
-        if role is not None:
-            roles[role.id] = role
-    if problems:
-        raise RoleLoadError(problems)
-    return roles
-
-
-def load_role(path: str | Path) -> Role:
-    role, problems = _load_file(Path(path))
-    if problems or role is None:
-        raise RoleLoadError(problems)
-    return role
-
-
-def parse_role(text: str, source: str = "<role>") -> Role:
-    """Validate role YAML held in memory; ``source`` names it in error messages."""
-    role, problems = _parse(text, source, expected_id=None)
-    if problems or role is None:
-        raise RoleLoadError(problems)
-    return role
-
-
-def _load_file(path: Path) -> tuple[Role | None, list[str]]:
+def role_by_id(roles: Mapping[str, Role], role_id: str) -> Role:
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        return None, [f"{path}: cannot read ({exc.strerror})"]
-    return _parse(text, str(path), expected_id=path.stem)
+        return roles[role_id]
+    except KeyError:
+        known = ", ".join(sorted(roles))
+        raise KeyError(f"unknown role {role_id!r} (known roles: {known})") from None
 
 
-def _parse(text: str, source: str, expected_id: str | None) -> tuple[Role | None, list[str]]:
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 1
-        problem = getattr(exc, "problem", None) or str(exc)
-        return None, [f"{source}:{line}: invalid YAML: {problem}"]
-    if not isinstance(node, yaml.MappingNode) or not isinstance(data, dict):
-        return None, [f"{source}:1: a role file must be a mapping of role fields"]
-
-    lines = _LineFinder(node)
-    found: list[tuple[int, str]] = list(_duplicate_keys(node))
-    role: Role | None = None
-    try:
-        role = Role.model_validate(data)
-    except ValidationError as exc:
-        for error in exc.errors():
-            loc = tuple(error["loc"])
-            found.append((lines.line(loc), _describe(loc, error)))
-    found.extend(_semantic_problems(data, lines, expected_id))
-    if found:
-        found.sort(key=lambda item: item[0])
-        return None, [f"{source}:{line}: {message}" for line, message in found]
-    return role, []
-
-
-def _semantic_problems(
-    data: Mapping[str, Any], lines: _LineFinder, expected_id: str | None
-) -> list[tuple[int, str]]:
-    """Checks pydantic cannot express per field: the permission ceiling and tool needs."""
-    found: list[tuple[int, str]] = []
-    role_id = data.get("id")
-    who = f" (role {role_id!r})" if isinstance(role_id, str) else ""
-    if expected_id is not None and isinstance(role_id, str) and role_id != expected_id:
-        found.append(
-            (lines.line(("id",)), f"id: {role_id!r} does not match the file name ({expected_id!r})")
-        )
-    perms = data.get("permissions")
-    if isinstance(perms, Mapping):
-        for problem in permission_problems(perms):
-            found.append((lines.line(("permissions", problem.key)), problem.message + who))
-    else:
-        perms = {}
-    tools = data.get("tools")
-    if isinstance(tools, list):
-        for index, tool in enumerate(tools):
-            if not isinstance(tool, str):
-                continue
-            where = lines.line(("tools", index))
-            if tool not in KNOWN_TOOLS:
-                found.append(
-                    (
-                        where,
-                        f"tools[{index}]: unknown tool {tool!r}{did_you_mean(tool, KNOWN_TOOLS)}",
-                    )
-                )
-                continue
-            needed = TOOL_PERMISSIONS[tool]
-            if needed and not within({k: str(v) for k, v in perms.items()}, needed):
-                need = ", ".join(f"{k}:{v}" for k, v in needed.items())
-                found.append(
-                    (
-                        where,
-                        f"tools[{index}]: {tool!r} needs {need}, which permissions do not grant",
-                    )
-                )
-    return found
-
-
-def _describe(loc: tuple[int | str, ...], error: Mapping[str, Any]) -> str:
-    dotted = _dotted(loc)
-    kind = error["type"]
-    if kind == "extra_forbidden":
-        parent = _fields_at(loc[:-1])
-        hint = did_you_mean(str(loc[-1]), parent) if parent else ""
-        return f"{dotted}: unknown field{hint}"
-    if kind == "missing":
-        return f"{dotted}: required field is missing"
-    if kind == "literal_error" and loc == ("schema_version",):
-        return (
-            f"schema_version: {error.get('input')!r} is not supported (expected {SCHEMA_VERSION})"
-        )
-    if kind == "string_pattern_mismatch":
-        if error.get("ctx", {}).get("pattern") == _ONE_LINE:
-            return f"{dotted}: must be a single line"
-        return f"{dotted}: {error.get('input')!r} must be lower-case letters, digits, '-' or '_'"
-    return f"{dotted}: {error['msg']}"
-
-
-def _dotted(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "<root>"
-
-
-_MODELS: Final[dict[str, type[BaseModel]]] = {
-    "": Role,
-    "limits": Limits,
-    "prompt": PromptSections,
-    "skills": Skill,
-}
-
-
-def _fields_at(loc: tuple[int | str, ...]) -> set[str]:
-    key = ".".join(str(p) for p in loc if not isinstance(p, int))
-    model = _MODELS.get(key)
-    return set(model.model_fields) if model else set()
-
-
-class _LineFinder:
-    """Maps a pydantic error location to the 1-based line of the YAML node it names."""
-
-    def __init__(self, root: yaml.Node) -> None:
-        self.root = root
-
-    def line(self, loc: tuple[int | str, ...]) -> int:
-        node: yaml.Node = self.root
-        line = node.start_mark.line + 1
-        for part in loc:
-            if isinstance(node, yaml.MappingNode):
-                match = next(((k, v) for k, v in node.value if k.value == str(part)), None)
-                if match is None:
-                    break
-                line = match[0].start_mark.line + 1
-                node = match[1]
-            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
-                if part >= len(node.value):
-                    break
-                node = node.value[part]
-                line = node.start_mark.line + 1
-            else:
-                break
-        return line
-
-
-def _duplicate_keys(node: yaml.Node, path: str = "") -> list[tuple[int, str]]:
-    found: list[tuple[int, str]] = []
-    if isinstance(node, yaml.MappingNode):
-        seen: dict[str, int] = {}
-        for key, value in node.value:
-            name = str(key.value)
-            line = key.start_mark.line + 1
-            if name in seen:
-                where = f"{path}.{name}" if path else name
-                found.append((line, f"{where}: duplicate key (first set on line {seen[name]})"))
-            else:
-                seen[name] = line
-            found.extend(_duplicate_keys(value, f"{path}.{name}" if path else name))
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            found.extend(_duplicate_keys(item, f"{path}[{index}]"))
-    return found
+def resolve_chain(roles: Mapping[str, Role], refs: RoleRefs) -> RoleChain:
+    """The chain the refs name, from ``roles``; an unknown id is a ``KeyError`` naming it."""
+    return RoleChain(
+        agent=role_by_id(roles, refs.agent),
+        session=role_by_id(roles, refs.session) if refs.session else None,
+        call=role_by_id(roles, refs.call) if refs.call else None,
+    )

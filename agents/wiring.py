@@ -1,5 +1,6 @@
 """The one place the layers meet: build a Runtime (store, roles, sealer, dispatcher, verifier,
-gateways, LLM client) from Settings. Flows and the CLI build one per process."""
+gateways, and the worker's narrow dependencies) from Settings and a model client. Flows and the
+CLI build one per process; the model client is built by the caller (``flows.models``)."""
 
 from __future__ import annotations
 
@@ -9,29 +10,27 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
 
 from agents.config import Settings
 from agents.dispatch import DISCOVERY_PERMISSIONS, Dispatcher
-from agents.envelope import EnvelopeSealer, generate_sealing_key
 from agents.identity.claim import TokenScope
 from agents.identity.verify import IdentityVerifier
-from agents.roles import Role, load_roles
+from agents.role_files import load_roles
+from agents.roles import Role
+from agents.sealing import EnvelopeSealer, generate_sealing_key
 from agents.store.store import Store
+from agents.worker.deps import WorkerDeps
 
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
     from agents.github.limits import ThrottleLimits
     from agents.github.records import CallObserver
+    from agents.github.snapshot import IdentitySnapshot
     from agents.github.throttle import IdentityThrottle
     from agents.llm.client import LLMClient
-
-SCRIPTED = "scripted"
-# What the scripted model is billed as, so cost figures read like a real run's.
-SCRIPTED_BILLING_MODEL = "claude-sonnet-4-6"
-DEFAULT_LIVE_MODEL = "claude-sonnet-4-6"
 
 
 @dataclass
@@ -46,9 +45,22 @@ class Runtime:
     model_id: str
     dry_run: bool = False
     throttle_limits: ThrottleLimits | None = None
-    scripted_model: Any = None
+    # What each worker gets: composed once, here, from the parts above.
+    worker: WorkerDeps = field(init=False)
     _throttles: dict[str, IdentityThrottle] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.worker = WorkerDeps(
+            opener=self.sealer,
+            verifier=self.verifier,
+            gateways=self.gateway,
+            model=self.llm,
+            store=self.store,
+            roles=self.roles,
+            model_id=self.model_id,
+            dry_run=self.dry_run,
+        )
 
     def throttle(self, login: str) -> IdentityThrottle:
         """The identity's throttle: every worker of one bot login shares it."""
@@ -105,7 +117,7 @@ class Runtime:
             await gateway.aclose()
             await self.dispatcher.release_lease(identity_name, lease)
 
-    async def snapshots(self) -> list[Any]:
+    async def snapshots(self) -> list[IdentitySnapshot]:
         return [await t.snapshot() for t in self.throttles().values()]
 
     async def aclose(self) -> None:
@@ -117,36 +129,17 @@ class Runtime:
         self.store.close()
 
 
-def build_llm(settings: Settings, model: str) -> tuple[LLMClient, str, Any]:
-    """The real Anthropic client; for ``scripted``, the same client against the offline model."""
-    from agents.llm.client import LLMClient
-
-    if model == SCRIPTED:
-        from sandbox.model import ScriptedModel
-
-        scripted = ScriptedModel(require_api_key=False)
-        client = LLMClient(api_key="scripted-offline-model", http_client=scripted.async_client())
-        return client, SCRIPTED_BILLING_MODEL, scripted
-    key = settings.anthropic_api_key
-    client = LLMClient(api_key=key, base_url=settings.anthropic_base_url)
-    return client, model, None
-
-
-def resolve_model(settings: Settings, model: str | None) -> str:
-    chosen = model or settings.model
-    if chosen == SCRIPTED and model is None and settings.anthropic_api_key is not None:
-        return DEFAULT_LIVE_MODEL
-    return chosen
-
-
 def build_runtime(
     settings: Settings,
+    llm: LLMClient,
+    model_id: str,
     *,
-    model: str | None = None,
     dry_run: bool = False,
     throttle_limits: ThrottleLimits | None = None,
 ) -> Runtime:
-    """Everything one process needs to dispatch and run workers, from validated settings."""
+    """Everything one process needs to dispatch and run workers, from validated settings and
+    the model client (closed with the runtime); ``model_id`` is asked for when a role names
+    no model."""
     maintainer = settings.require_maintainer_login()
     roles = load_roles(settings.roles_dir)
     key = settings.sealing_key or generate_sealing_key()
@@ -156,7 +149,6 @@ def build_runtime(
     verifier = IdentityVerifier(
         settings.github_api_url, maintainer, timeout=settings.http_timeout_seconds
     )
-    llm, model_id, scripted = build_llm(settings, resolve_model(settings, model))
     return Runtime(
         settings=settings,
         store=store,
@@ -168,5 +160,4 @@ def build_runtime(
         model_id=model_id,
         dry_run=dry_run,
         throttle_limits=throttle_limits,
-        scripted_model=scripted,
     )

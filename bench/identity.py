@@ -35,20 +35,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agents.config import Settings, load_settings  # noqa: E402
-from agents.envelope import (  # noqa: E402
-    DispatchEnvelope,
-    EnvelopeSealer,
-    RoleRefs,
-    SealedEnvelope,
-    TaskRef,
-    generate_sealing_key,
-)
+from agents.envelope import DispatchEnvelope, SealedEnvelope  # noqa: E402
 from agents.identity import IdentityError, TokenScope  # noqa: E402
 from agents.identity.lease import TokenLease  # noqa: E402
 from agents.identity.minter import InstallationMinter  # noqa: E402
 from agents.identity.sources import open_identity  # noqa: E402
 from agents.identity.verify import IdentityVerifier, check_offline  # noqa: E402
+from agents.roles import RoleRefs  # noqa: E402
+from agents.sealing import EnvelopeSealer, generate_sealing_key  # noqa: E402
 from agents.transport.client import GitHubTransport  # noqa: E402
+from agents.work import Task  # noqa: E402
 from sandbox.github.seed import MAINTAINER  # noqa: E402
 from sandbox.server import SandboxServer  # noqa: E402
 
@@ -153,7 +149,7 @@ def time_envelopes(settings: Settings, server: SandboxServer, n: int) -> dict[st
         return DispatchEnvelope.issue(
             run_id="bench",
             worker_id="w",
-            task=TaskRef(kind="review_pr", repo="acme/widgets", number=1, head_sha="a" * 40),
+            task=Task(kind="review_pr", repo="acme/widgets", number=1, head_sha="a" * 40),
             roles=RoleRefs(agent="reviewer"),
             identity=lease.claim(),
         )

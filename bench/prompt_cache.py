@@ -1,10 +1,11 @@
 """Prompt-cache benchmark: a 10-turn review session on the scripted model, cached vs not.
 
-Runs the same review twice through the real SDK (AsyncAnthropic over httpx2.MockTransport):
-once as swarm sends it (cached prefix + rolling history breakpoint) and once with every
-``cache_control`` removed. Billed input cost comes from the provider's usage fields priced by
-``agents.llm.usage``; a turn "hits" the cached prefix when it reads at least the prefix's tokens
-from the cache. Targets: input cost ratio <= 0.35x, prefix hit rate 100% after turn 1.
+Runs the same review through the worker's own loop and the real SDK (AsyncAnthropic over
+httpx2.MockTransport): as swarm sends it (cached prefix + rolling history breakpoint), with only
+the prefix breakpoint, and with every ``cache_control`` removed. Billed input cost comes from
+the provider's usage fields priced by ``agents.llm.usage``; a turn "hits" the cached prefix
+when it reads at least the prefix's tokens from the cache. Targets: input cost ratio <= 0.35x,
+prefix hit rate 100% after turn 1.
 
     uv run python bench/prompt_cache.py [--json]
 """
@@ -14,22 +15,27 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import sys
-import time
-from datetime import UTC, datetime, timedelta
+from collections.abc import Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents.llm.client import LLMClient  # noqa: E402
+from agents.envelope import Budgets  # noqa: E402
+from agents.llm.client import LLMClient, LLMResult  # noqa: E402
 from agents.llm.prompt import CachedPrefix, PrefixBuilder  # noqa: E402
-from agents.llm.request import build_request  # noqa: E402
-from agents.llm.turn import ToolResult, TurnContext, assistant_message, user_message  # noqa: E402
+from agents.llm.turn import ToolResult  # noqa: E402
 from agents.llm.untrusted import wrap_untrusted  # noqa: E402
 from agents.llm.usage import Usage, cost, input_cost  # noqa: E402
-from agents.roles import RoleChain, load_roles  # noqa: E402
+from agents.role_files import load_roles  # noqa: E402
+from agents.roles import RoleChain  # noqa: E402
+from agents.worker.budget import Meter  # noqa: E402
+from agents.worker.loop import Session, run_session  # noqa: E402
+from agents.worker.ports import ModelTurn, ToolUse  # noqa: E402
 from sandbox.model import ScriptedModel  # noqa: E402
 from sandbox.model.cache import request_blocks  # noqa: E402
 
@@ -166,8 +172,49 @@ def strip_cache_control(value: Any) -> Any:
     return value
 
 
+class Tools:
+    """The worker loop's tools port over the canned pull request above."""
+
+    async def call(self, name: str, raw_args: Any) -> ToolResult:
+        return ToolResult(execute(name, dict(raw_args)))
+
+
+class Mode:
+    """The model port as each mode sends requests: as shipped, or with breakpoints removed."""
+
+    def __init__(self, client: LLMClient, mode: str) -> None:
+        self.client, self.mode = client, mode
+
+    async def create(self, request: Mapping[str, Any]) -> LLMResult:
+        if self.mode == "uncached":
+            request = strip_cache_control(request)
+        elif self.mode == "prefix-only":
+            request = {**request, "messages": strip_cache_control(request["messages"])}
+        return await self.client.create(request)
+
+
+class Turns:
+    """The recorder port: keeps each model turn."""
+
+    def __init__(self) -> None:
+        self.turns: list[ModelTurn] = []
+
+    def user_turn(self, message: Mapping[str, Any]) -> None:
+        pass
+
+    def model_turn(self, turn: ModelTurn) -> None:
+        self.turns.append(turn)
+
+    def tool_call(self, use: ToolUse) -> None:
+        pass
+
+    def tool_result(self, use: ToolUse, result: ToolResult) -> None:
+        pass
+
+
 async def session(mode: str) -> list[dict[str, Any]]:
-    """One review; mode is 'cached' (as shipped), 'prefix-only' or 'uncached'."""
+    """One review through the worker's loop; mode is 'cached' (as shipped), 'prefix-only' or
+    'uncached'."""
     prefix, chain = build_prefix()
     model = ScriptedModel(read_files=True)
     client = LLMClient(api_key="sk-bench-not-a-key", http_client=model.async_client())
@@ -175,36 +222,25 @@ async def session(mode: str) -> list[dict[str, Any]]:
         b.tokens
         for b in request_blocks({"tools": prefix.tools(), "system": prefix.system_blocks()})
     )
+    spec = Session(prefix, chain, MODEL, max_tokens=2048, task=TASK, clock=lambda: T0)
+    record = Turns()
+    await run_session(Mode(client, mode), Tools(), record, spec, Meter(Budgets(turns=20)))
+    await client.aclose()
     rows: list[dict[str, Any]] = []
-    messages = [user_message(TurnContext(TASK, {"turns": 20}, T0, 1))]
-    for turn in range(1, 21):
-        request = build_request(
-            prefix, chain, messages, model=MODEL, max_tokens=2048, cache_history=(mode == "cached")
-        )
-        if mode == "uncached":
-            request = strip_cache_control(request)
-        started = time.perf_counter()
-        result = await client.create(request)
-        usage = result.usage
+    for number, turn in enumerate(record.turns, 1):
+        result, usage = turn.result, turn.result.usage
         rows.append(
             {
-                "turn": turn,
+                "turn": number,
                 "tool": ",".join(t["name"] for t in result.tool_uses) or result.stop_reason,
                 **usage.as_dict(),
                 "prefix_hit": usage.cache_read_input_tokens >= prefix_tokens,
                 "input_cost": input_cost(usage, MODEL),
                 "cost": cost(usage, MODEL),
-                "ms": (time.perf_counter() - started) * 1000,
+                "ms": result.latency_s * 1000,
                 "prefix_tokens": prefix_tokens,
             }
         )
-        messages.append(assistant_message(result.content))
-        if result.stop_reason != "tool_use":
-            break
-        results = [ToolResult(t["id"], execute(t["name"], t["input"])) for t in result.tool_uses]
-        ctx = TurnContext(TASK, {"turns": 20 - turn}, T0 + timedelta(seconds=20 * turn), turn + 1)
-        messages.append(user_message(ctx, tool_results=results))
-    await client.aclose()
     return rows
 
 
@@ -213,6 +249,8 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON summary line only")
     args = parser.parse_args()
 
+    # The loop warns of every cache miss; the uncached mode misses on purpose.
+    logging.getLogger("agents.llm.usage").setLevel(logging.ERROR)
     runs = {mode: asyncio.run(session(mode)) for mode in ("cached", "prefix-only", "uncached")}
     cached, uncached = runs["cached"], runs["uncached"]
     totals = {mode: sum(r["input_cost"] for r in rows) for mode, rows in runs.items()}

@@ -29,12 +29,12 @@ EXIT_USAGE = 2
 # Errors whose message already names what to change: (module, class name).
 USER_ERRORS = (
     ("agents.config", "ConfigError"),
-    ("agents.roles", "RoleLoadError"),
+    ("agents.role_files", "RoleLoadError"),
     ("agents.store.base", "StoreError"),
     ("agents.store.engine", "StoreConfigError"),
     ("agents.memory.user_memory", "MemoryInputError"),
     ("agents.identity.errors", "IdentityError"),
-    ("agents.envelope", "SealRefused"),
+    ("agents.sealing", "SealRefused"),
 )
 # Failures of the machine, not of the person or the code: the message is the whole story.
 OPERATIONAL_ERRORS = (("flows.local_prefect", "ServerStartError"),)

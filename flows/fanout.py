@@ -12,11 +12,13 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, cast
 
+from prefect import Task, task
 from prefect import tags as prefect_tags
-from prefect import task
 from prefect.artifacts import aupdate_progress_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import State
@@ -24,30 +26,40 @@ from prefect.states import Cancelled, Completed, Failed
 
 from agents.envelope import SealedEnvelope
 from agents.outcome import WorkerOutcome
-from agents.planning import Assignment, PlannedPR
+from agents.planning import PlannedPR
 from agents.redact import redact
+from agents.work import Assignment
 from flows.runtime_glue import role_identity
 
 if TYPE_CHECKING:
     from agents.wiring import Runtime
+    from agents.worker.deps import WorkerDeps
 
 log = logging.getLogger("flows.fanout")
 
 
-# Runtimes of the flow runs alive in this process, by swarm run id. Tasks look theirs up here
-# instead of receiving it as a parameter: a runtime holds clients and keys, never a parameter.
-RUNTIMES: dict[str, Runtime] = {}
-# Seconds spent inside run_worker, per swarm run: the rest of a task run's time is orchestration.
-WORKER_SECONDS: dict[str, float] = {}
-# In-process observers of worker progress, called with (finished, total): the CLI's progress bar.
-PROGRESS_LISTENERS: list[Callable[[int, int], None]] = []
+# Who watches the progress of the runs started in this context, called with (finished, total):
+# the CLI's progress bar. Context-local, so concurrent runs in other contexts never see it.
+_PROGRESS_LISTENER: ContextVar[Callable[[int, int], None] | None] = ContextVar(
+    "swarm_progress_listener", default=None
+)
+
+
+@contextmanager
+def watching_progress(listener: Callable[[int, int], None]) -> Iterator[None]:
+    """Call ``listener(finished, total)`` as the workers of runs started inside finish."""
+    token = _PROGRESS_LISTENER.set(listener)
+    try:
+        yield
+    finally:
+        _PROGRESS_LISTENER.reset(token)
 
 
 class WorkerCrashed(RuntimeError):
     """A worker raised instead of returning an outcome; the message is already redacted."""
 
 
-def _worker_state(outcome: WorkerOutcome) -> State[Any]:
+def _worker_state(outcome: WorkerOutcome) -> State[WorkerOutcome]:
     """The task run state people see in the UI for each way a worker can end."""
     message = f"{outcome.target}: {outcome.status}" + (
         f": {outcome.reason}" if outcome.reason else ""
@@ -64,44 +76,51 @@ def _worker_state(outcome: WorkerOutcome) -> State[Any]:
     return Failed(name=name, message=message, data=outcome)
 
 
-# The run name comes from the ``label`` parameter: cheaper than ``with_options`` per call.
-@task(
-    name="swarm-worker",
-    task_run_name="{label}",
-    cache_policy=NO_CACHE,
-    persist_result=False,
-)
-async def worker_task(
-    run_id: str,
-    sealed: SealedEnvelope | None,
-    role: str,
-    target: str,
-    label: str,
-    blocked_reason: str | None = None,
-) -> State[Any]:
-    """Run one worker from its sealed envelope and turn its outcome into a task state."""
-    if sealed is None:
-        return _worker_state(
-            WorkerOutcome(
-                worker_id="-", role=role, target=target, status="blocked", reason=blocked_reason
-            )
-        )
-    from agents.worker import run_worker
+WorkerTask = Task[..., Coroutine[Any, Any, State[WorkerOutcome]]]
 
-    runtime = RUNTIMES[run_id]
-    started = time.perf_counter()
-    try:
-        outcome = await run_worker(sealed, runtime)
-    except Exception as exc:
-        # Prefect stores the exception text in the task state: it must be redacted first.
-        raise WorkerCrashed(f"{type(exc).__name__}: {redact(str(exc))}") from None
-    finally:
-        WORKER_SECONDS[run_id] = WORKER_SECONDS.get(run_id, 0.0) + (time.perf_counter() - started)
-    return _worker_state(outcome)
+
+def _worker_task(worker: WorkerDeps, timings: Fanout) -> WorkerTask:
+    """This run's worker task. It closes over the run's worker dependencies: Prefect sees, and
+    stores, only the parameters, and those never carry a client, a key or a token."""
+
+    # The run name comes from the ``label`` parameter: cheaper than ``with_options`` per call.
+    @task(
+        name="swarm-worker",
+        task_run_name="{label}",
+        cache_policy=NO_CACHE,
+        persist_result=False,
+    )
+    async def worker_task(
+        sealed: SealedEnvelope | None,
+        role: str,
+        target: str,
+        label: str,
+        blocked_reason: str | None = None,
+    ) -> State[WorkerOutcome]:
+        """Run one worker from its sealed envelope and turn its outcome into a task state."""
+        if sealed is None:
+            return _worker_state(
+                WorkerOutcome(
+                    worker_id="-", role=role, target=target, status="blocked", reason=blocked_reason
+                )
+            )
+        from agents.worker.run import run_worker
+
+        started = time.perf_counter()
+        try:
+            outcome = await run_worker(sealed, worker)
+        except Exception as exc:
+            # Prefect stores the exception text in the task state: it must be redacted first.
+            raise WorkerCrashed(f"{type(exc).__name__}: {redact(str(exc))}") from None
+        finally:
+            timings.worker_s += time.perf_counter() - started
+        return _worker_state(outcome)
+
+    return worker_task
 
 
 async def _outcome_from_state(
-    state: State[Any], assignment: Assignment, worker_id: str
+    state: State[WorkerOutcome], assignment: Assignment, worker_id: str
 ) -> WorkerOutcome:
     data = await state.aresult(raise_on_failure=False)
     if isinstance(data, WorkerOutcome):
@@ -110,14 +129,15 @@ async def _outcome_from_state(
     return WorkerOutcome(
         worker_id=worker_id,
         role=assignment.role,
-        target=f"{assignment.pr}@{assignment.head_sha[:7]}",
+        target=assignment.task.label,
         status="failed",
         reason=f"crashed: {reason}",
     )
 
 
 class Fanout:
-    """Dispatches and runs workers under one concurrency cap, counting progress as they end."""
+    """One run's context: dispatches and runs its workers under one concurrency cap, counts
+    progress as they end, and keeps the run's timings."""
 
     def __init__(self, run_id: str, runtime: Runtime, max_workers: int, total: int) -> None:
         self.run_id = run_id
@@ -126,25 +146,27 @@ class Fanout:
         self.total = max(total, 1)
         self.done = 0
         self.progress_id: uuid.UUID | None = None
+        self.on_progress = _PROGRESS_LISTENER.get()
         self.dispatch_s = 0.0
         self.task_s = 0.0
+        # Seconds spent inside the workers themselves: the rest of a task run is orchestration.
+        self.worker_s = 0.0
+        self._worker_task = _worker_task(runtime.worker, self)
 
     async def run(
         self, assignment: Assignment, parents: Sequence[WorkerOutcome] = ()
     ) -> WorkerOutcome:
-        from agents.dispatch import WorkTask
-
         identity = role_identity(self.runtime, assignment.role)
-        target = f"{assignment.pr}@{assignment.head_sha[:7]}"
-        tags = [f"role:{assignment.role}", f"identity:{identity}", f"repo:{assignment.repo}"]
+        task = assignment.task
+        if parents:
+            task = task.with_findings([f for parent in parents for f in parent.findings])
+        tags = [f"role:{assignment.role}", f"identity:{identity}", f"repo:{task.repo}"]
         async with self.limit:
             sealed: SealedEnvelope | None = None
             blocked: str | None = None
             started = time.perf_counter()
             try:
-                findings = [f for parent in parents for f in parent.findings]
-                work = WorkTask(**assignment.task_fields(findings))
-                sealed = await self.runtime.dispatcher.dispatch(self.run_id, work, assignment.role)
+                sealed = await self.runtime.dispatcher.dispatch(self.run_id, task, assignment.role)
             except Exception as exc:
                 blocked = f"BLOCKED: dispatch refused: {redact(str(exc))}"
                 log.warning("%s: %s", assignment.run_name, blocked)
@@ -152,16 +174,15 @@ class Fanout:
             self.dispatch_s += dispatched - started
             try:
                 with prefect_tags(*tags):
-                    pending = worker_task(
-                        self.run_id,
+                    pending = self._worker_task(
                         sealed,
                         assignment.role,
-                        target,
+                        task.label,
                         assignment.run_name,
                         blocked_reason=blocked,
                         return_state=True,
                     )
-                    state = await cast(Awaitable[State[Any]], pending)
+                    state = await cast(Awaitable[State[WorkerOutcome]], pending)
                 self.task_s += time.perf_counter() - dispatched
             finally:
                 if sealed is not None:
@@ -179,8 +200,8 @@ class Fanout:
 
     async def _tick(self) -> None:
         self.done += 1
-        for listener in PROGRESS_LISTENERS:
-            listener(self.done, self.total)
+        if self.on_progress is not None:
+            self.on_progress(self.done, self.total)
         if self.progress_id is not None:
             await aupdate_progress_artifact(
                 self.progress_id,
@@ -201,7 +222,7 @@ class Fanout:
             WorkerOutcome(
                 worker_id="-",
                 role=s.role,
-                target=f"{s.pr}@{s.head_sha[:7]}",
+                target=s.task.label,
                 status="failed",
                 reason=(
                     f"not summarized: {unfinished} of {len(planned.reviewers)} shards did not "

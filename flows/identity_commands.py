@@ -75,7 +75,7 @@ def _gh_host(api_url: str) -> str | None:
 def exec_with_token(*, role: str, repo: str, command: Sequence[str]) -> int:
     """Mint, run ``command`` with the token, revoke; the child's exit status is returned."""
     from agents.config import ConfigError, load_settings
-    from agents.roles import load_roles
+    from agents.role_files import load_roles
     from flows.preflight import needs, repo_flags
 
     repo_flags([repo])
@@ -122,7 +122,7 @@ def verify_identities() -> int:
     maintainer = settings.require_maintainer_login()
     from agents.identity import IdentityError, TokenScope
     from agents.identity.sources import open_identity
-    from agents.roles import load_roles
+    from agents.role_files import load_roles
     from flows.console import console, table
 
     roles = load_roles(settings.roles_dir)

@@ -72,7 +72,7 @@ def check_store(settings: Settings) -> None:
 def reviewing_role(settings: Settings, role: str) -> Role:
     """``--role``, which must exist and post reviews (``swarm run`` dispatches one per PR)."""
     from agents.config import ConfigError
-    from agents.roles import load_roles
+    from agents.role_files import load_roles
 
     roles = load_roles(settings.roles_dir)
     if role not in roles:

@@ -41,7 +41,7 @@ def _where(folder: Path, role_id: str) -> str:
 
 def check_roles(directory: Path | None) -> None:
     from agents.config import load_settings
-    from agents.roles import RoleLoadError, load_roles
+    from agents.role_files import RoleLoadError, load_roles
     from flows.console import console, table
 
     settings = load_settings()

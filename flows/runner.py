@@ -16,14 +16,14 @@ EXIT_OK = 0
 EXIT_WORKERS_FAILED = 1
 
 
-def execute_flow(**parameters: Any) -> RunReport:
+def execute_flow(**parameters: object) -> RunReport:
     """Run the flow in this process against the configured or local Prefect server, with a
     progress bar over its workers."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from flows.cli_errors import debug_enabled
     from flows.console import console
-    from flows.fanout import PROGRESS_LISTENERS
+    from flows.fanout import watching_progress
     from flows.prefect_env import hide_console_tracebacks
     from flows.swarm_run import swarm_run
 
@@ -42,12 +42,9 @@ def execute_flow(**parameters: Any) -> RunReport:
         def advance(done: int, total: int) -> None:
             progress.update(bar, description="workers", completed=done, total=total)
 
-        PROGRESS_LISTENERS.append(advance)
-        try:
+        with watching_progress(advance):
             pending = swarm_run(**parameters, return_state=True)
             state = asyncio.run(cast("Coroutine[Any, Any, State[Any]]", pending))
-        finally:
-            PROGRESS_LISTENERS.remove(advance)
     result = state.result(raise_on_failure=False)
     if isinstance(result, RunReport):
         return result

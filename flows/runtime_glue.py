@@ -6,22 +6,35 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agents.planning import ExistingReview, OpenPull
 from agents.redact import redact_obj
+from agents.reviews import latest_reviewed_sha, review_key_prefix
 
 if TYPE_CHECKING:
+    from agents.github.snapshot import IdentitySnapshot
+    from agents.store.records import ReviewKeyRecord
     from agents.wiring import Runtime
     from flows.report import RunReport
 
 log = logging.getLogger("flows.runtime_glue")
 
 
+class PullReads(Protocol):
+    """The gateway reads discovery makes (``GitHubGateway`` provides them), GitHub's JSON."""
+
+    async def list_pulls(self, repo: str, state: str = "open") -> list[dict[str, Any]]: ...
+
+    async def list_reviews(self, repo: str, number: int) -> list[dict[str, Any]]: ...
+
+    async def list_pull_files(self, repo: str, number: int) -> list[dict[str, Any]]: ...
+
+
 class GatewayPullSource:
     """Discovery's GitHub reads, made through the bot identity's throttled gateway (REST)."""
 
-    def __init__(self, gateway: Any) -> None:
+    def __init__(self, gateway: PullReads) -> None:
         self.gateway = gateway
 
     async def open_pulls(self, repo: str) -> list[OpenPull]:
@@ -62,19 +75,27 @@ def repos_by_owner(repos: Sequence[str]) -> dict[str, list[str]]:
     return grouped
 
 
+class ReviewKeys(Protocol):
+    """The store's review keys, as far as discovery reads them."""
+
+    def get_review_key(self, key: str) -> ReviewKeyRecord | None: ...
+
+    def posted_review_keys(self, prefix: str) -> list[str]: ...
+
+
 class StoreLedger:
     """The store's review keys, seen as discovery's ledger."""
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: ReviewKeys) -> None:
         self.store = store
 
     def has_review(self, key: str) -> bool:
         record = self.store.get_review_key(key)
-        return record is not None and getattr(record, "state", "posted") == "posted"
+        return record is not None and record.state == "posted"
 
-    def last_reviewed_sha(self, repo: str, number: int, role: str) -> str | None:
-        # Review keys are opaque to the store; the markers on GitHub give the last SHA.
-        return None
+    def last_reviewed_sha(self, repo: str, number: int, roles: Sequence[str]) -> str | None:
+        posted = self.store.posted_review_keys(review_key_prefix(repo, number))
+        return latest_reviewed_sha(posted, repo, number, roles)
 
 
 def role_identity(runtime: Runtime, role: str) -> str:
@@ -131,7 +152,7 @@ async def bucket_snapshots(runtime: Runtime) -> dict[str, Any]:
     return out
 
 
-def _record_snapshot(runtime: Runtime, snap: Any) -> None:
+def _record_snapshot(runtime: Runtime, snap: IdentitySnapshot) -> None:
     """Keep the end-of-run budget per identity and resource, for ``swarm limits`` and audit."""
     try:
         for name, budget in snap.resources.items():

@@ -126,8 +126,12 @@ def _run_row(run: Any) -> list[object]:
 
 
 def _task_label(task: dict[str, object]) -> str:
-    repo, number, sha = task.get("repo"), task.get("number"), str(task.get("head_sha") or "")
-    return f"{repo}#{number} @{sha[:7]}" if repo else str(task)
+    from agents.work import Task
+
+    try:  # older rows hold more fields: read only the label's
+        return Task.model_validate({k: task.get(k) for k in Task.label_fields}).label
+    except ValueError:
+        return str(task)
 
 
 def show_transcript(worker: str, *, full: bool) -> None:

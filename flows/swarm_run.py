@@ -31,14 +31,10 @@ from prefect.runtime import flow_run as runtime_flow_run
 from prefect.states import Completed, Failed
 
 from agents.outcome import WorkerOutcome
-from agents.planning import (
-    Discovery,
-    SkippedItem,
-    WorkItem,
-    discover_work,
-)
+from agents.planning import Discovery, SkippedItem, discover_work
 from agents.redact import redact
-from flows.fanout import RUNTIMES, WORKER_SECONDS, Fanout
+from agents.work import Task
+from flows.fanout import Fanout
 from flows.logs import project_logs_in_run
 from flows.report import PausedIdentity, RunReport, RunTimings, markdown_summary, outcome_row
 from flows.runtime_glue import (
@@ -76,7 +72,7 @@ async def swarm_run(
     shard_threshold_files: int = 40,
     shard_size: int = 20,
     summarizer_role: str = "summarizer",
-) -> State[Any]:
+) -> State[RunReport]:
     """Review every open PR of ``repos`` that ``role`` has not reviewed at its head SHA.
 
     Ends COMPLETED when every worker succeeded, skipped or waits on a paused identity, and
@@ -114,16 +110,21 @@ async def _run_swarm(
     shard_threshold_files: int,
     shard_size: int,
     summarizer_role: str,
-) -> State[Any]:
+) -> State[RunReport]:
     from agents.planning import plan_assignments
     from agents.wiring import build_runtime
+    from flows.models import open_model
 
     if not settings.repos:
         raise ValueError("no repositories to work on: pass repos or set SWARM_REPOS")
     started = time.perf_counter()
-    runtime = build_runtime(settings, model=model, dry_run=dry_run)
+    chosen = open_model(settings, model)
+    try:
+        runtime = build_runtime(settings, chosen.client, chosen.model_id, dry_run=dry_run)
+    except BaseException:
+        await chosen.client.aclose()
+        raise
     run_id = start_store_run(runtime, trigger="flow", flow_run_id=runtime_flow_run.id)
-    RUNTIMES[run_id] = runtime
     try:
         found = await _discover(runtime, settings.repos, role, summarizer_role)
         discovered = time.perf_counter()
@@ -167,7 +168,7 @@ async def _run_swarm(
             timings=RunTimings(
                 setup_and_discovery_s=discovered - started,
                 dispatch_s=fanout.dispatch_s,
-                worker_s=WORKER_SECONDS.get(run_id, 0.0),
+                worker_s=fanout.worker_s,
                 task_runs_s=fanout.task_s,
                 wall_s=time.perf_counter() - started,
             ),
@@ -178,8 +179,6 @@ async def _run_swarm(
             return Completed(message=report.headline(), data=report)
         return Failed(message=report.headline(), data=report)
     finally:
-        RUNTIMES.pop(run_id, None)
-        WORKER_SECONDS.pop(run_id, None)
         await runtime.aclose()
 
 
@@ -189,7 +188,7 @@ async def _discover(
     """Open PRs needing ``role``'s review, read as the role's bot (never the maintainer)."""
     identity = role_identity(runtime, role)
     ledger = StoreLedger(runtime.store)
-    items: list[WorkItem] = []
+    items: list[Task] = []
     skipped: list[SkippedItem] = []
     for owned in repos_by_owner(repos).values():
         async with runtime.discovery(identity, owned) as gateway:
@@ -199,6 +198,7 @@ async def _discover(
                 role,
                 ledger,
                 posting_roles=(summarizer_role,),
+                bot_login=gateway.identity,
             )
         items += found.items
         skipped += found.skipped

@@ -14,15 +14,13 @@ from agents.envelope import (
     Budgets,
     DispatchEnvelope,
     EnvelopeRejected,
-    EnvelopeSealer,
-    RoleRefs,
     SealedEnvelope,
-    SealRefused,
-    TaskRef,
     envelope_hash,
-    generate_sealing_key,
 )
 from agents.identity import IdentityClaim, MintRecord, fingerprint
+from agents.roles import RoleRefs
+from agents.sealing import EnvelopeSealer, SealRefused, generate_sealing_key
+from agents.work import Task
 
 NOW = datetime(2026, 11, 29, 14, 0, tzinfo=UTC)
 TOKEN = "ghs_" + "SeCrEtInStAlLaTiOnToKeN.with.dots-" * 12
@@ -57,7 +55,7 @@ def envelope(
     return DispatchEnvelope.issue(
         run_id="run-1",
         worker_id="worker-7",
-        task=TaskRef(kind="review_pr", repo="acme/widgets", number=12, head_sha="abc1234def"),
+        task=Task(kind="review_pr", repo="acme/widgets", number=12, head_sha="abc1234def"),
         roles=RoleRefs(agent="reviewer", session="security"),
         identity=identity or claim(),
         budgets=Budgets(turns=8),
@@ -226,14 +224,14 @@ def test_envelope_hash_changes_with_any_field(sealer: EnvelopeSealer) -> None:
 
 def test_task_repo_must_be_owner_slash_name() -> None:
     with pytest.raises(ValueError, match="is not OWNER/NAME"):
-        TaskRef(kind="review_pr", repo="widgets", number=1)
+        Task(kind="review_pr", repo="widgets", number=1)
 
 
 def test_task_outside_the_identity_repositories_is_refused(sealer: EnvelopeSealer) -> None:
     env = DispatchEnvelope.issue(
         run_id="run-1",
         worker_id="w",
-        task=TaskRef(kind="review_pr", repo="acme/gadgets", number=1),
+        task=Task(kind="review_pr", repo="acme/gadgets", number=1),
         roles=RoleRefs(agent="reviewer"),
         identity=claim(),
         now=NOW,

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from agents.permissions import KNOWN_PERMISSION_KEYS, WORKER_CEILING, check_permissions
-from agents.roles import RoleChain, RoleLoadError, load_roles, parse_role
+from agents.role_files import RoleLoadError, load_roles, parse_role
+from agents.roles import RoleChain
 
 ROLES = Path(__file__).resolve().parents[1] / "roles"
 

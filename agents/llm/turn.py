@@ -49,14 +49,16 @@ def render_recall(items: Sequence[str]) -> str:
 
 @dataclass(frozen=True)
 class ToolResult:
-    tool_use_id: str
+    """What one tool call returns: text for the model, and a short summary for the record."""
+
     content: str
     is_error: bool = False
+    summary: str = ""
 
-    def block(self) -> dict[str, Any]:
+    def block(self, tool_use_id: str) -> dict[str, Any]:
         block: dict[str, Any] = {
             "type": "tool_result",
-            "tool_use_id": self.tool_use_id,
+            "tool_use_id": tool_use_id,
             "content": self.content,
         }
         if self.is_error:
@@ -67,15 +69,16 @@ class ToolResult:
 def user_message(
     context: TurnContext,
     *,
-    tool_results: Sequence[ToolResult] = (),
+    tool_results: Sequence[tuple[str, ToolResult]] = (),
     recall: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """One user turn: tool results first (the API requires it), then turn context and recall."""
+    """One user turn: tool results (by tool use id) first, as the API requires, then turn
+    context and recall."""
     text = context.render()
     recalled = render_recall(recall)
     if recalled:
         text += "\n" + recalled
-    content: list[dict[str, Any]] = [r.block() for r in tool_results]
+    content: list[dict[str, Any]] = [result.block(use_id) for use_id, result in tool_results]
     content.append({"type": "text", "text": text})
     return {"role": "user", "content": content}
 

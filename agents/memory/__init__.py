@@ -4,7 +4,7 @@ Works over any backend that fits :mod:`agents.memory.ports` (the store).
 """
 
 from agents.memory.history import HistoryHit, HistorySearchError, format_hits, history_search
-from agents.memory.operational import AgentMemory, RecallHit, recall, render_recall
+from agents.memory.operational import AgentMemory, RecallHit, recall
 from agents.memory.snapshot import MemorySnapshot, frozen_snapshot
 from agents.memory.user_memory import MemoryInputError, UserMemory
 
@@ -20,5 +20,4 @@ __all__ = [
     "frozen_snapshot",
     "history_search",
     "recall",
-    "render_recall",
 ]

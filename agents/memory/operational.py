@@ -22,6 +22,11 @@ class RecallHit:
     text: str
     score: int
 
+    @property
+    def cited(self) -> str:
+        """The excerpt with where it came from, e.g. ``(memory:3) Prefers small PRs``."""
+        return f"({self.source}) {self.text}"
+
 
 def _words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text) if len(w) > 1}
@@ -59,14 +64,6 @@ def recall(
             candidates.append((score, n.created_at.timestamp(), hit))
     candidates.sort(key=lambda c: (c[0], c[1]), reverse=True)
     return [hit for _, _, hit in candidates[: min(limit, MAX_RECALL)]]
-
-
-def render_recall(hits: list[RecallHit]) -> str:
-    """The ``<recall>`` block of the per-turn layer."""
-    if not hits:
-        return ""
-    lines = [f"- ({h.source}) {h.text}" for h in hits]
-    return "<recall>\n" + "\n".join(lines) + "\n</recall>"
 
 
 class AgentMemory:

@@ -19,7 +19,6 @@ from agents.store.records import (
     WorkerRecord,
 )
 from agents.store.render import render_transcript, summarise_tool_event
-from agents.store.reviews import review_key
 from agents.store.store import Store
 
 __all__ = [
@@ -43,6 +42,5 @@ __all__ = [
     "UnknownWorkerError",
     "WorkerRecord",
     "render_transcript",
-    "review_key",
     "summarise_tool_event",
 ]

@@ -1,4 +1,6 @@
-"""Review idempotency keys: at most one review per (repo, PR, head SHA, role), across workers."""
+"""Review idempotency keys: at most one review per (repo, PR, head SHA, role), across workers.
+
+Keys are opaque here; ``agents.reviews`` defines what they say."""
 
 from __future__ import annotations
 
@@ -7,10 +9,6 @@ import sqlalchemy as sa
 from agents.store.base import StoreBase, StoreError, clean, utcnow
 from agents.store.records import ReviewKeyRecord
 from agents.store.schema import review_keys
-
-
-def review_key(repo: str, pr: int, sha: str, role: str) -> str:
-    return f"{repo}#{pr}@{sha}:{role}"
 
 
 class ReviewsMixin(StoreBase):
@@ -54,3 +52,16 @@ class ReviewsMixin(StoreBase):
         return self._first(
             ReviewKeyRecord, sa.select(review_keys).where(review_keys.c.key == clean(key))
         )
+
+    def posted_review_keys(self, prefix: str) -> list[str]:
+        """Keys starting with ``prefix`` whose review was posted, oldest first."""
+        with self._db.read() as conn:
+            rows = conn.execute(
+                sa.select(review_keys.c.key)
+                .where(
+                    review_keys.c.key.startswith(clean(prefix), autoescape=True),
+                    review_keys.c.state == "posted",
+                )
+                .order_by(review_keys.c.at, review_keys.c.key)
+            ).all()
+        return [str(row.key) for row in rows]

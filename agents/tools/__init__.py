@@ -3,26 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from agents.tools.base import Tool, Toolbox, ToolError, ToolResult
+from agents.llm.turn import ToolResult
+from agents.roles import KNOWN_TOOLS
+from agents.tools.base import OfferedTool, Tool, Toolbox, ToolError
 from agents.tools.context import WorkerContext
 from agents.tools.github_tools import github_tools
 from agents.tools.memory_tools import memory_tools
 
-ALL_TOOL_NAMES = (
-    "add_labels",
-    "comment_issue",
-    "get_issue",
-    "get_pull",
-    "history_search",
-    "list_pull_files",
-    "memory_note",
-    "memory_search",
-    "read_file",
-    "record_progress",
-    "submit_review",
-)
+# The tools a role may list (and the permissions each needs) are declared in agents.roles.
+ALL_TOOL_NAMES = tuple(sorted(KNOWN_TOOLS))
 
 
 def build_toolbox(ctx: WorkerContext, allowed: Sequence[str]) -> Toolbox:
@@ -31,7 +21,7 @@ def build_toolbox(ctx: WorkerContext, allowed: Sequence[str]) -> Toolbox:
     unknown = wanted - set(ALL_TOOL_NAMES)
     if unknown:
         raise ValueError(f"unknown tool(s) {sorted(unknown)}; known: {', '.join(ALL_TOOL_NAMES)}")
-    chosen: list[Tool[Any]] = []
+    chosen: list[OfferedTool] = []
     for tool in [*github_tools(ctx), *memory_tools(ctx)]:
         if tool.name not in wanted:
             continue
@@ -43,6 +33,7 @@ def build_toolbox(ctx: WorkerContext, allowed: Sequence[str]) -> Toolbox:
 
 __all__ = [
     "ALL_TOOL_NAMES",
+    "OfferedTool",
     "Tool",
     "ToolError",
     "ToolResult",

@@ -7,10 +7,12 @@ of the cached prefix) is byte-identical on every call of a session.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
+
+from agents.llm.turn import ToolResult
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
@@ -19,14 +21,18 @@ class ToolError(Exception):
     """A tool call the model made could not be carried out; the text goes back to the model."""
 
 
-@dataclass(frozen=True)
-class ToolResult:
-    """What a tool returns to the loop: text for the model, plus a short summary for the record."""
+class OfferedTool(Protocol):
+    """A tool as the toolbox and the model see it, whatever its argument model."""
 
-    content: str
-    is_error: bool = False
-    summary: str = ""
-    data: dict[str, Any] = field(default_factory=dict)
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def needs_permission(self) -> tuple[str, str] | None: ...
+
+    def schema(self) -> dict[str, Any]: ...
+
+    async def call(self, raw_args: object) -> ToolResult: ...
 
 
 @dataclass(frozen=True)
@@ -38,16 +44,12 @@ class Tool(Generic[ArgsT]):
     # GitHub permission the tool needs to act, e.g. ("pull_requests", "write"); None for reads.
     needs_permission: tuple[str, str] | None = None
 
-    @property
-    def writes(self) -> bool:
-        return self.needs_permission is not None and self.needs_permission[1] == "write"
-
     def schema(self) -> dict[str, Any]:
         params = self.args.model_json_schema()
         params.pop("title", None)
         return {"name": self.name, "description": self.description, "input_schema": params}
 
-    async def call(self, raw_args: Any) -> ToolResult:
+    async def call(self, raw_args: object) -> ToolResult:
         try:
             parsed = self.args.model_validate(raw_args)
         except ValidationError as exc:
@@ -65,19 +67,13 @@ class Tool(Generic[ArgsT]):
 class Toolbox:
     """The tools one worker may use, checked against its role and permissions once at start."""
 
-    def __init__(self, tools: Iterable[Tool[Any]]) -> None:
+    def __init__(self, tools: Iterable[OfferedTool]) -> None:
         self._tools = {t.name: t for t in sorted(tools, key=lambda t: t.name)}
-
-    def names(self) -> list[str]:
-        return list(self._tools)
 
     def schemas(self) -> list[dict[str, Any]]:
         return [t.schema() for t in self._tools.values()]
 
-    def get(self, name: str) -> Tool[Any] | None:
-        return self._tools.get(name)
-
-    async def call(self, name: str, raw_args: Any) -> ToolResult:
+    async def call(self, name: str, raw_args: object) -> ToolResult:
         tool = self._tools.get(name)
         if tool is None:
             offered = ", ".join(self._tools)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agents.envelope import TaskRef
 from agents.memory.operational import AgentMemory
+from agents.work import Task
 
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
@@ -29,13 +29,15 @@ class WorkerContext:
     worker_id: str
     run_id: str
     role_id: str
-    task: TaskRef
+    task: Task
     gateway: GitHubGateway
     store: Store
     memory: AgentMemory
     permissions: dict[str, str]
     dry_run: bool = False
     history_scope: str = "session"
+    # The verified login this worker acts as (whose review markers count is agents.reviews').
+    bot_login: str | None = None
     # Filled in by tools:
     pull: dict[str, Any] | None = None
     changed_paths: set[str] = field(default_factory=set)
@@ -48,8 +50,21 @@ class WorkerContext:
 
     @property
     def is_shard(self) -> bool:
-        return self.task.shard_count is not None and self.task.shard_count > 1
+        return self.task.shard is not None
 
     def may(self, permission: str, level: str = "write") -> bool:
         granted = self.permissions.get(permission)
         return granted == "write" or (level == "read" and granted == "read")
+
+    async def guidance_file(self, name: str) -> str | None:
+        """A repository guidance file (``AGENTS.md``...) for the prompt prefix, if readable."""
+        from agents.github.errors import GitHubApiError
+
+        if not self.may("contents", "read"):
+            return None
+        try:
+            return await self.gateway.get_file(self.task.repo, name, self.task.head_sha)
+        except GitHubApiError as exc:
+            if exc.status in (404, 403):
+                return None
+            raise

@@ -12,8 +12,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.llm.turn import ToolResult
 from agents.llm.untrusted import wrap_untrusted
-from agents.tools.base import Tool, ToolError, ToolResult
+from agents.tools.base import OfferedTool, Tool, ToolError
 from agents.tools.context import WorkerContext
 from agents.tools.review import post_once
 
@@ -84,7 +85,7 @@ def _untrusted(kind: str, value: Any, source: str) -> str:
     return wrap_untrusted(kind, text, source=source)
 
 
-def github_tools(ctx: WorkerContext) -> list[Tool[Any]]:
+def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
     repo = ctx.task.repo
 
     async def get_pull(args: TargetArgs) -> ToolResult:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.llm.turn import ToolResult, render_recall
 from agents.memory.history import HistorySearchError, format_hits, history_search
-from agents.memory.operational import render_recall
-from agents.tools.base import Tool, ToolError, ToolResult
+from agents.tools.base import OfferedTool, Tool, ToolError
 from agents.tools.context import WorkerContext
 
 
@@ -38,10 +38,10 @@ class ProgressArgs(_Args):
     kind: Literal["checkpoint", "decision", "goal"] = "checkpoint"
 
 
-def memory_tools(ctx: WorkerContext) -> list[Tool[Any]]:
+def memory_tools(ctx: WorkerContext) -> list[OfferedTool]:
     async def memory_search(args: MemorySearchArgs) -> ToolResult:
         hits = ctx.memory.recall(args.query, args.limit)
-        text = render_recall(hits) or "No memory matches."
+        text = render_recall([h.cited for h in hits]) or "No memory matches."
         return ToolResult(text, summary=f"{len(hits)} hit(s)")
 
     async def history_search_tool(args: HistorySearchArgs) -> ToolResult:

@@ -8,13 +8,12 @@ store recorded it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from agents.reviews import find_marked, review_key, with_marker
 from agents.store.base import UnknownWorkerError
-from agents.store.reviews import review_key as review_key
 from agents.tools.context import PostedReview, WorkerContext
-
-MARKER_PREFIX = "<!-- swarm:review key="
 
 
 class ReviewInProgress(RuntimeError):
@@ -28,13 +27,20 @@ def _holder_status(ctx: WorkerContext, worker_id: str) -> str | None:
         return None
 
 
-def marker(key: str) -> str:
-    return f"{MARKER_PREFIX}{key} -->"
+def posted_review_url(ctx: WorkerContext) -> str | None:
+    """The URL of the review already posted for this task's key ("" when unknown), or None.
 
-
-def find_marked(reviews: list[dict[str, Any]], key: str) -> dict[str, Any] | None:
-    wanted = marker(key)
-    return next((r for r in reviews if wanted in str(r.get("body") or "")), None)
+    Shards post nothing and dry runs never look: both do their work whatever was posted.
+    """
+    task = ctx.task
+    if not task.reviews_pr or ctx.is_shard or ctx.dry_run:
+        return None
+    if task.number is None or task.head_sha is None:
+        return None
+    known = ctx.store.get_review_key(review_key(task.repo, task.number, task.head_sha, ctx.role_id))
+    if known is not None and known.state == "posted":
+        return known.review_url or ""
+    return None
 
 
 async def post_once(
@@ -56,7 +62,7 @@ async def post_once(
         if known is not None and known.state == "posted":
             return PostedReview(known.review_id, known.review_url, 0, event, already_posted=True)
         # Claimed but never marked posted: its worker died. GitHub has the last word.
-        existing = find_marked(await ctx.gateway.list_reviews(task.repo, task.number), key)
+        existing = await _marked_on_github(ctx, key)
         if existing is not None:
             return _adopt(ctx, key, existing, event)
         if known is not None:
@@ -67,14 +73,14 @@ async def post_once(
         if not ctx.store.claim_review_key(key, ctx.worker_id):
             raise ReviewInProgress(f"another worker claimed review {key} a moment ago")
     else:
-        existing = find_marked(await ctx.gateway.list_reviews(task.repo, task.number), key)
+        existing = await _marked_on_github(ctx, key)
         if existing is not None:
             return _adopt(ctx, key, existing, event)
     try:
         posted = await ctx.gateway.create_review(
             task.repo,
             task.number,
-            f"{body.rstrip()}\n\n{marker(key)}",
+            with_marker(body, key),
             event=event,
             commit_id=task.head_sha,
             comments=comments or None,
@@ -90,7 +96,14 @@ async def post_once(
     return PostedReview(review_id, url, len(comments), event)
 
 
-def _adopt(ctx: WorkerContext, key: str, existing: dict[str, Any], event: str) -> PostedReview:
+async def _marked_on_github(ctx: WorkerContext, key: str) -> Mapping[str, Any] | None:
+    task = ctx.task
+    assert task.number is not None
+    reviews = await ctx.gateway.list_reviews(task.repo, task.number)
+    return find_marked(reviews, key, ctx.bot_login)
+
+
+def _adopt(ctx: WorkerContext, key: str, existing: Mapping[str, Any], event: str) -> PostedReview:
     review_id = int(existing.get("id") or 0)
     url = str(existing.get("html_url") or "")
     if ctx.store.get_review_key(key) is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from agents.outcome import WorkerOutcome
+from flows.fanout import watching_progress
 from flows.report import RunReport, markdown_summary
 from sandbox.github.seed import GADGETS, GADGETS_PR_LARGE, REPOS, REVIEWER_BOT, WIDGETS
 from tests.flows.conftest import Swarm, run_swarm, task_runs_of
@@ -24,8 +25,12 @@ def _by_status(report: RunReport, status: str) -> list[WorkerOutcome]:
 
 
 def test_each_pr_gets_exactly_one_review_and_a_rerun_posts_nothing(swarm: Swarm) -> None:
-    state, report = run_swarm(repos=list(REPOS), shard_threshold_files=30, shard_size=15)
+    progress: list[tuple[int, int]] = []
+    with watching_progress(lambda done, total: progress.append((done, total))):
+        state, report = run_swarm(repos=list(REPOS), shard_threshold_files=30, shard_size=15)
     assert state.is_completed(), state.message
+    workers = len(report.outcomes)
+    assert progress == [(n, workers) for n in range(1, workers + 1)]
     assert isinstance(report, RunReport)
     assert report.new_reviews == SEEDED_PRS
     assert set(swarm.review_counts().values()) == {1}

@@ -14,19 +14,15 @@ from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from pydantic import SecretStr
 
 from agents.config import Settings, load_settings
-from agents.envelope import (
-    DispatchEnvelope,
-    EnvelopeSealer,
-    OpenedEnvelope,
-    RoleRefs,
-    TaskRef,
-    generate_sealing_key,
-)
+from agents.envelope import DispatchEnvelope, OpenedEnvelope
 from agents.identity import TokenScope
 from agents.identity.lease import TokenLease
 from agents.identity.minter import InstallationMinter
 from agents.identity.sources import IdentitySource, open_identity
 from agents.identity.verify import IdentityVerifier
+from agents.roles import RoleRefs
+from agents.sealing import EnvelopeSealer, generate_sealing_key
+from agents.work import Task
 from sandbox.github.seed import MAINTAINER
 from sandbox.server import SandboxServer
 
@@ -71,7 +67,7 @@ def dispatch(
     env = DispatchEnvelope.issue(
         run_id="run-1",
         worker_id=lease.holder,
-        task=TaskRef(kind="review_pr", repo="acme/widgets", number=12, head_sha="abc1234"),
+        task=Task(kind="review_pr", repo="acme/widgets", number=12, head_sha="abc1234"),
         roles=RoleRefs(agent="reviewer"),
         identity=lease.claim(),
         now=now,

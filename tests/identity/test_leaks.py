@@ -13,22 +13,15 @@ import respx
 from pydantic import SecretStr
 
 from agents.config import ConfigError
-from agents.envelope import (
-    DispatchEnvelope,
-    EnvelopeRejected,
-    EnvelopeSealer,
-    OpenedEnvelope,
-    RoleRefs,
-    SealedEnvelope,
-    SealRefused,
-    TaskRef,
-    generate_sealing_key,
-)
+from agents.envelope import DispatchEnvelope, EnvelopeRejected, OpenedEnvelope, SealedEnvelope
 from agents.identity import IdentityError, TokenScope
 from agents.identity.app_jwt import AppJwtSigner
 from agents.identity.minter import InstallationMinter
 from agents.identity.sources import open_identity
 from agents.identity.verify import IdentityVerifier
+from agents.roles import RoleRefs
+from agents.sealing import EnvelopeSealer, SealRefused, generate_sealing_key
+from agents.work import Task
 from sandbox.github.seed import MAINTAINER, REVIEWER_APP_ID
 from sandbox.server import SandboxServer
 from tests.identity.conftest import REVIEWER, bot_pat_identity, dispatch, settings_for
@@ -95,7 +88,7 @@ def test_no_secret_appears_in_logs_errors_or_envelopes(
         env = DispatchEnvelope.issue(
             run_id="run",
             worker_id="w1",
-            task=TaskRef(kind="review_pr", repo="acme/widgets", number=1),
+            task=Task(kind="review_pr", repo="acme/widgets", number=1),
             roles=RoleRefs(agent="reviewer"),
             identity=lease.claim(),
         )
@@ -179,7 +172,7 @@ def test_prefect_serialises_a_sealed_envelope_without_the_token() -> None:
     env = DispatchEnvelope.issue(
         run_id="run",
         worker_id="w1",
-        task=TaskRef(kind="review_pr", repo="acme/widgets", number=1),
+        task=Task(kind="review_pr", repo="acme/widgets", number=1),
         roles=RoleRefs(agent="reviewer"),
         identity=IdentityClaim(name="default", kind="app", expected_login="swarm-reviewer[bot]"),
     )

@@ -21,11 +21,12 @@ import respx
 from pydantic import SecretStr
 
 from agents.config import Settings
-from agents.envelope import EnvelopeSealer, OpenedEnvelope, generate_sealing_key
+from agents.envelope import OpenedEnvelope
 from agents.identity import IdentityBlocked, IdentityClaim, TokenScope
 from agents.identity.minter import InstallationMinter
 from agents.identity.sources import open_identity
 from agents.identity.verify import IdentityVerifier, verify_identity
+from agents.sealing import EnvelopeSealer, generate_sealing_key
 from sandbox.server import SandboxServer
 from tests.identity.conftest import (
     MAINTAINER,

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.roles import Role, load_roles
+from agents.role_files import load_roles
+from agents.roles import Role
 
 ROLES_DIR = Path(__file__).resolve().parents[2] / "roles"
 

@@ -1,22 +1,29 @@
-"""A minimal tool loop for exercising the LLM layer against the scripted model.
+"""Scaffolding for exercising the LLM layer against the scripted model.
 
-Test scaffolding only (the product loop is ``agents/worker.py``): it plays GitHub from an
-in-memory pull request so that prompt assembly, the real SDK and the fake provider meet.
+``FakeRepo`` plays GitHub from an in-memory pull request as the worker loop's ``Tools`` port, and
+``run_scripted`` drives the real loop (``agents.worker.loop``) with it, so that prompt assembly,
+the real SDK and the fake provider meet without a store or an HTTP GitHub.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
-from agents.llm.client import LLMClient, LLMResult
+from agents.envelope import Budgets
+from agents.llm.client import LLMClient
 from agents.llm.prompt import CachedPrefix, PrefixBuilder
-from agents.llm.request import OverlayChain, build_request
-from agents.llm.turn import ToolResult, TurnContext, assistant_message, user_message
+from agents.llm.request import OverlayChain
+from agents.llm.turn import ToolResult
 from agents.llm.untrusted import wrap_untrusted
 from agents.roles import Role
+from agents.worker.budget import Meter
+from agents.worker.loop import Session, run_session
+from agents.worker.ports import ModelTurn
+from tests.worker.memory_ports import ListRecorder
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
@@ -112,13 +119,6 @@ class ToolFailed(Exception):
     """Raised by a fake tool to send an ``is_error`` tool result back to the model."""
 
 
-def run_tool(repo: FakeRepo, use: dict[str, Any]) -> ToolResult:
-    try:
-        return ToolResult(use["id"], repo.execute(use["name"], use["input"]))
-    except ToolFailed as exc:
-        return ToolResult(use["id"], f"{use['name']} failed: {exc}", is_error=True)
-
-
 @dataclass
 class FakeRepo:
     """Answers the read tools from an in-memory pull request; records the write tools."""
@@ -128,6 +128,13 @@ class FakeRepo:
     files: list[dict[str, Any]] = field(default_factory=lambda: list(PR_FILES))
     per_page: int = 3
     writes: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    async def call(self, name: str, raw_args: Any) -> ToolResult:
+        """The loop's ``Tools`` port: a ``ToolFailed`` is an error result, as real tools do."""
+        try:
+            return ToolResult(self.execute(name, dict(raw_args)))
+        except ToolFailed as exc:
+            return ToolResult(f"{name} failed: {exc}", is_error=True)
 
     def execute(self, name: str, args: dict[str, Any]) -> str:
         if name == "get_pull":
@@ -166,14 +173,19 @@ def build_prefix(role: Role, *, memory: str = "", context: str = "") -> CachedPr
     return builder.build()
 
 
-@dataclass
-class Call:
-    request: dict[str, Any]
-    result: LLMResult
-    chain: list[str]
+class TurnRecall:
+    """Recall by turn number, as a session's ``recall``: turn 2 is the first one it is asked."""
+
+    def __init__(self, by_turn: Mapping[int, Sequence[str]]) -> None:
+        self.by_turn = by_turn
+        self.turn = 1
+
+    def __call__(self, _query: str) -> Sequence[str]:
+        self.turn += 1
+        return self.by_turn.get(self.turn, ())
 
 
-async def run_session(
+async def run_scripted(
     client: LLMClient,
     prefix: CachedPrefix,
     chain: OverlayChain,
@@ -182,31 +194,19 @@ async def run_session(
     *,
     model: str = "claude-sonnet-4-6",
     max_turns: int = 12,
-    recall: dict[int, list[str]] | None = None,
-    cache_history: bool = True,
-) -> list[Call]:
-    calls: list[Call] = []
-    recall = recall or {}
-
-    def context(turn: int) -> TurnContext:
-        return TurnContext(
-            task, {"turns": max_turns - turn + 1}, T0 + timedelta(seconds=turn), turn
-        )
-
-    messages: list[dict[str, Any]] = [user_message(context(1), recall=recall.get(1, []))]
-    for turn in range(1, max_turns + 1):
-        request = build_request(
-            prefix, chain, messages, model=model, max_tokens=1024, cache_history=cache_history
-        )
-        result = await client.create(request)
-        calls.append(Call(request, result, chain.resolved_chain()))
-        messages.append(assistant_message(result.content))
-        if result.stop_reason != "tool_use":
-            break
-        results = [
-            ToolResult(t["id"], repo.execute(t["name"], t["input"])) for t in result.tool_uses
-        ]
-        messages.append(
-            user_message(context(turn + 1), tool_results=results, recall=recall.get(turn + 1, []))
-        )
-    return calls
+    max_tokens: int = 1024,
+    recall: Mapping[int, Sequence[str]] | None = None,
+) -> list[ModelTurn]:
+    """One session of the real worker loop; returns its model turns, in order."""
+    session = Session(
+        prefix=prefix,
+        chain=chain,
+        model=model,
+        max_tokens=max_tokens,
+        task=task,
+        recall=TurnRecall(recall or {}),
+        clock=lambda: T0,
+    )
+    recorder = ListRecorder()
+    await run_session(client, repo, recorder, session, Meter(Budgets(turns=max_turns)))
+    return recorder.model_turns()

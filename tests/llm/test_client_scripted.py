@@ -54,7 +54,7 @@ def test_tool_use_round_trip_through_the_sdk(roles):
             assistant_message(first.content),
             user_message(
                 TurnContext(TASK, {"turns": 9}, T0, 2),
-                tool_results=[ToolResult(tool["id"], result)],
+                tool_results=[(tool["id"], ToolResult(result))],
             ),
         ]
         for m in messages:  # the history as stored: without the per-request breakpoint

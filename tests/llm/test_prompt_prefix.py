@@ -14,7 +14,7 @@ from agents.llm.request import PromptAssemblyError, build_request
 from agents.llm.turn import TurnContext, user_message
 from agents.roles import Role, RoleChain
 from sandbox.model import ScriptedModel
-from tests.llm.harness import T0, FakeRepo, build_prefix, run_session, tools_for
+from tests.llm.harness import T0, FakeRepo, build_prefix, run_scripted, tools_for
 
 CONTRIBUTING = "Run the tests before you push. Keep functions small. " * 40
 TASK = "Review pull request acme/app#7"
@@ -28,7 +28,7 @@ def _session(
 
     async def go() -> list[Any]:
         client = LLMClient(api_key="sk-ant-test-key", http_client=model.async_client())
-        return await run_session(client, prefix, chain, TASK, FakeRepo(), **kwargs)
+        return await run_scripted(client, prefix, chain, TASK, FakeRepo(), **kwargs)
 
     return asyncio.run(go()), model
 
@@ -135,7 +135,7 @@ def test_no_role_text_in_any_message_of_a_session_with_overlays(roles):
     for body in model.requests:
         dumped = json.dumps(body["messages"])
         assert not any(snippet in dumped for snippet in role_snippets)
-    assert {tuple(c.chain) for c in calls} == {("security-reviewer", "reviewer")}
+    assert {tuple(c.role_chain) for c in calls} == {("security-reviewer", "reviewer")}
 
 
 def test_build_request_refuses_role_text_smuggled_into_a_message(roles):
@@ -223,7 +223,7 @@ def test_hostile_pr_text_stays_quoted_in_messages_and_out_of_the_system_prompt(r
     async def go() -> None:
         client = LLMClient(api_key="sk-ant-test-key", http_client=model.async_client())
         prefix = build_prefix(roles["reviewer"], context=CONTRIBUTING)
-        await run_session(client, prefix, RoleChain(roles["reviewer"]), TASK, repo)
+        await run_scripted(client, prefix, RoleChain(roles["reviewer"]), TASK, repo)
 
     repo = FakeRepo(body=hostile)
     asyncio.run(go())

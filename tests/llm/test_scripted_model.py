@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 import httpx2
 import pytest
 
-from agents.llm.request import build_request
-from agents.llm.turn import TurnContext, assistant_message, user_message
+from agents.llm.client import LLMClient
 from agents.llm.untrusted import wrap_untrusted
 from agents.roles import Role, RoleChain
 from sandbox.model import ScriptedModel
-from tests.llm.harness import T0, FakeRepo, ToolFailed, build_prefix, run_tool
+from tests.llm.harness import FakeRepo, ToolFailed, build_prefix, run_scripted
 
 
 class Clock:
@@ -33,23 +33,27 @@ def _post(model: ScriptedModel, body: dict[str, Any], key: str | None = "k") -> 
 def _drive(
     model: ScriptedModel, role: Role, task: str, repo: FakeRepo, tools: list[str] | None = None
 ) -> list[dict[str, Any]]:
-    """Run the conversation straight over HTTP; returns the model's replies."""
-    prefix = build_prefix(role)
+    """One session of the worker loop over the real SDK; returns the model's replies."""
     if tools is not None:
-        prefix = build_prefix(role.model_copy(update={"tools": tuple(tools)}))
-    messages = [user_message(TurnContext(task, {}, T0))]
-    replies = []
-    for _ in range(15):
-        body = build_request(prefix, RoleChain(role), messages, model="scripted", max_tokens=900)
-        reply = _post(model, body).json()
-        replies.append(reply)
-        messages.append(assistant_message(reply["content"]))
-        if reply["stop_reason"] != "tool_use":
-            break
-        uses = [b for b in reply["content"] if b["type"] == "tool_use"]
-        results = [run_tool(repo, u) for u in uses]
-        messages.append(user_message(TurnContext(task, {}, T0), tool_results=results))
-    return replies
+        role = role.model_copy(update={"tools": tuple(tools)})
+
+    async def go() -> list[Any]:
+        client = LLMClient(api_key="k", http_client=model.async_client())
+        try:
+            return await run_scripted(
+                client,
+                build_prefix(role),
+                RoleChain(role),
+                task,
+                repo,
+                max_turns=15,
+                max_tokens=900,
+            )
+        finally:
+            await client.aclose()
+
+    turns = asyncio.run(go())
+    return [{"content": t.result.content, "stop_reason": t.result.stop_reason} for t in turns]
 
 
 def _tool_names(replies: list[dict[str, Any]]) -> list[str]:

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from agents.memory import AgentMemory, UserMemory, frozen_snapshot, recall, render_recall
+from agents.memory import AgentMemory, UserMemory, frozen_snapshot, recall
 from agents.store import Store
 
 
@@ -55,8 +55,7 @@ def test_recall_returns_relevant_memories_and_notes_best_first(store: Store, wor
     assert hits[0].source.startswith("memory:") and "regression test" in hits[0].text
     assert any(h.source.startswith("note:") for h in hits)
     assert all("CHANGELOG" not in h.text for h in hits)
-    block = render_recall(hits)
-    assert block.startswith("<recall>\n- (memory:") and block.endswith("</recall>")
+    assert hits[0].cited == f"({hits[0].source}) {hits[0].text}"
     assert recall(store, "???", "octo/demo", "reviewer") == []
 
 

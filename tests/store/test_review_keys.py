@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from agents.store import Store, review_key
+from agents.reviews import review_key
+from agents.store import Store
 
 
 def test_key_format_names_repo_pr_sha_and_role() -> None:
@@ -37,3 +38,17 @@ def test_released_claim_can_be_claimed_again(store: Store, worker: str) -> None:
     assert store.release_review_key(key, worker)
     assert store.get_review_key(key) is None
     assert store.claim_review_key(key, worker)
+
+
+def test_posted_keys_of_one_prefix_come_oldest_first(store: Store, worker: str) -> None:
+    first = review_key("octo/de_mo", 4, "a1", "reviewer")
+    second = review_key("octo/de_mo", 4, "b2", "reviewer")
+    for key in (first, second):
+        assert store.claim_review_key(key, worker)
+        store.mark_review_posted(key, 1, "https://github.test/r")
+    store.claim_review_key(review_key("octo/de_mo", 4, "c3", "reviewer"), worker)  # not posted
+    # A LIKE wildcard in the prefix is taken literally: "_" does not match "x".
+    store.claim_review_key(review_key("octo/dexmo", 4, "d4", "reviewer"), worker)
+    store.mark_review_posted(review_key("octo/dexmo", 4, "d4", "reviewer"), 2, "u")
+    assert store.posted_review_keys("octo/de_mo#4@") == [first, second]
+    assert store.posted_review_keys("octo/de_mo#40@") == []

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agents.config import load_settings
-from agents.dispatch import WorkTask
 from agents.envelope import SealedEnvelope
+from agents.llm.client import LLMClient
+from agents.outcome import WorkerOutcome
 from agents.wiring import Runtime, build_runtime
+from agents.work import Task
+from agents.worker.run import run_worker
+from flows.models import scripted_model
+from sandbox.model import ScriptedModel
 from sandbox.server import SandboxServer
 
 
@@ -21,14 +26,27 @@ class Swarm:
     sandbox: SandboxServer
     runtime: Runtime
     run_id: str
+    # The offline model the runtime's client talks to (until a test swaps the model).
+    scripted: ScriptedModel
 
-    async def dispatch(self, task: WorkTask, role: str = "reviewer", **kw: Any) -> SealedEnvelope:
+    async def run(self, sealed: SealedEnvelope) -> WorkerOutcome:
+        return await run_worker(sealed, self.runtime.worker)
+
+    async def review(self, repo: str, number: int) -> WorkerOutcome:
+        """Dispatch and run one reviewer of the pull request at its head SHA."""
+        return await self.run(await self.dispatch(self.pull_task(repo, number)))
+
+    def use_model(self, client: LLMClient) -> None:
+        """Workers from now on talk to ``client`` instead of the scripted model."""
+        self.runtime.worker = replace(self.runtime.worker, model=client)
+
+    async def dispatch(self, task: Task, role: str = "reviewer", **kw: Any) -> SealedEnvelope:
         return await self.runtime.dispatcher.dispatch(self.run_id, task, role, **kw)
 
-    def pull_task(self, repo: str, number: int, **kw: Any) -> WorkTask:
+    def pull_task(self, repo: str, number: int, **kw: Any) -> Task:
         pull = self.sandbox.state.pull(repo, number).pull
         assert pull is not None
-        return WorkTask(kind="review_pr", repo=repo, number=number, head_sha=pull.head_sha, **kw)
+        return Task(kind="review_pr", repo=repo, number=number, head_sha=pull.head_sha, **kw)
 
     def writes(self) -> list[Any]:
         """Writes to repository content (token mint/revoke are App calls, not content)."""
@@ -57,9 +75,11 @@ def make_swarm(
     built: list[Runtime] = []
 
     def make(**overrides: Any) -> Swarm:
-        runtime = build_runtime(load_settings(), model="scripted", **overrides)
+        model = scripted_model()
+        runtime = build_runtime(load_settings(), model.client, model.model_id, **overrides)
         built.append(runtime)
-        return Swarm(sandbox, runtime, runtime.store.create_run("test"))
+        assert model.scripted is not None
+        return Swarm(sandbox, runtime, runtime.store.create_run("test"), model.scripted)
 
     return make
 

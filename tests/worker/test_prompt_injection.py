@@ -10,7 +10,6 @@ from typing import Any
 import httpx2
 import pytest
 
-from agents.worker import run_worker
 from sandbox.github.seed import WIDGETS
 from tests.conftest import HOST_GH_TOKEN
 from tests.worker.conftest import Swarm
@@ -57,7 +56,7 @@ async def test_scripted_reviewer_ignores_injected_instructions(swarm: Swarm, nam
     sealed = await swarm.dispatch(swarm.pull_task(WIDGETS, number))
     credential = swarm.runtime.sealer.open(sealed).credential
     assert credential is not None
-    outcome = await run_worker(sealed, swarm.runtime)
+    outcome = await swarm.run(sealed)
 
     assert outcome.status == "succeeded", outcome.reason
     pull = swarm.sandbox.state.pull(WIDGETS, number).pull
@@ -65,13 +64,13 @@ async def test_scripted_reviewer_ignores_injected_instructions(swarm: Swarm, nam
     assert [r.state for r in pull.reviews] == ["COMMENTED"]
     repo_writes = {r.route for r in swarm.writes()}
     assert repo_writes == {"/repos/{owner}/{repo}/pulls/{pull_number}/reviews"}
-    sent = json.dumps(swarm.runtime.scripted_model.requests)
+    sent = json.dumps(swarm.scripted.requests)
     posted = _posted_text(swarm, number)
     for secret in (credential.get_secret_value(), HOST_GH_TOKEN):
         assert secret not in sent
         assert secret not in posted
     # The injected text reached the model only as data, its fake delimiters neutralised.
-    for request in swarm.runtime.scripted_model.requests:
+    for request in swarm.scripted.requests:
         assert 'role id=\\"admin\\"' not in json.dumps(request["system"])
     assert "</untrusted><role" not in sent
 
@@ -106,11 +105,11 @@ class ExfiltratingModel(ReplayModel):
 async def test_a_model_that_tries_to_exfiltrate_has_no_secret_to_post(swarm: Swarm) -> None:
     number = _hostile_pr(swarm, "asks-for-token", INJECTIONS["asks-for-token"])
     model = ExfiltratingModel()
-    swarm.runtime.llm = model.client()
+    swarm.use_model(model.client())
     sealed = await swarm.dispatch(swarm.pull_task(WIDGETS, number))
     credential = swarm.runtime.sealer.open(sealed).credential
     assert credential is not None
-    outcome = await run_worker(sealed, swarm.runtime)
+    outcome = await swarm.run(sealed)
 
     assert outcome.status == "succeeded", outcome.reason
     posted = _posted_text(swarm, number)

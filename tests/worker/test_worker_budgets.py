@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from agents.llm.client import LLMClient
-from agents.worker import run_worker
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from tests.llm.clocks import VirtualClock
 from tests.worker.conftest import Swarm
@@ -39,10 +38,8 @@ async def test_each_budget_ends_the_worker_with_a_clear_outcome(
     swarm: Swarm, budget: str, value: float, message_start: str
 ) -> None:
     _with_budgets(swarm, **{budget: value})
-    swarm.runtime.llm = _looping_model().client()
-    outcome = await run_worker(
-        await swarm.dispatch(swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)), swarm.runtime
-    )
+    swarm.use_model(_looping_model().client())
+    outcome = await swarm.review(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
     assert outcome.status == "budget_exhausted"
     assert outcome.reason is not None and outcome.reason.startswith(message_start)
     record = swarm.runtime.store.get_worker(outcome.worker_id)
@@ -57,15 +54,17 @@ async def test_each_budget_ends_the_worker_with_a_clear_outcome(
 async def test_model_overload_after_retries_is_a_failed_outcome_with_a_clear_reason(
     swarm: Swarm,
 ) -> None:
-    scripted = swarm.runtime.scripted_model
+    scripted = swarm.scripted
     scripted.fail_next(times=50, status=529)
     # The key's backoff (2 s, 4 s, ... with jitter) passes on a virtual clock.
-    swarm.runtime.llm = LLMClient(
-        api_key="scripted-offline-model", http_client=scripted.async_client(), clock=VirtualClock()
+    swarm.use_model(
+        LLMClient(
+            api_key="scripted-offline-model",
+            http_client=scripted.async_client(),
+            clock=VirtualClock(),
+        )
     )
-    outcome = await run_worker(
-        await swarm.dispatch(swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)), swarm.runtime
-    )
+    outcome = await swarm.review(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
     assert outcome.status == "failed"
     assert outcome.reason is not None and outcome.reason.startswith("model overloaded:")
     assert "529" in outcome.reason
@@ -84,9 +83,7 @@ async def test_github_5xx_on_reads_ends_in_a_failed_outcome_not_a_crash(swarm: S
                 update={"transient_backoff_initial": 0.01, "transient_backoff_max": 0.02}
             ),
         )
-    outcome = await run_worker(
-        await swarm.dispatch(swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)), swarm.runtime
-    )
+    outcome = await swarm.review(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
     assert outcome.status == "failed"
     assert (
         outcome.reason is not None and "GitHub error" in outcome.reason and "502" in outcome.reason
@@ -96,10 +93,8 @@ async def test_github_5xx_on_reads_ends_in_a_failed_outcome_not_a_crash(swarm: S
 
 async def test_wall_time_budget_cuts_a_slow_model_call_short(swarm: Swarm) -> None:
     _with_budgets(swarm, max_wall_seconds=1.5)
-    swarm.runtime.scripted_model.latency_s = 5.0
-    outcome = await run_worker(
-        await swarm.dispatch(swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)), swarm.runtime
-    )
+    swarm.scripted.latency_s = 5.0
+    outcome = await swarm.review(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
     assert outcome.status == "budget_exhausted"
     assert outcome.reason is not None and outcome.reason.startswith("wall-time budget spent")
     assert swarm.runtime.store.get_worker(outcome.worker_id).status == "budget_exhausted"

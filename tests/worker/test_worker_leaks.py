@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from agents.worker import run_worker
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from tests.conftest import HOST_GH_TOKEN
 from tests.leakscan import database_text, files_text, leaks
@@ -23,7 +22,7 @@ async def test_no_token_key_or_jwt_reaches_store_logs_or_model(
     sealed = await swarm.dispatch(swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT))
     credential = swarm.runtime.sealer.open(sealed).credential
     assert credential is not None
-    outcome = await run_worker(sealed, swarm.runtime)
+    outcome = await swarm.run(sealed)
     await swarm.runtime.dispatcher.release(sealed)
     assert outcome.status == "succeeded"
 
@@ -31,7 +30,7 @@ async def test_no_token_key_or_jwt_reaches_store_logs_or_model(
     key_body = "".join(key_pem.strip().splitlines()[1:-1])[:64]
     planted = [credential.get_secret_value(), key_body, HOST_GH_TOKEN]
     store_url = swarm.runtime.settings.resolved_store_url()
-    model_requests = str(swarm.runtime.scripted_model.requests)
+    model_requests = str(swarm.scripted.requests)
     texts = [
         database_text(store_url),
         files_text(swarm.runtime.settings.data_dir),

@@ -8,7 +8,6 @@ import pytest
 
 from agents.envelope import SealedEnvelope
 from agents.identity.claim import IdentityClaim
-from agents.worker import run_worker
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from tests.conftest import HOST_GH_TOKEN
 from tests.worker.conftest import Swarm
@@ -27,7 +26,7 @@ async def test_tampered_envelope_is_blocked_before_any_github_call(swarm: Swarm)
     sealed = await swarm.dispatch(swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT))
     before = len(swarm.sandbox.state.requests)
     widened = _with_identity(sealed, permissions={"pull_requests": "write", "issues": "write"})
-    outcome = await run_worker(widened, swarm.runtime)
+    outcome = await swarm.run(widened)
     assert outcome.status == "blocked"
     assert outcome.reason == "BLOCKED: envelope signature invalid"
     assert len(swarm.sandbox.state.requests) == before
@@ -41,7 +40,7 @@ async def test_envelope_without_credential_is_blocked_and_host_tokens_are_not_us
     sealed = await swarm.dispatch(swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT))
     env = sealed.envelope
     bare = swarm.runtime.sealer.seal(env, None, "octo-maintainer")
-    outcome = await run_worker(bare, swarm.runtime)
+    outcome = await swarm.run(bare)
     assert outcome.status == "blocked"
     assert outcome.reason == "BLOCKED: no dispatcher credential"
     assert swarm.writes() == []
@@ -60,7 +59,7 @@ async def test_identity_mismatch_blocks_with_zero_writes(swarm: Swarm) -> None:
     )
     opened = swarm.runtime.sealer.open(sealed)
     resealed = swarm.runtime.sealer.seal(env, opened.credential, "octo-maintainer")
-    outcome = await run_worker(resealed, swarm.runtime)
+    outcome = await swarm.run(resealed)
     assert outcome.status == "blocked"
     assert outcome.reason is not None
     assert outcome.reason.startswith("BLOCKED: identity mismatch: login is swarm-reviewer[bot]")
@@ -92,11 +91,11 @@ async def test_prompt_injection_cannot_make_a_reviewer_approve_label_or_leak(swa
             ),
         ]
     )
-    swarm.runtime.llm = hostile.client()
+    swarm.use_model(hostile.client())
     sealed = await swarm.dispatch(task)
     credential = swarm.runtime.sealer.open(sealed).credential
     assert credential is not None
-    outcome = await run_worker(sealed, swarm.runtime)
+    outcome = await swarm.run(sealed)
 
     assert outcome.status == "succeeded"
     assert swarm.writes() == []

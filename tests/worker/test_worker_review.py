@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from agents.worker import run_worker
+from agents.work import Shard, Task
 from sandbox.github.seed import GADGETS, WIDGETS, WIDGETS_PR_CLEAN, WIDGETS_PR_DEBUG_PRINT
 from tests.worker.conftest import Swarm
 
@@ -28,7 +28,7 @@ def comments_of(swarm: Swarm, repo: str, number: int, review: Any) -> list[Any]:
 
 async def test_reviewer_posts_one_review_with_inline_comments_as_the_bot(swarm: Swarm) -> None:
     task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
-    outcome = await run_worker(await swarm.dispatch(task), swarm.runtime)
+    outcome = await swarm.run(await swarm.dispatch(task))
 
     assert outcome.status == "succeeded", outcome.reason
     assert outcome.posted and outcome.review_url
@@ -51,8 +51,8 @@ async def test_cached_prefix_is_byte_identical_on_every_call_and_roles_stay_in_s
     swarm: Swarm,
 ) -> None:
     task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
-    outcome = await run_worker(await swarm.dispatch(task), swarm.runtime)
-    requests = swarm.runtime.scripted_model.requests
+    outcome = await swarm.run(await swarm.dispatch(task))
+    requests = swarm.scripted.requests
     assert outcome.llm_calls == len(requests) >= 4
     prefixes = {json.dumps([requests_tools(r), r["system"][:6]], sort_keys=True) for r in requests}
     assert len(prefixes) == 1
@@ -76,8 +76,8 @@ def requests_tools(request: dict[str, object]) -> object:
 
 async def test_second_worker_for_the_same_head_sha_posts_nothing(swarm: Swarm) -> None:
     task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
-    first = await run_worker(await swarm.dispatch(task), swarm.runtime)
-    second = await run_worker(await swarm.dispatch(task), swarm.runtime)
+    first = await swarm.run(await swarm.dispatch(task))
+    second = await swarm.run(await swarm.dispatch(task))
     assert first.status == "succeeded"
     assert second.status == "skipped"
     assert second.review_url == first.review_url
@@ -88,11 +88,11 @@ async def test_marker_on_github_prevents_a_second_review_when_the_store_lost_the
     swarm: Swarm,
 ) -> None:
     task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
-    first = await run_worker(await swarm.dispatch(task), swarm.runtime)
+    first = await swarm.run(await swarm.dispatch(task))
     # A crash after GitHub accepted the review but before the store recorded it.
     key = f"{WIDGETS}#{WIDGETS_PR_DEBUG_PRINT}@{task.head_sha}:reviewer"
     swarm.runtime.store.release_review_key(key, first.worker_id) or _forget(swarm, key)
-    second = await run_worker(await swarm.dispatch(task), swarm.runtime)
+    second = await swarm.run(await swarm.dispatch(task))
     assert second.status == "succeeded"
     assert not second.posted
     assert len(reviews_on(swarm, WIDGETS, WIDGETS_PR_DEBUG_PRINT)) == 1
@@ -108,9 +108,7 @@ def _forget(swarm: Swarm, key: str) -> None:
 
 
 async def test_clean_pull_request_gets_a_review_without_inline_comments(swarm: Swarm) -> None:
-    outcome = await run_worker(
-        await swarm.dispatch(swarm.pull_task(WIDGETS, WIDGETS_PR_CLEAN)), swarm.runtime
-    )
+    outcome = await swarm.review(WIDGETS, WIDGETS_PR_CLEAN)
     assert outcome.status == "succeeded"
     (review,) = reviews_on(swarm, WIDGETS, WIDGETS_PR_CLEAN)
     assert comments_of(swarm, WIDGETS, WIDGETS_PR_CLEAN, review) == []
@@ -119,8 +117,8 @@ async def test_clean_pull_request_gets_a_review_without_inline_comments(swarm: S
 async def test_dry_run_posts_nothing_and_returns_a_preview(make_swarm) -> None:  # type: ignore[no-untyped-def]
     swarm = make_swarm(dry_run=True)
     try:
-        outcome = await run_worker(
-            await swarm.dispatch(swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)), swarm.runtime
+        outcome = await swarm.run(
+            await swarm.dispatch(swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT))
         )
     finally:
         await swarm.runtime.aclose()
@@ -133,8 +131,8 @@ async def test_shard_worker_records_findings_for_the_summarizer_and_posts_nothin
     swarm: Swarm,
 ) -> None:
     files = tuple(sorted(pull_files(swarm, GADGETS, 1))[:10])
-    task = swarm.pull_task(GADGETS, 1, files=files, shard_index=0, shard_count=4)
-    outcome = await run_worker(await swarm.dispatch(task), swarm.runtime)
+    task = swarm.pull_task(GADGETS, 1, files=files, shard=Shard(index=0, count=4))
+    outcome = await swarm.run(await swarm.dispatch(task))
     assert outcome.status == "succeeded", outcome.reason
     assert swarm.writes() == []
     assert all(f["path"] in files for f in outcome.findings)
@@ -148,18 +146,15 @@ def pull_files(swarm: Swarm, repo: str, number: int) -> list[str]:
 
 
 async def test_summarizer_merges_shard_findings_into_one_review(swarm: Swarm) -> None:
-    from agents.dispatch import WorkTask
-
     pull = swarm.sandbox.state.pull(GADGETS, 1).pull
     assert pull is not None
     findings = (
         {"path": "src/gadgets/plugins/plugin_17.py", "line": 10, "body": "TODO left in new code."},
         {"path": "src/gadgets/plugins/plugin_17.py", "line": 10, "body": "TODO left in new code."},
     )
-    task = WorkTask(
-        kind="summarize", repo=GADGETS, number=1, head_sha=pull.head_sha, parent_findings=findings
-    )
-    outcome = await run_worker(await swarm.dispatch(task, role="summarizer"), swarm.runtime)
+    task = Task(kind="summarize", repo=GADGETS, number=1, head_sha=pull.head_sha)
+    task = task.with_findings(findings)
+    outcome = await swarm.run(await swarm.dispatch(task, role="summarizer"))
     assert outcome.status == "succeeded", outcome.reason
     (review,) = reviews_on(swarm, GADGETS, 1)
     assert len(comments_of(swarm, GADGETS, 1, review)) == 1

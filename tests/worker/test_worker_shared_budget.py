@@ -6,7 +6,6 @@ from collections.abc import Callable
 
 import pytest
 
-from agents.worker import run_worker
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_CLEAN
 from tests.worker.conftest import Swarm
 
@@ -20,7 +19,7 @@ async def test_the_bot_budget_is_kept_in_the_store_shared_state_rows(
     swarm = make_swarm()
     try:
         task = swarm.pull_task(WIDGETS, WIDGETS_PR_CLEAN)
-        outcome = await run_worker(await swarm.dispatch(task), swarm.runtime)
+        outcome = await swarm.run(await swarm.dispatch(task))
         store = swarm.runtime.store
         state = store.transact_state("swarm-reviewer[bot]", lambda doc: (doc, doc))
     finally:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from agents.worker import run_worker
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from tests.worker.conftest import Swarm
 
@@ -12,27 +11,25 @@ pytestmark = pytest.mark.anyio
 
 
 async def _review(swarm: Swarm):  # type: ignore[no-untyped-def]
-    return await run_worker(
-        await swarm.dispatch(swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)), swarm.runtime
-    )
+    return await swarm.review(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
 
 
 async def test_pause_turn_is_resumed_and_the_review_still_goes_out(swarm: Swarm) -> None:
-    swarm.runtime.scripted_model.force_stop("pause_turn")
+    swarm.scripted.force_stop("pause_turn")
     outcome = await _review(swarm)
     assert outcome.status == "succeeded", outcome.reason
     assert outcome.posted
 
 
 async def test_one_max_tokens_stop_gets_one_continuation(swarm: Swarm) -> None:
-    swarm.runtime.scripted_model.force_stop("max_tokens")
+    swarm.scripted.force_stop("max_tokens")
     outcome = await _review(swarm)
     assert outcome.status == "succeeded", outcome.reason
     assert outcome.posted
 
 
 async def test_repeated_max_tokens_ends_the_worker_with_a_clear_reason(swarm: Swarm) -> None:
-    swarm.runtime.scripted_model.force_stop("max_tokens", "max_tokens")
+    swarm.scripted.force_stop("max_tokens", "max_tokens")
     outcome = await _review(swarm)
     assert outcome.status == "failed"
     assert outcome.reason == "the model's replies kept hitting the output limit"
@@ -40,7 +37,7 @@ async def test_repeated_max_tokens_ends_the_worker_with_a_clear_reason(swarm: Sw
 
 
 async def test_a_refusal_ends_the_worker_without_writing(swarm: Swarm) -> None:
-    swarm.runtime.scripted_model.force_stop("refusal")
+    swarm.scripted.force_stop("refusal")
     outcome = await _review(swarm)
     assert outcome.status == "failed"
     assert outcome.reason == "the model refused the task"

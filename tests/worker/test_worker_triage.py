@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.dispatch import WorkTask
-from agents.worker import run_worker
+from agents.work import Task
 from sandbox.github.seed import WIDGETS, WIDGETS_ISSUE_DOCS
 from tests.worker.conftest import Swarm
 
@@ -13,12 +12,12 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_triager_labels_and_comments_once_as_its_own_bot(swarm: Swarm) -> None:
-    task = WorkTask(kind="triage_issue", repo=WIDGETS, number=WIDGETS_ISSUE_DOCS)
+    task = Task(kind="triage_issue", repo=WIDGETS, number=WIDGETS_ISSUE_DOCS)
     sealed = await swarm.dispatch(task, role="triager")
     assert sealed.envelope.identity.expected_login == "swarm-triage[bot]"
     assert "pull_requests" not in sealed.envelope.identity.permissions
 
-    outcome = await run_worker(sealed, swarm.runtime)
+    outcome = await swarm.run(sealed)
 
     assert outcome.status == "succeeded", outcome.reason
     assert outcome.identity_login == "swarm-triage[bot]"

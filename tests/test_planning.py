@@ -3,21 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pytest
 
-from agents.planning import (
-    ExistingReview,
-    OpenPull,
-    WorkItem,
-    discover_work,
-    parse_review_keys,
-    plan_assignments,
-    review_key,
-)
-from agents.store import review_key as store_review_key
-from agents.tools.review import marker as review_marker
+from agents.planning import ExistingReview, OpenPull, discover_work, plan_assignments
+from agents.reviews import marker, review_key
+from agents.work import Task
 
 REPO = "acme/widgets"
 SHA_OLD = "a" * 40
@@ -53,7 +46,7 @@ class KeySet:
     def has_review(self, key: str) -> bool:
         return key in self.keys
 
-    def last_reviewed_sha(self, repo: str, number: int, role: str) -> str | None:
+    def last_reviewed_sha(self, repo: str, number: int, roles: Sequence[str]) -> str | None:
         return None
 
 
@@ -65,21 +58,8 @@ def _marked(key: str, commit: str) -> ExistingReview:
     return ExistingReview(
         user_login="swarm-reviewer[bot]",
         commit_id=commit,
-        body=f"Looks fine.\n\n{review_marker(key)}",
+        body=f"Looks fine.\n\n{marker(key)}",
     )
-
-
-def test_review_key_matches_the_store_format() -> None:
-    assert review_key(REPO, 3, SHA_NEW, "reviewer") == store_review_key(
-        REPO, 3, SHA_NEW, "reviewer"
-    )
-
-
-def test_marker_round_trips_through_a_review_body() -> None:
-    key = review_key(REPO, 1, SHA_NEW, "reviewer")
-    body = f"Summary\n{review_marker(key)}\n"
-    assert parse_review_keys(body) == [key]
-    assert parse_review_keys("no marker here") == []
 
 
 def test_discovery_skips_a_pr_whose_key_is_in_the_store_without_asking_github() -> None:
@@ -118,6 +98,20 @@ def test_new_commits_are_re_reviewed_since_the_last_reviewed_sha() -> None:
     assert found.items[0].since_sha == SHA_OLD
 
 
+def test_the_ledgers_last_reviewed_sha_for_any_posting_role_sets_since() -> None:
+    class Remembers(KeySet):
+        def last_reviewed_sha(self, repo: str, number: int, roles: Sequence[str]) -> str | None:
+            return SHA_OLD if "summarizer" in roles else None
+
+    github = ListedGitHub({REPO: [_pull(1, SHA_NEW)]})
+    ledger = Remembers(set())
+    found = asyncio.run(
+        discover_work(github, [REPO], "reviewer", ledger, posting_roles=("summarizer",))
+    )
+    assert found.items[0].since_sha == SHA_OLD
+    assert asyncio.run(discover_work(github, [REPO], "reviewer", ledger)).items[0].since_sha is None
+
+
 def test_drafts_are_skipped_unless_asked_for() -> None:
     github = ListedGitHub({REPO: [_pull(1, draft=True)]})
     assert asyncio.run(discover_work(github, [REPO], "reviewer")).items == []
@@ -125,8 +119,9 @@ def test_drafts_are_skipped_unless_asked_for() -> None:
     assert [i.number for i in found.items] == [1]
 
 
-def _item(number: int, files: int) -> WorkItem:
-    return WorkItem(
+def _item(number: int, files: int) -> Task:
+    return Task(
+        kind="review_pr",
         repo=REPO,
         number=number,
         head_sha=SHA_NEW,
@@ -138,8 +133,8 @@ def test_a_small_pr_gets_one_reviewer_and_no_summarizer() -> None:
     [planned] = plan_assignments([_item(1, 3)], "reviewer", shard_threshold_files=10, shard_size=5)
     assert planned.summarizer is None
     [only] = planned.reviewers
-    assert (only.role, only.kind, only.shard_count) == ("reviewer", "review_pr", 1)
-    assert only.run_name == f"review {REPO}#1 @{SHA_NEW[:7]} as reviewer"
+    assert (only.role, only.task.kind, only.task.shard) == ("reviewer", "review_pr", None)
+    assert only.run_name == f"review {REPO}#1@{SHA_NEW[:7]} as reviewer"
 
 
 def test_a_large_pr_is_sharded_by_files_with_one_summarizer() -> None:
@@ -147,14 +142,16 @@ def test_a_large_pr_is_sharded_by_files_with_one_summarizer() -> None:
         [_item(7, 23)], "reviewer", shard_threshold_files=10, shard_size=10
     )
     shards = planned.reviewers
-    assert [len(s.files) for s in shards] == [10, 10, 3]
-    assert [s.shard_index for s in shards] == [0, 1, 2]
-    assert {s.shard_count for s in shards} == {3}
-    covered = [f for s in shards for f in s.files]
+    assert [len(s.task.files) for s in shards] == [10, 10, 3]
+    assert [s.task.shard.index for s in shards if s.task.shard] == [0, 1, 2]
+    assert {s.task.shard.count for s in shards if s.task.shard} == {3}
+    covered = [f for s in shards for f in s.task.files]
     assert covered == list(_item(7, 23).files)
-    assert planned.summarizer is not None
-    assert (planned.summarizer.role, planned.summarizer.kind) == ("summarizer", "summarize")
-    assert shards[1].run_name == f"review {REPO}#7 @{SHA_NEW[:7]} [shard 2/3] as reviewer"
+    summarizer = planned.summarizer
+    assert summarizer is not None
+    assert (summarizer.role, summarizer.task.kind) == ("summarizer", "summarize")
+    assert summarizer.task.files == _item(7, 23).files and summarizer.task.shard is None
+    assert shards[1].run_name == f"review {REPO}#7@{SHA_NEW[:7]} [shard 2/3] as reviewer"
 
 
 def test_sharding_settings_that_cannot_work_are_refused_with_their_names() -> None:

@@ -1,0 +1,95 @@
+"""Review identity: the one definition of a review key, its hidden marker, whose markers count.
+
+A review is identified by (repository, PR, head SHA, role). The key names it in the store, where
+it is claimed atomically before posting, and the marker carries the same key inside the posted
+review's body, so a review GitHub accepted is recognised even when the store never heard of it.
+Planning, the review tool, the worker and the store ledger all go through this module.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+_MARKER = "<!-- swarm:review key={key} -->"
+_MARKER_RE = re.compile(r"<!--\s*swarm:review\s+key=(?P<key>[^\s>]+)\s*-->")
+_KEY_RE = re.compile(r"^(?P<repo>[^#]+)#(?P<number>\d+)@(?P<sha>[^:]+):(?P<role>.+)$")
+
+
+def review_key(repo: str, number: int, head_sha: str, role: str) -> str:
+    """The idempotency key of ``role``'s review of ``repo#number`` at ``head_sha``."""
+    return f"{repo}#{number}@{head_sha}:{role}"
+
+
+def review_key_prefix(repo: str, number: int) -> str:
+    """What every key of one pull request starts with, whatever its SHA and role."""
+    return f"{repo}#{number}@"
+
+
+@dataclass(frozen=True)
+class ReviewKey:
+    repo: str
+    number: int
+    head_sha: str
+    role: str
+
+
+def parse_review_key(key: str) -> ReviewKey | None:
+    """The parts of a key, or None for text that is not one."""
+    found = _KEY_RE.match(key)
+    if found is None:
+        return None
+    return ReviewKey(found["repo"], int(found["number"]), found["sha"], found["role"])
+
+
+def with_marker(body: str, key: str) -> str:
+    """The review body as posted: the text, then the hidden marker on its own paragraph."""
+    return f"{body.rstrip()}\n\n{marker(key)}"
+
+
+def marker(key: str) -> str:
+    return _MARKER.format(key=key)
+
+
+def parse_review_keys(body: str | None) -> list[str]:
+    """Every swarm review key hidden in a review body (usually zero or one)."""
+    return [m.group("key") for m in _MARKER_RE.finditer(body or "")]
+
+
+def marker_counts(author: str | None, bot_login: str | None) -> bool:
+    """Whether a marker in a review written by ``author`` counts for the bot ``bot_login``.
+
+    The one trust rule for markers. Today every marker counts, whoever wrote the review; the
+    trust work (issue 10) narrows it here, and only here, to the role's own verified bot login.
+    """
+    return True
+
+
+def marked_keys(author: str | None, body: str | None, bot_login: str | None) -> list[str]:
+    """The keys of a review's markers that count, by the rule above."""
+    return parse_review_keys(body) if marker_counts(author, bot_login) else []
+
+
+def find_marked(
+    reviews: Iterable[Mapping[str, Any]], key: str, bot_login: str | None
+) -> Mapping[str, Any] | None:
+    """The review (GitHub's JSON) carrying ``key``'s counting marker, if one was posted."""
+    for review in reviews:
+        author = (review.get("user") or {}).get("login")
+        if key in marked_keys(author, str(review.get("body") or ""), bot_login):
+            return review
+    return None
+
+
+def latest_reviewed_sha(
+    posted: Iterable[str], repo: str, number: int, roles: Sequence[str]
+) -> str | None:
+    """The head SHA of the last key in ``posted`` (oldest first) for this PR and these roles."""
+    latest: str | None = None
+    for key in posted:
+        parts = parse_review_key(key)
+        if parts and parts.repo == repo and parts.number == number and parts.role in roles:
+            latest = parts.head_sha
+    return latest

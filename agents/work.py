@@ -1,0 +1,95 @@
+"""The unit of work: one ``Task`` from discovery to the worker, and the ``Assignment`` of a role.
+
+Discovery finds tasks, planning assigns each to a role (splitting a large pull request into
+shards), the dispatcher seals the task into the envelope unchanged, and the worker reads it from
+there. Every field is public: it travels in clear text as part of a Prefect task parameter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+TaskKind = Literal["review_pr", "summarize", "triage_issue"]
+
+
+class Shard(BaseModel):
+    """Part ``index`` (from 0) of ``count``: the worker reviews only its task's ``files`` and
+    hands its findings to the summarizer instead of posting."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    index: int = Field(ge=0)
+    count: int = Field(ge=2)
+
+
+class Task(BaseModel):
+    """What one worker is asked to do, e.g. review ``acme/widgets#12`` at head ``abc1234``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: TaskKind
+    repo: str
+    number: int | None = Field(default=None, gt=0)
+    head_sha: str | None = None
+    base_sha: str | None = None
+    # Re-review: only what changed since this previously reviewed head.
+    since_sha: str | None = None
+    # The files this task covers (all of a PR's, or one shard's).
+    files: tuple[str, ...] = ()
+    shard: Shard | None = None
+    # Trusted dispatcher text for the task, e.g. the shard findings a summarizer merges.
+    brief: str = ""
+
+    @field_validator("repo")
+    @classmethod
+    def _owner_name(cls, value: str) -> str:
+        owner, _, name = value.partition("/")
+        if not owner or not name or "/" in name:
+            raise ValueError(f"{value!r} is not OWNER/NAME")
+        return value
+
+    label_fields: ClassVar[tuple[str, ...]] = ("kind", "repo", "number", "head_sha")
+
+    @property
+    def label(self) -> str:
+        """How people read the target: ``acme/widgets#12@abc1234``."""
+        target = self.repo if self.number is None else f"{self.repo}#{self.number}"
+        return f"{target}@{self.head_sha[:7]}" if self.head_sha else target
+
+    @property
+    def reviews_pr(self) -> bool:
+        """The task ends in one review of a pull request (posted by it, unless a shard)."""
+        return self.kind in ("review_pr", "summarize")
+
+    def with_findings(self, findings: Sequence[Mapping[str, object]]) -> Task:
+        """The summarizer's task, carrying its shards' findings as its brief."""
+        return self.model_copy(update={"brief": render_findings(findings)})
+
+
+def render_findings(findings: Sequence[Mapping[str, object]]) -> str:
+    """Shard findings as ``path:line: message`` lines (the summarizer's input)."""
+    lines = []
+    for item in findings:
+        body = " ".join(str(item.get("body", "")).split())
+        lines.append(f"{item.get('path')}:{item.get('line')}: {body}")
+    return "\n".join(lines)
+
+
+class Assignment(BaseModel):
+    """One worker to dispatch: which role does which task."""
+
+    model_config = ConfigDict(frozen=True)
+
+    role: str
+    task: Task
+
+    @property
+    def run_name(self) -> str:
+        """The task run name people read in the Prefect UI."""
+        verb = {"summarize": "summarize", "triage_issue": "triage"}.get(self.task.kind, "review")
+        shard = self.task.shard
+        part = f" [shard {shard.index + 1}/{shard.count}]" if shard else ""
+        return f"{verb} {self.task.label}{part} as {self.role}"

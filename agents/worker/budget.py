@@ -1,0 +1,90 @@
+"""A worker's budgets and what it has spent against them (turns, tokens, cost, GitHub calls,
+wall time). Crossing any budget ends the worker as ``budget_exhausted`` with a clear reason."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from agents.envelope import Budgets
+from agents.llm.client import LLMResult
+from agents.llm.usage import Usage, cost
+
+
+class BudgetExhausted(Exception):
+    """The message says which budget ran out and by how much."""
+
+
+@dataclass
+class Meter:
+    """Running totals of one worker, checked against its envelope's budgets."""
+
+    budgets: Budgets
+    started: float = field(default_factory=time.monotonic)
+    turns: int = 0
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float = 0.0
+    github_calls: int = 0
+    graphql_calls: int = 0
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def wall_seconds_left(self) -> float:
+        return max(0.0, self.budgets.wall_seconds - self.elapsed())
+
+    def charge(self, result: LLMResult, model: str) -> float:
+        """Count one model call; returns what it cost."""
+        call_cost = cost(result.usage, result.model or model)
+        self.turns += 1
+        self.usage = self.usage + result.usage
+        self.cost_usd += call_cost
+        return call_cost
+
+    def count_github_call(self, graphql: bool) -> None:
+        self.github_calls += 1
+        self.graphql_calls += int(graphql)
+
+    def check(self) -> None:
+        """Raise :class:`BudgetExhausted` when any budget is spent."""
+        b = self.budgets
+        if self.turns >= b.turns:
+            raise BudgetExhausted(f"turn budget spent ({self.turns} of {b.turns} turns)")
+        tokens = self.usage.total_tokens
+        if tokens >= b.llm_tokens:
+            raise BudgetExhausted(f"token budget spent ({tokens} of {b.llm_tokens} tokens)")
+        if self.cost_usd >= b.cost_usd:
+            raise BudgetExhausted(f"cost budget spent (${self.cost_usd:.4f} of ${b.cost_usd:.2f})")
+        if self.github_calls >= b.github_calls:
+            raise BudgetExhausted(
+                f"GitHub call budget spent ({self.github_calls} of {b.github_calls} calls)"
+            )
+        if self.elapsed() >= b.wall_seconds:
+            raise self.wall_time_spent()
+
+    def wall_time_spent(self) -> BudgetExhausted:
+        return BudgetExhausted(
+            f"wall-time budget spent ({self.elapsed():.0f} s of {self.budgets.wall_seconds:.0f} s)"
+        )
+
+    def left(self) -> dict[str, int | float | str]:
+        """What is left, for the model's ``<turn_context>``."""
+        b = self.budgets
+        return {
+            "turns": b.turns - self.turns,
+            "tokens": b.llm_tokens - self.usage.total_tokens,
+            "cost_usd": round(b.cost_usd - self.cost_usd, 4),
+            "github_calls": b.github_calls - self.github_calls,
+            "seconds": round(b.wall_seconds - self.elapsed(), 1),
+        }
+
+    def used(self) -> dict[str, int | float]:
+        """What was spent, as the store records it."""
+        return {
+            "turns": self.turns,
+            "llm_calls": self.turns,
+            "tokens": self.usage.total_tokens,
+            "cost_usd": round(self.cost_usd, 6),
+            "github_calls": self.github_calls,
+            "wall_seconds": round(self.elapsed(), 3),
+        }

@@ -1,0 +1,62 @@
+"""What one worker is given: narrow parts, composed once per process by ``agents.wiring``.
+
+Never the settings, the dispatcher or the whole runtime: the worker opens its envelope, proves
+its identity, talks to GitHub through a gateway for that identity only, and to the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from pydantic import SecretStr
+
+from agents.envelope import OpenedEnvelope, SealedEnvelope
+from agents.roles import Role
+from agents.worker.ports import Model
+
+if TYPE_CHECKING:
+    from agents.github.gateway import GitHubGateway
+    from agents.github.records import CallObserver
+    from agents.identity.verify import VerifiedIdentity
+    from agents.store.store import Store
+
+
+class EnvelopeOpener(Protocol):
+    """Checks the seal and expiry and decrypts the credential (``EnvelopeSealer``)."""
+
+    def open(self, sealed: SealedEnvelope) -> OpenedEnvelope: ...
+
+
+class IdentityCheck(Protocol):
+    """Proves the credential is the identity the envelope names (``IdentityVerifier``)."""
+
+    def verify(self, opened: OpenedEnvelope) -> VerifiedIdentity: ...
+
+
+class GatewayFactory(Protocol):
+    """A gateway acting as ``login`` on that identity's shared throttle (``Runtime.gateway``)."""
+
+    def __call__(
+        self,
+        login: str,
+        token_provider: Callable[[], str | SecretStr],
+        *,
+        worker_id: str,
+        on_call: CallObserver | None = None,
+    ) -> GitHubGateway: ...
+
+
+@dataclass(frozen=True)
+class WorkerDeps:
+    opener: EnvelopeOpener
+    verifier: IdentityCheck
+    gateways: GatewayFactory
+    model: Model
+    store: Store
+    # The process's one roles mapping: the envelope's role refs are resolved in it.
+    roles: Mapping[str, Role]
+    # The model to ask when the role chain names none.
+    model_id: str
+    dry_run: bool = False

@@ -1,0 +1,124 @@
+"""The session loop: ask the model, run the tools it asks for, repeat until it is done.
+
+Only ports come in (model, tools, recorder) with plain session data; what comes out is how the
+session ended. Budgets are checked before every call; model, GitHub and budget errors propagate
+to ``agents.worker.run``, which maps each to an outcome. Every turn is recorded as it happens,
+so a session that ends early still leaves its transcript.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from agents.llm.prompt import CachedPrefix
+from agents.llm.request import OverlayChain, build_request
+from agents.llm.turn import ToolResult, TurnContext, assistant_message, user_message
+from agents.llm.usage import is_cache_miss
+from agents.worker.budget import Meter
+from agents.worker.ports import Model, ModelTurn, Recorder, Tools, ToolUse
+
+CUT_OFF_NOTE = " Your last reply was cut off at the output limit: finish briefly."
+
+
+def _no_recall(_query: str) -> Sequence[str]:
+    return ()
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class Session:
+    """What one session asks of the model: plain data, no clients."""
+
+    prefix: CachedPrefix
+    chain: OverlayChain
+    model: str
+    max_tokens: int
+    # The trusted task line of every ``<turn_context>``.
+    task: str
+    # Memory written since the session started, for the turn after tool results.
+    recall: Callable[[str], Sequence[str]] = field(default=_no_recall)
+    clock: Callable[[], datetime] = field(default=_now)
+
+
+@dataclass(frozen=True)
+class SessionResult:
+    """How the model ended the session, and its last words."""
+
+    ended: Literal["done", "max_tokens", "refusal"]
+    text: str = ""
+
+
+async def run_session(
+    model: Model, tools: Tools, recorder: Recorder, session: Session, meter: Meter
+) -> SessionResult:
+    """Talk to the model until it stops asking for tools (or a budget or error ends it)."""
+    messages: list[dict[str, Any]] = []
+
+    def say(
+        task: str,
+        tool_results: Sequence[tuple[str, ToolResult]] = (),
+        recall: Sequence[str] = (),
+    ) -> None:
+        context = TurnContext(task, meter.left(), session.clock(), meter.turns + 1)
+        messages.append(user_message(context, tool_results=tool_results, recall=recall))
+        recorder.user_turn(messages[-1])
+
+    say(session.task)
+    continued = False
+    while True:
+        meter.check()
+        result = await model.create(
+            build_request(
+                session.prefix,
+                session.chain,
+                messages,
+                model=session.model,
+                max_tokens=session.max_tokens,
+            )
+        )
+        first = meter.turns == 0
+        recorder.model_turn(
+            ModelTurn(
+                result=result,
+                model=result.model or session.model,
+                prefix_hash=session.prefix.sha256,
+                role_chain=session.chain.resolved_chain(),
+                cost_usd=meter.charge(result, session.model),
+                cache_miss=not first and is_cache_miss(result.usage, session.prefix.approx_tokens),
+            )
+        )
+        messages.append(assistant_message(result.content))
+        stop = result.stop_reason
+        if stop == "tool_use":
+            uses = [ToolUse.from_block(block) for block in result.tool_uses]
+            results = await _call_tools(tools, recorder, uses)
+            say(session.task, results, session.recall(session.task))
+        elif stop == "pause_turn":
+            # The provider paused a long turn: send the conversation back as it is to resume.
+            continue
+        elif stop == "max_tokens" and not continued:
+            continued = True
+            say(session.task + CUT_OFF_NOTE)
+        elif stop in ("max_tokens", "refusal"):
+            return SessionResult("max_tokens" if stop == "max_tokens" else "refusal", result.text)
+        else:
+            return SessionResult("done", result.text)
+
+
+async def _call_tools(
+    tools: Tools, recorder: Recorder, uses: Sequence[ToolUse]
+) -> list[tuple[str, ToolResult]]:
+    """Each tool call in order; a failed call is an error result the model reads, not a crash."""
+    results: list[tuple[str, ToolResult]] = []
+    for use in uses:
+        recorder.tool_call(use)
+        result = await tools.call(use.name, use.args)
+        recorder.tool_result(use, result)
+        results.append((use.id, result))
+    return results

@@ -1,0 +1,62 @@
+"""What the worker tells the model: the trusted task line, and the session's cached prefix
+(role identity, tools, frozen memory, skills, the repository's guidance files, timestamp)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from agents.llm.prompt import CachedPrefix, PrefixBuilder
+from agents.llm.untrusted import wrap_untrusted
+from agents.roles import Role
+from agents.work import Task
+
+# Repository guidance read into the prefix, most useful first.
+CONTEXT_FILES = ("AGENTS.md", "CONTRIBUTING.md")
+CONTEXT_FILE_CHARS = 8000
+
+# Reads one repository file for the prefix; None when it is absent or not readable.
+ReadContextFile = Callable[[str], Awaitable[str | None]]
+
+
+def describe_task(task: Task) -> str:
+    """The trusted task line of ``<turn_context>``: dispatcher facts, untrusted text quoted."""
+    target = f"{task.repo}#{task.number}"
+    sha = f" at head {task.head_sha}" if task.head_sha else ""
+    if task.kind == "triage_issue":
+        return f"Triage issue {target}: add fitting labels and post one helpful comment."
+    if task.kind == "summarize":
+        findings = wrap_untrusted("reviewer_findings", task.brief or "(no findings)")
+        return (
+            f"Summarize the partial reviews of pull request {target}{sha} into one review and "
+            f"submit it. Reviewer findings (path:line: message):\n{findings}"
+        )
+    text = f"Review pull request {target}{sha} and submit one review."
+    if task.since_sha:
+        text += f" Only the changes since the previously reviewed commit {task.since_sha} matter."
+    if task.files and task.shard:
+        text += (
+            f" This worker covers part {task.shard.index + 1} of {task.shard.count}: only the "
+            f"files {', '.join(task.files)}; its findings are merged by another worker."
+        )
+    return text
+
+
+async def build_prefix(
+    agent: Role,
+    tool_schemas: Sequence[Mapping[str, Any]],
+    memory_snapshot: str,
+    read_context_file: ReadContextFile,
+    now: datetime | None = None,
+) -> CachedPrefix:
+    """The byte-stable prefix of one session, built once at its start."""
+    builder = PrefixBuilder(agent.render("agent", with_skills=False))
+    builder.tools(tool_schemas).memory_snapshot(memory_snapshot)
+    builder.skills([(s.name, s.description) for s in agent.skills])
+    for name in CONTEXT_FILES:
+        text = await read_context_file(name)
+        if text:
+            builder.context_file(name, text[:CONTEXT_FILE_CHARS])
+    builder.session_timestamp(now or datetime.now(UTC))
+    return builder.build()

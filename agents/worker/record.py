@@ -1,0 +1,155 @@
+"""One worker's record in the store: its row, its transcript, its LLM and GitHub calls.
+
+``StoreRecorder`` is the loop's ``Recorder`` port over the store, plus the steps ``run`` records
+around the loop (registration, verification, session start, the end). What it writes is
+redacted by the store; tool payloads are kept as size, summary and a short preview only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from agents.envelope import SealedEnvelope, envelope_hash
+from agents.llm.prompt import CachedPrefix
+from agents.llm.turn import ToolResult
+from agents.outcome import OutcomeStatus
+from agents.store.base import UnknownWorkerError
+from agents.worker.ports import ModelTurn, ToolUse
+
+if TYPE_CHECKING:
+    from agents.github.records import GitHubCallRecord
+    from agents.store.store import Store
+
+PREVIEW_CHARS = 160
+# Store statuses for outcomes the store has no word of its own for.
+STORE_STATUS: Mapping[str, str] = {"skipped": "succeeded", "paused": "failed"}
+
+
+class StoreRecorder:
+    def __init__(self, store: Store, worker_id: str) -> None:
+        self.store = store
+        self.worker_id = worker_id
+
+    # -- around the loop ----------------------------------------------------------------------
+
+    def register(self, sealed: SealedEnvelope, role_chain: list[str]) -> None:
+        """The worker's row, created on its first attempt and reset to running on a retry."""
+        env = sealed.envelope
+        try:
+            self.store.get_worker(self.worker_id)
+        except UnknownWorkerError:
+            mint = env.identity.mint
+            self.store.create_worker(
+                env.run_id,
+                worker_id=self.worker_id,
+                status="running",
+                role_chain=role_chain,
+                task=env.task.model_dump(mode="json"),
+                identity_login=env.identity.expected_login,
+                envelope_id=env.envelope_id,
+                envelope_hash=envelope_hash(sealed),
+                token_fingerprint=mint.token_fingerprint if mint else None,
+            )
+            return
+        self.store.update_worker(self.worker_id, status="running")
+
+    def verified(self, login: str, credential_id: str) -> None:
+        self.store.update_worker(self.worker_id, identity_login=login)
+        self._status({"status": "verified", "login": login, "credential_id": credential_id})
+
+    def session_start(self, prefix: CachedPrefix) -> None:
+        self.store.record_prompt_prefix(prefix.sha256, prefix.text)
+        self._status(
+            {
+                "status": "session_start",
+                "prefix_hash": prefix.sha256,
+                "fragments": prefix.manifest(),
+            }
+        )
+
+    def github_call(self, record: GitHubCallRecord) -> None:
+        self.store.record_github_call(
+            identity=record.identity,
+            worker_id=record.worker_id,
+            method=record.method,
+            route=record.route,
+            target=record.target,
+            status=record.status,
+            ratelimit_remaining=record.rate_limit_remaining,
+            resource=record.resource,
+            latency_ms=int(record.duration_ms),
+        )
+
+    def finish(
+        self, status: OutcomeStatus, reason: str | None, used: Mapping[str, int | float]
+    ) -> None:
+        self._status({"status": status, "reason": reason or "", **used})
+        self.store.finish_worker(
+            self.worker_id,
+            STORE_STATUS.get(status, status),
+            blocked_reason=reason,
+            budgets_used=used,
+        )
+
+    def _status(self, content: Mapping[str, object]) -> None:
+        self.store.append_event(self.worker_id, "status", content)
+
+    # -- the Recorder port --------------------------------------------------------------------
+
+    def user_turn(self, message: Mapping[str, Any]) -> None:
+        content = message.get("content")
+        texts: list[str] = []
+        results: list[dict[str, Any]] = []
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") == "text":
+                texts.append(str(block.get("text")))
+            elif block.get("type") == "tool_result":
+                body = str(block.get("content"))
+                results.append({"id": block.get("tool_use_id"), "size": len(body)})
+        self.store.append_event(
+            self.worker_id, "user_turn", {"text": "\n".join(texts), "tool_results": results}
+        )
+
+    def model_turn(self, turn: ModelTurn) -> None:
+        result, usage = turn.result, turn.result.usage
+        self.store.record_llm_call(
+            worker_id=self.worker_id,
+            model=turn.model,
+            prefix_hash=turn.prefix_hash,
+            role_chain=turn.role_chain,
+            input_tokens=usage.input_tokens,
+            cache_read_tokens=usage.cache_read_input_tokens,
+            cache_write_tokens=usage.cache_creation_input_tokens,
+            output_tokens=usage.output_tokens,
+            cost=turn.cost_usd,
+            latency_ms=int(result.latency_s * 1000),
+            stop_reason=result.stop_reason,
+            cache_miss=turn.cache_miss,
+        )
+        self.store.append_event(
+            self.worker_id,
+            "assistant_turn",
+            {"content": result.content, "stop_reason": result.stop_reason},
+            tokens=usage.total_tokens,
+            cost=turn.cost_usd,
+        )
+
+    def tool_call(self, use: ToolUse) -> None:
+        self.store.append_event(
+            self.worker_id, "tool_call", {"tool": use.name, "input": use.args, "id": use.id}
+        )
+
+    def tool_result(self, use: ToolUse, result: ToolResult) -> None:
+        self.store.append_event(
+            self.worker_id,
+            "tool_result",
+            {
+                "tool": use.name,
+                "id": use.id,
+                "is_error": result.is_error,
+                "size": len(result.content),
+                "summary": result.summary,
+                "preview": result.content[:PREVIEW_CHARS],
+            },
+        )

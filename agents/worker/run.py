@@ -1,0 +1,228 @@
+"""One worker, start to end: open the envelope -> verify the identity -> register -> the loop
+-> outcome. The gateway is closed and the record finished whichever way it ends.
+
+A worker never raises for a worker-level problem: a bad envelope or identity, a spent budget,
+a paused identity, an overloaded model, a GitHub error or a bug all end in a ``WorkerOutcome``
+(see ``ERROR_OUTCOMES``), with the transcript recorded up to that point.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from agents.envelope import EnvelopeRejected, OpenedEnvelope, SealedEnvelope
+from agents.github.errors import GitHubApiError, GitHubUnavailable, IdentityPaused
+from agents.identity.errors import IdentityBlocked, IdentityError
+from agents.llm.client import LLMError, LLMOverloaded
+from agents.memory.operational import AgentMemory
+from agents.memory.snapshot import frozen_snapshot
+from agents.outcome import OutcomeStatus, WorkerOutcome
+from agents.redact import redact
+from agents.roles import resolve_chain
+from agents.tools import WorkerContext, build_toolbox
+from agents.tools.review import posted_review_url
+from agents.worker.budget import BudgetExhausted, Meter
+from agents.worker.deps import WorkerDeps
+from agents.worker.loop import Session, SessionResult, run_session
+from agents.worker.prompt import build_prefix, describe_task
+from agents.worker.record import StoreRecorder
+
+if TYPE_CHECKING:
+    from agents.github.gateway import GitHubGateway
+    from agents.github.records import GitHubCallRecord
+
+log = logging.getLogger("agents.worker")
+
+CONTINUITY_CHARS = 2000
+
+# How each error ends a worker, first match wins. Anything else is a crash, logged with its
+# traceback and recorded as failed.
+ERROR_OUTCOMES: tuple[tuple[type[Exception], OutcomeStatus, Callable[[Exception], str]], ...] = (
+    (EnvelopeRejected, "blocked", str),
+    (IdentityBlocked, "blocked", str),
+    (IdentityError, "failed", "identity check failed: {}".format),
+    (BudgetExhausted, "budget_exhausted", str),
+    (LLMOverloaded, "failed", "model overloaded: {}".format),
+    (LLMError, "failed", "model error: {}".format),
+    (IdentityPaused, "paused", str),
+    (GitHubApiError, "failed", "GitHub error: {}".format),
+    (GitHubUnavailable, "failed", "GitHub error: {}".format),
+)
+
+# How each way the model can end a session ends the worker.
+SESSION_OUTCOMES: dict[str, tuple[OutcomeStatus, str | None]] = {
+    "done": ("succeeded", None),
+    "max_tokens": ("failed", "the model's replies kept hitting the output limit"),
+    "refusal": ("failed", "the model refused the task"),
+}
+
+
+@dataclass
+class _End:
+    """How the worker ended, and what its tools did, before it is recorded and reported."""
+
+    status: OutcomeStatus
+    reason: str | None = None
+    review_url: str | None = None
+    posted: bool = False
+    dry_run_preview: str | None = None
+    findings: list[dict[str, str | int]] = field(default_factory=list)
+    paused_until: datetime | None = None
+
+
+def _end_of(exc: Exception) -> _End:
+    for kind, status, reason in ERROR_OUTCOMES:
+        if isinstance(exc, kind):
+            paused = exc.until_datetime if isinstance(exc, IdentityPaused) else None
+            return _End(status, reason(exc), paused_until=paused)
+    log.exception("worker crashed")
+    return _End("failed", f"worker crashed: {type(exc).__name__}: {exc}")
+
+
+def _end_of_session(result: SessionResult, ctx: WorkerContext) -> _End:
+    status, reason = SESSION_OUTCOMES[result.ended]
+    review = ctx.review
+    return _End(
+        status,
+        reason,
+        review_url=review.url if review else None,
+        posted=bool(review and not review.already_posted),
+        dry_run_preview=ctx.preview,
+        findings=[
+            {"path": str(f["path"]), "line": int(f["line"]), "body": str(f["body"])}
+            for f in ctx.findings
+        ],
+    )
+
+
+async def run_worker(sealed: SealedEnvelope, deps: WorkerDeps) -> WorkerOutcome:
+    """Run one worker to its outcome. Never raises for worker-level problems."""
+    env = sealed.envelope
+    record = StoreRecorder(deps.store, env.worker_id)
+    record.register(sealed, env.roles.ids())
+    meter = Meter(env.budgets)
+    login = env.identity.expected_login
+    try:
+        opened = deps.opener.open(sealed)
+        verified = await asyncio.to_thread(deps.verifier.verify, opened)
+        login = verified.login
+        record.verified(login, verified.token_fingerprint)
+        gateway = _gateway(deps, opened, login, record, meter)
+        try:
+            # The wall-time budget also cuts a turn short that is stuck in a slow call.
+            async with asyncio.timeout(meter.wall_seconds_left()):
+                end = await _work(deps, opened, gateway, record, meter)
+        except TimeoutError:
+            raise meter.wall_time_spent() from None
+        finally:
+            await gateway.aclose()
+    except Exception as exc:
+        end = _end_of(exc)
+    return _finish(sealed, record, meter, login, end)
+
+
+def _gateway(
+    deps: WorkerDeps, opened: OpenedEnvelope, login: str, record: StoreRecorder, meter: Meter
+) -> GitHubGateway:
+    credential = opened.credential
+    assert credential is not None  # verification refuses an envelope without one
+
+    def observe(call: GitHubCallRecord) -> None:
+        meter.count_github_call(graphql=call.resource == "graphql")
+        record.github_call(call)
+
+    worker_id = opened.envelope.worker_id
+    return deps.gateways(login, lambda: credential, worker_id=worker_id, on_call=observe)
+
+
+async def _work(
+    deps: WorkerDeps,
+    opened: OpenedEnvelope,
+    gateway: GitHubGateway,
+    record: StoreRecorder,
+    meter: Meter,
+) -> _End:
+    env = opened.envelope
+    task = env.task
+    chain = resolve_chain(deps.roles, env.roles)
+    agent = chain.agent
+    memory = AgentMemory(
+        deps.store, env.worker_id, run_id=env.run_id, repo=task.repo, role=agent.id
+    )
+    ctx = WorkerContext(
+        worker_id=env.worker_id,
+        run_id=env.run_id,
+        role_id=agent.id,
+        task=task,
+        gateway=gateway,
+        store=deps.store,
+        memory=memory,
+        permissions=dict(env.identity.permissions),
+        dry_run=deps.dry_run,
+        history_scope=agent.history_scope,
+        bot_login=gateway.identity,
+    )
+    posted = posted_review_url(ctx)
+    if posted is not None:
+        return _End("skipped", "already reviewed at this head SHA", review_url=posted)
+    toolbox = build_toolbox(ctx, chain.allowed_tools())
+    snapshot = frozen_snapshot(deps.store, task.repo, agent.id)
+    prefix = await build_prefix(agent, toolbox.schemas(), snapshot.text, ctx.guidance_file)
+    record.session_start(prefix)
+    frozen = {f"memory:{i}" for i in snapshot.memory_ids}
+
+    def recall(query: str) -> list[str]:
+        """Memory written after the session started (the snapshot already holds the rest)."""
+        hits = memory.recall(query, limit=3)
+        return [h.text for h in hits if h.source not in frozen and h.kind != "note"]
+
+    session = Session(
+        prefix=prefix,
+        chain=chain,
+        model=chain.model or deps.model_id,
+        max_tokens=agent.limits.max_output_tokens,
+        task=describe_task(task),
+        recall=recall,
+    )
+    result: SessionResult = await run_session(deps.model, toolbox, record, session, meter)
+    if result.ended == "done" and result.text:
+        memory.save_continuity(result.text[:CONTINUITY_CHARS])
+    return _end_of_session(result, ctx)
+
+
+def _finish(
+    sealed: SealedEnvelope, record: StoreRecorder, meter: Meter, login: str, end: _End
+) -> WorkerOutcome:
+    env = sealed.envelope
+    reason = redact(end.reason) if end.reason else None
+    usage = meter.usage
+    outcome = WorkerOutcome(
+        worker_id=env.worker_id,
+        role=env.roles.agent,
+        target=env.task.label,
+        identity_login=login,
+        status=end.status,
+        reason=reason,
+        github_calls=meter.github_calls,
+        graphql_calls=meter.graphql_calls,
+        llm_calls=meter.turns,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cache_read_tokens=usage.cache_read_input_tokens,
+        cache_write_tokens=usage.cache_creation_input_tokens,
+        cost_usd=round(meter.cost_usd, 6),
+        turns=meter.turns,
+        review_url=end.review_url,
+        posted=end.posted,
+        dry_run_preview=end.dry_run_preview,
+        findings=end.findings,
+        paused_until=end.paused_until,
+    )
+    record.finish(end.status, reason, meter.used())
+    log.info("worker %s %s: %s %s", env.worker_id, env.task.label, end.status, reason or "")
+    return outcome

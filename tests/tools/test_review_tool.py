@@ -1,0 +1,73 @@
+"""The review tool posts one review per (PR, head SHA, role), whatever was lost on the way."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.reviews import marker, review_key
+from agents.tools import build_toolbox
+from agents.tools.review import post_once, posted_review_url
+from agents.work import Shard
+from sandbox.github.seed import REVIEWER_BOT, WIDGETS, WIDGETS_PR_DEBUG_PRINT
+from tests.tools.conftest import MakeContext
+from tests.worker.conftest import Swarm
+
+pytestmark = pytest.mark.anyio
+
+
+def _reviews(swarm: Swarm) -> list[object]:
+    pull = swarm.sandbox.state.pull(WIDGETS, WIDGETS_PR_DEBUG_PRINT).pull
+    assert pull is not None
+    return list(pull.reviews)
+
+
+async def test_a_posted_review_carries_its_marker_and_is_remembered(
+    swarm: Swarm, tool_context: MakeContext
+) -> None:
+    task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
+    ctx = await tool_context(task)
+    assert posted_review_url(ctx) is None
+    posted = await post_once(ctx, body="Looks fine.", event="COMMENT", comments=[])
+    assert not posted.already_posted and posted.url
+    key = review_key(WIDGETS, WIDGETS_PR_DEBUG_PRINT, str(task.head_sha), "reviewer")
+    [review] = _reviews(swarm)
+    assert review.body.endswith(marker(key))  # type: ignore[attr-defined]
+    assert review.user_login == REVIEWER_BOT  # type: ignore[attr-defined]
+    assert posted_review_url(await tool_context(task)) == posted.url
+
+
+async def test_a_review_github_has_but_the_store_lost_is_adopted_not_posted_again(
+    swarm: Swarm, tool_context: MakeContext
+) -> None:
+    task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
+    first = await post_once(await tool_context(task), body="One.", event="COMMENT", comments=[])
+    key = review_key(WIDGETS, WIDGETS_PR_DEBUG_PRINT, str(task.head_sha), "reviewer")
+    import sqlalchemy as sa
+
+    from agents.store.schema import review_keys
+
+    with swarm.runtime.store._db.write() as conn:
+        conn.execute(sa.delete(review_keys).where(review_keys.c.key == key))
+    again = await post_once(await tool_context(task), body="Two.", event="COMMENT", comments=[])
+    assert again.already_posted and again.url == first.url
+    assert len(_reviews(swarm)) == 1
+    record = swarm.runtime.store.get_review_key(key)
+    assert record is not None and record.state == "posted"
+
+
+async def test_shards_and_dry_runs_never_skip_and_never_post(
+    swarm: Swarm, tool_context: MakeContext
+) -> None:
+    task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
+    await post_once(await tool_context(task), body="Posted.", event="COMMENT", comments=[])
+    shard = await tool_context(task.model_copy(update={"shard": Shard(index=0, count=2)}))
+    dry = await tool_context(task, dry_run=True)
+    assert posted_review_url(shard) is None and posted_review_url(dry) is None
+
+    for ctx in (shard, dry):
+        toolbox = build_toolbox(ctx, ["submit_review"])
+        result = await toolbox.call("submit_review", {"body": "More.", "comments": []})
+        assert not result.is_error, result.content
+    assert shard.findings == [] and shard.review is None
+    assert dry.preview == "[COMMENT] More."
+    assert len(_reviews(swarm)) == 1
