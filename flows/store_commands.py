@@ -149,31 +149,21 @@ def show_transcript(worker: str, *, full: bool) -> None:
 
 def show_limits() -> None:
     """The latest recorded snapshot per identity and resource."""
-    import sqlalchemy as sa
-
-    from agents.store.schema import rate_limit_snapshots as t
     from flows.console import console, say, table
 
     with open_store() as store:
-        latest = (
-            sa.select(t.c.identity, t.c.resource, sa.func.max(t.c.id).label("id"))
-            .group_by(t.c.identity, t.c.resource)
-            .subquery()
-        )
-        query = sa.select(t).join(latest, t.c.id == latest.c.id).order_by(t.c.identity)
-        with store._db.read() as conn:
-            rows = [
-                [
-                    r.identity,
-                    r.resource,
-                    r.limit,
-                    r.remaining,
-                    when(r.reset_at),
-                    when(r.paused_until),
-                    when(r.at),
-                ]
-                for r in conn.execute(query)
+        rows = [
+            [
+                r.identity,
+                r.resource,
+                r.limit,
+                r.remaining,
+                when(r.reset_at),
+                when(r.paused_until),
+                when(r.at),
             ]
+            for r in store.latest_rate_limits()
+        ]
     if not rows:
         say("no rate-limit snapshots recorded yet; run a swarm first")
         return

@@ -182,3 +182,12 @@ class CallsMixin(StoreBase):
         if resource is not None:
             query = query.where(t.c.resource == resource)
         return self._all(RateLimitRecord, query)
+
+    def latest_rate_limits(self) -> list[RateLimitRecord]:
+        """The newest snapshot of every identity's every resource (``swarm limits``)."""
+        t = rate_limit_snapshots
+        newest = (
+            sa.select(sa.func.max(t.c.id).label("id")).group_by(t.c.identity, t.c.resource)
+        ).subquery()
+        query = sa.select(t).join(newest, t.c.id == newest.c.id)
+        return self._all(RateLimitRecord, query.order_by(t.c.identity, t.c.resource))

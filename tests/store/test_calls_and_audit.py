@@ -96,6 +96,23 @@ def test_rate_limit_snapshots_keep_pauses_and_per_worker_usage(store: Store, wor
     assert abs((snap.paused_until - reset).total_seconds()) < 1
 
 
+def test_latest_rate_limits_hold_the_newest_snapshot_per_identity_and_resource(
+    store: Store,
+) -> None:
+    for identity, resource, remaining in [
+        ("b[bot]", "core", 9),
+        ("a[bot]", "graphql", 50),
+        ("b[bot]", "core", 8),
+        ("a[bot]", "core", 70),
+        ("a[bot]", "core", 60),
+    ]:
+        store.record_rate_limit_snapshot(
+            identity=identity, resource=resource, limit=100, remaining=remaining, reset_at=None
+        )
+    latest = [(r.identity, r.resource, r.remaining) for r in store.latest_rate_limits()]
+    assert latest == [("a[bot]", "core", 60), ("a[bot]", "graphql", 50), ("b[bot]", "core", 8)]
+
+
 def test_graphql_queries_are_not_audited_but_graphql_mutations_are(
     store: Store, worker: str
 ) -> None:
