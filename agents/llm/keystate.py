@@ -4,10 +4,11 @@ The provider meters requests, input tokens and output tokens per minute as token
 refill continuously (``limit`` per minute, up to ``limit``). ``decide`` reserves a call's cost
 when every meter holds it (the estimated input and the full ``max_tokens``, as the provider
 does for output) or says when to look again; ``settle`` releases the reservation and folds in
-the answer: the ``anthropic-ratelimit-*-remaining`` headers are authoritative, minus every other
-call still in flight (calls race on the wire: one granted earlier may reach the provider later,
-so any of them may be missing from the reading; counting them all errs on the safe side until
-they settle themselves).
+the answer's ``anthropic-ratelimit-*`` headers. Answers arrive out of order, so a reading is
+believed outright only when it is the newest the key has seen (its ``reset``, the time the bucket
+would be full again, only moves later as calls are admitted); an older one can only lower the
+estimate. Either way every other call still in flight is subtracted: one granted earlier may
+reach the provider later, so any of them may be missing from the reading.
 
 Cache reads: on current models they do not count against input tokens per minute, so a call is
 charged ``input_tokens + cache_creation_input_tokens`` once it is answered; the reservation
@@ -41,6 +42,7 @@ class Meter:
     limit: int | None = None
     level: float = 0.0
     at: float = 0.0
+    newest_reset: float = 0.0  # the latest reset time any reading carried
 
     def refill(self, now: float, lim: LLMLimits) -> None:
         if self.limit is None:
@@ -185,16 +187,18 @@ def settle(
     for resource in RESOURCES:
         meter = state.meters.setdefault(resource, Meter())
         meter.refill(now, lim)
+        if hold is not None and status == 200 and meter.limit is not None:
+            meter.level += _unused(hold, resource, charged_input, charged_output)
         limit, remaining = reading.limit.get(resource), reading.remaining.get(resource)
-        if limit is not None and remaining is not None:
-            meter.limit, meter.at = limit, now
-            meter.level = float(remaining - in_flight[resource])
-        elif hold is not None and status == 200 and meter.limit is not None:
-            # No reading: hand back what was reserved beyond the real charge.
-            reserved = {"input-tokens": hold.input_tokens, "output-tokens": hold.output_tokens}
-            real = {"input-tokens": charged_input, "output-tokens": charged_output}
-            if resource in reserved and real[resource] is not None:
-                meter.level += reserved[resource] - (real[resource] or 0)
+        if limit is None or remaining is None:
+            continue
+        provider = float(remaining - in_flight[resource])
+        reset = reading.reset.get(resource, 0.0)
+        if meter.limit is None or reset > meter.newest_reset:
+            meter.level, meter.newest_reset = provider, reset
+        else:
+            meter.level = min(meter.level, provider)
+        meter.limit, meter.at = limit, now
     if status == 429:
         return _rate_limited(state, now, reading, lim)
     if status == 529:
@@ -203,6 +207,17 @@ def settle(
         state.rate_limit_strikes = 0
         state.overload_strikes = 0
     return None
+
+
+def _unused(
+    hold: Hold, resource: str, charged_input: int | None, charged_output: int | None
+) -> int:
+    """What a call reserved beyond what it was charged (cache reads, a short answer)."""
+    if resource == "input-tokens" and charged_input is not None:
+        return hold.input_tokens - charged_input
+    if resource == "output-tokens" and charged_output is not None:
+        return hold.output_tokens - charged_output
+    return 0
 
 
 def _pause(state: KeyState, until: float, reason: str, kind: str) -> Pause:

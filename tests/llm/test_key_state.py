@@ -61,6 +61,28 @@ def test_the_answer_headers_are_authoritative_minus_the_calls_still_in_flight():
     assert list(state.holds) == ["b"]
 
 
+def test_an_older_reading_arriving_late_can_only_lower_the_estimate():
+    state = _learned()
+    for rid in ("a", "b"):
+        assert decide(state, rid, "w", _cost(1000), T0, LIM).granted
+    newer = Reading(
+        limit={"input-tokens": 6000},
+        remaining={"input-tokens": 4000},
+        reset={"input-tokens": T0 + 20},
+    )
+    older = Reading(
+        limit={"input-tokens": 6000},
+        remaining={"input-tokens": 5000},
+        reset={"input-tokens": T0 + 10},
+    )
+    settle(state, "b", T0, 200, newer, 1000, 10, LIM)  # b reached the provider after a
+    assert state.meters["input-tokens"].level == 4000 - 1000  # a may not be in the reading
+    settle(state, "a", T0, 200, older, 1000, 10, LIM)
+    # a's 5,000 predates b: not believed. The safe side holds until a newer reading comes.
+    assert state.meters["input-tokens"].level == 3000
+    assert state.meters["input-tokens"].newest_reset == T0 + 20
+
+
 def test_without_headers_the_unused_reservation_is_handed_back():
     state = _learned()
     assert decide(state, "a", "w", _cost(1000, out=500), T0, LIM).granted
