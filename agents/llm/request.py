@@ -2,7 +2,9 @@
 
 System blocks: the cached prefix (``cache_control`` on its last block), then the session
 overlay, then the call overlay last. The history carries a second, rolling cache breakpoint on
-its last block so each turn pays full price only for what it added.
+its last block so each turn pays full price only for what it added, and optionally one more at
+the end of the stubbed part of the history (``history_breakpoints``), which stays byte-stable
+after a compaction. The provider allows four breakpoints; this uses at most three.
 """
 
 from __future__ import annotations
@@ -66,6 +68,13 @@ def check_messages(messages: Sequence[Mapping[str, Any]], role_texts: Sequence[s
                     )
 
 
+def _mark_last_block(message: dict[str, Any]) -> None:
+    if isinstance(message.get("content"), str):
+        message["content"] = [{"type": "text", "text": message["content"]}]
+    if message["content"]:
+        message["content"][-1]["cache_control"] = {"type": "ephemeral"}
+
+
 def build_request(
     prefix: CachedPrefix,
     chain: OverlayChain,
@@ -75,6 +84,7 @@ def build_request(
     max_tokens: int,
     tools: Sequence[Mapping[str, Any]] | None = None,
     cache_history: bool = True,
+    history_breakpoint: int | None = None,
 ) -> dict[str, Any]:
     """Keyword arguments for ``client.messages.create``; inputs are copied, never mutated."""
     if tools is not None and normalise_tools(tools) != prefix.tool_specs:
@@ -88,11 +98,11 @@ def build_request(
     system = prefix.system_blocks() + [{"type": "text", "text": text} for text in overlays]
     history = copy.deepcopy([dict(m) for m in messages])
     if cache_history:
-        last = history[-1]
-        if isinstance(last.get("content"), str):
-            last["content"] = [{"type": "text", "text": last["content"]}]
-        if last["content"]:
-            last["content"][-1]["cache_control"] = {"type": "ephemeral"}
+        marks = {len(history) - 1}
+        if history_breakpoint is not None and 0 <= history_breakpoint < len(history):
+            marks.add(history_breakpoint)
+        for index in sorted(marks):
+            _mark_last_block(history[index])
     request: dict[str, Any] = {
         "model": model,
         "max_tokens": max_tokens,

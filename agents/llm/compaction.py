@@ -1,0 +1,127 @@
+"""Keeping a session's history under its context budget by stubbing older tool results.
+
+A stub says what was read and how to read it again (the same tool, the same arguments), so the
+model loses no way back to the data, only the copy. Stubs are sticky: once a result is stubbed it
+stays stubbed in every later request, so the history up to the last stubbed message (the
+``boundary``, where a cache breakpoint goes) is byte-identical from then on and is read from the
+cache. Compaction stubs whole turns, oldest first, from the high-water mark down to the
+low-water mark in one step, so the cached history moves rarely. The newest turns are never
+stubbed: they hold what the model is working on.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from agents.llm.context import ContextBudget, ContextFull
+
+STUB_PREFIX: Final = "[stubbed earlier result"
+# Turns (user messages with tool results) at the end of the history that stay whole.
+KEEP_RECENT: Final = 2
+
+
+def _chars(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
+def stub_text(name: str, args: Mapping[str, Any], chars: int) -> str:
+    call = json.dumps(dict(args), sort_keys=True, ensure_ascii=False)
+    return (
+        f"{STUB_PREFIX}: {name} {call} returned {chars:,} characters here; it was taken out to "
+        f"keep this conversation within the context window. Call {name} again with the same "
+        "arguments to read it again.]"
+    )
+
+
+@dataclass
+class Stubs:
+    """The session's stubbed tool results (by tool_use id) and the last message they reach."""
+
+    replaced: dict[str, str] = field(default_factory=dict)
+    boundary: int | None = None
+    compactions: int = 0
+
+    def apply(self, messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """The history as it is sent: stubbed results replaced, everything else as it was."""
+        return [self._render(m) for m in messages]
+
+    def _render(self, message: Mapping[str, Any]) -> dict[str, Any]:
+        content = message.get("content")
+        if not self.replaced or not isinstance(content, list):
+            return dict(message)
+        blocks = []
+        for block in content:
+            stub = self.replaced.get(str(block.get("tool_use_id"))) if _is_result(block) else None
+            blocks.append({**block, "content": stub} if stub is not None else block)
+        return {**message, "content": blocks}
+
+
+def _is_result(block: Any) -> bool:
+    return isinstance(block, Mapping) and block.get("type") == "tool_result"
+
+
+def _calls(messages: Sequence[Mapping[str, Any]]) -> dict[str, tuple[str, Mapping[str, Any]]]:
+    found: dict[str, tuple[str, Mapping[str, Any]]] = {}
+    for message in messages:
+        content = message.get("content")
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, Mapping) and block.get("type") == "tool_use":
+                found[str(block.get("id"))] = (str(block.get("name")), block.get("input") or {})
+    return found
+
+
+def history_tokens(messages: Sequence[Mapping[str, Any]], chars_per_token: float) -> int:
+    return math.ceil(sum(_chars(m) for m in messages) / chars_per_token)
+
+
+def compact(
+    messages: Sequence[Mapping[str, Any]],
+    stubs: Stubs,
+    *,
+    fixed_tokens: int,
+    chars_per_token: float,
+    budget: ContextBudget,
+    keep_recent: int = KEEP_RECENT,
+) -> Stubs:
+    """``stubs`` extended so the request fits the budget (unchanged while under high water).
+
+    ``fixed_tokens`` is the request's part outside the history (tools, system, overlays).
+    Raises :class:`ContextFull` when even stubbing every older turn leaves it over the limit.
+    """
+
+    def total(current: Stubs) -> int:
+        return fixed_tokens + history_tokens(current.apply(messages), chars_per_token)
+
+    if total(stubs) <= budget.high_water:
+        return stubs
+    turns = [i for i, m in enumerate(messages) if any(map(_is_result, _blocks(m)))]
+    eligible = turns[:-keep_recent] if keep_recent else turns
+    calls = _calls(messages)
+    out = Stubs(dict(stubs.replaced), stubs.boundary, stubs.compactions + 1)
+    size = total(out)
+    for index in eligible:
+        if size <= budget.low_water:
+            break
+        for block in _blocks(messages[index]):
+            use_id = str(block.get("tool_use_id"))
+            if not _is_result(block) or use_id in out.replaced:
+                continue
+            name, args = calls.get(use_id, ("the tool", {}))
+            out.replaced[use_id] = stub_text(name, args, len(str(block.get("content", ""))))
+        out.boundary = max(index, out.boundary or 0)
+        size = total(out)
+    if size > budget.limit:
+        raise ContextFull(
+            f"the conversation needs about {size} input tokens with every older tool result "
+            f"stubbed, over the {budget.limit}-token budget of a {budget.window}-token window"
+        )
+    return out
+
+
+def _blocks(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    content = message.get("content")
+    return [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
