@@ -192,7 +192,7 @@ class ScriptedModel:
         else:
             action = next_action(Conversation.from_request(body), read_files=self.read_files)
             if isinstance(action, ToolCall):
-                text = f"Calling {action.name}."
+                text = f"Calling {action.name}." + (f"\n{action.note}" if action.note else "")
                 content = [
                     {"type": "text", "text": text},
                     {

@@ -1,0 +1,154 @@
+"""A request read back as a conversation: the task, the tools offered, the calls made so far
+with their results, and what the model itself wrote along the way (its notes)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sandbox.model.diffscan import Finding, parse_json, walk
+
+_REF = re.compile(r"(?<![\w.-])([\w.-]+)/([\w.-]+)#(\d+)")  # anchored: linear on long text
+_FINDING_LINE = re.compile(r"(?m)^\s*[-*]?\s*`?([\w./-]+\.\w+)`?:(\d+):\s*(.+?)\s*$")
+
+
+@dataclass(frozen=True)
+class Call:
+    id: str
+    name: str
+    input: dict[str, Any]
+    result: str | None
+    is_error: bool = False
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    input: dict[str, Any]
+    note: str = ""  # what the model writes down beside the call (it survives stubbed results)
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+
+
+Action = ToolCall | Reply
+
+
+@dataclass
+class Conversation:
+    task: str
+    tools: dict[str, dict[str, Any]]
+    calls: list[Call] = field(default_factory=list)
+    notes: str = ""  # the model's own earlier words (assistant text), joined
+
+    @classmethod
+    def from_request(cls, body: Mapping[str, Any]) -> Conversation:
+        tools = {str(t.get("name")): dict(t) for t in body.get("tools") or []}
+        messages = list(body.get("messages") or [])
+        task = _texts(messages[0].get("content")) if messages else ""
+        inside = re.search(r"task:\s*(.*?)\s*</turn_context>", task, re.DOTALL)
+        conv = cls(inside.group(1) if inside else task, tools)
+        results: dict[str, tuple[str, bool]] = {}
+        for message in messages:
+            if message.get("role") == "user" and isinstance(message.get("content"), list):
+                for block in message["content"]:
+                    if block.get("type") == "tool_result":
+                        results[str(block.get("tool_use_id"))] = (
+                            _texts(block.get("content")),
+                            bool(block.get("is_error")),
+                        )
+        said: list[str] = []
+        for message in messages:
+            if message.get("role") == "assistant" and isinstance(message.get("content"), list):
+                for block in message["content"]:
+                    if block.get("type") == "text":
+                        said.append(str(block.get("text", "")))
+                    if block.get("type") == "tool_use":
+                        call_id = str(block.get("id"))
+                        result, failed = results.get(call_id, (None, False))
+                        name, args = str(block.get("name")), dict(block.get("input") or {})
+                        conv.calls.append(Call(call_id, name, args, result, failed))
+        conv.notes = "\n".join(said)
+        return conv
+
+    def called(self, name: str) -> list[Call]:
+        return [c for c in self.calls if c.name == name]
+
+    def offers(self, name: str) -> bool:
+        return name in self.tools
+
+    def accepts(self, name: str, argument: str) -> bool:
+        """Whether ``name``'s schema names ``argument`` (so a call can carry it)."""
+        schema = self.tools.get(name, {}).get("input_schema") or {}
+        props = schema.get("properties") if isinstance(schema, Mapping) else None
+        return isinstance(props, Mapping) and argument in props
+
+    def call(self, name: str, values: Mapping[str, Any], note: str = "") -> ToolCall:
+        """A call to ``name`` with the values its schema asks for (all of them if it has none)."""
+        schema = self.tools[name].get("input_schema") or {}
+        props = schema.get("properties") if isinstance(schema, Mapping) else None
+        if not isinstance(props, Mapping) or not props:
+            return ToolCall(name, dict(values), note)
+        args = {k: values[k] for k in props if k in values}
+        if "repo" in props and "owner" not in props and "owner" in values:
+            args["repo"] = f"{values['owner']}/{values['repo']}"
+        return ToolCall(name, args, note)
+
+
+def _texts(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            _texts(b.get("text") if b.get("type") == "text" else b.get("content"))
+            for b in content
+            if isinstance(b, Mapping) and b.get("type") in ("text", "tool_result")
+        )
+    return ""
+
+
+def ref_values(conv: Conversation) -> dict[str, Any]:
+    match = _REF.search(conv.task)
+    if not match:
+        return {}
+    owner, repo, number = match.group(1), match.group(2), int(match.group(3))
+    return {
+        "owner": owner,
+        "repo": repo,
+        "repository": f"{owner}/{repo}",
+        "full_name": f"{owner}/{repo}",
+        "number": number,
+        "pull_number": number,
+        "pr_number": number,
+        "issue_number": number,
+    }
+
+
+def head_sha(conv: Conversation) -> str | None:
+    for call in conv.called("get_pull"):
+        for obj in walk(parse_json(call.result or "")):
+            head = obj.get("head")
+            if isinstance(head, Mapping) and isinstance(head.get("sha"), str):
+                return str(head["sha"])
+            if isinstance(obj.get("head_sha"), str):
+                return str(obj["head_sha"])
+    return None
+
+
+def shard_findings(text: str) -> list[Finding]:
+    """Findings quoted in shard reviews: JSON comments or ``path:line: message`` lines."""
+    found: list[Finding] = []
+    for obj in walk(parse_json(text)):
+        path, line, body = obj.get("path"), obj.get("line"), obj.get("body")
+        if isinstance(path, str) and isinstance(line, int) and isinstance(body, str):
+            found.append(Finding(path, line, body))
+    for match in _FINDING_LINE.finditer(text):
+        found.append(Finding(match.group(1), int(match.group(2)), match.group(3)))
+    unique: dict[tuple[str, int, str], Finding] = {}
+    for f in found:
+        unique.setdefault((f.path, f.line, " ".join(f.body.lower().split())), f)
+    return sorted(unique.values(), key=lambda f: (f.path, f.line))
