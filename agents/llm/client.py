@@ -138,7 +138,7 @@ class LLMClient:
 
     def throttle(self, model: str) -> KeyThrottle:
         """The key's throttle for ``model`` (limits are per key and model class)."""
-        name = f"llm:{self.key_id}:{self.registry.resolve(model)}"
+        name = f"{self.key_id}:{self.registry.resolve(model)}"
         found = self._throttles.get(name)
         if found is None:
             found = KeyThrottle(name, limits=self.limits, clock=self.clock, backend=self._backend)
