@@ -68,52 +68,43 @@ def minter(sandbox: SandboxServer) -> Iterator[InstallationMinter]:
     m.close()
 
 
-def test_over_ceiling_permission_is_refused_before_any_request(
-    minter: InstallationMinter, sandbox: SandboxServer
+@pytest.mark.parametrize(
+    ("asked", "refusal"),
+    [
+        (
+            scope(contents="write"),
+            "role 'reviewer': permissions.contents: 'write' exceeds the worker ceiling "
+            "(contents:read)",
+        ),
+        (
+            scope(administration="write"),
+            "role 'reviewer': permissions.administration: 'write' is outside the worker ceiling "
+            "(issues:write, pull_requests:write, contents:read, metadata:read)",
+        ),
+        (
+            scope(pull_request="write"),
+            "role 'reviewer': permissions.pull_request: unknown permission 'pull_request' "
+            "(did you mean 'pull_requests'?)",
+        ),
+        (
+            TokenScope(repositories=("acme/widgets",), permissions={}),
+            "role 'reviewer': asks for no permissions; name each one it needs",
+        ),
+        (
+            TokenScope(repositories=(), permissions=REVIEWER),
+            "role 'reviewer': names no repositories; a token without them reaches every "
+            "repository of the installation",
+        ),
+    ],
+    ids=["above-ceiling", "outside-ceiling", "misspelled", "no-permissions", "no-repositories"],
+)
+def test_a_scope_no_worker_may_hold_is_refused_before_any_request(
+    minter: InstallationMinter, sandbox: SandboxServer, asked: TokenScope, refusal: str
 ) -> None:
     with pytest.raises(PermissionRefused) as refused:
-        minter.acquire(scope(contents="write"), role="reviewer", holder="w1")
-    assert str(refused.value) == (
-        "role 'reviewer': permissions.contents: 'write' exceeds the worker ceiling (contents:read)"
-    )
+        minter.acquire(asked, role="reviewer", holder="w1")
+    assert str(refused.value) == refusal
     assert sandbox.state.requests == []
-
-
-def test_permission_outside_the_ceiling_is_refused(minter: InstallationMinter) -> None:
-    with pytest.raises(PermissionRefused) as refused:
-        minter.acquire(scope(administration="write"), role="reviewer", holder="w1")
-    assert str(refused.value) == (
-        "role 'reviewer': permissions.administration: 'write' is outside the worker ceiling "
-        "(issues:write, pull_requests:write, contents:read, metadata:read)"
-    )
-
-
-def test_misspelled_permission_key_is_refused_with_a_suggestion(
-    minter: InstallationMinter, minted: Minted
-) -> None:
-    with pytest.raises(PermissionRefused) as refused:
-        minter.acquire(scope(pull_request="write"), role="reviewer", holder="w1")
-    assert str(refused.value) == (
-        "role 'reviewer': permissions.pull_request: unknown permission 'pull_request' "
-        "(did you mean 'pull_requests'?)"
-    )
-    assert minted.tokens() == []
-
-
-def test_empty_permissions_are_refused_because_github_reads_them_as_all(
-    minter: InstallationMinter,
-) -> None:
-    with pytest.raises(PermissionRefused) as refused:
-        minter.acquire(
-            TokenScope(repositories=("acme/widgets",), permissions={}), role="triager", holder="w"
-        )
-    assert str(refused.value) == ("role 'triager': asks for no permissions; name each one it needs")
-
-
-def test_scope_without_repositories_is_refused(minter: InstallationMinter) -> None:
-    with pytest.raises(PermissionRefused) as refused:
-        minter.acquire(TokenScope(repositories=(), permissions=REVIEWER), role="r", holder="w")
-    assert "names no repositories" in str(refused.value)
 
 
 def test_mint_is_down_scoped_to_the_task_repositories_and_role_permissions(
