@@ -60,7 +60,8 @@ planted = st.one_of(
     tail.map(lambda t: (f"Authorization: Bearer x{t}9", f"x{t}9")),
     tail.map(lambda t: (f"Cookie: session=z{t}", f"z{t}")),
     tail.map(lambda t: (f"password=p{t}0", f"p{t}0")),
-    tail.map(lambda t: (f'{{"api_key": "k{t}"}}', f"k{t}")),
+    # The digit keeps a short planted value from matching the key's own name ("ke" in api_key).
+    tail.map(lambda t: (f'{{"api_key": "k{t}7"}}', f"k{t}7")),
     tail.map(lambda t: (f"https://app.test/login?email=a@b.c&token=m{t}1", f"m{t}1")),
     blobs.filter(lambda b: any(c.isdigit() for c in b)).map(lambda b: (b, b)),
 )
