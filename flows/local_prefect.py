@@ -26,6 +26,8 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from agents.processes import pid_alive
+
 PREFERRED_PORT = 4200
 STATE_FILE = "server.json"
 LOG_FILE = "server.log"
@@ -70,9 +72,9 @@ def status(home: Path) -> LocalServer | None:
     recorded = _read_state(home)
     if recorded is None:
         return None
-    if _alive(recorded.pid) and _serves(recorded):
+    if pid_alive(recorded.pid) and _serves(recorded):
         return recorded
-    if not _alive(recorded.pid):
+    if not pid_alive(recorded.pid):
         (home / STATE_FILE).unlink(missing_ok=True)
     return None
 
@@ -85,7 +87,7 @@ def ensure_running(home: Path, *, timeout: float = START_TIMEOUT_S) -> tuple[Loc
         if running is not None:
             return running, False
         recorded = _read_state(home)
-        if recorded is not None and _alive(recorded.pid):
+        if recorded is not None and pid_alive(recorded.pid):
             # Alive but not answering: an earlier start that hangs. Replace it.
             _terminate(recorded.pid)
         return _start(home, timeout), True
@@ -99,7 +101,7 @@ def stop(home: Path) -> LocalServer | None:
         recorded = _read_state(home)
         if recorded is None:
             return None
-        if _alive(recorded.pid):
+        if pid_alive(recorded.pid):
             _terminate(recorded.pid)
         (home / STATE_FILE).unlink(missing_ok=True)
         return recorded
@@ -179,30 +181,15 @@ def _serves(server: LocalServer) -> bool:
     return isinstance(settings, dict) and settings.get("home") == str(server.home)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie child of this process still "exists"; reap it if it is ours.
-    with suppress(ChildProcessError):
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        if done == pid:
-            return False
-    return True
-
-
 def _terminate(pid: int) -> None:
     """SIGTERM the server's process group, SIGKILL what is left after a grace period."""
     for sig, grace in ((signal.SIGTERM, STOP_TIMEOUT_S), (signal.SIGKILL, 5.0)):
         with suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, sig)
         deadline = time.monotonic() + grace
-        while _alive(pid) and time.monotonic() < deadline:
+        while pid_alive(pid) and time.monotonic() < deadline:
             time.sleep(0.1)
-        if not _alive(pid):
+        if not pid_alive(pid):
             return
 
 

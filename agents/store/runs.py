@@ -11,6 +11,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from agents.processes import pid_alive
 from agents.store.base import (
     StoreBase,
     StoreError,
@@ -29,16 +30,6 @@ from agents.store.records import (
     WorkerRecord,
 )
 from agents.store.schema import swarm_runs, workers
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class RunsMixin(StoreBase):
@@ -212,7 +203,7 @@ class RunsMixin(StoreBase):
         stale: dict[str, str] = {}
         for w in self.list_workers(status="running"):
             last = w.heartbeat_at or w.started_at
-            if w.host == here and w.pid is not None and not _pid_alive(w.pid):
+            if w.host == here and w.pid is not None and not pid_alive(w.pid):
                 stale[w.id] = f"stale: process {w.pid} on {here} is gone"
             elif last < cutoff:
                 stale[w.id] = f"stale: no heartbeat since {last.isoformat()}"
