@@ -23,6 +23,8 @@ FILES_PER_PAGE = 20
 MAX_PATCH_CHARS = 6_000
 MAX_FILE_CHARS = 20_000
 MAX_COMMENTS = 50
+# How many of a page's file names its one-line summary (the transcript, the run log) shows.
+SUMMARY_NAMES = 5
 
 
 class _Args(BaseModel):
@@ -138,7 +140,10 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
             "total_files": len(files),
             "files": shown,
         }
-        summary = f"page {args.page}/{pages}, {len(shown)} file(s)"
+        names = [str(f["filename"]) for f in shown]
+        more = f" and {len(names) - SUMMARY_NAMES} more" if len(names) > SUMMARY_NAMES else ""
+        summary = f"page {args.page}/{pages}, {len(shown)} file(s): "
+        summary += ", ".join(names[:SUMMARY_NAMES]) + more
         return ToolResult(_untrusted("diff", listing, f"{repo}#{ctx.task.number}"), summary=summary)
 
     async def read_file(args: ReadFileArgs) -> ToolResult:

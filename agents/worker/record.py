@@ -15,10 +15,12 @@ from agents.llm.prompt import CachedPrefix
 from agents.llm.turn import ToolResult
 from agents.outcome import OutcomeStatus
 from agents.store.base import UnknownWorkerError
+from agents.worker import story
 from agents.worker.ports import ModelTurn, ToolUse
 
 if TYPE_CHECKING:
     from agents.github.records import GitHubCallRecord
+    from agents.identity.verify import VerifiedIdentity
     from agents.store.store import Store
 
 PREVIEW_CHARS = 160
@@ -27,9 +29,12 @@ STORE_STATUS: Mapping[str, str] = {"skipped": "succeeded", "paused": "failed"}
 
 
 class StoreRecorder:
+    """Also tells the worker's story in the log (:mod:`agents.worker.story`) as it records."""
+
     def __init__(self, store: Store, worker_id: str) -> None:
         self.store = store
         self.worker_id = worker_id
+        self.model_calls = 0
 
     # -- around the loop ----------------------------------------------------------------------
 
@@ -54,9 +59,13 @@ class StoreRecorder:
             return
         self.store.update_worker(self.worker_id, status="running")
 
-    def verified(self, login: str, credential_id: str) -> None:
+    def verified(self, identity: VerifiedIdentity) -> None:
+        login = identity.login
         self.store.update_worker(self.worker_id, identity_login=login)
-        self._status({"status": "verified", "login": login, "credential_id": credential_id})
+        self._status(
+            {"status": "verified", "login": login, "credential_id": identity.token_fingerprint}
+        )
+        story.verified(identity)
 
     def session_start(self, prefix: CachedPrefix) -> None:
         self.store.record_prompt_prefix(prefix.sha256, prefix.text)
@@ -134,6 +143,8 @@ class StoreRecorder:
             tokens=usage.total_tokens,
             cost=turn.cost_usd,
         )
+        self.model_calls += 1
+        story.model_call(turn, self.model_calls)
 
     def tool_call(self, use: ToolUse) -> None:
         self.store.append_event(
@@ -153,3 +164,4 @@ class StoreRecorder:
                 "preview": result.content[:PREVIEW_CHARS],
             },
         )
+        story.tool_called(use, result)

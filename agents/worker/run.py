@@ -26,6 +26,7 @@ from agents.redact import redact
 from agents.roles import resolve_chain
 from agents.tools import WorkerContext, build_toolbox
 from agents.tools.review import posted_review_url
+from agents.worker import story
 from agents.worker.budget import BudgetExhausted, Meter
 from agents.worker.deps import WorkerDeps
 from agents.worker.loop import Session, SessionResult, run_session
@@ -107,11 +108,12 @@ async def run_worker(sealed: SealedEnvelope, deps: WorkerDeps) -> WorkerOutcome:
     record.register(sealed, env.roles.ids())
     meter = Meter(env.budgets)
     login = env.identity.expected_login
+    log.info("worker %s starts: %s as %s", env.worker_id, env.task.label, env.roles.agent)
     try:
         opened = deps.opener.open(sealed)
         verified = await asyncio.to_thread(deps.verifier.verify, opened)
         login = verified.login
-        record.verified(login, verified.token_fingerprint)
+        record.verified(verified)
         gateway = _gateway(deps, opened, login, record, meter)
         try:
             # The wall-time budget also cuts a turn short that is stuck in a slow call.
@@ -224,5 +226,5 @@ def _finish(
         paused_until=end.paused_until,
     )
     record.finish(end.status, reason, meter.used())
-    log.info("worker %s %s: %s %s", env.worker_id, env.task.label, end.status, reason or "")
+    story.ended(outcome)
     return outcome

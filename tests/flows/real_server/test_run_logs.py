@@ -30,3 +30,24 @@ def test_every_worker_task_run_log_holds_that_workers_own_lines(observed: Observ
         ]
         assert own, f"no project log line in task run {task_run['name']}"
         assert all(log["level"] >= 20 for log in own)
+
+
+def test_a_workers_task_run_log_tells_its_story_in_order(observed: ObservedSwarm) -> None:
+    run = observed.runs[0]
+    worker = next(t for t in observed.task_runs(run.flow_run_id) if "acme/widgets#1" in t["name"])
+    lines = [
+        log["message"]
+        for log in observed.logs(run.flow_run_id)
+        if log["task_run_id"] == worker["id"] and log["name"] == "agents.worker"
+    ]
+    steps = [
+        "starts: acme/widgets#1",
+        "identity verified: swarm-reviewer[bot]",
+        "LLM call 1 (",
+        "read the changed files: page 1/1",
+        "checkpoint: ",
+        "review posted with ",
+        "ended succeeded; review http",
+    ]
+    found = [next((i for i, line in enumerate(lines) if step in line), -1) for step in steps]
+    assert -1 not in found and found == sorted(found), "\n".join(lines)
