@@ -25,12 +25,15 @@ def _check_scope(repo: str | None, role: str | None) -> None:
         raise ConfigError(f"--role: {role!r} is not a role id like 'reviewer'")
 
 
+# What a person writes; learnings come only from review feedback (`swarm memory review`).
+PERSON_KINDS = ("fact", "procedure")
+
+
 def _check_kind(kind: str) -> None:
     from agents.config import ConfigError
-    from agents.store.records import MEMORY_KINDS
 
-    if kind not in MEMORY_KINDS:
-        raise ConfigError(f"--kind: {kind!r} is not one of: {', '.join(MEMORY_KINDS)}")
+    if kind not in PERSON_KINDS:
+        raise ConfigError(f"--kind: {kind!r} is not one of: {', '.join(PERSON_KINDS)}")
 
 
 def memory_list(*, repo: str | None, role: str | None, include_inactive: bool) -> None:

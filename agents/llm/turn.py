@@ -71,13 +71,16 @@ def user_message(
     *,
     tool_results: Sequence[tuple[str, ToolResult]] = (),
     recall: Sequence[str] = (),
+    briefing: str = "",
 ) -> dict[str, Any]:
     """One user turn: tool results (by tool use id) first, as the API requires, then turn
-    context and recall."""
+    context, recall, and a briefing the caller has already delimited (``wrap_untrusted``)."""
     text = context.render()
     recalled = render_recall(recall)
     if recalled:
         text += "\n" + recalled
+    if briefing.strip():
+        text += "\n" + briefing.strip()
     content: list[dict[str, Any]] = [result.block(use_id) for use_id, result in tool_results]
     content.append({"type": "text", "text": text})
     return {"role": "user", "content": content}

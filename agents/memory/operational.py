@@ -52,6 +52,8 @@ def recall(
         return []
     candidates: list[tuple[int, float, RecallHit]] = []
     for m in backend.list_memories(repo=repo, role=role, include_global=True):
+        if m.kind == "learning":
+            continue  # quoted feedback reaches the model only delimited, as the briefing
         score = len(wanted & _words(m.body))
         if score:
             hit = RecallHit(f"memory:{m.id}", m.kind, _excerpt(m.body), score)
@@ -77,12 +79,14 @@ class AgentMemory:
         run_id: str | None = None,
         repo: str | None = None,
         role: str | None = None,
+        pr_number: int | None = None,
     ) -> None:
         self._backend = backend
         self.worker_id = worker_id
         self.run_id = run_id
         self.repo = repo
         self.role = role
+        self.pr_number = pr_number
 
     def note(self, body: str) -> NoteRow:
         """Append a note (never edits an earlier one)."""
@@ -99,6 +103,7 @@ class AgentMemory:
             run_id=self.run_id,
             repo=self.repo,
             role=self.role,
+            pr_number=self.pr_number,
         )
 
     def continuity(self) -> str | None:
@@ -106,6 +111,21 @@ class AgentMemory:
             worker_id=self.worker_id, kind="continuity", limit=1
         )
         return latest[0].body if latest else None
+
+    def previous_continuity(self) -> NoteRow | None:
+        """Where the last session of this role on this repository (and pull request, when the
+        work has one) left off: another worker's latest continuity, or None."""
+        if self.repo is None or self.role is None:
+            return None
+        found = self._backend.list_agent_notes(
+            repo=self.repo,
+            role=self.role,
+            kind="continuity",
+            pr_number=self.pr_number,
+            exclude_worker=self.worker_id,
+            limit=1,
+        )
+        return found[0] if found else None
 
     def notes(self, limit: int = 50) -> list[NoteRow]:
         return list(

@@ -51,6 +51,10 @@ class MemoryRow(_Written, Protocol):
 class NoteRow(_Written, Protocol):
     @property
     def worker_id(self) -> str: ...
+    @property
+    def run_id(self) -> str | None: ...
+    @property
+    def pr_number(self) -> int | None: ...
 
 
 class EventRow(_Row, Protocol):
@@ -93,6 +97,7 @@ class MemoryBackend(Protocol):
         role: str | None = ...,
         include_global: bool = ...,
         include_inactive: bool = ...,
+        states: tuple[str, ...] | None = ...,
     ) -> Sequence[MemoryRow]: ...
 
     def supersede_memory(
@@ -116,6 +121,7 @@ class MemoryBackend(Protocol):
         run_id: str | None = ...,
         repo: str | None = ...,
         role: str | None = ...,
+        pr_number: int | None = ...,
     ) -> NoteRow: ...
 
     def list_agent_notes(
@@ -126,6 +132,8 @@ class MemoryBackend(Protocol):
         role: str | None = ...,
         kind: str | None = ...,
         limit: int = ...,
+        pr_number: int | None = ...,
+        exclude_worker: str | None = ...,
     ) -> Sequence[NoteRow]: ...
 
 

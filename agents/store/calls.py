@@ -38,6 +38,7 @@ class CallsMixin(StoreBase):
         latency_ms: int,
         stop_reason: str | None,
         cache_miss: bool | None = None,
+        memory_hash: str | None = None,
     ) -> None:
         """``cache_miss`` defaults to "a cacheable prefix was sent but nothing was read"."""
         if cache_miss is None:
@@ -58,6 +59,7 @@ class CallsMixin(StoreBase):
                 "stop_reason": clean(stop_reason),
                 "cache_miss": cache_miss,
                 "at": utcnow(),
+                "memory_hash": clean(memory_hash),
             },
         )
 

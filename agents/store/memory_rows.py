@@ -3,12 +3,27 @@ append-only agent notes. Policy (scoping, snapshots, recall) lives in ``agents.m
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import sqlalchemy as sa
 
-from agents.store.base import StoreBase, StoreError, check_choice, clean, to_record, utcnow
-from agents.store.records import MEMORY_KINDS, NOTE_KINDS, MemoryRecord, NoteRecord
+from agents.store.base import (
+    StoreBase,
+    StoreError,
+    check_choice,
+    clean,
+    clean_json,
+    to_record,
+    utcnow,
+)
+from agents.store.records import (
+    MEMORY_KINDS,
+    MEMORY_STATES,
+    NOTE_KINDS,
+    MemoryRecord,
+    NoteRecord,
+)
 from agents.store.schema import agent_notes, memories
 
 AUTHOR_KINDS = ("person", "worker")
@@ -41,7 +56,19 @@ class MemoryRowsMixin(StoreBase):
         repo: str | None = None,
         role: str | None = None,
         run_id: str | None = None,
+        state: str = "active",
+        worker_id: str | None = None,
+        pr_number: int | None = None,
+        source: Mapping[str, Any] | None = None,
+        source_key: str | None = None,
     ) -> MemoryRecord:
+        """A new memory. With ``source_key`` it is written once: adding the same key again
+        hands back the row already there (whatever its state), so feedback read twice is
+        proposed once."""
+        if source_key is not None:
+            found = self.memory_by_source(source_key)
+            if found is not None:
+                return found
         values = {
             "kind": check_choice(kind, MEMORY_KINDS, "memory kind"),
             "body": _body(body),
@@ -51,9 +78,38 @@ class MemoryRowsMixin(StoreBase):
             "role": clean(role),
             "run_id": run_id,
             "created_at": utcnow(),
+            "state": check_choice(state, MEMORY_STATES, "memory state"),
+            "worker_id": worker_id,
+            "pr_number": pr_number,
+            "source": clean_json(dict(source)) if source is not None else None,
+            "source_key": clean(source_key),
         }
-        with self._db.write() as conn:
-            return to_record(MemoryRecord, _inserted(conn, memories, values))
+        try:
+            with self._db.write() as conn:
+                return to_record(MemoryRecord, _inserted(conn, memories, values))
+        except sa.exc.IntegrityError:
+            found = self.memory_by_source(source_key) if source_key else None
+            if found is None:
+                raise
+            return found  # another process wrote the same source first
+
+    def memory_by_source(self, source_key: str) -> MemoryRecord | None:
+        return self._first(
+            MemoryRecord, sa.select(memories).where(memories.c.source_key == clean(source_key))
+        )
+
+    def set_memory_state(self, memory_id: int, state: str, *, by: str) -> MemoryRecord:
+        """Accept (``active``) or reject a proposal; ``by`` is recorded in its source."""
+        check_choice(state, MEMORY_STATES, "memory state")
+        old = self.get_memory(memory_id)
+        if not old.active:
+            raise StoreError(f"memory {memory_id} is no longer active (superseded or deleted)")
+        source = {**(old.source or {}), "reviewed_by": by, "reviewed_to": state}
+        m = memories.c
+        live = sa.and_(m.id == memory_id, m.state == old.state, m.deleted_at.is_(None))
+        if self._update(memories, live, {"state": state, "source": clean_json(source)}) != 1:
+            raise StoreError(f"memory {memory_id} changed meanwhile; list and retry")
+        return self.get_memory(memory_id)
 
     def get_memory(self, memory_id: int) -> MemoryRecord:
         query = sa.select(memories).where(memories.c.id == memory_id)
@@ -66,11 +122,15 @@ class MemoryRowsMixin(StoreBase):
         role: str | None = None,
         include_global: bool = True,
         include_inactive: bool = False,
+        states: tuple[str, ...] | None = ("active",),
     ) -> list[MemoryRecord]:
         """Memories for ``repo``/``role``; with ``include_global`` also those not scoped to a
-        repo (or role), i.e. everything that applies there. Oldest first."""
+        repo (or role), i.e. everything that applies there. Oldest first. ``states`` picks
+        accepted ones by default (None: every state)."""
         m = memories.c
         query = sa.select(memories).order_by(m.created_at, m.id)
+        if states is not None:
+            query = query.where(m.state.in_(states))
         for column, value in ((m.repo, repo), (m.role, role)):
             if value is not None:
                 query = query.where(
@@ -103,6 +163,9 @@ class MemoryRowsMixin(StoreBase):
             "run_id": run_id,
             "created_at": utcnow(),
             "supersedes": memory_id,
+            "state": old.state,
+            "pr_number": old.pr_number,
+            "source": clean_json(old.source) if old.source is not None else None,
         }
         m = memories.c
         with self._db.write() as conn:
@@ -134,6 +197,7 @@ class MemoryRowsMixin(StoreBase):
         run_id: str | None = None,
         repo: str | None = None,
         role: str | None = None,
+        pr_number: int | None = None,
     ) -> NoteRecord:
         values = {
             "worker_id": worker_id,
@@ -143,6 +207,7 @@ class MemoryRowsMixin(StoreBase):
             "repo": clean(repo),
             "role": clean(role),
             "created_at": utcnow(),
+            "pr_number": pr_number,
         }
         with self._db.write() as conn:
             return to_record(NoteRecord, _inserted(conn, agent_notes, values))
@@ -155,6 +220,8 @@ class MemoryRowsMixin(StoreBase):
         role: str | None = None,
         kind: str | None = None,
         limit: int = 200,
+        pr_number: int | None = None,
+        exclude_worker: str | None = None,
     ) -> list[NoteRecord]:
         """Newest first."""
         n = agent_notes.c
@@ -164,7 +231,25 @@ class MemoryRowsMixin(StoreBase):
             (n.repo, repo),
             (n.role, role),
             (n.kind, kind),
+            (n.pr_number, pr_number),
         ):
             if value is not None:
                 query = query.where(column == value)
+        if exclude_worker is not None:
+            query = query.where(n.worker_id != exclude_worker)
         return self._all(NoteRecord, query)
+
+    def get_agent_note(self, note_id: int) -> NoteRecord:
+        query = sa.select(agent_notes).where(agent_notes.c.id == note_id)
+        return self._one(NoteRecord, query, UnknownMemoryError(f"no agent note with id {note_id}"))
+
+    def edit_agent_note(self, note_id: int, body: str) -> NoteRecord:
+        """A person's correction of what a worker wrote (notes are append-only for workers)."""
+        self.get_agent_note(note_id)
+        self._update(agent_notes, agent_notes.c.id == note_id, {"body": _body(body)})
+        return self.get_agent_note(note_id)
+
+    def delete_agent_note(self, note_id: int) -> None:
+        self.get_agent_note(note_id)
+        with self._db.write() as conn:
+            conn.execute(sa.delete(agent_notes).where(agent_notes.c.id == note_id))

@@ -15,8 +15,11 @@ FINAL_WORKER_STATUSES = frozenset(WORKER_STATUSES) - {"pending", "running"}
 RunStatus = Literal["running", "succeeded", "failed", "partial", "cancelled"]
 RUN_STATUSES: tuple[str, ...] = get_args(RunStatus)
 
-MemoryKind = Literal["fact", "procedure"]
+# A learning is read from feedback on the bot's review comments: quoted, attributed, untrusted.
+MemoryKind = Literal["fact", "procedure", "learning"]
 MEMORY_KINDS: tuple[str, ...] = get_args(MemoryKind)
+MemoryState = Literal["active", "proposed", "rejected"]
+MEMORY_STATES: tuple[str, ...] = get_args(MemoryState)
 NoteKind = Literal["note", "continuity"]
 NOTE_KINDS: tuple[str, ...] = get_args(NoteKind)
 
@@ -107,6 +110,7 @@ class LlmCallRecord:
     stop_reason: str | None
     cache_miss: bool
     at: datetime
+    memory_hash: str | None = None
 
 
 @dataclass(frozen=True)
@@ -146,9 +150,15 @@ class MemoryRecord:
     superseded_by: int | None
     deleted_at: datetime | None
     deleted_by: str | None
+    state: str = "active"
+    worker_id: str | None = None
+    pr_number: int | None = None
+    source: dict[str, Any] | None = None
+    source_key: str | None = None
 
     @property
     def active(self) -> bool:
+        """Not superseded and not deleted (a proposal is live too, but no worker sees it)."""
         return self.superseded_by is None and self.deleted_at is None
 
 
@@ -162,6 +172,7 @@ class NoteRecord:
     kind: str
     body: str
     created_at: datetime
+    pr_number: int | None = None
 
 
 @dataclass(frozen=True)

@@ -147,6 +147,9 @@ llm_calls = sa.Table(
     sa.Column("stop_reason", Clipped(64)),
     sa.Column("cache_miss", sa.Boolean, nullable=False),
     _at(),
+    # The hash of the session's frozen memory snapshot (part of the prefix, recorded apart so a
+    # person can tell which memories a call saw).
+    sa.Column("memory_hash", Clipped(100)),
     sa.Index(None, "at"),
 )
 
@@ -227,7 +230,17 @@ memories = sa.Table(
     sa.Column("superseded_by", sa.BigInteger),
     _at("deleted_at", nullable=True),
     sa.Column("deleted_by", Clipped(200)),
+    # active (workers see it), proposed (waits for `swarm memory review`), rejected (kept so the
+    # same feedback is never proposed twice).
+    sa.Column("state", sa.String(16), nullable=False, server_default="active"),
+    # Provenance beyond the author: the worker and pull request it came from, and for a learning
+    # the review comment and reply it was read from (``source``), keyed once (``source_key``).
+    sa.Column("worker_id", sa.String(64)),
+    sa.Column("pr_number", sa.Integer),
+    sa.Column("source", JSONType),
+    sa.Column("source_key", sa.String(300)),
     sa.Index(None, "repo", "role"),
+    sa.Index(None, "source_key", unique=True),
 )
 
 agent_notes = sa.Table(
@@ -241,6 +254,8 @@ agent_notes = sa.Table(
     sa.Column("kind", sa.String(16), nullable=False),
     sa.Column("body", sa.Text, nullable=False),
     _at("created_at"),
+    # The pull request (or issue) the worker worked on: a re-review reads its continuity.
+    sa.Column("pr_number", sa.Integer),
 )
 
 # One JSON document per identity, read and rewritten under a row lock by ``StateRowsMixin``

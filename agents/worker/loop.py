@@ -43,6 +43,11 @@ class Session:
     task: str
     # Memory written since the session started, for the turn after tool results.
     recall: Callable[[str], Sequence[str]] = field(default=_no_recall)
+    # The frozen memory snapshot's hash, recorded with every call beside the prefix hash.
+    memory_hash: str | None = None
+    # Quoted material for the first turn only (learnings from reviewed feedback), already
+    # delimited as untrusted by the caller; it stays in the history, never in the system.
+    briefing: str = ""
     clock: Callable[[], datetime] = field(default=_now)
 
 
@@ -64,12 +69,15 @@ async def run_session(
         task: str,
         tool_results: Sequence[tuple[str, ToolResult]] = (),
         recall: Sequence[str] = (),
+        briefing: str = "",
     ) -> None:
         context = TurnContext(task, meter.left(), session.clock(), meter.turns + 1)
-        messages.append(user_message(context, tool_results=tool_results, recall=recall))
+        messages.append(
+            user_message(context, tool_results=tool_results, recall=recall, briefing=briefing)
+        )
         recorder.user_turn(messages[-1])
 
-    say(session.task)
+    say(session.task, briefing=session.briefing)
     continued = False
     while True:
         meter.check()
@@ -91,6 +99,7 @@ async def run_session(
                 role_chain=session.chain.resolved_chain(),
                 cost_usd=meter.charge(result, session.model),
                 cache_miss=not first and is_cache_miss(result.usage, session.prefix.approx_tokens),
+                memory_hash=session.memory_hash,
             )
         )
         messages.append(assistant_message(result.content))

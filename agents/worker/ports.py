@@ -39,6 +39,7 @@ class ModelTurn:
     role_chain: list[str]
     cost_usd: float
     cache_miss: bool
+    memory_hash: str | None = None
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from agents.envelope import SealedEnvelope, envelope_hash
 from agents.llm.prompt import CachedPrefix
 from agents.llm.turn import ToolResult
+from agents.memory.snapshot import MemorySnapshot
 from agents.outcome import OutcomeStatus
 from agents.store.base import UnknownWorkerError
 from agents.worker import story
@@ -67,13 +68,18 @@ class StoreRecorder:
         )
         story.verified(identity)
 
-    def session_start(self, prefix: CachedPrefix) -> None:
+    def session_start(self, prefix: CachedPrefix, snapshot: MemorySnapshot) -> None:
         self.store.record_prompt_prefix(prefix.sha256, prefix.text)
         self._status(
             {
                 "status": "session_start",
                 "prefix_hash": prefix.sha256,
                 "fragments": prefix.manifest(),
+                "memory": {
+                    "hash": snapshot.hash,
+                    "memory_ids": list(snapshot.memory_ids),
+                    "continuity_note": snapshot.continuity_id,
+                },
             }
         )
 
@@ -135,6 +141,7 @@ class StoreRecorder:
             latency_ms=int(result.latency_s * 1000),
             stop_reason=result.stop_reason,
             cache_miss=turn.cache_miss,
+            memory_hash=turn.memory_hash,
         )
         self.store.append_event(
             self.worker_id,

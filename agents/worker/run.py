@@ -154,7 +154,12 @@ async def _work(
     chain = resolve_chain(deps.roles, env.roles)
     agent = chain.agent
     memory = AgentMemory(
-        deps.store, env.worker_id, run_id=env.run_id, repo=task.repo, role=agent.id
+        deps.store,
+        env.worker_id,
+        run_id=env.run_id,
+        repo=task.repo,
+        role=agent.id,
+        pr_number=task.number,
     )
     ctx = WorkerContext(
         worker_id=env.worker_id,
@@ -173,9 +178,10 @@ async def _work(
     if posted is not None:
         return _End("skipped", "already reviewed at this head SHA", review_url=posted)
     toolbox = build_toolbox(ctx, chain.allowed_tools())
-    snapshot = frozen_snapshot(deps.store, task.repo, agent.id)
+    previous = memory.previous_continuity()
+    snapshot = frozen_snapshot(deps.store, task.repo, agent.id, continuity=previous)
     prefix = await build_prefix(agent, toolbox.schemas(), snapshot.text, ctx.guidance_file)
-    record.session_start(prefix)
+    record.session_start(prefix, snapshot)
     frozen = {f"memory:{i}" for i in snapshot.memory_ids}
 
     def recall(query: str) -> list[str]:
@@ -190,6 +196,7 @@ async def _work(
         max_tokens=agent.limits.max_output_tokens,
         task=describe_task(task),
         recall=recall,
+        memory_hash=snapshot.hash,
     )
     result: SessionResult = await run_session(deps.model, toolbox, record, session, meter)
     if result.ended == "done" and result.text:

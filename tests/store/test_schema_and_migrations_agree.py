@@ -84,15 +84,25 @@ def test_upgrading_a_0001_database_keeps_its_rows(
     run_id = old.create_run("schedule", totals={"prs": 2})
     worker_id = old.create_worker(run_id, role_chain=["reviewer"], status="running")
     old.append_events(worker_id, [NewEvent("user_turn", "review PR 4"), NewEvent("status", "ok")])
-    memory = old.add_memory("fact", "CI runs on Python 3.11", author="maintainer")
+    with db.write() as conn:  # the 0001 memories table, as its code wrote it
+        conn.exec_driver_sql(
+            "INSERT INTO memories (kind, body, author, author_kind, created_at) "
+            "VALUES ('fact', 'CI runs on Python 3.11', 'maintainer', 'person', "
+            "'2026-11-30 10:00:00')"
+        )
     old.record_github_call(identity="reviewer[bot]", worker_id=worker_id, method="POST", route="/x")
     before = _read_back(old, run_id, worker_id)
     old.close()
 
     with empty_target.open() as store:
-        assert current_revision(store._db) == head_revision() == "0002"
+        assert current_revision(store._db) == head_revision()
         assert _read_back(store, run_id, worker_id) == before
-        assert store.get_memory(memory.id) == memory
+        (memory,) = store.list_memories()
+        assert (memory.body, memory.author, memory.state) == (
+            "CI runs on Python 3.11",
+            "maintainer",
+            "active",
+        )
         assert len(store.audit("reviewer[bot]")) == 1
         kept = store.transact_state("reviewer[bot]", lambda doc: (doc, doc))
         assert kept == ({"paused_until": 5.0} if legacy_table else {})
