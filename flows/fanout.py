@@ -24,12 +24,14 @@ from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import State
 from prefect.states import Cancelled, Completed, Failed
 
-from agents.envelope import SealedEnvelope
+from agents.envelope import Budgets, SealedEnvelope
 from agents.outcome import WorkerOutcome
 from agents.planning import PlannedPR
 from agents.redact import redact
 from agents.work import Assignment
 from flows.runtime_glue import role_identity
+from flows.swarm_events import emit_for
+from flows.worker_pages import publish_worker, ui_link, worker_key
 
 if TYPE_CHECKING:
     from agents.wiring import Runtime
@@ -99,11 +101,11 @@ def _worker_task(worker: WorkerDeps, timings: Fanout) -> WorkerTask:
     ) -> State[WorkerOutcome]:
         """Run one worker from its sealed envelope and turn its outcome into a task state."""
         if sealed is None:
-            return _worker_state(
-                WorkerOutcome(
-                    worker_id="-", role=role, target=target, status="blocked", reason=blocked_reason
-                )
+            outcome = WorkerOutcome(
+                worker_id="-", role=role, target=target, status="blocked", reason=blocked_reason
             )
+            await timings.show(label, outcome, None)
+            return _worker_state(outcome)
         from agents.worker.run import run_worker
 
         started = time.perf_counter()
@@ -114,6 +116,7 @@ def _worker_task(worker: WorkerDeps, timings: Fanout) -> WorkerTask:
             raise WorkerCrashed(f"{type(exc).__name__}: {redact(str(exc))}") from None
         finally:
             timings.worker_s += time.perf_counter() - started
+        await timings.show(label, outcome, sealed.envelope.budgets)
         return _worker_state(outcome)
 
     return worker_task
@@ -152,6 +155,27 @@ class Fanout:
         # Seconds spent inside the workers themselves: the rest of a task run is orchestration.
         self.worker_s = 0.0
         self._worker_task = _worker_task(runtime.worker, self)
+        # Task-run name -> assignment, for the worker's page; task-run names are unique per run.
+        self._assignments: dict[str, Assignment] = {}
+        self._pages: dict[str, str] = {}
+        # (outcome, link or key of its page) in the order workers ended, for the run's table.
+        self.pages: list[tuple[WorkerOutcome, str]] = []
+
+    async def show(self, label: str, outcome: WorkerOutcome, budgets: Budgets | None) -> None:
+        """Inside the worker's task run: its markdown artifact and its event, if any. What the
+        UI shows must never fail the worker, so a failure here is a warning."""
+        assignment = self._assignments[label]
+        emit_for(assignment, outcome)
+        try:
+            artifact_id = await publish_worker(assignment, outcome, budgets)
+        except Exception as exc:
+            log.warning("%s: its artifact could not be published: %s", label, redact(str(exc)))
+            return
+        self._pages[label] = ui_link(artifact_id) or worker_key(assignment)
+
+    def page_of(self, outcome: WorkerOutcome) -> str:
+        """Where this outcome's worker page is (matched by identity: outcomes are values)."""
+        return next((page for o, page in self.pages if o is outcome), "-")
 
     async def run(
         self, assignment: Assignment, parents: Sequence[WorkerOutcome] = ()
@@ -161,6 +185,7 @@ class Fanout:
         if parents:
             task = task.with_findings([f for parent in parents for f in parent.findings])
         tags = [f"role:{assignment.role}", f"identity:{identity}", f"repo:{task.repo}"]
+        self._assignments[assignment.run_name] = assignment
         async with self.limit:
             sealed: SealedEnvelope | None = None
             blocked: str | None = None
@@ -189,6 +214,7 @@ class Fanout:
                     await self._release(sealed, assignment)
         worker_id = sealed.envelope.worker_id if sealed is not None else "-"
         outcome = await _outcome_from_state(state, assignment, worker_id)
+        self.pages.append((outcome, self._pages.pop(assignment.run_name, "-")))
         await self._tick()
         return outcome
 
@@ -202,6 +228,7 @@ class Fanout:
         self.done += 1
         if self.on_progress is not None:
             self.on_progress(self.done, self.total)
+        log.info("%d of %d workers finished", self.done, self.total)
         if self.progress_id is not None:
             await aupdate_progress_artifact(
                 self.progress_id,

@@ -46,6 +46,7 @@ from flows.runtime_glue import (
     role_identity,
     start_store_run,
 )
+from flows.worker_pages import publish_identities, workers_section
 
 if TYPE_CHECKING:
     from agents.config import Settings
@@ -173,7 +174,7 @@ async def _run_swarm(
                 wall_s=time.perf_counter() - started,
             ),
         )
-        await _publish(report)
+        await _publish(report, fanout)
         finish_store_run(runtime, run_id, report)
         if report.ok:
             return Completed(message=report.headline(), data=report)
@@ -226,15 +227,16 @@ def _store_location(url: str) -> str:
     return redact(url)
 
 
-async def _publish(report: RunReport) -> None:
-    rows = [outcome_row(o) for o in report.outcomes]
+async def _publish(report: RunReport, fanout: Fanout) -> None:
+    rows = [{**outcome_row(o), "details": fanout.page_of(o)} for o in report.outcomes]
     await acreate_table_artifact(
         table=rows or [{"worker": "-", "outcome": "no work: every open PR is up to date"}],
         key="swarm-workers",
         description=f"Workers of swarm run {report.run_id}: {report.headline()}",
     )
     await acreate_markdown_artifact(
-        markdown=redact(markdown_summary(report)),
+        markdown=redact(markdown_summary(report) + workers_section(fanout.pages)),
         key="swarm-summary",
         description=report.headline(),
     )
+    await publish_identities(report.buckets)

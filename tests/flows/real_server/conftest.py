@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from sandbox.github.seed import REPOS
@@ -106,6 +107,16 @@ class ObservedSwarm:
             found += page
             if len(page) < LOG_PAGE:
                 return found
+
+    def events(self, name: str) -> list[dict[str, Any]]:
+        """Events of that name the server has stored (the events API pages by 50)."""
+        body = {"filter": {"event": {"name": [name]}, "order": "ASC"}, "limit": 50}
+        page = self.server.api("POST", "/events/filter", body)
+        found = list(page["events"])
+        while page.get("next_page"):
+            page = httpx.get(page["next_page"], timeout=30).json()
+            found += page["events"]
+        return found
 
     def artifacts(self, flow_run_id: str) -> list[dict[str, Any]]:
         body = {"artifacts": {"flow_run_id": {"any_": [flow_run_id]}}, "limit": 200}
