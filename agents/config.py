@@ -284,5 +284,8 @@ def load_settings(
         if missing:
             problems.insert(0, missing_problem(missing, first_start=first_start))
         if not problems:
+            from agents.secret_values import register_configured_secrets
+
+            register_configured_secrets(settings)
             return settings
     raise ConfigError(problems_message(problems))

@@ -37,6 +37,7 @@ from agents.identity.tokens import (
     token_kind,
     token_prefix,
 )
+from agents.redact import register_secret
 
 # How far a worker's clock may lag the dispatcher's before an envelope looks issued in the future.
 CLOCK_SKEW = timedelta(minutes=5)
@@ -83,6 +84,8 @@ class EnvelopeSealer:
 
     def __init__(self, key: SecretStr | str | bytes) -> None:
         master = _decode_key(key)
+        # A generated key is in no setting: its value is redacted from here on, in any form.
+        register_secret(_b64(master))
         self._enc = AESGCM(self._derive(master, b"encrypt credential"))
         self._mac_key = self._derive(master, b"sign envelope")
 
