@@ -33,6 +33,7 @@ __all__ = [
     "install_log_redaction",
     "is_secret_key",
     "redact",
+    "redact_cached",
     "redact_obj",
     "register_secret",
 ]
@@ -73,6 +74,7 @@ def register_secret(value: str | bytes | None) -> None:
     # Longest first: a whole value goes before the lines it is made of.
     _literals[:] = sorted([*_literals, *new], key=len, reverse=True)
     _redact_key.cache_clear()
+    redact_cached.cache_clear()
 
 
 def _base64_forms(text: str) -> set[str]:
@@ -212,3 +214,9 @@ def install_log_redaction(logger_names: Iterable[str] = ("",)) -> RedactingFilte
             if _FILTER not in handler.filters:
                 handler.addFilter(_FILTER)
     return _FILTER
+
+
+@functools.lru_cache(maxsize=1024)
+def redact_cached(text: str) -> str:
+    """:func:`redact` for text sent again and again (a conversation's history on every call)."""
+    return redact(text)

@@ -26,6 +26,7 @@ from agents.github.records import CallObserver, GitHubCallRecord
 from agents.github.requests import RequestSpec, classify_rest
 from agents.github.responses import error_message, graphql_cost, graphql_rate_limited
 from agents.github.throttle import IdentityThrottle, Permit
+from agents.redact import redact_obj
 from agents.transport import CredentialRefused, GitHubUnreachable
 from agents.transport.auth import CredentialAuth
 from agents.transport.client import CallOptions, GitHubTransport
@@ -73,10 +74,15 @@ class ThrottledClient:
     ) -> httpx.Response:
         """Send one REST call through the throttle; raises on an error status.
 
-        Reads retry on 5xx/timeouts; writes only when ``safe_to_retry`` (repeating it does no
-        harm). A rate-limit answer is retried after its pause, never sooner; a pause longer than
+        Every JSON body passes :func:`agents.redact.redact_obj` first. Reads retry on
+        5xx/timeouts; writes only when ``safe_to_retry`` (repeating it does no harm). A
+        rate-limit answer is retried after its pause, never sooner; a pause longer than
         ``max_inline_wait`` raises :class:`IdentityPaused`.
         """
+        if json is not None:
+            # The one way out to GitHub: a body the model wrote (a review quoting a token from
+            # the diff) is published only after the redaction table has seen it.
+            json = redact_obj(json)
         if spec is None:
             if path.rstrip("/").endswith("/graphql") or path.strip("/") == "graphql":
                 raise ValueError("GraphQL goes through GitHubGateway.graphql(), not request()")

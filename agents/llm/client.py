@@ -5,7 +5,8 @@ model's window, reserved on the key's throttle, sent once, and settled with the 
 rate-limit headers and usage. The throttle decides what happens after a 429 (the key pauses for
 every worker), a 529 (the key backs off with jitter) or a connection error. The HTTP client
 ignores the host's proxy variables (``trust_env=False``): a prompt goes to a proxy only when one
-is configured explicitly. No error message, repr or log line carries the API key.
+is configured explicitly. No error message, repr or log line carries the API key, and no request
+carries a secret (:mod:`agents.llm.outbound`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from agents.llm.estimate import Calibrations, request_chars
 from agents.llm.keystate import KeyState
 from agents.llm.limits import LLMLimits
 from agents.llm.models import DEFAULT_REGISTRY, ModelRegistry, ModelSpec
+from agents.llm.outbound import redact_request
 from agents.llm.throttle import KeyPermit, KeyThrottle
 from agents.llm.usage import Usage
 from agents.ratelimit import Clock, StateBackend, SystemClock
@@ -149,7 +151,11 @@ class LLMClient:
         return list(self._throttles.values())
 
     async def create(self, request: Mapping[str, Any], *, worker_id: str = "-") -> LLMResult:
-        """Send one ``messages.create`` request (from ``build_request``) and type the answer."""
+        """Send one ``messages.create`` request (from ``build_request``) and type the answer.
+
+        The request is redacted here, the one way out to the model, whoever built it.
+        """
+        request = redact_request(request)
         model = str(request.get("model", ""))
         spec = self.spec(model)
         max_tokens = int(request.get("max_tokens") or 0)

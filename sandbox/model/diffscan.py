@@ -1,8 +1,9 @@
 """Reading tool results the way a reviewer model would: find changed files, patches, findings.
 
 Tool results arrive as text: usually JSON (possibly quoted inside ``<untrusted>`` delimiters),
-sometimes a raw unified diff. Findings are the concrete kind a reviewer flags on sight: debug
-prints, debugger breakpoints, TODO/FIXME in added lines, and source changes without tests.
+sometimes a raw unified diff. Findings are the concrete kind a reviewer flags on sight: a hard-coded
+credential (quoting its line, as a reviewer would), debug prints, debugger breakpoints,
+TODO/FIXME in added lines, and source changes without tests.
 """
 
 from __future__ import annotations
@@ -16,7 +17,16 @@ from typing import Any
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 _DIFF_FILE = re.compile(r"^\+\+\+ b/(.+)$", re.MULTILINE)
 _SOURCE_EXT = (".py", ".js", ".ts", ".go", ".rs", ".java", ".rb", ".c", ".cpp", ".kt", ".cs")
+# A finding's message may quote the offending line: "{line}" stands for it.
 _CHECKS: tuple[tuple[re.Pattern[str], tuple[str, ...], str], ...] = (
+    (
+        re.compile(
+            r"gh[pousr]_|github_pat_|sk-ant-|\[REDACTED:"
+            r"|(?i:\b(?:token|secret|password|api_?key)\s*[:=]\s*[\"'])"
+        ),
+        (),
+        "Hard-coded credential: `{line}`; load it from the environment and rotate it.",
+    ),
     (
         re.compile(r"\bpdb\.set_trace\(|\bbreakpoint\(\)|^\s*import i?pdb\b"),
         (".py",),
@@ -150,7 +160,7 @@ def findings(files: list[ChangedFile]) -> list[Finding]:
                 if exts and not file.path.endswith(exts):
                     continue
                 if pattern.search(text):
-                    found.append(Finding(file.path, line, message))
+                    found.append(Finding(file.path, line, message.replace("{line}", text.strip())))
                     break
     sources = [f for f in files if f.path.endswith(_SOURCE_EXT) and not is_test(f.path)]
     if sources and not any(is_test(f.path) for f in files):
