@@ -65,7 +65,7 @@ def _decode_key(key: SecretStr | str | bytes) -> bytes:
             raw = b""
     if len(raw) != 32:
         raise ConfigError(
-            "SWARM_SEALING_KEY: must be 32 random bytes, urlsafe base64 encoded "
+            "SWARM_SEALING_KEY must be 32 random bytes, urlsafe base64 encoded "
             "(leave it unset to generate one per run)"
         )
     return raw

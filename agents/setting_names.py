@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ValidationError
 
+from agents.redact import is_secret_key
+
 NESTED = "__"
 # Comma-separated names (a trailing * matches a prefix) of SWARM_* variables that are not swarm
 # settings on purpose, e.g. ones your own scripts read: swarm leaves them alone.
@@ -104,8 +106,16 @@ def validation_problems(error: ValidationError, prefix: str) -> list[str]:
         if loc and loc[0].lower().startswith("anthropic_"):
             name = NESTED.join(loc).upper()
         message = str(item["msg"]).removeprefix("Value error, ")
-        lines.append(f"{name}: {message}" if name else message)
+        lines.append(_named(name, message) if name else message)
     return lines
+
+
+def _named(name: str, message: str) -> str:
+    # "SWARM_SEALING_KEY: must ..." reads as a leaked secret to redaction ("must" the value), so
+    # a secret setting is named without the colon.
+    if not is_secret_key(name):
+        return f"{name}: {message}"
+    return f"{name} {message}" if message.startswith("must ") else f"{name} is not valid: {message}"
 
 
 FIRST_STEPS = (

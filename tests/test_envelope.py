@@ -210,7 +210,7 @@ def test_bad_sealing_key_is_a_config_error_without_the_value(bad: str) -> None:
     with pytest.raises(ConfigError) as err:
         EnvelopeSealer(SecretStr(bad))
     assert str(err.value) == (
-        "SWARM_SEALING_KEY: must be 32 random bytes, urlsafe base64 encoded "
+        "SWARM_SEALING_KEY must be 32 random bytes, urlsafe base64 encoded "
         "(leave it unset to generate one per run)"
     )
 

@@ -49,7 +49,7 @@ NOT_SHOWN = "the value is not shown, it may hold a password"
         (
             "SWARM_SEALING_KEY",
             PASSWORD,
-            "error: SWARM_SEALING_KEY: must be 32 random bytes, urlsafe base64 encoded (leave it "
+            "error: SWARM_SEALING_KEY must be 32 random bytes, urlsafe base64 encoded (leave it "
             "unset to generate one per run)",
         ),
         (
