@@ -134,7 +134,9 @@ class Settings(BaseSettings):
     max_workers: int = Field(default=8, ge=1, le=256)
     # Mint one token per worker instead of sharing one per distinct scope.
     per_worker_tokens: bool = False
-    throttle_backend: Literal["memory", "store"] = "memory"
+    # "auto": shared through the store when the store is a server database (several processes,
+    # several machines share it), in memory for a SQLite file (one machine, usually one process).
+    throttle_backend: Literal["auto", "memory", "store"] = "auto"
     # Hidden runtime records (events, call logs, snapshots) older than this are pruned by
     # `swarm store prune`; user-visible memory is never pruned.
     retention_days: int = Field(default=30, ge=1)
@@ -237,6 +239,12 @@ class Settings(BaseSettings):
                 "ever acting as them"
             )
         return self.maintainer_login
+
+    def shared_throttle(self) -> bool:
+        """Whether each identity's buckets live in the store, shared by every process."""
+        if self.throttle_backend == "auto":
+            return not self.resolved_store_url().startswith("sqlite")
+        return self.throttle_backend == "store"
 
     def resolved_store_url(self) -> str:
         if self.store_url:

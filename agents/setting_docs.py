@@ -84,7 +84,8 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
     ),
     "throttle_backend": (
         None,
-        "`memory` (one process) or `store` (buckets shared through the store across processes).",
+        "`store`: buckets shared through the store by every process; `memory`: one process; "
+        "`auto`: `store` on PostgreSQL, `memory` on SQLite.",
     ),
     "retention_days": (
         None,

@@ -72,7 +72,7 @@ class Runtime:
             found = self._throttles.get(login)
             if found is None:
                 backend: BudgetBackend
-                if self.settings.throttle_backend == "store":
+                if self.settings.shared_throttle():
                     backend = RowBackend(IdentityState, self.store)  # the store's rows
                 else:
                     backend = InMemoryBackend(IdentityState)

@@ -15,6 +15,7 @@ from agents.reviews import latest_reviewed_sha, review_key_prefix
 if TYPE_CHECKING:
     from agents.github.snapshot import IdentitySnapshot
     from agents.store.records import ReviewKeyRecord
+    from agents.store.store import Store
     from agents.wiring import Runtime
     from flows.report import RunReport
 
@@ -121,7 +122,7 @@ def start_store_run(runtime: Runtime, *, trigger: str, flow_run_id: str | None) 
     return str(runtime.store.create_run(trigger, prefect_flow_run_id=flow_run_id))
 
 
-def finish_store_run(runtime: Runtime, run_id: str, report: RunReport) -> None:
+def finish_store_run(store: Store, run_id: str, report: RunReport) -> None:
     status = "succeeded" if report.ok else "partial"
     if report.outcomes and all(o.status in ("blocked", "failed") for o in report.outcomes):
         status = "failed"
@@ -133,8 +134,11 @@ def finish_store_run(runtime: Runtime, run_id: str, report: RunReport) -> None:
         "github_calls": sum(o.github_calls for o in report.outcomes),
         "cost_usd": round(sum(o.cost_usd for o in report.outcomes), 6),
         "dry_run": report.dry_run,
+        # The whole report, so a parent run on another machine can aggregate it (redacted by
+        # the store like every JSON column).
+        "report": report.model_dump(mode="json"),
     }
-    runtime.store.finish_run(run_id, status, totals)
+    store.finish_run(run_id, status, totals)
 
 
 async def bucket_snapshots(runtime: Runtime) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from prefect.artifacts import (
     acreate_table_artifact,
 )
 from prefect.client.schemas.objects import State
+from prefect.runtime import deployment as runtime_deployment
 from prefect.runtime import flow_run as runtime_flow_run
 from prefect.states import Completed, Failed
 
@@ -34,6 +35,8 @@ from agents.outcome import WorkerOutcome
 from agents.planning import Discovery, SkippedItem, discover_work
 from agents.redact import redact
 from agents.work import Task
+from flows.children import fan_out_report
+from flows.deployed import rename_run, run_name, scheduled_tick_overlaps
 from flows.fanout import Fanout
 from flows.logs import project_logs_in_run
 from flows.report import PausedIdentity, RunReport, RunTimings, markdown_summary, outcome_row
@@ -58,9 +61,7 @@ log = logging.getLogger("flows.swarm_run")
 def _flow_run_name() -> str:
     params = runtime_flow_run.parameters or {}
     repos = params.get("repos") or ["configured repos"]
-    role = params.get("role", "reviewer")
-    suffix = " (dry run)" if params.get("dry_run") else ""
-    return f"swarm {role} over {', '.join(repos)}{suffix}"
+    return run_name(params.get("role", "reviewer"), repos, bool(params.get("dry_run")))
 
 
 @flow(name="swarm-run", flow_run_name=_flow_run_name, log_prints=False)
@@ -73,9 +74,12 @@ async def swarm_run(
     shard_threshold_files: int = 40,
     shard_size: int = 20,
     summarizer_role: str = "summarizer",
+    fan_out: bool = True,
 ) -> State[RunReport]:
     """Review every open PR of ``repos`` that ``role`` has not reviewed at its head SHA.
 
+    Started from a deployment over several repositories (and ``fan_out``), the run starts one
+    child run per repository on the work pool and reports over them (:mod:`flows.children`).
     Ends COMPLETED when every worker succeeded, skipped or waits on a paused identity, and
     FAILED (after publishing everything) when a worker was blocked or failed, so flow retries
     and alerts see it. Either way the state's result is the :class:`RunReport`.
@@ -91,6 +95,16 @@ async def swarm_run(
         overrides["model"] = model
     settings = load_settings(**overrides)
     with project_logs_in_run(settings.log_level):
+        deployment_id = runtime_deployment.id
+        if deployment_id:
+            flow_run_id = str(runtime_flow_run.id)
+            if await scheduled_tick_overlaps(flow_run_id, deployment_id):
+                log.info("an earlier run of this deployment is still going; tick skipped")
+                return Completed(name="Skipped", message="an earlier run is still going")
+            if not repos:
+                await rename_run(flow_run_id, run_name(role, settings.repos, dry_run))
+            if fan_out and len(settings.repos) > 1:
+                return await _fan_out(settings, deployment_id, flow_run_id, role, dry_run, model)
         return await _run_swarm(
             settings,
             role=role,
@@ -175,12 +189,42 @@ async def _run_swarm(
             ),
         )
         await _publish(report, fanout)
-        finish_store_run(runtime, run_id, report)
+        finish_store_run(runtime.store, run_id, report)
         if report.ok:
             return Completed(message=report.headline(), data=report)
         return Failed(message=report.headline(), data=report)
     finally:
         await runtime.aclose()
+
+
+async def _fan_out(
+    settings: Settings,
+    deployment_id: str,
+    flow_run_id: str,
+    role: str,
+    dry_run: bool,
+    model: str | None,
+) -> State[RunReport]:
+    from agents.store.store import Store
+
+    store = Store.open(settings.store_url, settings.data_dir)
+    try:
+        report = await fan_out_report(
+            store,
+            deployment_id=deployment_id,
+            parent_flow_run_id=flow_run_id,
+            parameters=dict(runtime_flow_run.parameters or {}),
+            repos=settings.repos,
+            role=role,
+            dry_run=dry_run,
+            model=model or settings.model,
+        )
+    finally:
+        store.close()
+    await _publish(report, None)
+    if report.ok:
+        return Completed(message=report.headline(), data=report)
+    return Failed(message=report.headline(), data=report)
 
 
 async def _discover(
@@ -227,15 +271,22 @@ def _store_location(url: str) -> str:
     return redact(url)
 
 
-async def _publish(report: RunReport, fanout: Fanout) -> None:
-    rows = [{**outcome_row(o), "details": fanout.page_of(o)} for o in report.outcomes]
+async def _publish(report: RunReport, fanout: Fanout | None) -> None:
+    """The run's artifacts; a fan-out parent has no workers of its own (``fanout`` None): each
+    worker's page is in its child run."""
+    rows = [
+        {**outcome_row(o), "details": fanout.page_of(o) if fanout else "see its child run"}
+        for o in report.outcomes
+    ]
     await acreate_table_artifact(
         table=rows or [{"worker": "-", "outcome": "no work: every open PR is up to date"}],
         key="swarm-workers",
         description=f"Workers of swarm run {report.run_id}: {report.headline()}",
     )
     await acreate_markdown_artifact(
-        markdown=redact(markdown_summary(report) + workers_section(fanout.pages)),
+        markdown=redact(
+            markdown_summary(report) + (workers_section(fanout.pages) if fanout else "")
+        ),
         key="swarm-summary",
         description=report.headline(),
     )

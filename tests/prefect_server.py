@@ -45,9 +45,13 @@ def client_env(api_url: str, home: Path) -> dict[str, str]:
 class PrefectServer:
     """``prefect server start`` in its own process group; ``api(...)`` reads from it."""
 
-    def __init__(self, root: Path, template_dir: Path | None = None) -> None:
+    def __init__(
+        self, root: Path, template_dir: Path | None = None, database_url: str | None = None
+    ) -> None:
         self.root = root
         self.template_dir = template_dir
+        # A PostgreSQL database (postgresql+asyncpg://...) instead of SQLite under the home.
+        self.database_url = database_url
         self.home = root / "server-home"
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
@@ -67,7 +71,7 @@ class PrefectServer:
         return self.home / "prefect.db"
 
     def _template(self) -> Path | None:
-        if self.template_dir is None:
+        if self.template_dir is None or self.database_url is not None:
             return None
         import prefect
 
@@ -81,7 +85,9 @@ class PrefectServer:
             shutil.copyfile(template, self.database)
         env = client_env(self.api_url, self.home)
         env.pop("PREFECT_API_URL")
-        env["PREFECT_API_DATABASE_CONNECTION_URL"] = f"sqlite+aiosqlite:///{self.database}"
+        env["PREFECT_API_DATABASE_CONNECTION_URL"] = (
+            self.database_url or f"sqlite+aiosqlite:///{self.database}"
+        )
         env["PREFECT_SERVER_LOGGING_LEVEL"] = "WARNING"
         # Through settings, not only --host/--port: the UI's API address is derived from these
         # (with only the flags, the pages the server serves call the API on port 4200).

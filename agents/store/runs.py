@@ -67,6 +67,17 @@ class RunsMixin(StoreBase):
         query = sa.select(swarm_runs).where(swarm_runs.c.id == run_id)
         return self._one(RunRecord, query, UnknownRunError(f"no run with id {run_id!r}"))
 
+    def run_for_flow_run(self, prefect_flow_run_id: str) -> RunRecord | None:
+        """The store's run of one Prefect flow run (a child run on another machine, say)."""
+        query = (
+            sa.select(swarm_runs)
+            .where(swarm_runs.c.prefect_flow_run_id == prefect_flow_run_id)
+            .order_by(swarm_runs.c.started_at.desc())
+            .limit(1)
+        )
+        found = self._all(RunRecord, query)
+        return found[0] if found else None
+
     def list_runs(self, limit: int = 50, status: str | None = None) -> list[RunRecord]:
         query = sa.select(swarm_runs).order_by(swarm_runs.c.started_at.desc(), swarm_runs.c.id)
         if status is not None:

@@ -37,18 +37,32 @@ def test_serve_builds_a_cron_deployment_with_plain_parameters() -> None:
     assert schedule.schedule.cron == "*/30 * * * *"
 
 
-def test_every_deployment_in_prefect_yaml_points_at_the_flow_with_valid_parameters() -> None:
+def test_every_deployment_in_prefect_yaml_loads_the_flow_from_any_directory() -> None:
+    from prefect.flows import load_flow_from_entrypoint
+
     from flows.swarm_run import swarm_run
 
     config = _prefect_yaml()
     assert config["deployments"]
+    # No pull step: a hard-coded directory broke every run on machines with another layout.
+    assert config["pull"] == []
     for deployment in config["deployments"]:
-        assert deployment["entrypoint"] == "flows/swarm_run.py:swarm_run"
+        # A module path, imported from the worker's environment, not a file under a directory.
+        assert load_flow_from_entrypoint(deployment["entrypoint"]) is swarm_run
         swarm_run.validate_parameters(deployment.get("parameters") or {})
         assert deployment["schedules"][0]["cron"]
-        env = deployment["work_pool"]["job_variables"]["env"]
-        assert env["SWARM_THROTTLE_BACKEND"] == "store"
-        assert deployment["concurrency_limit"]["limit"] == 1
+
+
+def test_prefect_yaml_never_overrides_a_worker_machines_settings() -> None:
+    config = _prefect_yaml()
+    for deployment in config["deployments"]:
+        job = deployment["work_pool"].get("job_variables") or {}
+        # Prefect merges the job's env over the worker's: SWARM_MODEL here beat the machine's.
+        assert not job.get("env"), job
+        # The worker's own interpreter runs the flow; a command here ran it in a temp folder.
+        assert "command" not in job
+        # CANCEL_NEW cancelled the run a person triggered while a scheduled one was going.
+        assert "concurrency_limit" not in deployment
 
 
 def test_prefect_yaml_holds_no_secret_and_no_deploy_time_secret_template() -> None:
@@ -57,7 +71,7 @@ def test_prefect_yaml_holds_no_secret_and_no_deploy_time_secret_template() -> No
     env_keys = {
         key
         for deployment in config["deployments"]
-        for key in deployment["work_pool"]["job_variables"]["env"]
+        for key in (deployment["work_pool"].get("job_variables") or {}).get("env") or {}
     }
     secret_settings = {
         "SWARM_APP_PRIVATE_KEY",
