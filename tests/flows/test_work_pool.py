@@ -29,11 +29,11 @@ from sandbox.server import SandboxServer
 from tests.flows.conftest import ROOT, SEALING_KEY
 from tests.prefect_server import PrefectServer, client_env
 
-pytestmark = [pytest.mark.slow, pytest.mark.postgres]
-
 POOL_REPOS = [f"acme/pool-{n}" for n in range(1, 7)]
 PRS_PER_REPO = 5
 RUN_TIMEOUT_S = 900
+
+pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.timeout(RUN_TIMEOUT_S + 300)]
 TERMINAL = {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}
 
 
@@ -186,10 +186,11 @@ def test_one_run_over_six_repositories_spreads_over_two_pool_workers(
         finally:
             store.close()
         assert len(child_runs) == len(POOL_REPOS)
-        child_ids = {str(r.prefect_flow_run_id) for r in child_runs}
-        # Both machines ran some of the children.
+        # Both machines ran some of the children (a worker that lost the race for a run logs
+        # "Aborted submission", not this line).
         for text in worker_text:
-            assert any(child_id in text for child_id in child_ids), text[-3000:]
+            ran = re.findall(r"Flow run 'swarm reviewer over (acme/pool-\d)' submitted", text)
+            assert ran, text[-3000:]
         # The parent's report counts every child's reviews.
         assert parent_run.totals["new_reviews"] == len(POOL_REPOS) * PRS_PER_REPO
         assert parent_run.totals["failed"] == 0
