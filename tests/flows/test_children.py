@@ -1,0 +1,53 @@
+"""A parent run's report over its child runs, read back from the store."""
+
+from __future__ import annotations
+
+from agents.outcome import WorkerOutcome
+from flows.children import ChildRun, child_parameters, merged_report
+from flows.report import RunReport
+
+
+def _report(repo: str, posted: int) -> RunReport:
+    outcomes = [
+        WorkerOutcome(
+            worker_id=f"w-{repo[-1]}{n}",
+            role="reviewer",
+            target=f"{repo}#{n}@abc1234",
+            status="succeeded",
+            posted=True,
+        )
+        for n in range(1, posted + 1)
+    ]
+    return RunReport(run_id=f"run-{repo[-1]}", role="reviewer", repos=[repo], outcomes=outcomes)
+
+
+def test_a_child_never_fans_out_again_and_covers_only_its_repository() -> None:
+    parent = {"repos": None, "role": "reviewer", "max_workers": 16, "fan_out": True}
+    assert child_parameters(parent, "acme/a") == {
+        "repos": ["acme/a"],
+        "role": "reviewer",
+        "max_workers": 16,
+        "fan_out": False,
+    }
+
+
+def test_the_parent_counts_every_childs_reviews() -> None:
+    children = [
+        ChildRun("acme/a", "fr-a", "Completed", _report("acme/a", 2)),
+        ChildRun("acme/b", "fr-b", "Completed", _report("acme/b", 3)),
+    ]
+    report = merged_report("run-p", "reviewer", False, "scripted", children)
+    assert report.new_reviews == 5
+    assert report.ok
+    assert report.repos == ["acme/a", "acme/b"]
+
+
+def test_a_child_that_left_no_report_fails_the_parent_and_names_its_repository() -> None:
+    children = [
+        ChildRun("acme/a", "fr-a", "Completed", _report("acme/a", 2)),
+        ChildRun("acme/b", "fr-b", "Crashed", None),
+    ]
+    report = merged_report("run-p", "reviewer", False, "scripted", children)
+    assert not report.ok
+    assert report.unreadable == ["acme/b: child run fr-b ended Crashed without a report"]
+    assert "1 PR(s) could not be read" in report.headline()
