@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 pytest_plugins = ["tests.sandbox_fixtures"]
 
@@ -13,6 +14,13 @@ PG_URL_DEFAULT = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 # Host credentials must never matter: plant them for the whole suite so any code path that
 # reads them would show up in a leak scan or as a wrong identity.
 HOST_GH_TOKEN = "ghp_HOSTMAINTAINERTOKENshouldNEVERbeUSED0001"
+
+# Property tests check what holds for every example, not how fast one runs: on a shared machine
+# under load an example can take seconds, so no deadline and no "too slow" health check.
+settings.register_profile(
+    "swarm", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.load_profile("swarm")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -3,18 +3,32 @@
 from __future__ import annotations
 
 from agents.github import BudgetBackend, IdentityThrottle, ScaledClock, ThrottleLimits
+from agents.github.clock import Clock
 from agents.github.gateway import GitHubGateway
 from sandbox.github.clock import SandboxClock
 from sandbox.github.limits import RateLimits
 from sandbox.github.seed import REVIEWER_BOT, REVIEWER_INSTALLATION_ID
 from sandbox.github.state import SandboxState
 from sandbox.server import SandboxServer
+from tests.stepped_clock import SteppedClock
 
 
 def compressed_state(window_real_s: float, **limits: int) -> SandboxState:
     """A sandbox where GitHub's hour passes in ``window_real_s`` real seconds."""
     clock = SandboxClock.compressed(3600, window_real_s)
     return SandboxState(clock=clock, limits=RateLimits(**limits))
+
+
+def stepped_state(**limits: int) -> tuple[SandboxState, SteppedClock]:
+    """A sandbox on virtual time: it moves only when everything waits (see ``SteppedClock``)."""
+    sandbox = SandboxClock(speed=0)
+    return SandboxState(clock=sandbox, limits=RateLimits(**limits)), SteppedClock(sandbox)
+
+
+def in_flight(gateway: GitHubGateway) -> bool:
+    """Whether any request of the gateway's identity holds a reservation (sent, not answered)."""
+    throttle = gateway.throttle
+    return throttle.backend.transact(throttle.identity, lambda s: bool(s.inflight))
 
 
 def sandbox_clock(server: SandboxServer) -> ScaledClock:
@@ -28,9 +42,10 @@ def reviewer_gateway(
     limits: ThrottleLimits | None = None,
     backend: BudgetBackend | None = None,
     token: str | None = None,
+    clock: Clock | None = None,
 ) -> GitHubGateway:
     throttle = IdentityThrottle(
-        REVIEWER_BOT, limits=limits, clock=sandbox_clock(server), backend=backend
+        REVIEWER_BOT, limits=limits, clock=clock or sandbox_clock(server), backend=backend
     )
     provider = (lambda: token) if token else ReMintingToken(server.state)
     return GitHubGateway(server.url, REVIEWER_BOT, provider, throttle)
