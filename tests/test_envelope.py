@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import pickle
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from pydantic import SecretStr
@@ -124,7 +126,9 @@ def test_no_serialised_form_shows_the_token(sealer: EnvelopeSealer) -> None:
     ],
     ids=["task", "login", "permission", "budget", "expiry", "ciphertext", "stripped", "signature"],
 )
-def test_tampered_envelope_is_rejected(sealer: EnvelopeSealer, change) -> None:
+def test_tampered_envelope_is_rejected(
+    sealer: EnvelopeSealer, change: Callable[[dict[str, Any]], object]
+) -> None:
     data = sealer.seal(envelope(), SecretStr(TOKEN), MAINTAINER).model_dump(mode="json")
     change(data)
     with pytest.raises(EnvelopeRejected) as rejected:

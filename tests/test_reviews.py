@@ -51,13 +51,14 @@ def test_find_marked_returns_the_review_carrying_the_key() -> None:
 
 def test_whose_markers_count_is_decided_by_one_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     key = review_key(REPO, 1, SHA, "reviewer")
-    posted = [{"id": 7, "user": {"login": "mallory"}, "body": with_marker("x", key)}]
+    body = with_marker("x", key)
+    posted = [{"id": 7, "user": {"login": "mallory"}, "body": body}]
     # Today every author's marker counts.
     assert find_marked(posted, key, "swarm-reviewer[bot]") is not None
     # The rule is the single seam: narrowing it narrows every reader of markers.
     monkeypatch.setattr(reviews, "marker_counts", lambda author, bot: author == bot)
     assert find_marked(posted, key, "swarm-reviewer[bot]") is None
-    assert reviews.marked_keys("mallory", posted[0]["body"], "swarm-reviewer[bot]") == []
+    assert reviews.marked_keys("mallory", body, "swarm-reviewer[bot]") == []
 
 
 def test_latest_reviewed_sha_takes_the_last_key_of_the_pr_and_roles() -> None:

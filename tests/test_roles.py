@@ -39,7 +39,7 @@ def _write(tmp_path: Path, name: str, text: str) -> Path:
     return folder
 
 
-def test_shipped_roles_load_and_fit_the_ceiling():
+def test_shipped_roles_load_and_fit_the_ceiling() -> None:
     roles = load_roles(ROLES)
     assert {"reviewer", "security-reviewer", "triager", "summarizer"} <= set(roles)
     assert roles["reviewer"].permissions == {
@@ -54,7 +54,7 @@ def test_shipped_roles_load_and_fit_the_ceiling():
         assert check_permissions(role.permissions, f"role {role.id!r}") == []
 
 
-def test_every_bad_field_is_reported_at_once_with_file_and_line(tmp_path):
+def test_every_bad_field_is_reported_at_once_with_file_and_line(tmp_path: Path) -> None:
     bad = (
         GOOD.replace("  contents: read", "  contents: write")
         .replace("  pull_requests: write", "  pull_request: write")
@@ -83,7 +83,7 @@ def test_every_bad_field_is_reported_at_once_with_file_and_line(tmp_path):
     assert str(err.value).startswith("9 problems in role files:\n  ")
 
 
-def test_problems_across_several_files_are_reported_together(tmp_path):
+def test_problems_across_several_files_are_reported_together(tmp_path: Path) -> None:
     _write(tmp_path, "reviewer.yaml", GOOD.replace("schema_version: 1", "schema_version: 2"))
     folder = _write(
         tmp_path, "other.yaml", GOOD.replace("  metadata: read", "  administration: read")
@@ -99,7 +99,7 @@ def test_problems_across_several_files_are_reported_together(tmp_path):
     ]
 
 
-def test_invalid_yaml_and_duplicate_keys_point_at_their_line(tmp_path):
+def test_invalid_yaml_and_duplicate_keys_point_at_their_line(tmp_path: Path) -> None:
     folder = _write(tmp_path, "reviewer.yaml", GOOD + "name: Again\n")
     _write(tmp_path, "broken.yaml", "id: [unclosed\n")
     with pytest.raises(RoleLoadError) as err:
@@ -110,14 +110,14 @@ def test_invalid_yaml_and_duplicate_keys_point_at_their_line(tmp_path):
     )
 
 
-def test_empty_or_missing_roles_directory_is_a_clear_error(tmp_path):
+def test_empty_or_missing_roles_directory_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(RoleLoadError, match=r"no role files \(\*\.yaml\) found"):
         load_roles(tmp_path)
     with pytest.raises(RoleLoadError, match="roles directory does not exist"):
         load_roles(tmp_path / "nope")
 
 
-def test_check_permissions_names_the_permission_and_who_asked():
+def test_check_permissions_names_the_permission_and_who_asked() -> None:
     assert check_permissions({"contents": "write", "pull_request": "write"}, "role 'x'") == [
         "role 'x': permissions.contents: 'write' exceeds the worker ceiling (contents:read)",
         "role 'x': permissions.pull_request: unknown permission 'pull_request' "
@@ -133,7 +133,7 @@ def test_check_permissions_names_the_permission_and_who_asked():
     assert check_permissions(dict(WORKER_CEILING), "ceiling") == []
 
 
-def test_overlays_resolve_call_then_session_then_agent():
+def test_overlays_resolve_call_then_session_then_agent() -> None:
     roles = load_roles(ROLES)
     chain = RoleChain(roles["reviewer"], session=roles["security-reviewer"])
     per_call = chain.with_call(roles["summarizer"])
@@ -146,7 +146,7 @@ def test_overlays_resolve_call_then_session_then_agent():
     assert chain.call is None and chain.resolved_chain() == ["security-reviewer", "reviewer"]
 
 
-def test_overlays_can_narrow_tools_and_permissions_but_never_widen_them():
+def test_overlays_can_narrow_tools_and_permissions_but_never_widen_them() -> None:
     roles = load_roles(ROLES)
     chain = RoleChain(roles["summarizer"], call=roles["reviewer"])
     assert chain.allowed_tools() == (
@@ -161,19 +161,19 @@ def test_overlays_can_narrow_tools_and_permissions_but_never_widen_them():
     assert "submit_review" not in triage.allowed_tools()
 
 
-def test_model_resolves_to_the_most_specific_layer_that_sets_one():
+def test_model_resolves_to_the_most_specific_layer_that_sets_one() -> None:
     base = parse_role(GOOD)
     pinned = base.model_copy(update={"id": "pinned", "model": "claude-opus-4-5"})
     assert RoleChain(base).model is None
     assert RoleChain(base, call=pinned).model == "claude-opus-4-5"
 
 
-def test_parse_role_reports_a_non_mapping_file():
+def test_parse_role_reports_a_non_mapping_file() -> None:
     with pytest.raises(RoleLoadError, match=r"^1 problem in role files:\n  <role>:1: a role file"):
         parse_role("- just\n- a list\n")
 
 
-def test_skill_descriptions_must_be_one_line():
+def test_skill_descriptions_must_be_one_line() -> None:
     text = GOOD + 'skills:\n  - name: diff-reading\n    description: "two\\nlines"\n'
     with pytest.raises(RoleLoadError) as err:
         parse_role(text, "roles/reviewer.yaml")

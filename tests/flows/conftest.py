@@ -109,7 +109,11 @@ def run_swarm(**parameters: Any) -> tuple[Any, Any]:
     if options:
         flow = swarm_run.with_options(**options)
     parameters.setdefault("model", "scripted")
-    state = asyncio.run(flow(**parameters, return_state=True))
+
+    async def run() -> Any:
+        return await flow(**parameters, return_state=True)
+
+    state = asyncio.run(run())
     return state, state.result(raise_on_failure=False)
 
 

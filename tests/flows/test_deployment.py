@@ -19,6 +19,9 @@ def _prefect_yaml() -> dict[str, Any]:
 
 
 def test_serve_builds_a_cron_deployment_with_plain_parameters() -> None:
+    from prefect.client.schemas.schedules import CronSchedule
+    from prefect.deployments.runner import RunnerDeployment
+
     from flows.swarm_run import swarm_run
 
     params = deployment_parameters(
@@ -27,13 +30,15 @@ def test_serve_builds_a_cron_deployment_with_plain_parameters() -> None:
     deployment = swarm_run.to_deployment(
         name="swarm-scheduled", cron="*/30 * * * *", parameters=params
     )
+    assert isinstance(deployment, RunnerDeployment)  # called outside a loop: not a coroutine
     assert deployment.parameters == {
         "role": "reviewer",
         "repos": ["acme/widgets"],
         "max_workers": 4,
         "model": "scripted",
     }
-    [schedule] = deployment.schedules
+    [schedule] = deployment.schedules or []
+    assert isinstance(schedule.schedule, CronSchedule)
     assert schedule.schedule.cron == "*/30 * * * *"
 
 

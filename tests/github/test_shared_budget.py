@@ -6,13 +6,14 @@ import multiprocessing
 import time
 import uuid
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agents.github import BudgetBackend, ThrottleLimits, classify_rest
-from agents.github.buckets import BucketState, IdentityState, decide
+from agents.github.buckets import BucketState, Decision, IdentityState, decide
 from agents.github.readings import apply_bucket
 from agents.ratelimit import RowBackend
 from agents.store import Store
@@ -41,15 +42,19 @@ def _shared(store: Store) -> BudgetBackend:
     return RowBackend(IdentityState, store)
 
 
+def _decide_read(state: IdentityState, *, rid: str, worker: str, now: float) -> Decision:
+    return decide(state, READ, rid, worker, now, LIMITS)
+
+
 def _grab(url: str, identity: str, worker: str, barrier: Any, out: Any) -> None:
     store = _open(url)
     backend = _shared(store)
     barrier.wait()
     granted = 0
     for i in range(TRIES_PER_PROCESS):
-        now = time.time()
+        rid = f"{worker}-{i}"
         decision = backend.transact(
-            identity, lambda s, i=i, now=now: decide(s, READ, f"{worker}-{i}", worker, now, LIMITS)
+            identity, partial(_decide_read, rid=rid, worker=worker, now=time.time())
         )
         granted += decision.granted
     store.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives import serialization
@@ -37,7 +38,7 @@ __all__ = ["MAINTAINER", "REVIEWER", "age", "bot_pat_identity", "dispatch", "set
 def settings_for(server: SandboxServer, tmp_path: Path, **extra: object) -> Settings:
     """Settings as a person would write them for the sandbox's Apps, plus ``extra``."""
     env = server.state.write_credentials(tmp_path / "creds", server.url)
-    values: dict[str, object] = {}
+    values: dict[str, Any] = {}  # parsed from an env file: checked by load_settings
     for line in env.read_text().splitlines():
         key, _, value = line.partition("=")
         values[key.removeprefix("SWARM_").lower()] = value

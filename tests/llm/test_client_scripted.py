@@ -18,7 +18,7 @@ from agents.llm.limits import LLMLimits
 from agents.llm.request import build_request
 from agents.llm.turn import ToolResult, TurnContext, assistant_message, user_message
 from agents.llm.usage import is_cache_miss
-from agents.roles import RoleChain
+from agents.roles import Role, RoleChain
 from sandbox.model import ScriptedModel, ScriptedServer
 from tests.llm.clocks import VirtualClock
 from tests.llm.harness import T0, FakeRepo, build_prefix
@@ -40,7 +40,7 @@ def _first_request(roles: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def test_tool_use_round_trip_through_the_sdk(roles):
+def test_tool_use_round_trip_through_the_sdk(roles: dict[str, Role]) -> None:
     model = ScriptedModel()
     request = _first_request(roles)
 
@@ -82,7 +82,7 @@ def test_tool_use_round_trip_through_the_sdk(roles):
     assert second.tool_uses[0]["input"] == {"repo": "acme/app", "number": 7, "page": 1}
 
 
-def test_repeated_prefix_is_read_from_the_cache(roles):
+def test_repeated_prefix_is_read_from_the_cache(roles: dict[str, Role]) -> None:
     model = ScriptedModel()
     request = _first_request(roles)
 
@@ -99,7 +99,7 @@ def test_repeated_prefix_is_read_from_the_cache(roles):
     assert not is_cache_miss(second.usage, total)
 
 
-def test_overload_then_success_is_retried_after_a_jittered_backoff(roles):
+def test_overload_then_success_is_retried_after_a_jittered_backoff(roles: dict[str, Role]) -> None:
     clock = VirtualClock()
     model = ScriptedModel(clock=clock)
     model.fail_next(times=2, status=529, retry_after_ms=None)
@@ -116,7 +116,7 @@ def test_overload_then_success_is_retried_after_a_jittered_backoff(roles):
     assert model.status_counts == {529: 2, 200: 1}
 
 
-def test_overload_storm_ends_in_a_clear_pause_without_the_key(roles):
+def test_overload_storm_ends_in_a_clear_pause_without_the_key(roles: dict[str, Role]) -> None:
     clock = VirtualClock()
     model = ScriptedModel(clock=clock)
     model.overload_for(3600)
@@ -139,7 +139,7 @@ def test_overload_storm_ends_in_a_clear_pause_without_the_key(roles):
     assert model.status_counts == {529: 5}
 
 
-def test_rate_limited_call_waits_out_retry_after_then_succeeds(roles):
+def test_rate_limited_call_waits_out_retry_after_then_succeeds(roles: dict[str, Role]) -> None:
     clock = VirtualClock()
     model = ScriptedModel(clock=clock)
     model.fail_next(times=1, status=429, retry_after_ms=7000)
@@ -152,7 +152,7 @@ def test_rate_limited_call_waits_out_retry_after_then_succeeds(roles):
     assert clock.sleeps == [7.0]
 
 
-def test_rate_limit_that_keeps_coming_pauses_the_worker(roles):
+def test_rate_limit_that_keeps_coming_pauses_the_worker(roles: dict[str, Role]) -> None:
     clock = VirtualClock()
     model = ScriptedModel(clock=clock)
     model.fail_next(times=50, status=429, retry_after_ms=1000)
@@ -166,7 +166,7 @@ def test_rate_limit_that_keeps_coming_pauses_the_worker(roles):
     assert model.status_counts == {429: 2}
 
 
-def test_a_long_rate_limit_pause_is_reported_not_slept(roles):
+def test_a_long_rate_limit_pause_is_reported_not_slept(roles: dict[str, Role]) -> None:
     clock = VirtualClock()
     model = ScriptedModel(clock=clock)
     model.fail_next(times=1, status=429, retry_after_ms=600_000)
@@ -180,7 +180,7 @@ def test_a_long_rate_limit_pause_is_reported_not_slept(roles):
     assert clock.sleeps == []
 
 
-def test_bad_request_names_the_provider_reason(roles):
+def test_bad_request_names_the_provider_reason(roles: dict[str, Role]) -> None:
     model = ScriptedModel()
     request = _first_request(roles)
     request["messages"] = [{"role": "assistant", "content": "hi"}]
@@ -196,18 +196,20 @@ def test_bad_request_names_the_provider_reason(roles):
     )
 
 
-def test_missing_api_key_is_a_clear_error(monkeypatch):
+def test_missing_api_key_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(LLMAuthError, match="no Anthropic API key: set ANTHROPIC_API_KEY"):
         LLMClient()
 
 
-def test_client_repr_hides_the_key():
+def test_client_repr_hides_the_key() -> None:
     client = LLMClient(api_key=KEY, base_url="http://127.0.0.1:9")
     assert KEY not in repr(client)
 
 
-def test_loopback_server_reached_through_anthropic_base_url(roles, monkeypatch):
+def test_loopback_server_reached_through_anthropic_base_url(
+    roles: dict[str, Role], monkeypatch: pytest.MonkeyPatch
+) -> None:
     model = ScriptedModel()
     with ScriptedServer(model) as server:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
@@ -226,7 +228,7 @@ def test_loopback_server_reached_through_anthropic_base_url(roles, monkeypatch):
 
 
 @pytest.mark.live
-def test_live_api_answers_a_tiny_prompt(roles):
+def test_live_api_answers_a_tiny_prompt(roles: dict[str, Role]) -> None:
     async def go() -> Any:
         client = LLMClient()
         try:

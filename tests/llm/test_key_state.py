@@ -31,7 +31,7 @@ def _learned(remaining: int = 6000) -> KeyState:
     return state
 
 
-def test_the_first_call_probes_alone_until_the_limits_are_known():
+def test_the_first_call_probes_alone_until_the_limits_are_known() -> None:
     state = KeyState()
     assert decide(state, "a", "w1", _cost(1000), T0, LIM).granted
     waiting = decide(state, "b", "w2", _cost(1000), T0, LIM)
@@ -41,7 +41,7 @@ def test_the_first_call_probes_alone_until_the_limits_are_known():
     assert decide(state, "b", "w2", _cost(1000), T0, LIM).granted
 
 
-def test_a_call_that_does_not_fit_waits_for_the_refill():
+def test_a_call_that_does_not_fit_waits_for_the_refill() -> None:
     state = _learned(remaining=1000)
     assert decide(state, "a", "w", _cost(800), T0, LIM).granted
     paced = decide(state, "b", "w", _cost(800), T0, LIM)
@@ -51,7 +51,7 @@ def test_a_call_that_does_not_fit_waits_for_the_refill():
     assert decide(state, "b", "w", _cost(800), T0 + 6.0, LIM).granted
 
 
-def test_the_answer_headers_are_authoritative_minus_the_calls_still_in_flight():
+def test_the_answer_headers_are_authoritative_minus_the_calls_still_in_flight() -> None:
     state = _learned()
     assert decide(state, "a", "w1", _cost(1000), T0, LIM).granted
     assert decide(state, "b", "w2", _cost(700), T0, LIM).granted
@@ -61,7 +61,7 @@ def test_the_answer_headers_are_authoritative_minus_the_calls_still_in_flight():
     assert list(state.holds) == ["b"]
 
 
-def test_an_older_reading_arriving_late_can_only_lower_the_estimate():
+def test_an_older_reading_arriving_late_can_only_lower_the_estimate() -> None:
     state = _learned()
     for rid in ("a", "b"):
         assert decide(state, rid, "w", _cost(1000), T0, LIM).granted
@@ -83,7 +83,7 @@ def test_an_older_reading_arriving_late_can_only_lower_the_estimate():
     assert state.meters["input-tokens"].newest_reset == T0 + 20
 
 
-def test_without_headers_the_unused_reservation_is_handed_back():
+def test_without_headers_the_unused_reservation_is_handed_back() -> None:
     state = _learned()
     assert decide(state, "a", "w", _cost(1000, out=500), T0, LIM).granted
     assert state.meters["input-tokens"].level == 5000
@@ -92,7 +92,7 @@ def test_without_headers_the_unused_reservation_is_handed_back():
     assert state.meters["output-tokens"].level == 9000 - 20
 
 
-def test_a_call_larger_than_the_per_minute_budget_is_impossible_and_says_so():
+def test_a_call_larger_than_the_per_minute_budget_is_impossible_and_says_so() -> None:
     state = _learned()
     decision = decide(state, "a", "w", _cost(7000), T0, LIM)
     assert decision.impossible and not decision.granted
@@ -101,7 +101,7 @@ def test_a_call_larger_than_the_per_minute_budget_is_impossible_and_says_so():
     )
 
 
-def test_a_429_pauses_the_key_for_every_worker_until_retry_after():
+def test_a_429_pauses_the_key_for_every_worker_until_retry_after() -> None:
     state = _learned()
     assert decide(state, "a", "w1", _cost(100), T0, LIM).granted
     pause = settle(state, "a", T0, 429, _reading(0, retry=20), None, None, LIM)
@@ -112,7 +112,7 @@ def test_a_429_pauses_the_key_for_every_worker_until_retry_after():
     assert state.rate_limited == 1
 
 
-def test_a_429_without_retry_after_backs_off_and_doubles():
+def test_a_429_without_retry_after_backs_off_and_doubles() -> None:
     state = _learned()
     for n, expected in ((1, 10.0), (2, 20.0)):
         assert decide(state, f"r{n}", "w", _cost(1), T0 + 1000 * n, LIM).granted
@@ -120,7 +120,7 @@ def test_a_429_without_retry_after_backs_off_and_doubles():
         assert pause is not None and pause.until == T0 + 1000 * n + expected
 
 
-def test_529_backs_the_key_off_exponentially_with_jitter_and_success_resets_it():
+def test_529_backs_the_key_off_exponentially_with_jitter_and_success_resets_it() -> None:
     state = _learned()
     waits = []
     for n in range(1, 4):
@@ -135,14 +135,14 @@ def test_529_backs_the_key_off_exponentially_with_jitter_and_success_resets_it()
     assert state.overload_strikes == 0
 
 
-def test_state_round_trips_through_its_json_form():
+def test_state_round_trips_through_its_json_form() -> None:
     state = _learned()
     decide(state, "a", "w", _cost(100), T0, LIM)
     again = KeyState.from_dict({**state.to_dict(), "from_a_newer_version": 1})
     assert again == state
 
 
-def test_rate_limit_headers_are_read_and_bad_values_skipped():
+def test_rate_limit_headers_are_read_and_bad_values_skipped() -> None:
     reading = read_headers(
         {
             "anthropic-ratelimit-input-tokens-limit": "40000",

@@ -60,7 +60,7 @@ def _tool_names(replies: list[dict[str, Any]]) -> list[str]:
     return [b["name"] for r in replies for b in r["content"] if b["type"] == "tool_use"]
 
 
-def test_reviewer_reads_the_diff_and_comments_on_concrete_findings(roles):
+def test_reviewer_reads_the_diff_and_comments_on_concrete_findings(roles: dict[str, Role]) -> None:
     repo = FakeRepo()
     replies = _drive(ScriptedModel(), roles["reviewer"], "Review pull request acme/app#7", repo)
     assert _tool_names(replies) == [
@@ -87,7 +87,7 @@ def test_reviewer_reads_the_diff_and_comments_on_concrete_findings(roles):
     ]
 
 
-def test_reviewer_calls_only_the_tools_it_is_offered(roles):
+def test_reviewer_calls_only_the_tools_it_is_offered(roles: dict[str, Role]) -> None:
     repo = FakeRepo()
     replies = _drive(
         ScriptedModel(read_files=True),
@@ -99,7 +99,7 @@ def test_reviewer_calls_only_the_tools_it_is_offered(roles):
     assert _tool_names(replies) == ["list_pull_files", "list_pull_files", "submit_review"]
 
 
-def test_reviewer_without_findings_posts_a_short_summary(roles):
+def test_reviewer_without_findings_posts_a_short_summary(roles: dict[str, Role]) -> None:
     clean = [{"filename": "tests/test_x.py", "status": "added", "patch": "@@ -0,0 +1 @@\n+x = 1"}]
     repo = FakeRepo(files=clean)
     _drive(ScriptedModel(), roles["reviewer"], "Review pull request acme/app#8", repo)
@@ -108,7 +108,7 @@ def test_reviewer_without_findings_posts_a_short_summary(roles):
     assert review["body"] == "Reviewed 1 changed file(s): no concrete problems found."
 
 
-def test_triager_labels_and_comments_once(roles):
+def test_triager_labels_and_comments_once(roles: dict[str, Role]) -> None:
     class Issues(FakeRepo):
         def execute(self, name: str, args: dict[str, Any]) -> str:
             if name == "get_issue":
@@ -126,7 +126,7 @@ def test_triager_labels_and_comments_once(roles):
     assert replies[-1]["content"][0]["text"] == "Triaged: labels bug; one comment posted."
 
 
-def test_summarizer_merges_shard_findings_without_duplicates(roles):
+def test_summarizer_merges_shard_findings_without_duplicates(roles: dict[str, Role]) -> None:
     shards = "\n".join(
         [
             wrap_untrusted(
@@ -150,7 +150,7 @@ def test_summarizer_merges_shard_findings_without_duplicates(roles):
 
 
 @pytest.mark.parametrize("reason", ["max_tokens", "pause_turn", "refusal"])
-def test_forced_stop_reasons(roles, reason):
+def test_forced_stop_reasons(roles: dict[str, Role], reason: str) -> None:
     model = ScriptedModel()
     model.force_stop(reason)
     replies = _drive(model, roles["reviewer"], "Review pull request acme/app#7", FakeRepo())
@@ -158,7 +158,7 @@ def test_forced_stop_reasons(roles, reason):
     assert all(b["type"] != "tool_use" for b in replies[0]["content"])
 
 
-def test_unknown_stop_reason_is_refused():
+def test_unknown_stop_reason_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown stop reason 'done'"):
         ScriptedModel().force_stop("done")
 
@@ -175,7 +175,7 @@ def _body(text: str, *, marked: bool = True) -> dict[str, Any]:
     }
 
 
-def test_usage_counts_about_four_characters_per_token():
+def test_usage_counts_about_four_characters_per_token() -> None:
     reply = _post(ScriptedModel(), _body("x" * 400, marked=False)).json()
     usage = reply["usage"]
     assert usage["cache_creation_input_tokens"] == 0 and usage["cache_read_input_tokens"] == 0
@@ -183,7 +183,7 @@ def test_usage_counts_about_four_characters_per_token():
     assert usage["input_tokens"] == 106 + 9
 
 
-def test_prefix_below_the_minimum_is_not_cached():
+def test_prefix_below_the_minimum_is_not_cached() -> None:
     model = ScriptedModel()
     for _ in range(2):
         usage = _post(model, _body("short system prompt")).json()["usage"]
@@ -191,7 +191,7 @@ def test_prefix_below_the_minimum_is_not_cached():
         assert usage["cache_read_input_tokens"] == 0
 
 
-def test_cache_entry_expires_after_its_ttl():
+def test_cache_entry_expires_after_its_ttl() -> None:
     clock = Clock()
     model = ScriptedModel(clock=clock)
     body = _body("y" * 8000)
@@ -205,14 +205,14 @@ def test_cache_entry_expires_after_its_ttl():
     assert usage["cache_read_input_tokens"] == 0 and usage["cache_creation_input_tokens"] > 0
 
 
-def test_a_changed_prefix_misses_the_cache():
+def test_a_changed_prefix_misses_the_cache() -> None:
     model = ScriptedModel()
     _post(model, _body("z" * 8000))
     usage = _post(model, _body("z" * 7999 + "!")).json()["usage"]
     assert usage["cache_read_input_tokens"] == 0
 
 
-def test_tool_use_without_its_result_is_a_bad_request():
+def test_tool_use_without_its_result_is_a_bad_request() -> None:
     body = _body("s", marked=False)
     body["messages"] = [
         {"role": "user", "content": "hi"},
@@ -231,7 +231,7 @@ def test_tool_use_without_its_result_is_a_bad_request():
     }
 
 
-def test_more_than_four_cache_breakpoints_is_a_bad_request():
+def test_more_than_four_cache_breakpoints_is_a_bad_request() -> None:
     body = _body("s")
     body["system"] = [
         {"type": "text", "text": str(i), "cache_control": {"type": "ephemeral"}} for i in range(5)
@@ -241,13 +241,13 @@ def test_more_than_four_cache_breakpoints_is_a_bad_request():
     assert "A maximum of 4 blocks with cache_control may be provided. Found 5." in response.text
 
 
-def test_missing_api_key_is_refused():
+def test_missing_api_key_is_refused() -> None:
     response = _post(ScriptedModel(), _body("s"), key=None)
     assert response.status_code == 401
     assert response.json()["error"]["type"] == "authentication_error"
 
 
-def test_injected_errors_carry_retry_after():
+def test_injected_errors_carry_retry_after() -> None:
     model = ScriptedModel()
     model.fail_next(times=1, status=429, retry_after_ms=250)
     first = _post(model, _body("s"))
@@ -256,7 +256,7 @@ def test_injected_errors_carry_retry_after():
     assert _post(model, _body("s")).status_code == 200
 
 
-def test_the_scripted_model_shares_nothing_with_agents_but_the_wire_format():
+def test_the_scripted_model_shares_nothing_with_agents_but_the_wire_format() -> None:
     import ast
     from pathlib import Path
 
@@ -274,7 +274,7 @@ def test_the_scripted_model_shares_nothing_with_agents_but_the_wire_format():
             assert not any(n == "agents" or n.startswith("agents.") for n in names), path
 
 
-def test_a_refused_review_is_retried_once_without_inline_comments(roles):
+def test_a_refused_review_is_retried_once_without_inline_comments(roles: dict[str, Role]) -> None:
     class Strict(FakeRepo):
         def execute(self, name: str, args: dict[str, Any]) -> str:
             if name == "submit_review" and args["comments"]:

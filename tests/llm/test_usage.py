@@ -16,7 +16,7 @@ from agents.llm.usage import (
 )
 
 
-def test_cost_prices_each_counter_at_its_rate():
+def test_cost_prices_each_counter_at_its_rate() -> None:
     usage = Usage(
         input_tokens=1_000_000,
         cache_creation_input_tokens=1_000_000,
@@ -30,14 +30,14 @@ def test_cost_prices_each_counter_at_its_rate():
     assert input_cost(usage, "claude-haiku-4-5") == pytest.approx(1 + 1.25 + 0.1)
 
 
-def test_cache_prices_default_to_the_providers_multipliers():
+def test_cache_prices_default_to_the_providers_multipliers() -> None:
     for spec in BUILTIN.values():
         assert spec.write_5m == pytest.approx(spec.input_per_mtok * 1.25)
         assert spec.write_1h == pytest.approx(spec.input_per_mtok * 2.0)
         assert spec.read == pytest.approx(spec.input_per_mtok * 0.1)
 
 
-def test_one_hour_cache_writes_are_billed_at_twice_the_input_price():
+def test_one_hour_cache_writes_are_billed_at_twice_the_input_price() -> None:
     usage = Usage.from_api(
         {
             "input_tokens": 0,
@@ -53,7 +53,7 @@ def test_one_hour_cache_writes_are_billed_at_twice_the_input_price():
     assert input_cost(usage, "claude-sonnet-4-6") == pytest.approx(13.5)
 
 
-def test_usage_reads_sdk_style_and_dict_usage_and_adds_up():
+def test_usage_reads_sdk_style_and_dict_usage_and_adds_up() -> None:
     class Sdk:
         input_tokens = 10
         cache_creation_input_tokens = None
@@ -73,12 +73,14 @@ def test_usage_reads_sdk_style_and_dict_usage_and_adds_up():
     assert first.total_input_tokens == 100 and first.total_tokens == 105
 
 
-def test_cache_hit_ratio_is_the_read_share_of_input():
+def test_cache_hit_ratio_is_the_read_share_of_input() -> None:
     assert cache_hit_ratio(Usage(10, 0, 90, 5)) == pytest.approx(0.9)
     assert cache_hit_ratio(Usage()) == 0.0
 
 
-def test_cache_miss_is_logged_only_for_a_prefix_that_should_have_been_cached(caplog):
+def test_cache_miss_is_logged_only_for_a_prefix_that_should_have_been_cached(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     caplog.set_level(logging.WARNING, logger="agents.llm.usage")
     assert is_cache_miss(Usage(input_tokens=3000), prefix_len_tokens=2500)
     assert "prompt cache miss: a 2500-token prefix neither wrote nor read the cache" in caplog.text

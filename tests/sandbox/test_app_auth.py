@@ -8,6 +8,7 @@ import jwt
 import pytest
 from githubkit import GitHub
 from githubkit.exception import RequestFailed
+from githubkit_schemas.latest.models import AppPermissions, InstallationToken
 
 from sandbox.github.auth import JWT_EXPIRED, JWT_IAT_FUTURE, JWT_NOT_DECODED, JWT_TOO_LONG
 from sandbox.github.seed import (
@@ -20,6 +21,12 @@ from sandbox.github.seed import (
 from sandbox.github.tokens import NO_SUCH_REPO, NOT_GRANTED
 from sandbox.server import SandboxServer
 from tests.sandbox.clients import app_client, mint, token_client
+
+
+def granted(minted: InstallationToken) -> dict[str, object]:
+    """The permissions a mint answer carries (the field is optional in GitHub's schema)."""
+    assert isinstance(minted.permissions, AppPermissions), minted.permissions
+    return minted.permissions.model_dump(exclude_unset=True)
 
 
 def _jwt(
@@ -94,7 +101,7 @@ def test_a_minted_token_is_long_expires_in_an_hour_and_lists_full_repositories(
         "acme/gadgets",
         "acme/widgets",
     ]
-    perms = minted.permissions.model_dump(exclude_unset=True)
+    perms = granted(minted)
     assert perms == {
         "pull_requests": "write",
         "issues": "write",
@@ -118,7 +125,7 @@ def test_down_scoped_token_gets_only_what_it_asked(sandbox: SandboxServer) -> No
     ).parsed_data
     assert minted.repository_selection == "selected"
     assert [r.name for r in minted.repositories or []] == ["widgets"]
-    assert minted.permissions.model_dump(exclude_unset=True) == {
+    assert granted(minted) == {
         "pull_requests": "read",
         "metadata": "read",
     }
@@ -180,7 +187,7 @@ def test_excess_knob_makes_the_mint_response_claim_more_than_asked(sandbox: Sand
     minted = gh.rest.apps.create_installation_access_token(
         REVIEWER_INSTALLATION_ID, repositories=["widgets"], permissions={"pull_requests": "write"}
     ).parsed_data
-    assert minted.permissions.model_dump(exclude_unset=True)["contents"] == "write"
+    assert granted(minted)["contents"] == "write"
     assert sorted(r.name for r in minted.repositories or []) == ["gadgets", "widgets"]
 
 

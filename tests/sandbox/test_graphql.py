@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from githubkit.exception import GraphQLFailed
+from githubkit.graphql import GraphQLError
 
 from sandbox.github.seed import TRIAGE_INSTALLATION_ID, WIDGETS_PR_CLEAN, WIDGETS_PR_DEBUG_PRINT
 from sandbox.server import SandboxServer
@@ -14,6 +15,12 @@ mutation AddReview($input: AddPullRequestReviewInput!) {
   addPullRequestReview(input: $input) { pullRequestReview { id state author { login } } }
 }
 """
+
+
+def first_error(failed: GraphQLFailed) -> GraphQLError:
+    errors = failed.response.errors
+    assert errors, "a GraphQLFailed without errors"
+    return errors[0]
 
 
 def test_enterprise_base_url_reaches_graphql_at_api_graphql(sandbox: SandboxServer) -> None:
@@ -106,7 +113,7 @@ def test_mutation_without_pull_request_write_is_forbidden(sandbox: SandboxServer
                 }
             },
         )
-    error = info.value.response.errors[0]  # type: ignore[index]
+    error = first_error(info.value)
     assert (error.type, error.message) == ("FORBIDDEN", "Resource not accessible by integration")
 
 
@@ -114,16 +121,13 @@ def test_hidden_repository_and_unknown_fields_are_graphql_errors(sandbox: Sandbo
     gh = token_client(sandbox.url, sandbox.state.mint_token(2001, repositories=["docs"]))
     with pytest.raises(GraphQLFailed) as info:
         gh.graphql.request('{ repository(owner: "acme", name: "widgets") { id } }')
-    assert info.value.response.errors[0].type == "NOT_FOUND"  # type: ignore[index]
+    assert first_error(info.value).type == "NOT_FOUND"
     with pytest.raises(GraphQLFailed) as info:
         gh.graphql.request('{ organization(login: "acme") { id } }')
-    assert (
-        info.value.response.errors[0].message
-        == "Field 'organization' doesn't exist on type 'Query'"
-    )  # type: ignore[index]
+    assert first_error(info.value).message == "Field 'organization' doesn't exist on type 'Query'"
     with pytest.raises(GraphQLFailed) as info:
         gh.graphql.request("mutation { mergePullRequest(input: {}) { clientMutationId } }")
     assert (
-        info.value.response.errors[0].message
+        first_error(info.value).message
         == "Field 'mergePullRequest' doesn't exist on type 'Mutation'"
-    )  # type: ignore[index]
+    )

@@ -35,7 +35,7 @@ def _body(chars: int, *, max_tokens: int = 100, model: str = "scripted") -> dict
     }
 
 
-def test_every_answer_carries_the_rate_limit_headers():
+def test_every_answer_carries_the_rate_limit_headers() -> None:
     clock = Clock()
     limits = ProviderLimits(requests_per_minute=50, input_tokens_per_minute=10_000)
     model = ScriptedModel(clock=clock, limits=limits)
@@ -54,7 +54,7 @@ def test_every_answer_carries_the_rate_limit_headers():
     )
 
 
-def test_input_tokens_over_the_minute_budget_get_429_with_retry_after():
+def test_input_tokens_over_the_minute_budget_get_429_with_retry_after() -> None:
     clock = Clock()
     model = ScriptedModel(clock=clock, limits=ProviderLimits(input_tokens_per_minute=1000))
     assert _post(model, _body(3000)).status_code == 200  # 757 tokens
@@ -71,7 +71,7 @@ def test_input_tokens_over_the_minute_budget_get_429_with_retry_after():
     assert model.status_counts == {200: 2, 429: 1}
 
 
-def test_each_key_has_its_own_budget():
+def test_each_key_has_its_own_budget() -> None:
     clock = Clock()
     model = ScriptedModel(
         clock=clock,
@@ -85,7 +85,7 @@ def test_each_key_has_its_own_budget():
     assert _post(model, _body(3000), key="k2").status_code == 429
 
 
-def test_output_is_reserved_at_max_tokens_and_settled_to_the_real_output():
+def test_output_is_reserved_at_max_tokens_and_settled_to_the_real_output() -> None:
     clock = Clock()
     model = ScriptedModel(clock=clock, limits=ProviderLimits(output_tokens_per_minute=1000))
     assert _post(model, _body(10, max_tokens=1001)).status_code == 429
@@ -95,7 +95,7 @@ def test_output_is_reserved_at_max_tokens_and_settled_to_the_real_output():
     assert first.headers["anthropic-ratelimit-output-tokens-remaining"] == str(1000 - used)
 
 
-def test_cache_reads_do_not_count_against_input_tokens_per_minute():
+def test_cache_reads_do_not_count_against_input_tokens_per_minute() -> None:
     clock = Clock()
     model = ScriptedModel(clock=clock, limits=ProviderLimits(input_tokens_per_minute=6000))
     body = _body(20)
@@ -114,7 +114,7 @@ def test_cache_reads_do_not_count_against_input_tokens_per_minute():
     assert _post(counting, body).status_code == 429
 
 
-def test_a_request_over_the_context_window_is_refused_and_not_cached():
+def test_a_request_over_the_context_window_is_refused_and_not_cached() -> None:
     model = ScriptedModel(context_windows={"small": 1000})
     too_long = _post(model, _body(4000, model="small"))
     assert too_long.status_code == 400
@@ -131,7 +131,7 @@ def test_a_request_over_the_context_window_is_refused_and_not_cached():
     assert len(model.requests) == 1
 
 
-def test_overload_window_answers_529_until_it_ends():
+def test_overload_window_answers_529_until_it_ends() -> None:
     clock = Clock()
     model = ScriptedModel(clock=clock)
     model.overload_for(30)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 from githubkit.exception import RequestFailed
+from githubkit_schemas.latest.types import (
+    ReposOwnerRepoPullsPullNumberReviewsPostBodyPropCommentsItemsType as ReviewComment,
+)
 
 from sandbox.github.seed import (
     DOCS,
@@ -112,7 +115,7 @@ def test_pull_request_permission_is_enough_to_comment_on_a_pull_via_issues(
     ids=["unknown-path", "line-outside-diff", "position-outside-diff"],
 )
 def test_inline_comments_must_land_on_the_diff(
-    sandbox: SandboxServer, comment: dict[str, object], error: str
+    sandbox: SandboxServer, comment: ReviewComment, error: str
 ) -> None:
     gh = token_client(sandbox.url, sandbox.state.mint_token(2001))
     err = _failure(

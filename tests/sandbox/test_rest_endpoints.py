@@ -5,7 +5,16 @@ from __future__ import annotations
 import base64
 
 import pytest
-from githubkit_schemas.latest.models import ContentFile
+from githubkit_schemas.latest.models import (
+    ContentFile,
+    DiffEntry,
+    Issue,
+    IssueComment,
+    Label,
+    PullRequestReview,
+    PullRequestReviewComment,
+    RateLimit,
+)
 
 from sandbox.github.seed import (
     GADGETS,
@@ -15,12 +24,13 @@ from sandbox.github.seed import (
     WIDGETS_PR_PDB,
 )
 from sandbox.server import SandboxServer
-from tests.sandbox.clients import mint, token_client
+from tests.sandbox.clients import items, mint, token_client
 
 
 @pytest.fixture(params=["", "/api/v3"], ids=["root", "ghe-prefix"])
 def base(request: pytest.FixtureRequest, sandbox: SandboxServer) -> str:
-    return sandbox.url + request.param
+    prefix: str = request.param
+    return sandbox.url + prefix
 
 
 def test_repository_and_pull_listing_parse(sandbox: SandboxServer, base: str) -> None:
@@ -47,14 +57,17 @@ def test_paginator_walks_every_changed_file_of_the_large_pull(
     sandbox: SandboxServer, base: str
 ) -> None:
     gh = token_client(base, mint(base, sandbox.state))
-    files = list(
-        gh.rest.paginate(
-            gh.rest.pulls.list_files,
-            owner="acme",
-            repo="gadgets",
-            pull_number=GADGETS_PR_LARGE,
-            per_page=15,
-        )
+    files = items(
+        list(
+            gh.rest.paginate(
+                gh.rest.pulls.list_files,
+                owner="acme",
+                repo="gadgets",
+                pull_number=GADGETS_PR_LARGE,
+                per_page=15,
+            )
+        ),
+        DiffEntry,
     )
     assert len(files) == 40
     assert all(f.patch for f in files)
@@ -64,10 +77,12 @@ def test_pull_detail_and_files_carry_real_patches(sandbox: SandboxServer, base: 
     gh = token_client(base, mint(base, sandbox.state))
     pull = gh.rest.pulls.get("acme", "widgets", WIDGETS_PR_DEBUG_PRINT).parsed_data
     assert pull.changed_files == 1 and pull.additions == 6 and pull.deletions == 0
-    files = gh.rest.pulls.list_files("acme", "widgets", WIDGETS_PR_PDB).parsed_data
+    files = items(
+        gh.rest.pulls.list_files("acme", "widgets", WIDGETS_PR_PDB).parsed_data, DiffEntry
+    )
     assert {f.filename for f in files} == {"src/widgets/cache.py", "tests/test_cache.py"}
     cache = next(f for f in files if f.filename == "src/widgets/cache.py")
-    assert cache.patch is not None and cache.patch.startswith("@@ ")
+    assert isinstance(cache.patch, str) and cache.patch.startswith("@@ ")
     assert "+            import pdb; pdb.set_trace()" in cache.patch
 
 
@@ -116,11 +131,15 @@ def test_review_with_inline_comments_is_recorded_with_its_author(
     ).parsed_data
     assert review.state == "COMMENTED"
     assert review.user is not None and review.user.login == "swarm-reviewer[bot]"
-    reviews = gh.rest.pulls.list_reviews("acme", "widgets", WIDGETS_PR_DEBUG_PRINT).parsed_data
+    reviews = items(
+        gh.rest.pulls.list_reviews("acme", "widgets", WIDGETS_PR_DEBUG_PRINT).parsed_data,
+        PullRequestReview,
+    )
     assert [r.id for r in reviews] == [review.id]
-    comments = gh.rest.pulls.list_review_comments(
-        "acme", "widgets", WIDGETS_PR_DEBUG_PRINT
-    ).parsed_data
+    comments = items(
+        gh.rest.pulls.list_review_comments("acme", "widgets", WIDGETS_PR_DEBUG_PRINT).parsed_data,
+        PullRequestReviewComment,
+    )
     assert [(c.path, c.line, c.body) for c in comments] == [
         ("src/widgets/core.py", 26, "debug print"),
         ("src/widgets/core.py", None, "TODO left in"),
@@ -130,7 +149,7 @@ def test_review_with_inline_comments_is_recorded_with_its_author(
 
 def test_issues_comments_and_labels_parse(sandbox: SandboxServer, base: str) -> None:
     gh = token_client(base, mint(base, sandbox.state))
-    issues = gh.rest.issues.list_for_repo("acme", "widgets").parsed_data
+    issues = items(gh.rest.issues.list_for_repo("acme", "widgets").parsed_data, Issue)
     assert {i.number for i in issues} == {1, 2, 3, 4, 5}
     assert {i.number for i in issues if not i.pull_request} == {4, 5}
     issue = gh.rest.issues.get("acme", "widgets", WIDGETS_ISSUE_BUG).parsed_data
@@ -139,11 +158,17 @@ def test_issues_comments_and_labels_parse(sandbox: SandboxServer, base: str) -> 
         "acme", "widgets", WIDGETS_ISSUE_BUG, body="Reproduced."
     ).parsed_data
     assert created.user is not None and created.user.login == "swarm-reviewer[bot]"
-    listed = gh.rest.issues.list_comments("acme", "widgets", WIDGETS_ISSUE_BUG).parsed_data
+    listed = items(
+        gh.rest.issues.list_comments("acme", "widgets", WIDGETS_ISSUE_BUG).parsed_data,
+        IssueComment,
+    )
     assert [c.body for c in listed] == ["Reproduced."]
-    labels = gh.rest.issues.add_labels(
-        "acme", "widgets", WIDGETS_ISSUE_BUG, data={"labels": ["triaged"]}
-    ).parsed_data
+    labels = items(
+        gh.rest.issues.add_labels(
+            "acme", "widgets", WIDGETS_ISSUE_BUG, data={"labels": ["triaged"]}
+        ).parsed_data,
+        Label,
+    )
     assert [lbl.name for lbl in labels] == ["bug", "triaged"]
 
 
@@ -152,4 +177,5 @@ def test_user_and_rate_limit_parse_for_a_pat(sandbox: SandboxServer, base: str) 
     assert gh.rest.users.get_authenticated().parsed_data.login == "octo-maintainer"
     overview = gh.rest.rate_limit.get().parsed_data
     assert overview.resources.core.limit == 5000
-    assert overview.resources.graphql is not None and overview.resources.graphql.limit == 5000
+    graphql = overview.resources.graphql
+    assert isinstance(graphql, RateLimit) and graphql.limit == 5000

@@ -6,10 +6,12 @@ import re
 import stat
 from pathlib import Path
 
+from githubkit_schemas.latest.models import DiffEntry
+
 from sandbox.github import seed
 from sandbox.github.state import SandboxState
 from sandbox.server import SandboxServer
-from tests.sandbox.clients import app_client, token_client
+from tests.sandbox.clients import app_client, items, token_client
 
 SHA = re.compile(r"^[0-9a-f]{40}$")
 
@@ -48,7 +50,8 @@ def test_pushing_a_commit_moves_the_head_and_the_files(sandbox: SandboxServer) -
     after = gh.rest.pulls.get("acme", "widgets", 1).parsed_data
     assert SHA.match(before) and SHA.match(new_sha) and new_sha != before
     assert after.head.sha == new_sha and after.commits == 2
-    files = [f.filename for f in gh.rest.pulls.list_files("acme", "widgets", 1).parsed_data]
+    listed = gh.rest.pulls.list_files("acme", "widgets", 1).parsed_data
+    files = [f.filename for f in items(listed, DiffEntry)]
     assert files == ["src/widgets/core.py", "tests/test_scale.py"]
 
 
@@ -58,7 +61,9 @@ def test_generated_pulls_for_benchmarks(sandbox: SandboxServer) -> None:
     gh = token_client(sandbox.url, sandbox.state.mint_token(seed.REVIEWER_INSTALLATION_ID))
     listed = list(gh.rest.paginate(gh.rest.pulls.list, owner="acme", repo="gadgets", per_page=100))
     assert len(listed) == 102
-    flagged = sum(1 for p in pulls if re.search(r"print\(|TODO|pdb", p.pull.files[0].patch))  # type: ignore[union-attr]
+    patches = [p.pull.files[0].patch for p in pulls if p.pull is not None]
+    assert len(patches) == 100
+    flagged = sum(1 for patch in patches if re.search(r"print\(|TODO|pdb", patch))
     assert 0 < flagged < 100
 
 

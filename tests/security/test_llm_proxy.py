@@ -80,7 +80,9 @@ def _plant(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-def test_a_host_proxy_variable_receives_nothing(listener: Listener, monkeypatch) -> None:
+def test_a_host_proxy_variable_receives_nothing(
+    listener: Listener, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _plant(monkeypatch, listener.url)
     model = ScriptedModel()
     with ScriptedServer(model) as server:
@@ -99,7 +101,7 @@ def test_a_host_proxy_variable_receives_nothing(listener: Listener, monkeypatch)
 
 
 def test_the_planted_proxy_would_have_received_the_prompt_without_that_guard(
-    listener: Listener, monkeypatch
+    listener: Listener, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The control: the SDK's default HTTP client does read the variables.
     import anthropic

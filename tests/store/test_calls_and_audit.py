@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import partial
 
 from agents.store import Store
 from agents.store.base import utcnow
@@ -52,7 +53,8 @@ def test_only_mutations_reach_the_audit_log(store: Store, worker: str) -> None:
 
 
 def test_llm_call_records_usage_and_flags_a_cache_miss(store: Store, worker: str) -> None:
-    common = dict(
+    record = partial(
+        store.record_llm_call,
         worker_id=worker,
         model="claude-x",
         role_chain=["reviewer"],
@@ -63,8 +65,8 @@ def test_llm_call_records_usage_and_flags_a_cache_miss(store: Store, worker: str
         latency_ms=900,
         stop_reason="end_turn",
     )
-    store.record_llm_call(prefix_hash="sha256:p", cache_read_tokens=0, **common)
-    store.record_llm_call(prefix_hash="sha256:p", cache_read_tokens=4000, **common)
+    record(prefix_hash="sha256:p", cache_read_tokens=0)
+    record(prefix_hash="sha256:p", cache_read_tokens=4000)
     calls = store.list_llm_calls(worker)
     assert [c.cache_miss for c in calls] == [True, False]
     assert calls[1].cache_read_tokens == 4000 and calls[1].role_chain == ["reviewer"]

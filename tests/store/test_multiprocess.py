@@ -6,6 +6,7 @@ import multiprocessing as mp
 import os
 import signal
 import time
+from collections.abc import Sequence
 from datetime import timedelta
 
 import pytest
@@ -20,7 +21,7 @@ THREADS = 8
 ctx = mp.get_context("fork")
 
 
-def _run_all(procs: list[mp.process.BaseProcess], timeout: float = 120) -> None:
+def _run_all(procs: Sequence[mp.process.BaseProcess], timeout: float = 120) -> None:
     for p in procs:
         p.start()
     for p in procs:

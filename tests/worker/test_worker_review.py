@@ -91,7 +91,8 @@ async def test_marker_on_github_prevents_a_second_review_when_the_store_lost_the
     first = await swarm.run(await swarm.dispatch(task))
     # A crash after GitHub accepted the review but before the store recorded it.
     key = f"{WIDGETS}#{WIDGETS_PR_DEBUG_PRINT}@{task.head_sha}:reviewer"
-    swarm.runtime.store.release_review_key(key, first.worker_id) or _forget(swarm, key)
+    if not swarm.runtime.store.release_review_key(key, first.worker_id):
+        _forget(swarm, key)
     second = await swarm.run(await swarm.dispatch(task))
     assert second.status == "succeeded"
     assert not second.posted
