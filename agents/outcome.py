@@ -13,8 +13,8 @@ OutcomeStatus = Literal[
     "skipped",  # idempotency: this (PR, head SHA, role) was already reviewed
     "blocked",  # refused to act: envelope, credential or identity problem
     "budget_exhausted",  # a budget (turns, tokens, cost, wall time, GitHub calls) ended it
-    "paused",  # its identity is rate-limited until `paused_until`
-    "failed",  # an error it could not recover from (LLM overload, GitHub 5xx, crash)
+    "paused",  # its identity or the model key is rate-limited/overloaded until `paused_until`
+    "failed",  # an error it could not recover from (GitHub 5xx, model error, crash)
 ]
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from agents.envelope import EnvelopeRejected, OpenedEnvelope, SealedEnvelope
 from agents.github.errors import GitHubApiError, GitHubUnavailable, IdentityPaused
 from agents.identity.errors import IdentityBlocked, IdentityError
-from agents.llm.client import LLMError, LLMOverloaded
+from agents.llm.client import LLMError, LLMPaused
 from agents.memory.operational import AgentMemory
 from agents.memory.snapshot import frozen_snapshot
 from agents.outcome import OutcomeStatus, WorkerOutcome
@@ -48,7 +48,9 @@ ERROR_OUTCOMES: tuple[tuple[type[Exception], OutcomeStatus, Callable[[Exception]
     (IdentityBlocked, "blocked", str),
     (IdentityError, "failed", "identity check failed: {}".format),
     (BudgetExhausted, "budget_exhausted", str),
-    (LLMOverloaded, "failed", "model overloaded: {}".format),
+    # A 529 storm (LLMOverloaded) or a key paused by 429s: nothing is wrong with the work, a
+    # later run picks it up.
+    (LLMPaused, "paused", str),
     (LLMError, "failed", "model error: {}".format),
     (IdentityPaused, "paused", str),
     (GitHubApiError, "failed", "GitHub error: {}".format),
@@ -79,7 +81,7 @@ class _End:
 def _end_of(exc: Exception) -> _End:
     for kind, status, reason in ERROR_OUTCOMES:
         if isinstance(exc, kind):
-            paused = exc.until_datetime if isinstance(exc, IdentityPaused) else None
+            paused = exc.until_datetime if isinstance(exc, IdentityPaused | LLMPaused) else None
             return _End(status, reason(exc), paused_until=paused)
     log.exception("worker crashed")
     return _End("failed", f"worker crashed: {type(exc).__name__}: {exc}")
