@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
@@ -34,7 +34,9 @@ def mock() -> Iterator[respx.MockRouter]:
         yield router
 
 
-def answer_in_turn(clock: ManualClock, times: list[float], *responses: httpx.Response):  # type: ignore[no-untyped-def]
+def answer_in_turn(
+    clock: ManualClock, times: list[float], *responses: httpx.Response
+) -> Callable[[httpx.Request], httpx.Response]:
     queue = list(responses)
 
     def respond(request: httpx.Request) -> httpx.Response:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 import httpx
 import pytest
 
 from agents.github import IdentityPaused
-from sandbox.github.limits import RateLimits
+from sandbox.github.limits import RateLimits, Resource
 from sandbox.github.seed import REVIEWER_BOT, REVIEWER_INSTALLATION_ID, WIDGETS
 from sandbox.github.state import SandboxState
 from sandbox.server import SandboxServer
@@ -27,17 +28,17 @@ def _drain(server: SandboxServer, token: str, path: str, times: int, method: str
                 c.get(path)
 
 
-def _reset(state: SandboxState, resource: str = "core") -> int:
+def _reset(state: SandboxState, resource: Resource = "core") -> int:
     with state.lock:
-        return state.limiter.status(REVIEWER_BOT, resource, state.clock.now()).reset  # type: ignore[arg-type]
+        return state.limiter.status(REVIEWER_BOT, resource, state.clock.now()).reset
 
 
 @pytest.mark.parametrize("status", [403, 429])
 async def test_a_primary_limit_answer_pauses_until_the_reset_and_nothing_more_is_sent(
-    make_sandbox: Callable[[SandboxState], SandboxServer], status: int
+    make_sandbox: Callable[[SandboxState], SandboxServer], status: Literal[403, 429]
 ) -> None:
     state = SandboxState(limits=RateLimits(core=10))
-    state.knobs.primary_limit_status = status  # type: ignore[assignment]
+    state.knobs.primary_limit_status = status
     server = make_sandbox(state)
     token = state.mint_token(REVIEWER_INSTALLATION_ID)
     gateway = reviewer_gateway(server, token=token)
@@ -82,7 +83,9 @@ async def test_a_secondary_limit_with_retry_after_is_honoured(
     with pytest.raises(IdentityPaused) as info:
         await gateway.get_issue(WIDGETS, 4)
     assert "retry-after" in info.value.reason
-    window_end = state.limiter.buckets(REVIEWER_BOT).rest_points.start + 60  # type: ignore[operator]
+    window_start = state.limiter.buckets(REVIEWER_BOT).rest_points.start
+    assert window_start is not None
+    window_end = window_start + 60
     assert info.value.until >= window_end - 1
     await gateway.aclose()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import pickle
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -68,9 +68,9 @@ def test_no_secret_appears_in_logs_errors_or_envelopes(
     errors: list[BaseException] = []
     log = logging.getLogger("agents.test_leaks")
 
-    def expect(kind: type[BaseException], call: object) -> None:
+    def expect(kind: type[BaseException], call: Callable[[], object]) -> None:
         try:
-            call()  # type: ignore[operator]
+            call()
         except kind as exc:
             errors.append(exc)
             log.exception("refused: %s", exc)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agents.memory.snapshot import CONTINUITY_MAX_CHARS
+from agents.store import Store
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_CLEAN, WIDGETS_PR_DEBUG_PRINT
 from tests.memory.real_worker import system_text
 from tests.worker.conftest import Swarm
@@ -57,7 +58,7 @@ async def test_another_pull_request_does_not_get_that_continuity(backend_swarm: 
     assert "<continuity" not in system_text(swarm.scripted.requests[before])
 
 
-def test_continuity_in_the_snapshot_is_bounded_and_cannot_forge_tags(store) -> None:  # type: ignore[no-untyped-def]
+def test_continuity_in_the_snapshot_is_bounded_and_cannot_forge_tags(store: Store) -> None:
     from agents.memory import AgentMemory, frozen_snapshot
 
     run_id = store.create_run("test")

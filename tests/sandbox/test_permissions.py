@@ -128,7 +128,8 @@ def test_inline_comments_must_land_on_the_diff(
     )
     assert err.response.status_code == 422
     assert err.response.json()["errors"] == [error]
-    assert sandbox.state.pull("acme/widgets", WIDGETS_PR_DEBUG_PRINT).pull.reviews == []  # type: ignore[union-attr]
+    pull = sandbox.state.pull("acme/widgets", WIDGETS_PR_DEBUG_PRINT).pull
+    assert pull is not None and pull.reviews == []
 
 
 def test_review_on_a_stale_commit_id_is_refused(sandbox: SandboxServer) -> None:

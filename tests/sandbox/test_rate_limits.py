@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import Literal
 
 import httpx
 import pytest
@@ -19,9 +20,9 @@ from tests.sandbox.clients import token_client
 Maker = Callable[[SandboxState], SandboxServer]
 
 
-def _frozen_state(**limits: float) -> SandboxState:
+def _frozen_state(**limits: int) -> SandboxState:
     # speed 0: windows move only when a test advances the clock.
-    return SandboxState(SandboxClock(speed=0), RateLimits(**limits))  # type: ignore[arg-type]
+    return SandboxState(SandboxClock(speed=0), RateLimits(**limits))
 
 
 def test_every_response_carries_rate_limit_headers(sandbox: SandboxServer) -> None:
@@ -53,9 +54,9 @@ def test_buckets_belong_to_identities(sandbox: SandboxServer) -> None:
 
 
 @pytest.mark.parametrize("status", [403, 429])
-def test_primary_limit_exhaustion(make_sandbox: Maker, status: int) -> None:
+def test_primary_limit_exhaustion(make_sandbox: Maker, status: Literal[403, 429]) -> None:
     state = _frozen_state(core=2)
-    state.knobs.primary_limit_status = status  # type: ignore[assignment]
+    state.knobs.primary_limit_status = status
     srv = make_sandbox(state)
     gh = token_client(srv.url, state.mint_token(2001))
     gh.rest.repos.get("acme", "widgets")

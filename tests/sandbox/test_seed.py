@@ -26,7 +26,8 @@ def test_seeded_pulls_carry_the_findings_they_are_documented_with() -> None:
     state = SandboxState()
     first = _patches(state, seed.WIDGETS, seed.WIDGETS_PR_DEBUG_PRINT)
     assert "+    print(" in first and "+    # TODO" in first
-    assert not any(f.filename.startswith("tests/") for f in state.pull(seed.WIDGETS, 1).pull.files)  # type: ignore[union-attr]
+    pull = state.pull(seed.WIDGETS, 1).pull
+    assert pull is not None and not any(f.filename.startswith("tests/") for f in pull.files)
     assert "pdb.set_trace()" in _patches(state, seed.WIDGETS, seed.WIDGETS_PR_PDB)
     clean = _patches(state, seed.WIDGETS, seed.WIDGETS_PR_CLEAN)
     assert not re.search(r"^\+.*(print\(|TODO|pdb)", clean, re.M)
@@ -36,8 +37,10 @@ def test_seeded_pulls_carry_the_findings_they_are_documented_with() -> None:
     assert state.pull(seed.DOCS, seed.DOCS_PR_CLEAN).title == "Clarify installation steps"
     for repo, number in ((seed.WIDGETS, 4), (seed.WIDGETS, 5), (seed.GADGETS, 3), (seed.DOCS, 2)):
         assert state.repo(repo).issues[number].pull is None
-    assert "AGENTS.md" in state.repo(seed.WIDGETS).resolve("main").tree  # type: ignore[union-attr]
-    assert all("CONTRIBUTING.md" in state.repo(r).resolve("main").tree for r in seed.REPOS)  # type: ignore[union-attr]
+    heads = {r: state.repo(r).resolve("main") for r in seed.REPOS}
+    assert all(head is not None and "CONTRIBUTING.md" in head.tree for head in heads.values())
+    widgets = heads[seed.WIDGETS]
+    assert widgets is not None and "AGENTS.md" in widgets.tree
 
 
 def test_pushing_a_commit_moves_the_head_and_the_files(sandbox: SandboxServer) -> None:

@@ -8,6 +8,7 @@ from agents.reviews import marker, review_key
 from agents.tools import build_toolbox
 from agents.tools.review import post_once, posted_review_url
 from agents.work import Shard
+from sandbox.github.model import Review
 from sandbox.github.seed import REVIEWER_BOT, WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from tests.tools.conftest import MakeContext
 from tests.worker.conftest import Swarm
@@ -15,7 +16,7 @@ from tests.worker.conftest import Swarm
 pytestmark = pytest.mark.anyio
 
 
-def _reviews(swarm: Swarm) -> list[object]:
+def _reviews(swarm: Swarm) -> list[Review]:
     pull = swarm.sandbox.state.pull(WIDGETS, WIDGETS_PR_DEBUG_PRINT).pull
     assert pull is not None
     return list(pull.reviews)
@@ -31,8 +32,8 @@ async def test_a_posted_review_carries_its_marker_and_is_remembered(
     assert not posted.already_posted and posted.url
     key = review_key(WIDGETS, WIDGETS_PR_DEBUG_PRINT, str(task.head_sha), "reviewer")
     [review] = _reviews(swarm)
-    assert review.body.endswith(marker(key))  # type: ignore[attr-defined]
-    assert review.user_login == REVIEWER_BOT  # type: ignore[attr-defined]
+    assert review.body.endswith(marker(key))
+    assert review.user_login == REVIEWER_BOT
     assert posted_review_url(await tool_context(task)) == posted.url
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -115,7 +116,9 @@ async def test_clean_pull_request_gets_a_review_without_inline_comments(swarm: S
     assert comments_of(swarm, WIDGETS, WIDGETS_PR_CLEAN, review) == []
 
 
-async def test_dry_run_posts_nothing_and_returns_a_preview(make_swarm) -> None:  # type: ignore[no-untyped-def]
+async def test_dry_run_posts_nothing_and_returns_a_preview(
+    make_swarm: Callable[..., Swarm],
+) -> None:
     swarm = make_swarm(dry_run=True)
     try:
         outcome = await swarm.run(

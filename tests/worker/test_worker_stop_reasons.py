@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from agents.outcome import WorkerOutcome
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from tests.worker.conftest import Swarm
 
 pytestmark = pytest.mark.anyio
 
 
-async def _review(swarm: Swarm):  # type: ignore[no-untyped-def]
+async def _review(swarm: Swarm) -> WorkerOutcome:
     return await swarm.review(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
 
 
