@@ -127,8 +127,8 @@ def pool_workers(env: dict[str, str], root: Path, count: int) -> Iterator[list[P
                 proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 proc.kill()
-        for out in files:
-            out.close()
+        for log_file in files:
+            log_file.close()
 
 
 def wait_for(server: PrefectServer, flow_run_id: str) -> dict[str, Any]:
