@@ -144,18 +144,41 @@ class Page:
     def text(self) -> str:
         return str(self.evaluate("document.body ? document.body.innerText : ''") or "")
 
-    def wait_for_text(self, wanted: Iterable[str], timeout: float = 60.0) -> str:
-        """Poll the rendered text until every string in ``wanted`` is on the page."""
+    def scroll_to_end(self) -> None:
+        """Scroll the window and every scrolled box to its end, as a person reading on does:
+        long lists (a run's logs) render and load more only as they come into view."""
+        self.evaluate(
+            "(() => { for (const el of document.querySelectorAll('*')) {"
+            " if (el.scrollHeight > el.clientHeight + 4) el.scrollTop = el.scrollHeight; }"
+            " window.scrollTo(0, document.body.scrollHeight); })()"
+        )
+
+    def wait_for_text(
+        self, wanted: Iterable[str], timeout: float = 60.0, scroll: bool = False
+    ) -> str:
+        """Poll the rendered text until every string in ``wanted`` is on the page (scrolling
+        to the end between polls if ``scroll``)."""
         wanted = list(wanted)
         deadline = time.monotonic() + timeout
         text = ""
         while time.monotonic() < deadline:
+            if scroll:
+                self.scroll_to_end()
             text = self.text()
             if all(w in text for w in wanted):
                 return text
             time.sleep(0.25)
         missing = [w for w in wanted if w not in text]
         raise PageTimeout(f"page never showed {missing!r}; it showed:\n{text[:4000]}")
+
+    def scroll_to_text(self, label: str) -> None:
+        """Bring the first element whose own text holds ``label`` to the top of the view."""
+        self.evaluate(
+            "(() => { const want = " + json.dumps(label) + ";"
+            " const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);"
+            " while (walker.nextNode()) { if (walker.currentNode.textContent.includes(want)) {"
+            " walker.currentNode.parentElement.scrollIntoView({block: 'start'}); return; } } })()"
+        )
 
     def click_text(self, label: str) -> None:
         """Click the first link, button or tab whose visible text is exactly ``label``."""
