@@ -21,10 +21,26 @@ _SECRET_FILE_SUFFIXES = ("key_file", "token_file", "secret_file")
 
 def configured_secret_values(settings: BaseModel) -> list[str]:
     """The secret values in ``settings`` and in the secret files it names (readable ones)."""
-    return list(dict.fromkeys(_walk(settings, "")))
+    found: list[str] = []
+    for item in _walk(settings, ""):
+        if isinstance(item, str):
+            found.append(item)
+            continue
+        try:
+            text = item.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            continue  # a missing or unreadable file is reported where it is used
+        if text:
+            found.append(text)
+    return list(dict.fromkeys(found))
 
 
-def _walk(value: Any, name: str) -> Iterator[str]:
+def configured_secret_files(settings: BaseModel) -> list[Path]:
+    """The secret files ``settings`` names (App keys, PAT files), as configured."""
+    return list(dict.fromkeys(p for p in _walk(settings, "") if isinstance(p, Path)))
+
+
+def _walk(value: Any, name: str) -> Iterator[str | Path]:
     if isinstance(value, SecretStr):
         if value.get_secret_value():
             yield value.get_secret_value()
@@ -38,12 +54,7 @@ def _walk(value: Any, name: str) -> Iterator[str]:
         for item in value:
             yield from _walk(item, name)
     elif isinstance(value, Path) and name.endswith(_SECRET_FILE_SUFFIXES):
-        try:
-            text = value.read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError):
-            return  # a missing or unreadable file is reported where it is used
-        if text:
-            yield text
+        yield value
 
 
 def register_configured_secrets(settings: BaseModel) -> None:

@@ -2,78 +2,27 @@
 
 ``swarm exec`` is the pattern's contract for worker programs that are not ours (``gh``, another
 agent): the child gets ``GH_TOKEN`` set to a freshly minted installation token limited to one
-repository and the role's permissions, and nothing else of the host's GitHub credentials. Its
-``gh`` sees an empty configuration directory, git sees no global config or credential helper,
-and the token is revoked as soon as the child exits, whatever its exit status.
+repository and the role's permissions, in an environment built from an allow-list with a fresh
+temporary HOME (:mod:`flows.child_env`), and nothing of the host's credentials. The token is
+revoked and the HOME removed as soon as the child exits, whatever its exit status.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
-import tempfile
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-# Host variables a child must not inherit: they would let it act as someone else.
-HIDDEN_ENV = (
-    "GH_TOKEN",
-    "GITHUB_TOKEN",
-    "GH_ENTERPRISE_TOKEN",
-    "GITHUB_ENTERPRISE_TOKEN",
-    "GH_CONFIG_DIR",
-    "GH_HOST",
-    "GIT_ASKPASS",
-    "SSH_ASKPASS",
-    "GIT_CONFIG_GLOBAL",
-    "GIT_CONFIG_SYSTEM",
-    "XDG_CONFIG_HOME",
-    "ANTHROPIC_API_KEY",
-)
-HIDDEN_PREFIXES = ("SWARM_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")
 
+def exec_with_token(
+    *, role: str, repo: str, command: Sequence[str], env_names: Sequence[str] = ()
+) -> int:
+    """Mint, run ``command`` with the token, revoke; the child's exit status is returned.
 
-def child_environment(
-    host: Mapping[str, str], token: str, *, config_dir: Path, api_url: str
-) -> dict[str, str]:
-    """The child's environment: the host's, minus every GitHub credential, plus the bot token."""
-    env = {
-        key: value
-        for key, value in host.items()
-        if key not in HIDDEN_ENV and not key.startswith(HIDDEN_PREFIXES)
-    }
-    env.update(
-        {
-            "GH_TOKEN": token,
-            # gh reads hosts.yml (with the maintainer's login) from here: point it at nothing.
-            "GH_CONFIG_DIR": str(config_dir / "gh"),
-            "XDG_CONFIG_HOME": str(config_dir),
-            "GIT_CONFIG_GLOBAL": os.devnull,
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_TERMINAL_PROMPT": "0",
-            "GH_PROMPT_DISABLED": "1",
-            "GH_NO_UPDATE_NOTIFIER": "1",
-            "SWARM_GITHUB_API_URL": api_url,
-        }
-    )
-    host_name = _gh_host(api_url)
-    if host_name:
-        env["GH_HOST"] = host_name
-        env["GH_ENTERPRISE_TOKEN"] = token
-    return env
-
-
-def _gh_host(api_url: str) -> str | None:
-    """GitHub Enterprise-style hosts need GH_HOST for gh; github.com does not."""
-    from urllib.parse import urlparse
-
-    host = urlparse(api_url).netloc
-    return None if host in ("api.github.com", "") else host
-
-
-def exec_with_token(*, role: str, repo: str, command: Sequence[str]) -> int:
-    """Mint, run ``command`` with the token, revoke; the child's exit status is returned."""
+    The child's environment is built from an allow-list (:mod:`flows.child_env`) plus the host
+    variables named in ``env_names``; those are checked before any token is minted.
+    """
     from agents.config import ConfigError, load_settings
     from agents.role_files import load_roles
     from flows.preflight import needs, repo_flags
@@ -86,6 +35,9 @@ def exec_with_token(*, role: str, repo: str, command: Sequence[str]) -> int:
         raise ConfigError(f"--role: no role {role!r} in {settings.roles_dir} (known: {known})")
     spec = roles[role]
     settings = load_settings(needs=needs(identities=[spec.identity]))
+    from flows.child_env import child_environment, chosen_variables, host_secrets
+
+    chosen = chosen_variables(env_names, os.environ, host_secrets(settings, os.environ))
     from agents.identity import TokenScope
     from agents.identity.sources import open_identity
 
@@ -94,14 +46,12 @@ def exec_with_token(*, role: str, repo: str, command: Sequence[str]) -> int:
         scope = TokenScope(repositories=(repo,), permissions=dict(spec.permissions))
         lease = source.acquire(scope, role=role, holder=f"exec:{role}")
         try:
-            with tempfile.TemporaryDirectory(prefix="swarm-exec-") as tmp:
-                (Path(tmp) / "gh").mkdir()
-                env = child_environment(
-                    os.environ,
-                    lease.token.get_secret_value(),
-                    config_dir=Path(tmp),
-                    api_url=settings.github_api_url,
-                )
+            with child_environment(
+                os.environ,
+                lease.token.get_secret_value(),
+                api_url=settings.github_api_url,
+                chosen=chosen,
+            ) as env:
                 try:
                     completed = subprocess.run(list(command), env=env, check=False)
                 except FileNotFoundError:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +19,7 @@ from tests.flows.conftest import Swarm, use_sandbox_settings
 CHILD = """
 import hashlib, json, os, sys, urllib.request
 token = os.environ["GH_TOKEN"]
-api = os.environ["SWARM_GITHUB_API_URL"]
+api = os.environ["GITHUB_API_URL"]
 request = urllib.request.Request(
     api + "/installation/repositories", headers={"Authorization": "token " + token}
 )
@@ -32,10 +31,11 @@ print(json.dumps({
     "sha256": hashlib.sha256(token.encode()).hexdigest(),
     "repos": repos,
     "env_values_with_host_token": [k for k, v in os.environ.items() if v == sys.argv[1]],
-    "github_token_set": "GITHUB_TOKEN" in os.environ,
+    "github_token_is_the_bot_token": os.environ.get("GITHUB_TOKEN") == token,
     "gh_config_entries": os.listdir(config),
     "git_config_global": os.environ.get("GIT_CONFIG_GLOBAL"),
-    "swarm_settings_seen": sorted(k for k in os.environ if k.startswith("SWARM_APP")),
+    "home": os.environ["HOME"],
+    "swarm_settings_seen": sorted(k for k in os.environ if k.startswith("SWARM_")),
 }))
 sys.exit(int(sys.argv[2]))
 """
@@ -90,9 +90,10 @@ def test_the_child_sees_only_a_fresh_down_scoped_installation_token(
     assert seen["prefix"] == "ghs_"
     assert seen["repos"] == ["acme/widgets"]
     assert seen["env_values_with_host_token"] == []
-    assert seen["github_token_set"] is False
+    assert seen["github_token_is_the_bot_token"] is True
     assert seen["gh_config_entries"] == []
-    assert seen["git_config_global"] == os.devnull
+    assert seen["git_config_global"] is None  # git reads the fresh HOME's .gitconfig
+    assert not Path(str(seen["home"])).exists(), "the temporary HOME must be removed"
     assert seen["swarm_settings_seen"] == []
 
     [token] = [
