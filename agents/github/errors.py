@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from agents.ratelimit.pause import Paused
 
 
-class IdentityPaused(Exception):
-    """The identity may not call GitHub until ``until`` (epoch seconds on the throttle's clock).
-
-    Raised instead of sleeping when the pause is longer than ``max_inline_wait`` so the parent flow
-    can report how long the identity is out rather than block a worker silently.
-    """
+class IdentityPaused(Paused):
+    """The identity may not call GitHub until ``until``; the parent flow reports how long the
+    identity is out."""
 
     def __init__(self, identity: str, until: float, reason: str, *, now: float | None = None):
         self.identity = identity
-        self.until = until
-        self.reason = reason
-        when = datetime.fromtimestamp(until, tz=UTC).isoformat(timespec="seconds")
-        wait = "" if now is None else f" (in {max(0.0, until - now):.0f} s)"
-        super().__init__(f"identity {identity} paused until {when}{wait}: {reason}")
-
-    @property
-    def until_datetime(self) -> datetime:
-        return datetime.fromtimestamp(self.until, tz=UTC)
+        super().__init__(f"identity {identity}", until, reason, now=now)
 
 
 class GraphQLNotAllowed(ValueError):

@@ -25,14 +25,13 @@ from agents.github.limits import ThrottleLimits
 from agents.github.readings import Answer, apply_rate_limit_body, observe
 from agents.github.requests import RequestSpec
 from agents.github.snapshot import IdentitySnapshot, build_snapshot
-from agents.ratelimit import InMemoryBackend, StateBackend
+from agents.ratelimit import InMemoryBackend, Pump, StateBackend, transact
 
 T = TypeVar("T")
 # Where an identity's state lives: in this process (the default), or in the store's rows
 # (``RowBackend``) when several processes or machines share the identity.
 BudgetBackend: TypeAlias = StateBackend[IdentityState]
 LaneKey = tuple[str, bool]
-_MIN_SLEEP = 1e-4
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,15 +77,17 @@ class IdentityThrottle:
         self._prefix = uuid.uuid4().hex[:12]
         self._lanes: dict[LaneKey, OrderedDict[str, deque[_Waiter]]] = {}
         self._waiting = 0
-        self._wake = asyncio.Event()
-        self._pump_task: asyncio.Task[None] | None = None
+        self._pump = Pump(
+            self.clock,
+            waiting=lambda: self._waiting > 0,
+            grant=self._grant_what_can_go,
+            fail_all=self._fail_all,
+        )
         self._background: set[asyncio.Future[None]] = set()
 
     # -- state access -------------------------------------------------------------------------
     async def _transact(self, step: Callable[[IdentityState], T]) -> T:
-        if self.backend.blocking:
-            return await asyncio.to_thread(self.backend.transact, self.identity, step)
-        return self.backend.transact(self.identity, step)
+        return await transact(self.backend, self.identity, step)
 
     async def _decide(self, spec: RequestSpec, rid: str, worker_id: str) -> tuple[Decision, float]:
         lim = self.limits
@@ -122,7 +123,7 @@ class IdentityThrottle:
         future: asyncio.Future[Permit] = asyncio.get_running_loop().create_future()
         lane.setdefault(worker_id, deque()).append(_Waiter(worker_id, spec, rid, requested, future))
         self._waiting += 1
-        self._kick()
+        self._pump.kick()
         try:
             return await future
         except asyncio.CancelledError:
@@ -147,27 +148,14 @@ class IdentityThrottle:
         if not queue:
             del lane[worker_id]
 
-    def _kick(self) -> None:
-        self._wake.set()
-        if self._pump_task is None or self._pump_task.done():
-            self._pump_task = asyncio.ensure_future(self._pump())
-
-    async def _pump(self) -> None:
-        try:
-            while self._waiting:
-                self._wake.clear()
-                due = await self._grant_what_can_go()
-                if not self._waiting:
-                    break
-                await self._wait(due)
-        except Exception as exc:  # a broken backend must not leave workers waiting forever
-            for lane in self._lanes.values():
-                for queue in lane.values():
-                    for waiter in queue:
-                        if not waiter.future.done():
-                            waiter.future.set_exception(exc)
-            self._lanes.clear()
-            self._waiting = 0
+    def _fail_all(self, exc: Exception) -> None:
+        for lane in self._lanes.values():
+            for queue in lane.values():
+                for waiter in queue:
+                    if not waiter.future.done():
+                        waiter.future.set_exception(exc)
+        self._lanes.clear()
+        self._waiting = 0
 
     async def _grant_what_can_go(self) -> float | None:
         """Grant lane heads in turn; return when to look again (None: on the next release)."""
@@ -215,20 +203,6 @@ class IdentityThrottle:
         else:
             del lane[worker_id]
 
-    async def _wait(self, due: float | None) -> None:
-        if self._wake.is_set():
-            return
-        waker = asyncio.ensure_future(self._wake.wait())
-        if due is None:
-            await waker
-            return
-        # A floor on the sleep keeps a wait that is due "now" from spinning without time passing.
-        delay = max(due - self.clock.now(), _MIN_SLEEP)
-        sleeper = asyncio.ensure_future(self.clock.sleep(delay))
-        _done, pending = await asyncio.wait({waker, sleeper}, return_when=asyncio.FIRST_COMPLETED)
-        for task in pending:
-            task.cancel()
-
     # -- completing ---------------------------------------------------------------------------
     async def complete(
         self,
@@ -246,7 +220,7 @@ class IdentityThrottle:
             lambda s: observe(s, permit.reservation_id, permit.spec, now, answer, lim)
         )
         if self._waiting:
-            self._kick()
+            self._pump.kick()
         return pause
 
     async def abandon(self, permit: Permit) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from agents.ratelimit.pause import Paused
 
 
 class LLMError(Exception):
@@ -21,7 +21,7 @@ class LLMUnavailable(LLMError):
     """The provider could not be reached, or kept failing with 5xx, through every retry."""
 
 
-class LLMPaused(LLMError):
+class LLMPaused(LLMError, Paused):
     """The key may not call the model until ``until`` (epoch seconds on the throttle's clock).
 
     Raised instead of sleeping when the pause is longer than the inline wait, or when a call
@@ -29,15 +29,7 @@ class LLMPaused(LLMError):
     """
 
     def __init__(self, until: float, reason: str, *, now: float | None = None) -> None:
-        self.until = until
-        self.reason = reason
-        when = datetime.fromtimestamp(until, tz=UTC).isoformat(timespec="seconds")
-        wait = "" if now is None else f" (in {max(0.0, until - now):.0f} s)"
-        super().__init__(f"model calls paused until {when}{wait}: {reason}")
-
-    @property
-    def until_datetime(self) -> datetime:
-        return datetime.fromtimestamp(self.until, tz=UTC)
+        super().__init__("model calls", until, reason, now=now)
 
 
 class LLMOverloaded(LLMPaused):

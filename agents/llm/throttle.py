@@ -21,10 +21,16 @@ from agents.llm.errors import LLMPaused, LLMRequestError
 from agents.llm.keystate import Decision, KeyState, Pause, decide, settle, snapshot
 from agents.llm.limits import LLMLimits
 from agents.llm.readings import read_headers
-from agents.ratelimit import Clock, InMemoryBackend, StateBackend, SystemClock
+from agents.ratelimit import (
+    Clock,
+    InMemoryBackend,
+    Pump,
+    StateBackend,
+    SystemClock,
+    transact,
+)
 
 T = TypeVar("T")
-_MIN_SLEEP = 1e-4
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,13 +76,15 @@ class KeyThrottle:
         self._ids = itertools.count()
         self._prefix = uuid.uuid4().hex[:12]
         self._queue: deque[_Waiter] = deque()
-        self._wake = asyncio.Event()
-        self._pump_task: asyncio.Task[None] | None = None
+        self._pump = Pump(
+            self.clock,
+            waiting=lambda: bool(self._queue),
+            grant=self._grant_what_can_go,
+            fail_all=self._fail_all,
+        )
 
     async def _transact(self, step: Callable[[KeyState], T]) -> T:
-        if self.backend.blocking:
-            return await asyncio.to_thread(self.backend.transact, self.key, step)
-        return self.backend.transact(self.key, step)
+        return await transact(self.backend, self.key, step)
 
     async def acquire(self, worker_id: str, cost: Mapping[str, int]) -> KeyPermit:
         """Wait until a call costing ``cost`` may go; raises :class:`LLMPaused` for a long
@@ -85,7 +93,7 @@ class KeyThrottle:
         requested = self.clock.now()
         future: asyncio.Future[KeyPermit] = asyncio.get_running_loop().create_future()
         self._queue.append(_Waiter(rid, worker_id, dict(cost), requested, future))
-        self._kick()
+        self._pump.kick()
         try:
             return await future
         except asyncio.CancelledError:
@@ -93,24 +101,11 @@ class KeyThrottle:
                 await asyncio.shield(self.abandon(future.result()))
             raise
 
-    def _kick(self) -> None:
-        self._wake.set()
-        if self._pump_task is None or self._pump_task.done():
-            self._pump_task = asyncio.ensure_future(self._pump())
-
-    async def _pump(self) -> None:
-        try:
-            while self._queue:
-                self._wake.clear()
-                due = await self._grant_what_can_go()
-                if not self._queue:
-                    break
-                await self._wait(due)
-        except Exception as exc:  # a broken backend must not leave workers waiting forever
-            while self._queue:
-                waiter = self._queue.popleft()
-                if not waiter.future.done():
-                    waiter.future.set_exception(exc)
+    def _fail_all(self, exc: Exception) -> None:
+        while self._queue:
+            waiter = self._queue.popleft()
+            if not waiter.future.done():
+                waiter.future.set_exception(exc)
 
     async def _grant_what_can_go(self) -> float | None:
         while self._queue:
@@ -154,19 +149,6 @@ class KeyThrottle:
             return LLMPaused(until, decision.reason, now=now)
         return None
 
-    async def _wait(self, due: float | None) -> None:
-        if self._wake.is_set():
-            return
-        waker = asyncio.ensure_future(self._wake.wait())
-        if due is None:
-            await waker
-            return
-        delay = max(due - self.clock.now(), _MIN_SLEEP)
-        sleeper = asyncio.ensure_future(self.clock.sleep(delay))
-        _done, pending = await asyncio.wait({waker, sleeper}, return_when=asyncio.FIRST_COMPLETED)
-        for task in pending:
-            task.cancel()
-
     async def settle(
         self,
         permit: KeyPermit,
@@ -187,7 +169,7 @@ class KeyThrottle:
             )
         )
         if self._queue:
-            self._kick()
+            self._pump.kick()
         return pause
 
     async def abandon(self, permit: KeyPermit) -> None:

@@ -16,12 +16,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from agents.envelope import EnvelopeRejected, OpenedEnvelope, SealedEnvelope
-from agents.github.errors import GitHubApiError, GitHubUnavailable, IdentityPaused
+from agents.github.errors import GitHubApiError, GitHubUnavailable
 from agents.identity.errors import IdentityBlocked, IdentityError
-from agents.llm.client import LLMError, LLMPaused
+from agents.llm.client import LLMError
 from agents.memory.operational import AgentMemory
 from agents.memory.snapshot import frozen_snapshot
 from agents.outcome import OutcomeStatus, WorkerOutcome
+from agents.ratelimit import Paused
 from agents.redact import redact
 from agents.roles import resolve_chain
 from agents.tools import WorkerContext, build_toolbox
@@ -48,11 +49,10 @@ ERROR_OUTCOMES: tuple[tuple[type[Exception], OutcomeStatus, Callable[[Exception]
     (IdentityBlocked, "blocked", str),
     (IdentityError, "failed", "identity check failed: {}".format),
     (BudgetExhausted, "budget_exhausted", str),
-    # A 529 storm (LLMOverloaded) or a key paused by 429s: nothing is wrong with the work, a
-    # later run picks it up.
-    (LLMPaused, "paused", str),
+    # A GitHub identity or a model key out of budget (429s, a 529 storm): nothing is wrong with
+    # the work, a later run picks it up at `paused_until`.
+    (Paused, "paused", str),
     (LLMError, "failed", "model error: {}".format),
-    (IdentityPaused, "paused", str),
     (GitHubApiError, "failed", "GitHub error: {}".format),
     (GitHubUnavailable, "failed", "GitHub error: {}".format),
 )
@@ -81,7 +81,7 @@ class _End:
 def _end_of(exc: Exception) -> _End:
     for kind, status, reason in ERROR_OUTCOMES:
         if isinstance(exc, kind):
-            paused = exc.until_datetime if isinstance(exc, IdentityPaused | LLMPaused) else None
+            paused = exc.until_datetime if isinstance(exc, Paused) else None
             return _End(status, reason(exc), paused_until=paused)
     log.exception("worker crashed")
     return _End("failed", f"worker crashed: {type(exc).__name__}: {exc}")
