@@ -24,6 +24,7 @@ from pydantic import (
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pydantic_settings.exceptions import SettingsError
 
+from agents.llm.models import MODELS_SETTING, ModelRegistry, ModelRegistryError
 from agents.secret_files import secret_file_defaults
 from agents.setting_checks import repo_problem, sealing_key_problem, store_url_problem
 from agents.setting_names import validation_problems
@@ -126,6 +127,8 @@ class Settings(BaseSettings):
 
     roles_dir: Path = Field(default_factory=lambda: _default_roles_dir())
     model: str = "scripted"
+    # Model registry overrides and additions, JSON: {"<model id>": {"context_window": ...}}.
+    models: dict[str, dict[str, Any]] = Field(default_factory=dict)
     anthropic_api_key: SecretStr | None = Field(default=None, validation_alias="ANTHROPIC_API_KEY")
     anthropic_base_url: str | None = Field(default=None, validation_alias="ANTHROPIC_BASE_URL")
 
@@ -171,6 +174,19 @@ class Settings(BaseSettings):
             if problem:
                 raise ValueError(problem)
         return value
+
+    @field_validator("models")
+    @classmethod
+    def _model_entries(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        try:
+            ModelRegistry(value)
+        except ModelRegistryError as exc:
+            raise ValueError(str(exc).removeprefix(f"{MODELS_SETTING}: ")) from None
+        return value
+
+    def model_registry(self) -> ModelRegistry:
+        """The built-in model registry with ``SWARM_MODELS`` applied."""
+        return ModelRegistry(self.models)
 
     @field_validator("sealing_key")
     @classmethod

@@ -70,7 +70,17 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
         "it when workers run in other processes than the dispatcher.",
     ),
     "roles_dir": ("`roles/`, else the roles shipped with swarm", "Role YAML files."),
-    "model": (None, "The Claude model id, or `scripted` for the offline scripted model."),
+    "model": (
+        None,
+        "The Claude model id, or `scripted` for the offline scripted model. It must be in the "
+        "model registry (built in, or `SWARM_MODELS`): an unknown id stops the command.",
+    ),
+    "models": (
+        "the built-in registry",
+        "JSON: per model id its `context_window`, `max_output_tokens`, prices per million "
+        "tokens (`input_per_mtok`, `output_per_mtok`, cache write/read), "
+        "`min_cacheable_tokens`; overrides any field of a built-in entry or adds a model.",
+    ),
     "anthropic_api_key": (
         "`secrets/anthropic-api-key` if present",
         "The Anthropic API key (no `SWARM_` prefix, as the SDK names it).",

@@ -60,6 +60,8 @@ class Runtime:
             roles=self.roles,
             model_id=self.model_id,
             dry_run=self.dry_run,
+            registry=self.llm.registry,
+            calibrations=self.llm.calibrations,
         )
 
     def throttle(self, login: str) -> IdentityThrottle:

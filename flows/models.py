@@ -38,21 +38,45 @@ def resolve_model(settings: Settings, model: str | None) -> str:
     return chosen
 
 
-def scripted_model() -> ModelChoice:
+def scripted_model(settings: Settings | None = None) -> ModelChoice:
     """The real Anthropic client talking to the offline scripted model in this process."""
     from agents.llm.client import LLMClient
     from sandbox.model import ScriptedModel
 
+    registry = settings.model_registry() if settings is not None else None
     scripted = ScriptedModel(require_api_key=False)
-    client = LLMClient(api_key="scripted-offline-model", http_client=scripted.async_client())
+    client = LLMClient(
+        api_key="scripted-offline-model", http_client=scripted.async_client(), registry=registry
+    )
     return ModelChoice(client, SCRIPTED_BILLING_MODEL, scripted)
+
+
+def check_model(settings: Settings, model: str | None) -> None:
+    """Refuse a model id the registry does not know, naming the flag or setting that chose it."""
+    from agents.config import ConfigError
+    from agents.llm.models import MODEL_SETTING, UnknownModel
+
+    chosen = resolve_model(settings, model)
+    if chosen == SCRIPTED:
+        return
+    try:
+        settings.model_registry().spec(chosen)
+    except UnknownModel as exc:
+        text = str(exc)
+        if model is not None and model != settings.model:  # typed as the flag, not the setting
+            text = "--model" + text.removeprefix(MODEL_SETTING)
+        raise ConfigError(text) from None
 
 
 def open_model(settings: Settings, model: str | None) -> ModelChoice:
     chosen = resolve_model(settings, model)
     if chosen == SCRIPTED:
-        return scripted_model()
+        return scripted_model(settings)
     from agents.llm.client import LLMClient
 
-    client = LLMClient(api_key=settings.anthropic_api_key, base_url=settings.anthropic_base_url)
+    client = LLMClient(
+        api_key=settings.anthropic_api_key,
+        base_url=settings.anthropic_base_url,
+        registry=settings.model_registry(),
+    )
     return ModelChoice(client, chosen)

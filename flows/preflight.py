@@ -103,6 +103,9 @@ def preflight(*, repos: list[str] | None, role: str, model: str | None = None) -
         identity = reviewing_role(settings, role).identity
         return needs(identities=[identity], repos=True)(settings) + model_needs(settings, model)
 
+    from flows.models import check_model
+
     settings = load_settings(needs=run_needs, **repo_flags(repos))
+    check_model(settings, model)
     check_store(settings)
     return settings

@@ -20,6 +20,8 @@ from typing import Any, Final
 from agents.llm.context import ContextBudget, ContextFull
 
 STUB_PREFIX: Final = "[stubbed earlier result"
+# An older turn's ``<turn_context>`` (budgets, time, task) is stale once newer ones follow.
+CONTEXT_STUB: Final = "[older turn context omitted]"
 # Turns (user messages with tool results) at the end of the history that stay whole.
 KEEP_RECENT: Final = 2
 
@@ -31,9 +33,8 @@ def _chars(value: Any) -> int:
 def stub_text(name: str, args: Mapping[str, Any], chars: int) -> str:
     call = json.dumps(dict(args), sort_keys=True, ensure_ascii=False)
     return (
-        f"{STUB_PREFIX}: {name} {call} returned {chars:,} characters here; it was taken out to "
-        f"keep this conversation within the context window. Call {name} again with the same "
-        "arguments to read it again.]"
+        f"{STUB_PREFIX}: {name} {call} returned {chars:,} characters, taken out to fit the "
+        f"context window. Call {name} again with the same arguments to read it again.]"
     )
 
 
@@ -44,20 +45,34 @@ class Stubs:
     replaced: dict[str, str] = field(default_factory=dict)
     boundary: int | None = None
     compactions: int = 0
+    # Indexes of user messages whose turn context is omitted (those of stubbed turns).
+    contexts: set[int] = field(default_factory=set)
 
     def apply(self, messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """The history as it is sent: stubbed results replaced, everything else as it was."""
-        return [self._render(m) for m in messages]
+        return [self._render(i, m) for i, m in enumerate(messages)]
 
-    def _render(self, message: Mapping[str, Any]) -> dict[str, Any]:
+    def _render(self, index: int, message: Mapping[str, Any]) -> dict[str, Any]:
         content = message.get("content")
         if not self.replaced or not isinstance(content, list):
             return dict(message)
         blocks = []
         for block in content:
             stub = self.replaced.get(str(block.get("tool_use_id"))) if _is_result(block) else None
-            blocks.append({**block, "content": stub} if stub is not None else block)
+            if stub is not None:
+                block = {**block, "content": stub}
+            elif index in self.contexts and _is_turn_context(block):
+                block = {**block, "text": CONTEXT_STUB}
+            blocks.append(block)
         return {**message, "content": blocks}
+
+
+def _is_turn_context(block: Any) -> bool:
+    return (
+        isinstance(block, Mapping)
+        and block.get("type") == "text"
+        and str(block.get("text", "")).startswith("<turn_context>")
+    )
 
 
 def _is_result(block: Any) -> bool:
@@ -101,7 +116,7 @@ def compact(
     turns = [i for i, m in enumerate(messages) if any(map(_is_result, _blocks(m)))]
     eligible = turns[:-keep_recent] if keep_recent else turns
     calls = _calls(messages)
-    out = Stubs(dict(stubs.replaced), stubs.boundary, stubs.compactions + 1)
+    out = Stubs(dict(stubs.replaced), stubs.boundary, stubs.compactions + 1, set(stubs.contexts))
     size = total(out)
     for index in eligible:
         if size <= budget.low_water:
@@ -112,6 +127,7 @@ def compact(
                 continue
             name, args = calls.get(use_id, ("the tool", {}))
             out.replaced[use_id] = stub_text(name, args, len(str(block.get("content", ""))))
+        out.contexts.add(index)
         out.boundary = max(index, out.boundary or 0)
         size = total(out)
     if size > budget.limit:

@@ -31,6 +31,7 @@ class TierPolicy:
 
     tier: Tier
     skills_index: bool
+    # A listing page also stops at ``file_page_chars`` of patches, whichever comes first.
     files_per_page: int
     patch_page_chars: int
     file_page_chars: int
@@ -39,9 +40,9 @@ class TierPolicy:
 
 # Window size (tokens) from which each tier applies, largest first.
 TIERS: Final[tuple[tuple[int, TierPolicy], ...]] = (
-    (400_000, TierPolicy(Tier.LARGE, True, 30, 12_000, 40_000, 16_000)),
-    (100_000, TierPolicy(Tier.MEDIUM, True, 20, 6_000, 20_000, 8_000)),
-    (0, TierPolicy(Tier.SMALL, False, 10, 3_000, 8_000, 2_000)),
+    (400_000, TierPolicy(Tier.LARGE, True, 60, 12_000, 40_000, 16_000)),
+    (100_000, TierPolicy(Tier.MEDIUM, True, 40, 6_000, 20_000, 8_000)),
+    (0, TierPolicy(Tier.SMALL, False, 30, 3_000, 8_000, 2_000)),
 )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agents.llm.context import TierPolicy, tier_for
 from agents.memory.operational import AgentMemory
 from agents.work import Task
 
@@ -38,9 +39,12 @@ class WorkerContext:
     history_scope: str = "session"
     # The verified login this worker acts as (whose review markers count is agents.reviews').
     bot_login: str | None = None
+    # Page sizes of the session's context tier (``agents.llm.context``).
+    pages: TierPolicy = field(default_factory=lambda: tier_for(200_000))
     # Filled in by tools:
     pull: dict[str, Any] | None = None
     changed_paths: set[str] = field(default_factory=set)
+    pull_files: list[dict[str, Any]] | None = None
     review: PostedReview | None = None
     preview: str | None = None
     findings: list[dict[str, Any]] = field(default_factory=list)

@@ -14,17 +14,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.llm.turn import ToolResult
 from agents.llm.untrusted import wrap_untrusted
+from agents.tools import pages
 from agents.tools.base import OfferedTool, Tool, ToolError
 from agents.tools.context import WorkerContext
 from agents.tools.review import post_once
 
-FILES_PER_PAGE = 20
-# A patch longer than this is cut; the model can read the file at the head SHA instead.
-MAX_PATCH_CHARS = 6_000
-MAX_FILE_CHARS = 20_000
 MAX_COMMENTS = 50
-# How many of a page's file names its one-line summary (the transcript, the run log) shows.
-SUMMARY_NAMES = 5
 
 
 class _Args(BaseModel):
@@ -40,10 +35,15 @@ class TargetArgs(_Args):
 
 class FilesArgs(TargetArgs):
     page: int = Field(default=1, ge=1, description="page of changed files, from 1")
+    path: str | None = Field(
+        default=None, max_length=500, description="one changed file, to read more of its patch"
+    )
+    patch_page: int = Field(default=1, ge=1, description="with path: page of that patch")
 
 
 class ReadFileArgs(TargetArgs):
     path: str = Field(min_length=1, max_length=500, description="file path in the repository")
+    page: int = Field(default=1, ge=1, description="page of the file, from 1")
 
 
 class ReviewComment(BaseModel):
@@ -115,47 +115,20 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
     async def list_pull_files(args: FilesArgs) -> ToolResult:
         _check_target(ctx, args)
         files = await _changed_files(ctx)
-        pages = max(1, -(-len(files) // FILES_PER_PAGE))
-        if args.page > pages:
-            raise ToolError(f"page {args.page} is past the last page ({pages})")
-        chunk = files[(args.page - 1) * FILES_PER_PAGE : args.page * FILES_PER_PAGE]
-        shown = []
-        for f in chunk:
-            patch = f.get("patch")
-            entry: dict[str, Any] = {
-                "filename": f.get("filename"),
-                "status": f.get("status"),
-                "additions": f.get("additions"),
-                "deletions": f.get("deletions"),
-            }
-            if isinstance(patch, str):
-                if len(patch) > MAX_PATCH_CHARS:
-                    patch = patch[:MAX_PATCH_CHARS] + "\n[patch cut here; read_file shows the file]"
-                entry["patch"] = patch
-            shown.append(entry)
-        listing = {
-            "page": args.page,
-            "pages": pages,
-            "next_page": args.page + 1 if args.page < pages else None,
-            "total_files": len(files),
-            "files": shown,
-        }
-        names = [str(f["filename"]) for f in shown]
-        more = f" and {len(names) - SUMMARY_NAMES} more" if len(names) > SUMMARY_NAMES else ""
-        summary = f"page {args.page}/{pages}, {len(shown)} file(s): "
-        summary += ", ".join(names[:SUMMARY_NAMES]) + more
-        return ToolResult(_untrusted("diff", listing, f"{repo}#{ctx.task.number}"), summary=summary)
+        if args.path:
+            view, summary = pages.one_patch(files, args.path, ctx.pages, args.patch_page)
+        else:
+            view, summary = pages.listing(files, ctx.pages, args.page)
+        return ToolResult(_untrusted("diff", view, f"{repo}#{ctx.task.number}"), summary=summary)
 
     async def read_file(args: ReadFileArgs) -> ToolResult:
         _check_target(ctx, args)
         ref = ctx.task.head_sha
         text = await ctx.gateway.get_file(repo, args.path, ref)
-        if len(text) > MAX_FILE_CHARS:
-            text = text[:MAX_FILE_CHARS] + "\n[file cut here]"
-        return ToolResult(
-            _untrusted("file", text, f"{repo}:{args.path}@{(ref or 'HEAD')[:12]}"),
-            summary=f"{args.path}: {len(text)} chars",
-        )
+        body, footer, summary = pages.file_page(text, args.path, ctx.pages, args.page)
+        wrapped = _untrusted("file", body, f"{repo}:{args.path}@{(ref or 'HEAD')[:12]}")
+        # The footer is the tool's own word, outside the untrusted file text.
+        return ToolResult(f"{wrapped}\n{footer}" if footer else wrapped, summary=summary)
 
     async def get_issue(args: TargetArgs) -> ToolResult:
         _check_target(ctx, args)
@@ -234,13 +207,14 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
         ),
         Tool(
             "list_pull_files",
-            "List the files this review covers with their diff patches, one page at a time.",
+            "List the files this review covers with their diff patches, one page at a time; "
+            "a long patch is paged too (path and patch_page read the rest).",
             FilesArgs,
             list_pull_files,
         ),
         Tool(
             "read_file",
-            "Read one file of the repository at the pull request's head SHA.",
+            "Read one file of the repository at the pull request's head SHA, one page at a time.",
             ReadFileArgs,
             read_file,
         ),
@@ -277,6 +251,8 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
 async def _changed_files(ctx: WorkerContext) -> list[dict[str, Any]]:
     """The files this worker reviews: the PR's, or only those changed since the last reviewed
     SHA (re-review), narrowed to the shard's files when the PR is sharded."""
+    if ctx.pull_files is not None:
+        return ctx.pull_files  # read once per worker: the head SHA does not move under it
     task = ctx.task
     number = _task_number(ctx)
     if task.since_sha and task.head_sha:
@@ -288,6 +264,7 @@ async def _changed_files(ctx: WorkerContext) -> list[dict[str, Any]]:
         wanted = set(task.files)
         files = [f for f in files if f.get("filename") in wanted]
     ctx.changed_paths = {str(f.get("filename")) for f in files}
+    ctx.pull_files = files
     return files
 
 

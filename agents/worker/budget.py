@@ -4,10 +4,12 @@ wall time). Crossing any budget ends the worker as ``budget_exhausted`` with a c
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from agents.envelope import Budgets
 from agents.llm.client import LLMResult
+from agents.llm.models import DEFAULT_REGISTRY, ModelRegistry, UnknownModel
 from agents.llm.usage import Usage, cost
 
 
@@ -26,6 +28,10 @@ class Meter:
     cost_usd: float = 0.0
     github_calls: int = 0
     graphql_calls: int = 0
+    # Prices per model id: the run's registry, with SWARM_MODELS applied.
+    registry: ModelRegistry = DEFAULT_REGISTRY
+    # The session's context record (tier, budget, largest request), kept with what was spent.
+    context: Callable[[], Mapping[str, int | str]] | None = None
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
@@ -35,7 +41,11 @@ class Meter:
 
     def charge(self, result: LLMResult, model: str) -> float:
         """Count one model call; returns what it cost."""
-        call_cost = cost(result.usage, result.model or model)
+        try:
+            spec = self.registry.spec(result.model or model)
+        except UnknownModel:
+            spec = self.registry.spec(model)  # the provider named a model id we do not know
+        call_cost = cost(result.usage, spec)
         self.turns += 1
         self.usage = self.usage + result.usage
         self.cost_usd += call_cost
@@ -78,9 +88,10 @@ class Meter:
             "seconds": round(b.wall_seconds - self.elapsed(), 1),
         }
 
-    def used(self) -> dict[str, int | float]:
-        """What was spent, as the store records it."""
+    def used(self) -> dict[str, int | float | str]:
+        """What was spent, and the context tier it was spent in, as the store records it."""
         return {
+            **(self.context() if self.context else {}),
             "turns": self.turns,
             "llm_calls": self.turns,
             "tokens": self.usage.total_tokens,

@@ -7,12 +7,14 @@ its identity, talks to GitHub through a gateway for that identity only, and to t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from pydantic import SecretStr
 
 from agents.envelope import OpenedEnvelope, SealedEnvelope
+from agents.llm.estimate import Calibrations
+from agents.llm.models import DEFAULT_REGISTRY, ModelRegistry
 from agents.roles import Role
 from agents.worker.ports import Model
 
@@ -60,3 +62,7 @@ class WorkerDeps:
     # The model to ask when the role chain names none.
     model_id: str
     dry_run: bool = False
+    # Context windows and prices per model id (the model client's, with SWARM_MODELS applied).
+    registry: ModelRegistry = DEFAULT_REGISTRY
+    # Characters per token per model, learned from answers (shared with the model client).
+    calibrations: Calibrations = field(default_factory=Calibrations)

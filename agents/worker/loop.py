@@ -8,7 +8,7 @@ so a session that ends early still leaves its transcript.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -19,6 +19,7 @@ from agents.llm.turn import ToolResult, TurnContext, assistant_message, user_mes
 from agents.llm.usage import is_cache_miss
 from agents.worker.budget import Meter
 from agents.worker.ports import Model, ModelTurn, Recorder, Tools, ToolUse
+from agents.worker.window import ContextWindow
 
 CUT_OFF_NOTE = " Your last reply was cut off at the output limit: finish briefly."
 
@@ -49,6 +50,9 @@ class Session:
     # delimited as untrusted by the caller; it stays in the history, never in the system.
     briefing: str = ""
     clock: Callable[[], datetime] = field(default=_now)
+    # The model's context budget; every request is held within it (None: no window check,
+    # for loop tests whose fake models have no window).
+    window: ContextWindow | None = None
 
 
 @dataclass(frozen=True)
@@ -77,19 +81,23 @@ async def run_session(
         )
         recorder.user_turn(messages[-1])
 
+    def build(history: Sequence[Mapping[str, Any]], breakpoint: int | None) -> dict[str, Any]:
+        return build_request(
+            session.prefix,
+            session.chain,
+            history,
+            model=session.model,
+            max_tokens=session.max_tokens,
+            history_breakpoint=breakpoint,
+        )
+
     say(session.task, briefing=session.briefing)
     continued = False
     while True:
         meter.check()
-        result = await model.create(
-            build_request(
-                session.prefix,
-                session.chain,
-                messages,
-                model=session.model,
-                max_tokens=session.max_tokens,
-            )
-        )
+        window = session.window
+        request = window.request(messages, build) if window else build(messages, None)
+        result = await model.create(request)
         first = meter.turns == 0
         recorder.model_turn(
             ModelTurn(

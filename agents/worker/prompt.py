@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from agents.llm.context import TierPolicy, tier_for
 from agents.llm.prompt import CachedPrefix, PrefixBuilder
 from agents.llm.untrusted import wrap_untrusted
 from agents.roles import Role
@@ -14,7 +15,6 @@ from agents.work import Task
 
 # Repository guidance read into the prefix, most useful first.
 CONTEXT_FILES = ("AGENTS.md", "CONTRIBUTING.md")
-CONTEXT_FILE_CHARS = 8000
 
 # Reads one repository file for the prefix; None when it is absent or not readable.
 ReadContextFile = Callable[[str], Awaitable[str | None]]
@@ -49,14 +49,21 @@ async def build_prefix(
     memory_snapshot: str,
     read_context_file: ReadContextFile,
     now: datetime | None = None,
+    tier: TierPolicy | None = None,
 ) -> CachedPrefix:
-    """The byte-stable prefix of one session, built once at its start."""
+    """The byte-stable prefix of one session, built once at its start; the context tier says
+    whether it carries the skills index and how much of each guidance file."""
+    tier = tier or tier_for(200_000)
     builder = PrefixBuilder(agent.render("agent", with_skills=False))
     builder.tools(tool_schemas).memory_snapshot(memory_snapshot)
-    builder.skills([(s.name, s.description) for s in agent.skills])
+    if tier.skills_index:
+        builder.skills([(s.name, s.description) for s in agent.skills])
     for name in CONTEXT_FILES:
         text = await read_context_file(name)
+        if text and len(text) > tier.context_file_chars:
+            cut = text[: tier.context_file_chars]
+            text = f"{cut}\n[{name} is cut here, at {len(cut)} characters, to fit the context tier]"
         if text:
-            builder.context_file(name, text[:CONTEXT_FILE_CHARS])
+            builder.context_file(name, text)
     builder.session_timestamp(now or datetime.now(UTC))
     return builder.build()

@@ -68,7 +68,13 @@ class StoreRecorder:
         )
         story.verified(identity)
 
-    def session_start(self, prefix: CachedPrefix, snapshot: MemorySnapshot) -> None:
+    def session_start(
+        self,
+        prefix: CachedPrefix,
+        snapshot: MemorySnapshot,
+        context: Mapping[str, int | str] | None = None,
+    ) -> None:
+        """The prefix (by hash), the frozen memory, and the context tier the session runs in."""
         self.store.record_prompt_prefix(prefix.sha256, prefix.text)
         self._status(
             {
@@ -80,6 +86,7 @@ class StoreRecorder:
                     "memory_ids": list(snapshot.memory_ids),
                     "continuity_note": snapshot.continuity_id,
                 },
+                **(context or {}),
             }
         )
 
@@ -97,7 +104,7 @@ class StoreRecorder:
         )
 
     def finish(
-        self, status: OutcomeStatus, reason: str | None, used: Mapping[str, int | float]
+        self, status: OutcomeStatus, reason: str | None, used: Mapping[str, int | float | str]
     ) -> None:
         self._status({"status": status, "reason": reason or "", **used})
         self.store.finish_worker(

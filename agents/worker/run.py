@@ -19,6 +19,8 @@ from agents.envelope import EnvelopeRejected, OpenedEnvelope, SealedEnvelope
 from agents.github.errors import GitHubApiError, GitHubUnavailable
 from agents.identity.errors import IdentityBlocked, IdentityError
 from agents.llm.client import LLMError
+from agents.llm.context import ContextFull
+from agents.llm.models import UnknownModel
 from agents.memory.operational import AgentMemory
 from agents.memory.snapshot import frozen_snapshot
 from agents.outcome import OutcomeStatus, WorkerOutcome
@@ -33,6 +35,7 @@ from agents.worker.deps import WorkerDeps
 from agents.worker.loop import Session, SessionResult, run_session
 from agents.worker.prompt import build_prefix, describe_task
 from agents.worker.record import StoreRecorder
+from agents.worker.window import ContextWindow
 
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
@@ -49,6 +52,8 @@ ERROR_OUTCOMES: tuple[tuple[type[Exception], OutcomeStatus, Callable[[Exception]
     (IdentityBlocked, "blocked", str),
     (IdentityError, "failed", "identity check failed: {}".format),
     (BudgetExhausted, "budget_exhausted", str),
+    (ContextFull, "failed", "context window full: {}".format),
+    (UnknownModel, "failed", str),
     # A GitHub identity or a model key out of budget (429s, a 529 storm): nothing is wrong with
     # the work, a later run picks it up at `paused_until`.
     (Paused, "paused", str),
@@ -108,7 +113,7 @@ async def run_worker(sealed: SealedEnvelope, deps: WorkerDeps) -> WorkerOutcome:
     env = sealed.envelope
     record = StoreRecorder(deps.store, env.worker_id)
     record.register(sealed, env.roles.ids())
-    meter = Meter(env.budgets)
+    meter = Meter(env.budgets, registry=deps.registry)
     login = env.identity.expected_login
     log.info("worker %s starts: %s as %s", env.worker_id, env.task.label, env.roles.agent)
     try:
@@ -179,11 +184,21 @@ async def _work(
     posted = posted_review_url(ctx)
     if posted is not None:
         return _End("skipped", "already reviewed at this head SHA", review_url=posted)
+    model_id = chain.model or deps.model_id
+    spec = deps.registry.spec(model_id)
+    max_tokens = min(agent.limits.max_output_tokens, spec.max_output_tokens)
+    window = ContextWindow.for_model(
+        spec, max_tokens, deps.calibrations[deps.registry.resolve(model_id)]
+    )
+    meter.context = window.record
+    ctx.pages = window.policy
     toolbox = build_toolbox(ctx, chain.allowed_tools())
     previous = memory.previous_continuity()
     snapshot = frozen_snapshot(deps.store, task.repo, agent.id, continuity=previous)
-    prefix = await build_prefix(agent, toolbox.schemas(), snapshot.text, ctx.guidance_file)
-    record.session_start(prefix, snapshot)
+    prefix = await build_prefix(
+        agent, toolbox.schemas(), snapshot.text, ctx.guidance_file, tier=ctx.pages
+    )
+    record.session_start(prefix, snapshot, window.record())
     frozen = {f"memory:{i}" for i in snapshot.memory_ids}
 
     def recall(query: str) -> list[str]:
@@ -194,11 +209,12 @@ async def _work(
     session = Session(
         prefix=prefix,
         chain=chain,
-        model=chain.model or deps.model_id,
-        max_tokens=agent.limits.max_output_tokens,
+        model=model_id,
+        max_tokens=max_tokens,
         task=describe_task(task),
         recall=recall,
         memory_hash=snapshot.hash,
+        window=window,
     )
     result: SessionResult = await run_session(deps.model, toolbox, record, session, meter)
     if result.ended == "done" and result.text:
