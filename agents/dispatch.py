@@ -95,13 +95,17 @@ class Dispatcher:
         session_role: str | None = None,
         call_role: str | None = None,
         worker_id: str | None = None,
+        cost_budget: float | None = None,
     ) -> SealedEnvelope:
         """Mint a token limited to the task's repository and the role chain's permissions, and
-        seal it into an envelope for one worker."""
+        seal it into an envelope for one worker (its cost budget lowered to ``cost_budget``)."""
         refs = RoleRefs(agent=role_id, session=session_role, call=call_role)
         chain = resolve_chain(self.roles, refs)
         agent = chain.agent
         worker = worker_id or f"w-{uuid.uuid4().hex[:12]}"
+        budgets = budgets_for(agent)
+        if cost_budget is not None and cost_budget < budgets.cost_usd:
+            budgets = budgets.model_copy(update={"cost_usd": cost_budget})
         scope = TokenScope(repositories=(task.repo,), permissions=chain.permissions())
         lease = await self.lease(agent.identity, scope, role=agent.id, holder=worker)
         try:
@@ -111,7 +115,7 @@ class Dispatcher:
                 task=task,
                 roles=refs,
                 identity=lease.claim(),
-                budgets=budgets_for(agent),
+                budgets=budgets,
                 ttl=self.envelope_ttl,
             )
             sealed = self.sealer.seal(envelope, lease.token, self.maintainer_login)

@@ -86,6 +86,13 @@ def print_report(report: RunReport) -> None:
             f"  [red]{escape(outcome.target)}[/red] ({outcome.role}): "
             + escape(redact(outcome.reason or ""))
         )
+    if report.left_by_cost_cap:
+        console.print(
+            f"  [yellow]{len(report.left_by_cost_cap)} PR(s) left[/yellow]: "
+            + escape(report.cost_cap_reason or "the run's cost cap")
+            + "; the next run retries them: "
+            + escape(", ".join(report.left_by_cost_cap))
+        )
     for paused in report.paused:
         until = paused.paused_until.isoformat() if paused.paused_until else "unknown"
         who = escape(paused.identity)

@@ -24,11 +24,13 @@ from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import State
 from prefect.states import Cancelled, Completed, Failed
 
+from agents.costs import CostCap
 from agents.envelope import Budgets, SealedEnvelope
 from agents.outcome import WorkerOutcome
 from agents.planning import PlannedPR
 from agents.redact import redact
 from agents.work import Assignment
+from agents.work import Task as WorkTask
 from flows.runtime_glue import role_identity
 from flows.swarm_events import emit_for
 from flows.worker_pages import publish_worker, ui_link, worker_key
@@ -142,13 +144,25 @@ class Fanout:
     """One run's context: dispatches and runs its workers under one concurrency cap, counts
     progress as they end, and keeps the run's timings."""
 
-    def __init__(self, run_id: str, runtime: Runtime, max_workers: int, total: int) -> None:
+    def __init__(
+        self,
+        run_id: str,
+        runtime: Runtime,
+        max_workers: int,
+        total: int,
+        cap: CostCap | None = None,
+        expected: Callable[[WorkTask], float] = lambda _task: 0.0,
+    ) -> None:
         self.run_id = run_id
+        self.cap = cap or CostCap(None)
+        self.expected = expected
         self.runtime = runtime
         self.limit = asyncio.Semaphore(max_workers)
         self.total = max(total, 1)
         self.done = 0
         self.progress_id: uuid.UUID | None = None
+        # PRs (labels) the cost cap left without a review.
+        self.left_out: list[str] = []
         self.on_progress = _PROGRESS_LISTENER.get()
         self.dispatch_s = 0.0
         self.task_s = 0.0
@@ -179,7 +193,8 @@ class Fanout:
 
     async def run(
         self, assignment: Assignment, parents: Sequence[WorkerOutcome] = ()
-    ) -> WorkerOutcome:
+    ) -> WorkerOutcome | None:
+        """The worker's outcome; None when the cost cap leaves no room to start it."""
         identity = role_identity(self.runtime, assignment.role)
         task = assignment.task
         if parents:
@@ -187,11 +202,18 @@ class Fanout:
         tags = [f"role:{assignment.role}", f"identity:{identity}", f"repo:{task.repo}"]
         self._assignments[assignment.run_name] = assignment
         async with self.limit:
+            role_budget = self.runtime.roles[assignment.role].limits.max_cost_usd
+            granted = self.cap.grant(assignment.run_name, role_budget, self.expected(task))
+            if granted is None:
+                await self._tick()
+                return None
             sealed: SealedEnvelope | None = None
             blocked: str | None = None
             started = time.perf_counter()
             try:
-                sealed = await self.runtime.dispatcher.dispatch(self.run_id, task, assignment.role)
+                sealed = await self.runtime.dispatcher.dispatch(
+                    self.run_id, task, assignment.role, cost_budget=granted
+                )
             except Exception as exc:
                 blocked = f"BLOCKED: dispatch refused: {redact(str(exc))}"
                 log.warning("%s: %s", assignment.run_name, blocked)
@@ -215,6 +237,7 @@ class Fanout:
         worker_id = sealed.envelope.worker_id if sealed is not None else "-"
         outcome = await _outcome_from_state(state, assignment, worker_id)
         self.pages.append((outcome, self._pages.pop(assignment.run_name, "-")))
+        self.cap.settle(assignment.run_name, outcome.cost_usd)
         await self._tick()
         return outcome
 
@@ -237,12 +260,17 @@ class Fanout:
             )
 
     async def run_pr(self, planned: PlannedPR) -> list[WorkerOutcome]:
-        outcomes = list(await asyncio.gather(*(self.run(a) for a in planned.reviewers)))
-        if planned.summarizer is None:
+        started = await asyncio.gather(*(self.run(a) for a in planned.reviewers))
+        outcomes = [o for o in started if o is not None]
+        if planned.summarizer is None or len(outcomes) < len(started):
+            if len(outcomes) < len(started):
+                self.left_out.append(planned.reviewers[0].task.label)
             return outcomes
         if all(o.status == "succeeded" for o in outcomes):
-            outcomes.append(await self.run(planned.summarizer, outcomes))
-            return outcomes
+            summary = await self.run(planned.summarizer, outcomes)
+            if summary is None:
+                self.left_out.append(planned.summarizer.task.label)
+            return [*outcomes, *([summary] if summary else [])]
         unfinished = sum(1 for o in outcomes if o.status != "succeeded")
         s = planned.summarizer
         outcomes.append(

@@ -64,6 +64,12 @@ class RunReport(BaseModel):
     buckets: dict[str, Any] = Field(default_factory=dict)
     store_location: str | None = None
     timings: RunTimings = Field(default_factory=RunTimings)
+    # Told before the workers started: PRs, workers, expected tokens and cost.
+    estimate: str | None = None
+    max_cost_usd: float | None = None
+    # PRs (labels) no worker started for because of the cost cap, and the cap's words why.
+    left_by_cost_cap: list[str] = Field(default_factory=list)
+    cost_cap_reason: str | None = None
 
     @property
     def new_reviews(self) -> int:
@@ -97,6 +103,8 @@ class RunReport(BaseModel):
             parts.append(f"{len(self.unreadable)} PR(s) could not be read")
         if self.paused:
             parts.append(f"{len(self.paused)} identity(ies) paused by rate limits")
+        if self.left_by_cost_cap:
+            parts.append(f"{len(self.left_by_cost_cap)} PR(s) left by the cost cap")
         return ", ".join(parts)
 
 
@@ -159,6 +167,14 @@ def markdown_summary(report: RunReport) -> str:
     ]
     if report.store_location:
         lines.append(f"- store: `{report.store_location}`")
+    if report.estimate:
+        lines.append(f"- {report.estimate}")
+    if report.left_by_cost_cap:
+        lines += ["", f"## Left by the cost cap ({len(report.left_by_cost_cap)} PR(s))", ""]
+        lines.append(
+            f"No worker started for these: {report.cost_cap_reason}; the next run retries them."
+        )
+        lines += [f"- {label}" for label in report.left_by_cost_cap]
     if report.failed:
         lines += ["", "## Blocked or failed workers", ""]
         for o in report.failed:

@@ -12,6 +12,8 @@ from flows.report import RunReport
 if TYPE_CHECKING:
     from prefect.client.schemas.objects import State
 
+    from agents.costs import RunEstimate
+
 EXIT_OK = 0
 EXIT_WORKERS_FAILED = 1
 
@@ -25,6 +27,7 @@ def execute_flow(**parameters: object) -> RunReport:
     from flows.console import console
     from flows.fanout import watching_progress
     from flows.prefect_env import hide_console_tracebacks
+    from flows.spend import watching_estimate
     from flows.swarm_run import swarm_run
 
     if not debug_enabled():
@@ -42,7 +45,10 @@ def execute_flow(**parameters: object) -> RunReport:
         def advance(done: int, total: int) -> None:
             progress.update(bar, description="workers", completed=done, total=total)
 
-        with watching_progress(advance):
+        def told(estimate: RunEstimate) -> None:
+            progress.console.print(estimate.line(), markup=False, highlight=False)
+
+        with watching_progress(advance), watching_estimate(told):
             pending = swarm_run(**parameters, return_state=True)
             state = asyncio.run(cast("Coroutine[Any, Any, State[Any]]", pending))
     result = state.result(raise_on_failure=False)
@@ -60,6 +66,7 @@ def run_once(
     max_workers: int | None,
     dry_run: bool,
     model: str | None,
+    max_cost: float | None = None,
 ) -> int:
     """``swarm run``: one flow run now; exit 1 when a worker was blocked or failed."""
     from flows.console import print_report
@@ -74,6 +81,7 @@ def run_once(
         max_workers=max_workers,
         dry_run=dry_run,
         model=model,
+        max_cost=max_cost,
     )
     print_report(report)
     return EXIT_OK if report.ok else EXIT_WORKERS_FAILED

@@ -31,6 +31,7 @@ from prefect.runtime import deployment as runtime_deployment
 from prefect.runtime import flow_run as runtime_flow_run
 from prefect.states import Completed, Failed
 
+from agents.costs import CostCap
 from agents.outcome import WorkerOutcome
 from agents.planning import Discovery, SkippedItem, discover_work
 from agents.redact import redact
@@ -49,6 +50,7 @@ from flows.runtime_glue import (
     role_identity,
     start_store_run,
 )
+from flows.spend import announce_estimate
 from flows.worker_pages import publish_identities, workers_section
 
 if TYPE_CHECKING:
@@ -75,11 +77,16 @@ async def swarm_run(
     shard_size: int = 20,
     summarizer_role: str = "summarizer",
     fan_out: bool = True,
+    max_cost: float | None = None,
 ) -> State[RunReport]:
     """Review every open PR of ``repos`` that ``role`` has not reviewed at its head SHA.
 
     Started from a deployment over several repositories (and ``fan_out``), the run starts one
     child run per repository on the work pool and reports over them (:mod:`flows.children`).
+    With ``max_cost`` (USD) no worker starts once what the run spent plus what its running
+    workers hold would pass it; the report names the PRs left and why (a run that fans out to
+    child runs does not pass the cap on: it holds for ``swarm run``, one process).
+
     Ends COMPLETED when every worker succeeded, skipped or waits on a paused identity, and
     FAILED (after publishing everything) when a worker was blocked or failed, so flow retries
     and alerts see it. Either way the state's result is the :class:`RunReport`.
@@ -113,6 +120,7 @@ async def swarm_run(
             shard_threshold_files=shard_threshold_files,
             shard_size=shard_size,
             summarizer_role=summarizer_role,
+            max_cost=max_cost,
         )
 
 
@@ -125,6 +133,7 @@ async def _run_swarm(
     shard_threshold_files: int,
     shard_size: int,
     summarizer_role: str,
+    max_cost: float | None = None,
 ) -> State[RunReport]:
     from agents.planning import plan_assignments
     from agents.wiring import build_runtime
@@ -158,7 +167,9 @@ async def _run_swarm(
             total,
             found.already_reviewed,
         )
-        fanout = Fanout(run_id, runtime, settings.max_workers, total)
+        estimate, expected = announce_estimate(runtime, plan)
+        cap = CostCap(max_cost)
+        fanout = Fanout(run_id, runtime, settings.max_workers, total, cap, expected)
         fanout.progress_id = await acreate_progress_artifact(
             progress=0.0 if total else 100.0,
             key="swarm-progress",
@@ -178,6 +189,10 @@ async def _run_swarm(
             unreadable=[f"{s.repo}#{s.number}: {redact(s.detail or '')}" for s in found.unreadable],
             outcomes=outcomes,
             paused=_paused(outcomes),
+            estimate=estimate.line(),
+            max_cost_usd=max_cost,
+            left_by_cost_cap=fanout.left_out,
+            cost_cap_reason=cap.reason() if fanout.left_out else None,
             buckets=await bucket_snapshots(runtime),
             store_location=_store_location(settings.resolved_store_url()),
             timings=RunTimings(

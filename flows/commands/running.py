@@ -40,8 +40,22 @@ def run(
         bool, typer.Option("--dry-run", help="Post nothing; show what would be posted.")
     ] = False,
     model: ModelOpt = None,
+    max_cost: Annotated[
+        float | None,
+        typer.Option(
+            "--max-cost",
+            min=0.0,
+            metavar="USD",
+            help="Start no new worker once the run's spend plus what running workers hold "
+            "would pass this many dollars; the summary names the PRs left.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run one swarm now: review every open PR that changed since it was last reviewed.
+
+    Before any worker starts it prints an estimate: PRs, workers, tokens and cost at the model
+    registry's prices (`--dry-run --max-cost 0` prints only that and spends nothing).
 
     GitHub and App settings come from SWARM_* settings, so the same command works against
     github.com, GitHub Enterprise or the sandbox. Exit status: 0 all done, 1 a worker was
@@ -50,7 +64,14 @@ def run(
     from flows.runner import run_once
 
     raise typer.Exit(
-        run_once(repos=repo, role=role, max_workers=max_workers, dry_run=dry_run, model=model)
+        run_once(
+            repos=repo,
+            role=role,
+            max_workers=max_workers,
+            dry_run=dry_run,
+            model=model,
+            max_cost=max_cost,
+        )
     )
 
 

@@ -1,0 +1,49 @@
+"""``--max-cost``: no worker starts once the run's spend plus what running workers hold would
+pass the cap, and the summary says how many PRs were left and why; every run is estimated
+before its first worker starts."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.costs import RunEstimate
+from flows.report import markdown_summary
+from flows.spend import watching_estimate
+from sandbox.github.seed import WIDGETS
+from tests.flows.conftest import Swarm, run_swarm
+
+pytestmark = pytest.mark.prefect
+
+
+def test_a_zero_cap_starts_no_worker_and_the_summary_names_every_pr_left(swarm: Swarm) -> None:
+    told: list[RunEstimate] = []
+    with watching_estimate(told.append):
+        state, report = run_swarm(repos=[WIDGETS], max_cost=0.0, dry_run=True)
+    assert state.is_completed(), state.message
+    assert report.outcomes == []
+    assert len(report.left_by_cost_cap) == 3
+    assert "3 PR(s) left by the cost cap" in report.headline()
+    summary = markdown_summary(report)
+    assert "## Left by the cost cap (3 PR(s))" in summary
+    assert "the run's cost cap $0.00 would be passed" in summary
+    assert set(swarm.review_counts().values()) == {0}
+    # The estimate came before anything was spent, and names PRs, tokens and cost.
+    assert len(told) == 1 and told[0].prs == 3 and told[0].workers == 3
+    assert told[0].tokens > 0 and told[0].cost_usd > 0
+    assert report.estimate == told[0].line()
+
+
+def test_a_cap_for_about_one_review_stops_dispatch_after_it(swarm: Swarm) -> None:
+    told: list[RunEstimate] = []
+    with watching_estimate(told.append):
+        _, probe = run_swarm(repos=[WIDGETS], max_cost=0.0, dry_run=True)
+    one = told[0].cost_usd / told[0].workers
+    # One worker at a time: the first gets the whole cap, the rest find too little left.
+    state, report = run_swarm(repos=[WIDGETS], max_cost=one * 1.2, max_workers=1)
+    assert state.is_completed(), state.message
+    spent = sum(o.cost_usd for o in report.outcomes)
+    assert len(report.outcomes) == 1 and report.outcomes[0].status == "succeeded"
+    assert spent <= one * 1.2
+    assert len(report.left_by_cost_cap) == 2
+    assert report.new_reviews == 1
+    assert probe.outcomes == []
