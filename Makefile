@@ -44,6 +44,7 @@ bench: install
 	$(UV) run python bench/store.py --events 100000
 	$(UV) run python bench/prompt_cache.py
 	$(UV) run python bench/llm_throttle.py
+	$(UV) run python bench/context.py
 	$(UV) run python bench/swarm.py
 	$(UV) run python bench/first_hour.py
 
