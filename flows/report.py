@@ -7,6 +7,7 @@ markdown summary and the CLI's rich table, so the three never disagree.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -148,6 +149,23 @@ def outcome_row(outcome: WorkerOutcome) -> dict[str, str]:
         "cost": f"${outcome.cost_usd:.4f}",
         "review": outcome.review_url or ("(dry run)" if outcome.dry_run_preview else "-"),
     }
+
+
+def paused_identities(outcomes: Sequence[WorkerOutcome]) -> list[PausedIdentity]:
+    """Identities whose workers ended paused, each with its latest pause and worker count."""
+    by_identity: dict[str, PausedIdentity] = {}
+    for o in outcomes:
+        if o.status != "paused":
+            continue
+        name = o.identity_login or o.role
+        seen = by_identity.get(name)
+        until = o.paused_until
+        if seen is not None and seen.paused_until and until:
+            until = max(until, seen.paused_until)
+        by_identity[name] = PausedIdentity(
+            identity=name, paused_until=until, workers=(seen.workers if seen else 0) + 1
+        )
+    return list(by_identity.values())
 
 
 def markdown_summary(report: RunReport) -> str:

@@ -32,7 +32,6 @@ from prefect.runtime import flow_run as runtime_flow_run
 from prefect.states import Completed, Failed
 
 from agents.costs import CostCap
-from agents.outcome import WorkerOutcome
 from agents.planning import Discovery, SkippedItem, discover_work
 from agents.redact import redact
 from agents.work import Task
@@ -40,7 +39,13 @@ from flows.children import fan_out_report
 from flows.deployed import rename_run, run_name, scheduled_tick_overlaps
 from flows.fanout import Fanout
 from flows.logs import project_logs_in_run
-from flows.report import PausedIdentity, RunReport, RunTimings, markdown_summary, outcome_row
+from flows.report import (
+    RunReport,
+    RunTimings,
+    markdown_summary,
+    outcome_row,
+    paused_identities,
+)
 from flows.runtime_glue import (
     GatewayPullSource,
     StoreLedger,
@@ -188,7 +193,7 @@ async def _run_swarm(
             drafts_skipped=sum(1 for s in found.skipped if s.reason == "draft"),
             unreadable=[f"{s.repo}#{s.number}: {redact(s.detail or '')}" for s in found.unreadable],
             outcomes=outcomes,
-            paused=_paused(outcomes),
+            paused=paused_identities(outcomes),
             estimate=estimate.line(),
             max_cost_usd=max_cost,
             left_by_cost_cap=fanout.left_out,
@@ -263,22 +268,6 @@ async def _discover(
         items += found.items
         skipped += found.skipped
     return Discovery(items=items, skipped=skipped)
-
-
-def _paused(outcomes: Sequence[WorkerOutcome]) -> list[PausedIdentity]:
-    by_identity: dict[str, PausedIdentity] = {}
-    for o in outcomes:
-        if o.status != "paused":
-            continue
-        name = o.identity_login or o.role
-        seen = by_identity.get(name)
-        until = o.paused_until
-        if seen is not None and seen.paused_until and until:
-            until = max(until, seen.paused_until)
-        by_identity[name] = PausedIdentity(
-            identity=name, paused_until=until, workers=(seen.workers if seen else 0) + 1
-        )
-    return list(by_identity.values())
 
 
 def _store_location(url: str) -> str:
