@@ -96,14 +96,15 @@ def ended(outcome: WorkerOutcome) -> None:
         + outcome.cache_write_tokens
     )
     how = outcome.status + (f" ({outcome.reason})" if outcome.reason else "")
+    # The link goes last: the UI turns it into a link up to the next space, punctuation included.
     review = f"; review {outcome.review_url}" if outcome.review_url else ""
     log.info(
-        "ended %s%s; %d LLM call(s), %d tokens, cache hit %.0f%%, $%.4f; %d GitHub call(s)",
+        "ended %s: %d LLM call(s), %d tokens, cache hit %.0f%%, $%.4f; %d GitHub call(s)%s",
         how,
-        review,
         outcome.llm_calls,
         tokens,
         outcome.cache_hit_ratio * 100,
         outcome.cost_usd,
         outcome.github_calls + outcome.graphql_calls,
+        review,
     )

@@ -35,7 +35,8 @@ async def test_a_reviewers_log_tells_who_it_was_what_it_read_called_decided_and_
     assert re.search(r"^(goal|checkpoint|decision): \S", story, re.MULTILINE), story
     posted = rf"review posted with \d+ inline comment\(s\): {re.escape(str(outcome.review_url))}"
     assert re.search(posted, story), story
-    assert lines[-1].startswith(f"ended succeeded; review {outcome.review_url}; ")
+    assert lines[-1].startswith("ended succeeded: ")
+    assert lines[-1].endswith(f"; review {outcome.review_url}")
     assert f"{outcome.llm_calls} LLM call(s)" in lines[-1]
     # A few readable lines, not a dump: one per step, none longer than a screen line or two.
     assert len(lines) <= 3 + 2 * outcome.llm_calls + 8
