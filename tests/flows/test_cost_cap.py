@@ -47,3 +47,37 @@ def test_a_cap_for_about_one_review_stops_dispatch_after_it(swarm: Swarm) -> Non
     assert len(report.left_by_cost_cap) == 2
     assert report.new_reviews == 1
     assert probe.outcomes == []
+
+
+def test_swarm_run_prints_the_estimate_before_any_worker_starts(
+    swarm: Swarm, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from flows.runner import execute_flow
+
+    report = execute_flow(
+        repos=[WIDGETS], role="reviewer", dry_run=True, model="scripted", max_cost=0.0
+    )
+    out = capsys.readouterr().out
+    assert "estimate: 3 PR(s), 3 worker(s), about " in out
+    assert "at current prices" in out
+    assert report.outcomes == [] and len(report.left_by_cost_cap) == 3
+
+
+def test_the_printed_summary_names_the_prs_left_and_why(capsys: pytest.CaptureFixture[str]) -> None:
+    from flows.console import print_report
+    from flows.report import RunReport
+
+    report = RunReport(
+        run_id="r1",
+        role="reviewer",
+        repos=[WIDGETS],
+        max_cost_usd=0.5,
+        left_by_cost_cap=[f"{WIDGETS}#2@abc1234", f"{WIDGETS}#3@def5678"],
+        cost_cap_reason="the run's cost cap $0.50 would be passed (spent $0.4800, running "
+        "workers held $0.0000)",
+    )
+    print_report(report)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "2 PR(s) left by the cost cap" in out
+    assert "2 PR(s) left: the run's cost cap $0.50 would be passed (spent $0.4800" in out
+    assert f"{WIDGETS}#2@abc1234" in out
