@@ -1,10 +1,14 @@
 """Installation tokens for one GitHub App identity: down-scoped, checked, cached, revoked.
 
 Sharing policy: workers asking for the same (API URL, App, installation, permissions,
-repositories) share one token until ``refresh_margin`` before it expires. A shared token that
-no worker holds stays cached for the next worker and is revoked when the run ends
-(:meth:`InstallationMinter.close`); a token replaced near expiry is revoked as soon as its last
-holder releases it. ``per_worker=True`` gives every worker its own token, revoked on release.
+repositories) at the same time share one token until ``refresh_margin`` before it expires. A
+token is revoked as soon as its last holder releases it (a later worker of the same scope mints
+afresh), and every token still alive is revoked when the run ends
+(:meth:`InstallationMinter.close`). ``per_worker=True`` gives every worker its own token.
+
+A mint answer is trusted only once it is fully read and checked: whatever fails after GitHub
+handed out a token (a malformed expiry, an unstated or broader grant, a bug of ours) revokes it
+before the failure is raised.
 """
 
 from __future__ import annotations
@@ -23,8 +27,9 @@ from agents.identity.api import IdentityApi
 from agents.identity.app_jwt import AppJwtSigner, Clock, read_private_key, utc_now
 from agents.identity.claim import MintRecord, TokenScope
 from agents.identity.errors import MintRefused
-from agents.identity.grant import excess_grant, permission_text, read_mint_reply
+from agents.identity.grant import excess_grant, permission_text, record_of, token_of
 from agents.identity.lease import MintStats, TokenLease
+from agents.identity.tokens import fingerprint
 from agents.transport.auth import AppJwtAuth, InstallationTokenAuth
 from agents.transport.client import GitHubTransport
 
@@ -51,7 +56,6 @@ class _Minted:
     token: SecretStr = field(repr=False)
     record: MintRecord
     holders: set[str] = field(default_factory=set)
-    retired: bool = False
 
 
 class InstallationMinter:
@@ -142,47 +146,44 @@ class InstallationMinter:
             minted = self._mint(scope, role)
             with self._lock:
                 self._by_fingerprint[minted.record.token_fingerprint] = minted
-            return self._lease(minted, scope, holder, login, shared=False)
+                return self._lease(minted, scope, holder, login, shared=False)
         key = self._key(scope)
         with self._lock:
             key_lock = self._key_locks.setdefault(key, threading.Lock())
         # One mint per key at a time: a hundred workers arriving together wait for the first.
-        # Retiring and handing out a key's token both happen under its lock, so a token is
-        # never revoked between being looked up and being leased.
+        # A cached token is leased under the lock ``release`` drops it under, so it is never
+        # revoked between being looked up and being leased.
         with key_lock:
             with self._lock:
                 cached = self._current.get(key)
-                hit = cached is not None and self._fresh(cached)
-                if hit:
+                if cached is not None and self._fresh(cached):
                     self.stats.cache_hits += 1
-                stale: _Minted | None = None
-                if cached is not None and not hit:
-                    cached.retired = True
+                    # Held before the lock is let go: a release in between cannot revoke it.
+                    return self._lease(cached, scope, holder, login, shared=True)
+                if cached is not None:
+                    # Too close to expiry for a new holder; its holders keep it until they release.
                     del self._current[key]
-                    if not cached.holders:
-                        stale = self._by_fingerprint.pop(cached.record.token_fingerprint, None)
-            if cached is not None and hit:
-                return self._lease(cached, scope, holder, login, shared=True)
-            if stale is not None:
-                self._revoke(stale)
             fresh = self._mint(scope, role)
             with self._lock:
                 self._current[key] = fresh
                 self._by_fingerprint[fresh.record.token_fingerprint] = fresh
-            return self._lease(fresh, scope, holder, login, shared=True)
+                return self._lease(fresh, scope, holder, login, shared=True)
 
     def release(self, lease: TokenLease) -> None:
-        """The holder is done. Per-worker and replaced tokens are revoked with their last holder."""
-        revoke: _Minted | None = None
+        """The holder is done; a token is revoked with its last holder, shared or not."""
         with self._lock:
             minted = self._by_fingerprint.get(lease.fingerprint)
             if minted is None:
                 return
             minted.holders.discard(lease.lease_id)
-            if not minted.holders and (not lease.shared or minted.retired):
-                revoke = self._by_fingerprint.pop(lease.fingerprint)
-        if revoke is not None:
-            self._revoke(revoke)
+            if minted.holders:
+                return
+            del self._by_fingerprint[lease.fingerprint]
+            # Out of the cache under the same lock that hands it out: nobody leases it any more.
+            key = self._key(lease.scope)
+            if self._current.get(key) is minted:
+                del self._current[key]
+        self._revoke(minted)
 
     def close(self) -> None:
         """End of run: revoke every token still alive, then drop the connection pool."""
@@ -210,9 +211,9 @@ class InstallationMinter:
     def _lease(
         self, minted: _Minted, scope: TokenScope, holder: str, login: str, *, shared: bool
     ) -> TokenLease:
+        """A new hold on ``minted``; the caller holds ``self._lock``."""
         lease_id = f"{holder}#{next(self._lease_ids)}"
-        with self._lock:
-            minted.holders.add(lease_id)
+        minted.holders.add(lease_id)
         return TokenLease(
             lease_id=lease_id,
             holder=holder,
@@ -239,17 +240,22 @@ class InstallationMinter:
             raise MintRefused(
                 f"GitHub refused a token for {repos} to {where}: {reply.github_message()}{hint}"
             )
-        minted = _Minted(*read_mint_reply(reply, self.installation_id, now, where))
+        token = token_of(reply, where)
         self.stats.mints += 1
-        excess = excess_grant(scope, minted.record, reply.body)
-        if excess:
-            self.stats.refused_grants += 1
-            revoked = self._revoke(minted)
-            note = "" if revoked else " (revoking it failed: revoke it by hand)"
-            raise MintRefused(
-                f"mint response grants more than asked for {where}: {', '.join(excess)}; "
-                f"token {minted.record.token_fingerprint} revoked{note}"
-            )
+        try:
+            minted = _Minted(token, record_of(reply, token, self.installation_id, now, where))
+            excess = excess_grant(scope, minted.record, reply.body)
+            if excess:
+                self.stats.refused_grants += 1
+                raise MintRefused(
+                    f"mint response grants more than asked for {where}: {', '.join(excess)}"
+                )
+        except Exception as exc:
+            # GitHub holds a live token we will never use: it dies before the failure surfaces.
+            revoked = self._revoke_token(token)
+            note = "revoked" if revoked else "NOT revoked (revoke it by hand)"
+            message = exc if isinstance(exc, MintRefused) else f"{where}: {type(exc).__name__}"
+            raise MintRefused(f"{message}; token {fingerprint(token)} {note}") from None
         log.info(
             "minted token %s for %s: %s on %s, expires %s",
             minted.record.token_fingerprint,
@@ -261,11 +267,14 @@ class InstallationMinter:
         return minted
 
     def _revoke(self, minted: _Minted) -> bool:
-        fp = minted.record.token_fingerprint
         if self._clock() >= minted.record.expires_at:
             return True  # already dead; GitHub would answer 401
+        return self._revoke_token(minted.token)
+
+    def _revoke_token(self, token: SecretStr) -> bool:
+        fp = fingerprint(token)
         try:
-            reply = self._api.revoke(InstallationTokenAuth.fixed(minted.token, self.name))
+            reply = self._api.revoke(InstallationTokenAuth.fixed(token, self.name))
         except Exception as exc:  # the run must go on; the failure is counted and logged
             self.stats.revocation_failures += 1
             log.warning("could not revoke token %s: %s", fp, type(exc).__name__)

@@ -176,7 +176,7 @@ def test_near_expiry_token_is_reminted_and_the_old_one_revoked_with_its_last_hol
     minter.release(second)
     assert minted.revoked() == {first.token.get_secret_value()}
     minter.release(fresh)
-    assert len(minted.revoked()) == 1  # the current token lingers for the next worker
+    assert len(minted.revoked()) == 2  # the current token goes with its last holder too
 
 
 def test_concurrent_workers_on_one_scope_share_one_mint(
@@ -190,10 +190,10 @@ def test_concurrent_workers_on_one_scope_share_one_mint(
         )
     assert len(minted.tokens()) == 1 and len({lease.fingerprint for lease in leases}) == 1
     assert minter.stats.mints == 1 and minter.stats.cache_hits == 99
-    for lease in leases:
+    for lease in leases[:-1]:
         minter.release(lease)
     assert minted.revoked() == set()
-    minter.close()
+    minter.release(leases[-1])
     assert len(minted.revoked()) == 1
 
 
@@ -207,21 +207,26 @@ def test_replaced_token_is_revoked_when_its_last_holder_releases(
     assert minted.revoked() == {old.token.get_secret_value()}
 
 
-def test_idle_stale_token_is_revoked_when_replaced(
+def test_a_shared_token_is_revoked_when_its_last_holder_releases_it(
     minter: InstallationMinter, minted: Minted
 ) -> None:
-    old = minter.acquire(scope(), role="reviewer", holder="w1")
-    minter.release(old)
-    assert minted.revoked() == set()  # shared tokens linger for the next worker
-    age(minter, timedelta(minutes=57))
-    minter.acquire(scope(), role="reviewer", holder="w2")
-    assert minted.revoked() == {old.token.get_secret_value()}
+    a = minter.acquire(scope(), role="reviewer", holder="w1")
+    b = minter.acquire(scope(), role="reviewer", holder="w2")
+    assert a.fingerprint == b.fingerprint and a.shared
+    minter.release(a)
+    assert minted.revoked() == set()  # w2 still holds it
+    minter.release(b)
+    assert minted.revoked() == {a.token.get_secret_value()}
+    assert minter.live_fingerprints() == []
+    c = minter.acquire(scope(), role="reviewer", holder="w3")
+    assert c.fingerprint != a.fingerprint  # a later worker of the scope mints afresh
 
 
-def test_shared_tokens_are_revoked_at_run_end(minter: InstallationMinter, minted: Minted) -> None:
+def test_tokens_still_held_are_revoked_at_run_end(
+    minter: InstallationMinter, minted: Minted
+) -> None:
     a = minter.acquire(scope("acme/widgets"), role="reviewer", holder="w1")
     b = minter.acquire(scope("acme/gadgets"), role="reviewer", holder="w2")
-    minter.release(a)
     minter.close()
     assert minted.revoked() == {a.token.get_secret_value(), b.token.get_secret_value()}
 
