@@ -55,6 +55,9 @@ class IdentitySettings(BaseModel):
     bot_login: str | None = None
     token_file: Path | None = None
     token: SecretStr | None = None
+    # A bot PAT whose grant GitHub does not show to be within the worker ceiling (fine-grained,
+    # or classic with `repo`) is refused unless this says the operator accepts it.
+    accept_broader_grant: bool = False
 
     @model_validator(mode="after")
     def _complete_for_kind(self) -> IdentitySettings:
@@ -71,6 +74,11 @@ class IdentitySettings(BaseModel):
                 missing.append("token_file")
             if not self.bot_login:
                 missing.append("bot_login")
+        if self.kind == "app" and self.accept_broader_grant:
+            raise ValueError(
+                "accept_broader_grant is for bot_pat identities; an App token's grant is "
+                "checked at every mint"
+            )
         if missing:
             raise ValueError(f"a {self.kind!r} identity needs {', '.join(missing)}")
         return self

@@ -30,6 +30,7 @@ from agents.envelope import (
     OpenedEnvelope,
     SealedEnvelope,
 )
+from agents.envelope_admission import check_seal_fields
 from agents.identity.tokens import (
     BOT_PAT_KINDS,
     PERSONAL_KINDS,
@@ -126,6 +127,8 @@ class EnvelopeSealer:
 
     def open(self, sealed: SealedEnvelope, now: datetime | None = None) -> OpenedEnvelope:
         moment = now or datetime.now(UTC)
+        # Compared or decoded as ASCII, a signature or ciphertext of any other text would raise.
+        check_seal_fields(sealed.signature, sealed.ciphertext)
         envelope = sealed.envelope
         canonical = envelope.canonical_json()
         expected = self._sign(canonical, sealed.ciphertext)

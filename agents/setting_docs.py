@@ -132,6 +132,12 @@ IDENTITY_MEANINGS: dict[str, tuple[str, str]] = {
         "Path to a dedicated bot account's PAT (fine-grained `github_pat_…` or `ghp_…`).",
     ),
     "token": ("`bot_pat`", "The PAT itself, instead of the file."),
+    "accept_broader_grant": (
+        "`bot_pat`",
+        "Accept a PAT whose grant GitHub does not show to be within the worker ceiling (a "
+        "fine-grained PAT, or a classic one with `repo`); refused otherwise. Scopes above the "
+        "ceiling (`workflow`, `admin:*`, `delete_repo`, ...) are refused regardless.",
+    ),
 }
 
 

@@ -64,44 +64,59 @@ def exec_with_token(
 
 
 def verify_identities() -> int:
-    """Print each identity's login, kind and what each of its roles can be granted."""
-    from agents.config import load_settings
+    """Print each identity's login, kind, effective grant and what each of its roles can be
+    granted. Exit 2 when an identity is refused (a configuration to fix), 1 on other failures."""
+    from agents.config import ConfigError, load_settings
     from flows.preflight import needs
 
     settings = load_settings(needs=needs(any_identity=True))
     maintainer = settings.require_maintainer_login()
-    from agents.identity import IdentityError, TokenScope
+    from agents.identity import IdentityBlocked, IdentityError, TokenScope
+    from agents.identity.pat import BotPatIdentity
     from agents.identity.sources import open_identity
     from agents.role_files import load_roles
-    from flows.console import console, table
+    from flows.console import console, say, table
 
     roles = load_roles(settings.roles_dir)
     identities = settings.all_identities()
     rows: list[list[Any]] = []
-    failures = 0
+    refusals: list[str] = []
+    grants: list[str] = []
+    failed = 0
     for name, ident in sorted(identities.items()):
         users = sorted(r.id for r in roles.values() if r.identity == name)
         try:
             source = open_identity(settings, name, per_worker=True)
         except Exception as exc:
             rows.append([name, ident.kind, "-", "-", f"FAILED: {exc}"])
-            failures += 1
+            if isinstance(exc, ConfigError):
+                refusals.append(f"identity {name!r}: {exc}")
+            else:
+                failed += 1
             continue
         try:
             login = source.bot_login()
             if login.lower() == maintainer.lower():
                 rows.append([name, ident.kind, login, "-", "FAILED: this is the maintainer"])
-                failures += 1
+                refusals.append(f"identity {name!r}: BLOCKED: {login} is the maintainer")
                 continue
             checked = _check_roles(source, roles, users, settings.repos, TokenScope)
+            if isinstance(source, BotPatIdentity):
+                grants.append(f"identity {name!r} ({login}): grant: {source.grant().text()}")
             rows.append([name, ident.kind, login, ", ".join(users) or "(no role)", checked])
         except IdentityError as exc:
             rows.append([name, ident.kind, "-", ", ".join(users), f"FAILED: {exc}"])
-            failures += 1
+            if isinstance(exc, IdentityBlocked):
+                refusals.append(f"identity {name!r}: {exc}")
+            else:
+                failed += 1
         finally:
             source.close()
     console.print(table("identities", ["identity", "kind", "login", "roles", "check"], rows))
-    return 1 if failures else 0
+    # Below the table, whole: a cell folds a long line over several.
+    for line in grants + refusals:
+        say(line)
+    return 2 if refusals else 1 if failed else 0
 
 
 def _check_roles(

@@ -113,3 +113,5 @@ class IdentityClaim(BaseModel):
     permissions: dict[str, str] = Field(default_factory=dict)
     repositories: tuple[str, ...] = ()
     mint: MintRecord | None = None
+    # The operator accepts a bot PAT grant not shown within the ceiling (agents.identity.pat).
+    accept_broader_grant: bool = False

@@ -25,6 +25,7 @@ class TokenLease:
     record: MintRecord | None
     installation_id: int | None
     shared: bool
+    accept_broader_grant: bool = False
 
     def claim(self) -> IdentityClaim:
         """The identity block for this worker's dispatch envelope."""
@@ -36,6 +37,7 @@ class TokenLease:
             permissions=dict(self.scope.permissions),
             repositories=self.scope.repositories,
             mint=self.record,
+            accept_broader_grant=self.accept_broader_grant,
         )
 
     def __reduce__(self) -> str | tuple[object, ...]:

@@ -1,6 +1,7 @@
 """Worker-side proof of identity, before the first GitHub call that acts.
 
-Only reads are made here (``POST /graphql`` with a ``viewer`` query, ``GET /user``,
+Only reads are made here (``POST /graphql`` with a ``viewer`` query, ``GET /user`` - judged by
+:func:`agents.identity.pat.read_grant`, as everywhere a PAT is used -,
 ``GET /installation/repositories``), so a worker that turns out to be the wrong identity has sent
 nothing that changes GitHub. Every failure is an :class:`IdentityBlocked` whose text is the line
 the parent flow records.
@@ -22,13 +23,12 @@ from agents.identity.app_jwt import utc_now
 from agents.identity.claim import IdentityClaim
 from agents.identity.errors import GitHubUnreachable, IdentityBlocked
 from agents.identity.offline import check_offline
+from agents.identity.pat import read_grant
 from agents.identity.tokens import fingerprint
-from agents.transport.auth import BotPatAuth, InstallationTokenAuth
+from agents.transport.auth import InstallationTokenAuth
 from agents.transport.client import GitHubTransport
 
 __all__ = ["IdentityVerifier", "OpenedLike", "VerifiedIdentity", "check_offline", "verify_identity"]
-# Classic PAT scopes no worker may hold (the ceiling has no admin, delete, workflow or packages).
-_FORBIDDEN_SCOPE_PREFIXES = ("admin:", "delete_repo", "delete:", "workflow", "write:packages")
 
 
 class _HasIdentity(Protocol):
@@ -145,18 +145,23 @@ class IdentityVerifier:
         self, claim: IdentityClaim, credential: SecretStr
     ) -> tuple[str, tuple[str, ...]]:
         """The login GitHub knows the credential as, and (Apps) the repositories it reaches."""
-        if claim.kind == "app":
-            token = InstallationTokenAuth.fixed(credential, claim.name)
-            login = self._viewer_login(token)
-        else:
-            login = self._user_login(BotPatAuth.fixed(credential, claim.name))
+        if claim.kind != "app":
+            grant = read_grant(
+                self._api,
+                credential,
+                identity=claim.name,
+                expected_login=claim.expected_login,
+                maintainer_login=self.maintainer_login,
+                accept_broader_grant=claim.accept_broader_grant,
+            )
+            return grant.login, claim.repositories
+        token = InstallationTokenAuth.fixed(credential, claim.name)
+        login = self._viewer_login(token)
         if login.lower() == self.maintainer_login.lower():
             raise IdentityBlocked.mismatch(f"login is the maintainer {login}")
         if login.lower() != claim.expected_login.lower():
             raise IdentityBlocked.mismatch(f"login is {login}, expected {claim.expected_login}")
-        if claim.kind == "app":
-            return login, self._reachable_repositories(claim, token)
-        return login, claim.repositories
+        return login, self._reachable_repositories(claim, token)
 
     def _viewer_login(self, auth: InstallationTokenAuth) -> str:
         reply = self._api.viewer(auth)
@@ -166,21 +171,6 @@ class IdentityVerifier:
         if not reply.ok or not isinstance(login, str):
             raise IdentityBlocked.mismatch(
                 f"GitHub did not say who the token is (viewer query: {reply.github_message()})"
-            )
-        return login
-
-    def _user_login(self, auth: BotPatAuth) -> str:
-        reply = self._api.user(auth)
-        login = reply.field("login")
-        if not reply.ok or not isinstance(login, str):
-            raise IdentityBlocked.mismatch(
-                f"GitHub did not say who the token is (GET /user: {reply.github_message()})"
-            )
-        scopes = [s.strip() for s in reply.headers.get("x-oauth-scopes", "").split(",")]
-        too_broad = [s for s in scopes if s.startswith(_FORBIDDEN_SCOPE_PREFIXES)]
-        if too_broad:
-            raise IdentityBlocked.mismatch(
-                f"the bot PAT carries scopes above the worker ceiling: {', '.join(too_broad)}"
             )
         return login
 

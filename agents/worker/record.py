@@ -60,6 +60,18 @@ class StoreRecorder:
             return
         self.store.update_worker(self.worker_id, status="running")
 
+    def turned_away(self, run_id: str, reason: str) -> None:
+        """A malformed envelope named this worker: its row says BLOCKED and why. A row of
+        another run, or one already ended, is not this envelope's to change."""
+        try:
+            row = self.store.get_worker(self.worker_id)
+        except UnknownWorkerError:
+            self.store.create_worker(run_id, worker_id=self.worker_id, role_chain=[])
+        else:
+            if row.run_id != run_id or row.status not in ("pending", "running"):
+                return
+        self.finish("blocked", reason, {})
+
     def verified(self, identity: VerifiedIdentity) -> None:
         login = identity.login
         self.store.update_worker(self.worker_id, identity_login=login)

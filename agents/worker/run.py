@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from agents.envelope import EnvelopeRejected, OpenedEnvelope, SealedEnvelope
+from agents.envelope_admission import Arrival, admit_envelope
 from agents.github.errors import GitHubApiError, GitHubUnavailable
 from agents.identity.errors import IdentityBlocked, IdentityError
 from agents.llm.client import LLMError
@@ -44,6 +46,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("agents.worker")
 
 CONTINUITY_CHARS = 2000
+# Ids a malformed envelope's row may be recorded under (the store's own id alphabet).
+_ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 
 # How each error ends a worker, first match wins. Anything else is a crash, logged with its
 # traceback and recorded as failed.
@@ -108,8 +112,13 @@ def _end_of_session(result: SessionResult, ctx: WorkerContext) -> _End:
     )
 
 
-async def run_worker(sealed: SealedEnvelope, deps: WorkerDeps) -> WorkerOutcome:
-    """Run one worker to its outcome. Never raises for worker-level problems."""
+async def run_worker(arrived: Arrival, deps: WorkerDeps) -> WorkerOutcome:
+    """Run one worker to its outcome. Never raises for worker-level problems, a malformed
+    envelope included: that is BLOCKED before anything is recorded, opened or verified."""
+    try:
+        sealed = admit_envelope(arrived)
+    except EnvelopeRejected as exc:
+        return _turned_away(arrived, deps, exc.message)
     env = sealed.envelope
     record = StoreRecorder(deps.store, env.worker_id)
     record.register(sealed, env.roles.ids())
@@ -133,6 +142,35 @@ async def run_worker(sealed: SealedEnvelope, deps: WorkerDeps) -> WorkerOutcome:
     except Exception as exc:
         end = _end_of(exc)
     return _finish(sealed, record, meter, login, end)
+
+
+def _turned_away(arrived: object, deps: WorkerDeps, reason: str) -> WorkerOutcome:
+    worker_id, run_id = _named(arrived)
+    if worker_id is not None and run_id is not None:
+        try:
+            StoreRecorder(deps.store, worker_id).turned_away(run_id, redact(reason))
+        except Exception as exc:  # ids the store will not take: the outcome still says why
+            log.warning("could not record the refusal of %s: %s", worker_id, type(exc).__name__)
+    reason = redact(reason)  # a validator's message may quote the hostile input
+    log.warning("worker %s: %s", worker_id or "-", reason)
+    return WorkerOutcome(
+        worker_id=worker_id or "-", role="-", target="-", status="blocked", reason=reason
+    )
+
+
+def _named(arrived: object) -> tuple[str | None, str | None]:
+    """The worker and run a malformed envelope claims to be for, when they are plain ids."""
+    env = (
+        arrived.get("envelope")
+        if isinstance(arrived, Mapping)
+        else getattr(arrived, "envelope", None)
+    )
+
+    def plain(key: str) -> str | None:
+        value = env.get(key) if isinstance(env, Mapping) else getattr(env, key, None)
+        return value if isinstance(value, str) and _ID.fullmatch(value) else None
+
+    return plain("worker_id"), plain("run_id")
 
 
 def _gateway(

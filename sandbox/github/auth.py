@@ -50,7 +50,8 @@ class Identity:
         if self.token is None:
             return False
         if self.token.kind == "pat_classic":
-            return True
+            # `repo` / `public_repo` write to repositories; without them a classic PAT only reads.
+            return level == "read" or bool({"repo", "public_repo"} & set(self.token.scopes or ()))
         granted = self.token.permissions.get(permission)
         return granted is not None and PERMISSION_LEVELS[granted] >= PERMISSION_LEVELS[level]
 

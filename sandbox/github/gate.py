@@ -173,6 +173,13 @@ async def _serve(state: SandboxState, route: Route, prefix: str, request: Reques
             with state.lock:
                 state.limiter.leave(identity.login)
     with state.lock:
+        if (
+            identity is not None
+            and identity.token is not None
+            and identity.token.scopes is not None
+        ):
+            # GitHub names a classic PAT's scopes on every answer to it.
+            headers["x-oauth-scopes"] = ", ".join(identity.token.scopes)
         if identity is not None:
             status = state.limiter.status(identity.login, resource, state.clock.now())
             headers.update(

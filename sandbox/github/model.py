@@ -84,6 +84,8 @@ class Token:
     expires_at: float | None
     installation_id: int | None = None
     revoked: bool = False
+    # A classic PAT's OAuth scopes (sent back as x-oauth-scopes); None for other kinds.
+    scopes: tuple[str, ...] | None = None
 
 
 @dataclass

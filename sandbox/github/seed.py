@@ -74,7 +74,7 @@ def seed_state(state: SandboxState) -> None:
     state.add_repo(WIDGETS, f.WIDGETS_FILES, description="Small, sized widgets")
     state.add_repo(GADGETS, f.GADGETS_FILES, description="Gadget registry and client")
     state.add_repo(DOCS, f.DOCS_FILES, description="The acme handbook")
-    state.maintainer_pat = state.add_pat(MAINTAINER)
+    state.maintainer_pat = state.add_pat(MAINTAINER, scopes=("repo", "workflow", "read:org"))
     state.bot_pat = state.add_pat(
         BOT_USER, fine_grained=True, permissions=dict(BOT_PAT_PERMISSIONS)
     )

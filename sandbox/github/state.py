@@ -134,8 +134,10 @@ class SandboxState:
         permissions: dict[str, str] | None = None,
         repositories: list[str] | None = None,
         expires_at: float | None = None,
+        scopes: tuple[str, ...] = ("repo",),
     ) -> str:
-        """A personal access token for ``login``; ``repositories`` None = all it can see."""
+        """A personal access token for ``login``; ``repositories`` None = all it can see.
+        A classic PAT carries ``scopes`` (GitHub lists them in ``x-oauth-scopes``)."""
         with self.lock:
             value = new_token_value("github_pat_" if fine_grained else "ghp_")
             repo_ids = None if repositories is None else {self.repo(n).id for n in repositories}
@@ -146,6 +148,7 @@ class SandboxState:
                 permissions=permissions or {},
                 repository_ids=repo_ids,
                 expires_at=expires_at,
+                scopes=None if fine_grained else tuple(scopes),
             )
             return value
 

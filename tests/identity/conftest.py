@@ -51,11 +51,20 @@ def settings_for(server: SandboxServer, tmp_path: Path, **extra: object) -> Sett
     return load_settings(**values)
 
 
-def bot_pat_identity(sandbox: SandboxServer, tmp_path: Path, pat: str) -> IdentitySource:
-    """The ``bot`` identity (a bot account's PAT, login ``swarm-bot``) holding ``pat``."""
+def bot_pat_identity(
+    sandbox: SandboxServer, tmp_path: Path, pat: str, *, accept_broader_grant: bool = True
+) -> IdentitySource:
+    """The ``bot`` identity (a bot account's PAT, login ``swarm-bot``) holding ``pat``. The
+    seeded bot PAT is fine-grained (its grant unstated), so these tests accept a broader grant
+    unless told not to."""
     pat_file = tmp_path / "bot.token"
     pat_file.write_text(pat + "\n")
-    bot = {"kind": "bot_pat", "token_file": pat_file, "bot_login": "swarm-bot"}
+    bot = {
+        "kind": "bot_pat",
+        "token_file": pat_file,
+        "bot_login": "swarm-bot",
+        "accept_broader_grant": accept_broader_grant,
+    }
     return open_identity(settings_for(sandbox, tmp_path, identities={"bot": bot}), "bot")
 
 

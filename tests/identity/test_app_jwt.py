@@ -13,6 +13,7 @@ from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from pydantic import SecretStr
 
 from agents.config import ConfigError, IdentitySettings, load_settings
+from agents.identity import IdentityError
 from agents.identity.app_jwt import AppJwtSigner, read_private_key
 from agents.identity.sources import BotPatIdentity, open_identity
 
@@ -134,7 +135,13 @@ def test_identity_that_is_the_maintainer_is_refused_at_configuration(tmp_path: P
 
 def test_bot_pat_identity_must_hold_a_pat() -> None:
     with pytest.raises(ConfigError) as err:
-        BotPatIdentity(name="bot", token=SecretStr("ghs_installation0123"), bot_login="swarm-bot")
+        BotPatIdentity(
+            name="bot",
+            token=SecretStr("ghs_installation0123"),
+            bot_login="swarm-bot",
+            api_url="http://127.0.0.1:9",
+            maintainer_login="octo-maintainer",
+        )
     assert str(err.value) == (
         "SWARM_IDENTITIES__BOT__TOKEN_FILE: identity 'bot' is a bot_pat identity but its token "
         "is not a personal access token (ghp_ or github_pat_)"
@@ -158,6 +165,7 @@ def test_open_identity_builds_each_kind_from_settings(tmp_path: Path, app_pem: S
     app = open_identity(settings, "default")
     bot = open_identity(settings, "bot")
     assert app.kind == "app" and bot.kind == "bot_pat"
-    assert bot.bot_login() == "swarm-bot"
+    with pytest.raises(IdentityError, match="cannot reach"):
+        bot.bot_login()  # a PAT is never taken at its word: only GitHub says whose it is
     assert "github_pat_" not in repr(bot) and "BEGIN" not in repr(app)
     app.close()

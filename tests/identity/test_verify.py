@@ -256,7 +256,8 @@ def test_bot_account_pat_is_verified_by_get_user(sandbox: SandboxServer, tmp_pat
     )
     verified = verify_identity(sandbox.url, dispatch(lease), MAINTAINER)
     assert (verified.login, verified.kind) == ("swarm-bot", "bot_pat")
-    assert [r.route for r in sandbox.state.requests_by("swarm-bot")] == ["/user"]
+    # Asked before the PAT is lent, and again by the worker: nothing else, nothing written.
+    assert [r.route for r in sandbox.state.requests_by("swarm-bot")] == ["/user", "/user"]
 
 
 def test_maintainer_pat_posing_as_the_bot_blocks_with_zero_writes(
