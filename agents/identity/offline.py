@@ -84,4 +84,16 @@ def _check_mint_record(
         raise IdentityBlocked.mismatch(
             f"granted repositories exceed the envelope: {', '.join(outside)}"
         )
+    # A grant short of the envelope is a record that does not describe this dispatch either.
+    short = [
+        f"{key}:{level} (granted {record.permissions.get(key, 'none')})"
+        for key, level in claim.permissions.items()
+        if not within(record.permissions, {key: level})
+    ]
+    granted = {repo.lower() for repo in record.repositories}
+    short += [f"repository {repo}" for repo in claim.repositories if repo.lower() not in granted]
+    if short:
+        raise IdentityBlocked.mismatch(
+            f"the grant differs from the envelope, which names {', '.join(short)}"
+        )
     return dict(record.permissions)

@@ -137,7 +137,7 @@ async def test_a_mangled_envelope_is_blocked_with_its_reason(
     changed = {k for k, v in as_dict(sealed).items() if data.get(k, ...) != v}
     if changed and changed <= {"signature", "ciphertext"}:
         # The same fault in process: a model copied without validation.
-        seal = {k: data[k] for k in ("signature", "ciphertext") if k in data}
+        seal: dict[str, Any] = {k: data[k] for k in ("signature", "ciphertext") if k in data}
         arrivals.append(sealed.model_copy(update=seal))
     for arrived in arrivals:
         outcome = await assert_blocked(swarm, sealed, arrived, MALFORMED + reason)
@@ -194,7 +194,7 @@ def leaf_paths(node: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]
 
 @st.composite
 def mangled(draw: st.DrawFn, original: dict[str, Any]) -> Arrival:
-    data = json.loads(json.dumps(original))
+    data: dict[str, Any] = json.loads(json.dumps(original))
     how = draw(st.sampled_from(["replace", "drop", "truncate-text", "truncate-field"]))
     if how == "truncate-text":
         text = json.dumps(original)
