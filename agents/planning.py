@@ -19,6 +19,7 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from agents.github.errors import IdentityPaused, TokenRefused
 from agents.reviews import marked_keys, parse_review_key, review_key
 from agents.work import Assignment, Shard, Task
 
@@ -84,7 +85,8 @@ class NoLedger:
 
 @dataclass(frozen=True)
 class SkippedItem:
-    """A PR discovery left out, and why (shown in the run summary)."""
+    """A PR discovery left out, and why (shown in the run summary); number 0 stands for a whole
+    repository whose pull requests could not be listed."""
 
     repo: str
     number: int
@@ -130,7 +132,16 @@ async def discover_work(
     items: list[Task] = []
     skipped: list[SkippedItem] = []
     for repo in repos:
-        for pull in await source.open_pulls(repo):
+        try:
+            pulls = await source.open_pulls(repo)
+        except (TokenRefused, IdentityPaused):
+            raise  # our own identity's failure or pause: every repository would fail alike
+        except Exception as exc:
+            # One repository that cannot be listed must not hide the others' pull requests.
+            log.warning("%s: cannot list its pull requests: %s", repo, exc)
+            skipped.append(SkippedItem(repo, 0, "", "unreadable", f"cannot list PRs: {exc}"))
+            continue
+        for pull in pulls:
             if pull.draft and not include_drafts:
                 skipped.append(SkippedItem(repo, pull.number, pull.head_sha, "draft"))
                 continue

@@ -93,6 +93,9 @@ def print_report(report: RunReport) -> None:
             + "; the next run retries them: "
             + escape(", ".join(report.left_by_cost_cap))
         )
+    for line in report.unreadable:
+        # Which PR or repository, and why: the next run tries it again.
+        console.print(f"  [red]unreadable[/red] {escape(redact(line))}")
     for paused in report.paused:
         until = paused.paused_until.isoformat() if paused.paused_until else "unknown"
         who = escape(paused.identity)

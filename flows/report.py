@@ -57,7 +57,8 @@ class RunReport(BaseModel):
     discovered: int = 0
     already_reviewed: int = 0
     drafts_skipped: int = 0
-    # PRs discovery could not read ("acme/widgets#3: <reason>"); retried by the next run.
+    # PRs ("acme/widgets#3: <reason>") or repositories ("acme/gadgets: cannot list PRs: ...")
+    # discovery could not read; retried by the next run.
     unreadable: list[str] = Field(default_factory=list)
     outcomes: list[WorkerOutcome] = Field(default_factory=list)
     paused: list[PausedIdentity] = Field(default_factory=list)
@@ -100,8 +101,11 @@ class RunReport(BaseModel):
         ]
         if self.failed:
             parts.append(f"{len(self.failed)} worker(s) blocked or failed")
-        if self.unreadable:
-            parts.append(f"{len(self.unreadable)} PR(s) could not be read")
+        repos = sum(1 for u in self.unreadable if "#" not in u.split(":", 1)[0])
+        if len(self.unreadable) > repos:
+            parts.append(f"{len(self.unreadable) - repos} PR(s) could not be read")
+        if repos:
+            parts.append(f"{repos} repository(ies) could not be listed")
         if self.paused:
             parts.append(f"{len(self.paused)} identity(ies) paused by rate limits")
         if self.left_by_cost_cap:
@@ -198,7 +202,7 @@ def markdown_summary(report: RunReport) -> str:
         for o in report.failed:
             lines.append(f"- `{o.worker_id}` {o.target} as {o.role}: **{o.status}**: {o.reason}")
     if report.unreadable:
-        lines += ["", "## PRs discovery could not read (retried next run)", ""]
+        lines += ["", "## PRs or repositories discovery could not read (retried next run)", ""]
         lines += [f"- {line}" for line in report.unreadable]
     if report.paused:
         lines += ["", "## Paused identities", ""]

@@ -8,7 +8,6 @@ writes later can fail with "database is locked" without ever waiting, an immedia
 from __future__ import annotations
 
 import os
-import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,10 +36,6 @@ def default_sqlite_url(data_dir: Path) -> str:
     return f"sqlite:///{(data_dir / DB_FILE_NAME).resolve()}"
 
 
-def _masked(url: str) -> str:
-    return re.sub(r"://([^:/@]+):[^@/]+@", r"://\1:***@", url)
-
-
 def make_engine(url: str | None, data_dir: Path) -> Engine:
     """Build an engine for ``url`` (or a SQLite file in ``data_dir`` when ``url`` is None)."""
     if url is None:
@@ -51,13 +46,18 @@ def make_engine(url: str | None, data_dir: Path) -> Engine:
         url = default_sqlite_url(data_dir)
     try:
         parsed = sa.engine.make_url(url)
-    except sa.exc.ArgumentError as exc:
-        raise StoreConfigError(f"SWARM_STORE_URL is not a database URL: {_masked(url)}") from exc
+    except (sa.exc.ArgumentError, ValueError):
+        # A bad port or bracket raises ValueError; the URL is not shown (it may hold a password).
+        raise StoreConfigError(
+            "SWARM_STORE_URL is not a database URL (expected postgresql+psycopg://USER@HOST/DB "
+            "or sqlite:////PATH/swarm.db; the value is not shown, it may hold a password)"
+        ) from None
     backend = parsed.get_backend_name()
     if backend == "sqlite":
         return _sqlite_engine(parsed)
     if backend == "postgresql":
-        if parsed.get_driver_name() not in ("psycopg", "psycopg2"):
+        # psycopg (3) is the driver swarm ships; psycopg2 URLs mean the same database.
+        if parsed.get_driver_name() != "psycopg":
             parsed = parsed.set(drivername="postgresql+psycopg")
         # hide_parameters: a driver error must never echo row values into a log or traceback.
         return sa.create_engine(
@@ -75,14 +75,26 @@ def _sqlite_engine(url: sa.URL) -> Engine:
             "SWARM_STORE_URL points at an in-memory SQLite database; the store must be a file "
             "shared by every worker process"
         )
-    Path(database).parent.mkdir(parents=True, exist_ok=True)
-    engine = sa.create_engine(
-        url,
-        connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
-        pool_size=16,
-        max_overflow=48,
-        hide_parameters=True,
-    )
+    folder = Path(database).parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreConfigError(
+            f"SWARM_STORE_URL: the folder {folder} cannot be created ({exc.strerror})"
+        ) from None
+    try:
+        engine = sa.create_engine(
+            url,
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
+            pool_size=16,
+            max_overflow=48,
+            hide_parameters=True,
+        )
+    except sa.exc.ArgumentError:
+        raise StoreConfigError(
+            "SWARM_STORE_URL is not a SQLite file URL (expected sqlite:////PATH/swarm.db, "
+            "without user, password or host)"
+        ) from None
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:

@@ -115,7 +115,8 @@ async def _serve(state: SandboxState, route: Route, prefix: str, request: Reques
             is_write = isinstance(body, dict) and bool(_MUTATION.match(str(body.get("query", ""))))
             content = is_write and "addPullRequestReview" in str(body.get("query", ""))
         with state.lock:
-            failure = state.take_failure(route.method, route.template)
+            path = request.url.path.removeprefix(prefix)
+            failure = state.take_failure(route.method, route.template, path)
             credential = bearer(request.headers.get("authorization"))
             if credential is not None:
                 identity = identify(state, credential)

@@ -30,6 +30,8 @@ class FailureRule:
     status: int
     remaining: int
     method: str | None = None
+    # One exact request path ("/repos/acme/gadgets/pulls"), when not every repository's.
+    path: str | None = None
 
 
 @dataclass(frozen=True)

@@ -311,21 +311,24 @@ class SandboxState:
         status: int = 502,
         count: int = 1,
         method: str | None = None,
+        path: str | None = None,
     ) -> None:
         """The next ``count`` requests to ``route`` answer ``status``.
 
-        ``route`` is a template like ``/repos/{owner}/{repo}/pulls`` (None: any route).
+        ``route`` is a template like ``/repos/{owner}/{repo}/pulls`` (None: any route);
+        ``path`` narrows it to one exact request path (``/repos/acme/gadgets/pulls``).
         """
         with self.lock:
-            self.failures.append(FailureRule(route, status, count, method))
+            self.failures.append(FailureRule(route, status, count, method, path))
 
-    def take_failure(self, method: str, route: str) -> int | None:
+    def take_failure(self, method: str, route: str, path: str | None = None) -> int | None:
         with self.lock:
             for rule in self.failures:
                 if (
                     rule.remaining > 0
                     and rule.route in (None, route)
                     and rule.method in (None, method)
+                    and rule.path in (None, path)
                 ):
                     rule.remaining -= 1
                     return rule.status

@@ -7,6 +7,9 @@ More CLI mistakes (flags, ids, roles) are in tests/cli/test_errors.py, which use
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -66,6 +69,60 @@ def test_a_misconfiguration_is_one_line_without_its_secret(
 ) -> None:
     monkeypatch.setenv(name, value)
     assert_error(swarm("runs"), first_line, EXIT_USAGE, secrets=[PASSWORD])
+
+
+NOT_A_URL = (
+    "error: SWARM_STORE_URL is not a database URL (expected postgresql+psycopg://USER@HOST/DB or "
+    f"sqlite:////PATH/swarm.db; {NOT_SHOWN})"
+)
+
+
+@pytest.mark.parametrize(
+    ("url", "first_line"),
+    [
+        (f"postgresql+psycopg://swarm:{PASSWORD}@db:notaport/x", NOT_A_URL),
+        (f"postgresql+psycopg://swarm:{PASSWORD}@[::1/x", NOT_A_URL),
+        (
+            f"sqlite://swarm:{PASSWORD}@/x.db",
+            "error: SWARM_STORE_URL is not a SQLite file URL (expected sqlite:////PATH/swarm.db, "
+            "without user, password or host)",
+        ),
+        (
+            "sqlite:////proc/no-such-dir/swarm.db",
+            "error: SWARM_STORE_URL: the folder /proc/no-such-dir cannot be created (No such file "
+            "or directory)",
+        ),
+    ],
+    ids=["bad-port", "bad-bracket", "sqlite-with-password", "folder-not-creatable"],
+)
+def test_a_store_url_the_driver_cannot_use_is_one_line_naming_the_setting(
+    url: str, first_line: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # These pass the shape check and used to surface as "this looks like a bug" (exit 1).
+    monkeypatch.setenv("SWARM_STORE_URL", url)
+    assert_error(swarm("runs"), first_line, EXIT_USAGE, secrets=[PASSWORD])
+
+
+def test_the_installed_command_prints_one_line_for_a_malformed_url(tmp_path: Path) -> None:
+    # The real entry point, as a person runs it: no traceback, no password, exit status 2.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SWARM_")}
+    env["SWARM_STORE_URL"] = f"postgresql//swarm:{PASSWORD}@db.internal/swarm"
+    done = subprocess.run(
+        [sys.executable, "-m", "flows", "runs"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == EXIT_USAGE
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "error: SWARM_STORE_URL: not a database URL (expected postgresql+psycopg://USER@HOST/DB"
+        f" or sqlite:////PATH/swarm.db; {NOT_SHOWN})"
+    ]
+    assert PASSWORD not in done.stderr
 
 
 def test_an_unreachable_store_is_one_line_without_the_password(

@@ -47,7 +47,11 @@ def test_default_store_is_a_wal_sqlite_file_under_the_data_dir(tmp_path: Path) -
             "SWARM_STORE_URL points at an in-memory SQLite database; the store must be a file "
             "shared by every worker process",
         ),
-        ("not a url", "SWARM_STORE_URL is not a database URL: not a url"),
+        (
+            "not a url",
+            "SWARM_STORE_URL is not a database URL (expected postgresql+psycopg://USER@HOST/DB "
+            "or sqlite:////PATH/swarm.db; the value is not shown, it may hold a password)",
+        ),
     ],
 )
 def test_unusable_urls_are_refused_with_a_message_naming_the_setting(
