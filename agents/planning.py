@@ -94,6 +94,10 @@ class SkippedItem:
     reason: Literal["already_reviewed", "draft", "unreadable"]
     detail: str | None = None
 
+    @property
+    def where(self) -> str:
+        return f"{self.repo}#{self.number}" if self.number else self.repo
+
 
 @dataclass
 class Discovery:

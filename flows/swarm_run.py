@@ -191,10 +191,7 @@ async def _run_swarm(
             discovered=len(found.items),
             already_reviewed=found.already_reviewed,
             drafts_skipped=sum(1 for s in found.skipped if s.reason == "draft"),
-            unreadable=[
-                f"{s.repo}{f'#{s.number}' if s.number else ''}: {redact(s.detail or '')}"
-                for s in found.unreadable
-            ],
+            unreadable=[f"{s.where}: {redact(s.detail or '')}" for s in found.unreadable],
             outcomes=outcomes,
             paused=paused_identities(outcomes),
             estimate=estimate.line(),
