@@ -139,6 +139,8 @@ class Settings(BaseSettings):
     models: dict[str, dict[str, Any]] = Field(default_factory=dict)
     anthropic_api_key: SecretStr | None = Field(default=None, validation_alias="ANTHROPIC_API_KEY")
     anthropic_base_url: str | None = Field(default=None, validation_alias="ANTHROPIC_BASE_URL")
+    # The LLM client never reads HTTPS_PROXY and friends; a proxy is used only when set here.
+    llm_proxy: str | None = None
 
     # Comma-separated OWNER/NAME list in the environment.
     repos: Annotated[list[str], NoDecode] = Field(default_factory=list)

@@ -86,6 +86,12 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
         "The Anthropic API key (no `SWARM_` prefix, as the SDK names it).",
     ),
     "anthropic_base_url": (None, "Point the SDK elsewhere (a proxy, a local stand-in)."),
+    "llm_proxy": (
+        "none",
+        "HTTP(S) proxy URL for requests to the model. The host's `HTTPS_PROXY`, `HTTP_PROXY` and "
+        "`ALL_PROXY` are never used for them: prompts and the API key go through a proxy only "
+        "when it is set here.",
+    ),
     "repos": (None, "Comma-separated `OWNER/NAME` list to work on (`--repo` overrides it)."),
     "max_workers": (None, "Workers running at once (1-256)."),
     "per_worker_tokens": (

@@ -77,6 +77,7 @@ def open_model(settings: Settings, model: str | None) -> ModelChoice:
     client = LLMClient(
         api_key=settings.anthropic_api_key,
         base_url=settings.anthropic_base_url,
+        proxy=settings.llm_proxy,
         registry=settings.model_registry(),
     )
     return ModelChoice(client, chosen)

@@ -8,6 +8,7 @@ only an explicitly configured proxy gets the request.
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import threading
 from collections.abc import Iterator
@@ -136,4 +137,51 @@ def test_an_explicit_proxy_setting_is_used(listener: Listener) -> None:
             await client.aclose()
 
     asyncio.run(go())
+    assert listener.received and b"POST http://127.0.0.1:9/v1/messages" in listener.received[0]
+
+
+def _through_settings(
+    monkeypatch: pytest.MonkeyPatch, base_url: str, proxy: str | None = None
+) -> Any:
+    """One request as a run makes it: settings from the environment, then ``open_model``."""
+    from agents.config import load_settings
+    from flows.models import open_model
+
+    for name in list(os.environ):
+        if name.startswith("SWARM_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", base_url)
+    if proxy is not None:
+        monkeypatch.setenv("SWARM_LLM_PROXY", proxy)
+    chosen = open_model(load_settings(), "claude-sonnet-4-6")
+
+    async def go() -> Any:
+        try:
+            return await chosen.client.create(_request())
+        finally:
+            await chosen.client.aclose()
+
+    return asyncio.run(go())
+
+
+def test_a_run_configured_from_the_environment_ignores_the_host_proxy(
+    listener: Listener, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _plant(monkeypatch, listener.url)
+    model = ScriptedModel()
+    with ScriptedServer(model) as server:
+        result = _through_settings(monkeypatch, server.url)
+    assert result.stop_reason == "end_turn"
+    assert len(model.requests) == 1
+    assert listener.received == []
+
+
+def test_swarm_llm_proxy_is_the_one_proxy_a_run_uses(
+    listener: Listener, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Nothing listens on port 9: only the proxy can have seen the request.
+    with pytest.raises(LLMUnavailable) as err:
+        _through_settings(monkeypatch, "http://127.0.0.1:9", proxy=listener.url)
+    assert KEY not in str(err.value)
     assert listener.received and b"POST http://127.0.0.1:9/v1/messages" in listener.received[0]
