@@ -8,10 +8,12 @@ any of its background network traffic, so it only ever talks to the loopback ser
 from __future__ import annotations
 
 import base64
+import ctypes
 import itertools
 import json
 import os
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Iterable
@@ -35,6 +37,17 @@ FLAGS = (
     "--remote-debugging-port=0",
 )
 START_TIMEOUT_S = 60.0
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the child before chromium starts: end it if the test process dies without its
+    teardown (killed by a timeout), instead of leaving a browser behind on a shared machine."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass  # not Linux: teardown still ends it
 
 
 def chromium_path() -> str | None:
@@ -66,7 +79,11 @@ class Browser:
         cmd = [path, *FLAGS, f"--user-data-dir={self.profile_dir}"]
         cmd += [f"--window-size={self.width},{self.height}", "about:blank"]
         self.process = subprocess.Popen(
-            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+            cmd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
         )
         self.ws = connect(self._devtools_url(), max_size=64 * 2**20, open_timeout=30)
         return self
