@@ -7,14 +7,14 @@ import getpass
 from flows.store_commands import open_store, when
 
 
-def _person() -> str:
+def person() -> str:
     try:
         return getpass.getuser()
     except Exception:  # no login name in some containers
         return "cli"
 
 
-def _check_scope(repo: str | None, role: str | None) -> None:
+def check_scope(repo: str | None, role: str | None) -> None:
     from agents.config import ConfigError
     from agents.setting_checks import repo_problem
 
@@ -38,17 +38,23 @@ def _check_kind(kind: str) -> None:
 
 def memory_list(*, repo: str | None, role: str | None, include_inactive: bool) -> None:
     from flows.console import console, say, table
+    from flows.memory_views import origin
 
-    _check_scope(repo, role)
+    check_scope(repo, role)
     with open_store() as store:
-        records = store.list_memories(repo=repo, role=role, include_inactive=include_inactive)
+        records = store.list_memories(
+            repo=repo,
+            role=role,
+            include_inactive=include_inactive,
+            states=None if include_inactive else ("active",),
+        )
     if not records:
         say('no memories yet; add one with `swarm memory add "..." --repo OWNER/NAME`')
         return
     console.print(
         table(
             "memories",
-            ["id", "kind", "repo", "role", "body", "by", "when", "state"],
+            ["id", "kind", "repo", "role", "body", "by", "from", "when", "state"],
             (
                 [
                     m.id,
@@ -57,6 +63,7 @@ def memory_list(*, repo: str | None, role: str | None, include_inactive: bool) -
                     m.role or "(all)",
                     m.body,
                     f"{m.author} ({m.author_kind})",
+                    origin(m),
                     when(m.created_at),
                     _state(m),
                 ]
@@ -70,16 +77,16 @@ def _state(memory: object) -> str:
     if getattr(memory, "deleted_at", None):
         return "deleted"
     superseded = getattr(memory, "superseded_by", None)
-    return f"superseded by {superseded}" if superseded else "active"
+    return f"superseded by {superseded}" if superseded else str(getattr(memory, "state", "active"))
 
 
 def memory_add(*, body: str, repo: str | None, role: str | None, kind: str) -> None:
     from flows.console import say
 
-    _check_scope(repo, role)
+    check_scope(repo, role)
     _check_kind(kind)
     with open_store() as store:
-        record = store.add_memory(kind, body, author=_person(), repo=repo, role=role)
+        record = store.add_memory(kind, body, author=person(), repo=repo, role=role)
     say(f"added memory {record.id}")
 
 
@@ -106,7 +113,7 @@ def memory_edit(memory_id: int, body: str) -> None:
 
     with open_store() as store:
         _active(store, memory_id, "edit")
-        record = store.supersede_memory(memory_id, body, author=_person())
+        record = store.supersede_memory(memory_id, body, author=person())
     say(f"memory {memory_id} superseded by {record.id}")
 
 
@@ -115,5 +122,5 @@ def memory_rm(memory_id: int) -> None:
 
     with open_store() as store:
         _active(store, memory_id, "remove")
-        store.delete_memory(memory_id, by=_person())
+        store.delete_memory(memory_id, by=person())
     say(f"deleted memory {memory_id}")

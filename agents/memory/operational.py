@@ -91,7 +91,13 @@ class AgentMemory:
     def note(self, body: str) -> NoteRow:
         """Append a note (never edits an earlier one)."""
         return self._backend.add_agent_note(
-            self.worker_id, body, kind="note", run_id=self.run_id, repo=self.repo, role=self.role
+            self.worker_id,
+            body,
+            kind="note",
+            run_id=self.run_id,
+            repo=self.repo,
+            role=self.role,
+            pr_number=self.pr_number,
         )
 
     def save_continuity(self, summary: str) -> NoteRow:

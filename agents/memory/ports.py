@@ -6,7 +6,7 @@ wiring module hands a ``Store`` in, and mypy checks it fits these protocols.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -46,6 +46,12 @@ class MemoryRow(_Written, Protocol):
     def deleted_at(self) -> datetime | None: ...
     @property
     def active(self) -> bool: ...
+    @property
+    def state(self) -> str: ...
+    @property
+    def pr_number(self) -> int | None: ...
+    @property
+    def source(self) -> Mapping[str, Any] | None: ...
 
 
 class NoteRow(_Written, Protocol):
@@ -86,7 +92,14 @@ class MemoryBackend(Protocol):
         repo: str | None = ...,
         role: str | None = ...,
         run_id: str | None = ...,
+        state: str = ...,
+        worker_id: str | None = ...,
+        pr_number: int | None = ...,
+        source: Mapping[str, Any] | None = ...,
+        source_key: str | None = ...,
     ) -> MemoryRow: ...
+
+    def memory_by_source(self, source_key: str) -> MemoryRow | None: ...
 
     def get_memory(self, memory_id: int) -> MemoryRow: ...
 
