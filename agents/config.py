@@ -154,6 +154,9 @@ class Settings(BaseSettings):
     # `swarm store prune`; user-visible memory is never pruned.
     retention_days: int = Field(default=30, ge=1)
     http_timeout_seconds: float = Field(default=30.0, gt=0)
+    # Learnings a maintainer (admin or maintain access) teaches by replying to a review
+    # comment are accepted at once instead of waiting in `swarm memory review`.
+    memory_auto_accept: bool = False
     # Lowest level of the project's log records shipped to the Prefect run and task-run logs.
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 

@@ -103,6 +103,11 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
         "`store`: buckets shared through the store by every process; `memory`: one process; "
         "`auto`: `store` on PostgreSQL, `memory` on SQLite.",
     ),
+    "memory_auto_accept": (
+        None,
+        "Accept learnings from review feedback by maintainers (admin or maintain access) at "
+        "once; otherwise every learning waits in `swarm memory review`.",
+    ),
     "retention_days": (
         None,
         "`swarm store prune` deletes hidden runtime records (transcripts, call logs, "

@@ -9,10 +9,11 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agents.planning import ExistingReview, OpenPull
-from agents.redact import redact_obj
+from agents.redact import redact, redact_obj
 from agents.reviews import latest_reviewed_sha, review_key_prefix
 
 if TYPE_CHECKING:
+    from agents.github.gateway import GitHubGateway
     from agents.github.snapshot import IdentitySnapshot
     from agents.store.records import ReviewKeyRecord
     from agents.store.store import Store
@@ -171,3 +172,25 @@ def _record_snapshot(runtime: Runtime, snap: IdentitySnapshot) -> None:
             )
     except Exception as exc:
         log.warning("recording the bucket snapshot of %s failed: %s", snap.identity, exc)
+
+
+async def read_review_feedback(
+    runtime: Runtime, gateway: GitHubGateway, repos: Sequence[str]
+) -> None:
+    """Replies and reactions to the bot's review comments become proposed learnings before the
+    run's reviews start (polling; a webhook can call ``agents.learning.learn_from_comments``).
+    A GitHub error here is logged and never stops the run."""
+    from agents.github.errors import GitHubApiError, GitHubUnavailable
+    from agents.learning import learn_from_repo
+
+    for repo in repos:
+        try:
+            await learn_from_repo(
+                gateway,
+                runtime.store,
+                repo,
+                bot_logins={gateway.identity},
+                auto_accept=runtime.settings.memory_auto_accept,
+            )
+        except (GitHubApiError, GitHubUnavailable) as exc:
+            log.warning("%s: review feedback not read: %s", repo, redact(str(exc)))

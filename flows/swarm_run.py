@@ -51,6 +51,7 @@ from flows.runtime_glue import (
     StoreLedger,
     bucket_snapshots,
     finish_store_run,
+    read_review_feedback,
     repos_by_owner,
     role_identity,
     start_store_run,
@@ -257,6 +258,7 @@ async def _discover(
     skipped: list[SkippedItem] = []
     for owned in repos_by_owner(repos).values():
         async with runtime.discovery(identity, owned) as gateway:
+            await read_review_feedback(runtime, gateway, owned)
             found = await discover_work(
                 GatewayPullSource(gateway),
                 owned,

@@ -148,6 +148,33 @@ class GitHubEndpoints(ThrottledClient):
         result: dict[str, Any] = await self._json("GET", f"/repos/{_repo(repo)}/issues/{number}")
         return result
 
+    async def list_repo_review_comments(
+        self, repo: str, since: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Every review comment of the repository, replies included (``in_reply_to_id``)."""
+        params = {"since": since} if since else None
+        return await self._paged(f"/repos/{_repo(repo)}/pulls/comments", params, max_pages=10)
+
+    async def list_review_comment_reactions(
+        self, repo: str, comment_id: int
+    ) -> list[dict[str, Any]]:
+        return await self._paged(
+            f"/repos/{_repo(repo)}/pulls/comments/{int(comment_id)}/reactions", max_pages=3
+        )
+
+    async def collaborator_permission(self, repo: str, login: str) -> str:
+        """``admin``, ``maintain``, ``write``, ``triage``, ``read`` or ``none`` for ``login``."""
+        path = f"/repos/{_repo(repo)}/collaborators/{quote(login, safe='')}/permission"
+        try:
+            body = await self._json("GET", path)
+        except GitHubApiError as exc:
+            if exc.status == 404:  # not a collaborator, or no such user
+                return "none"
+            raise
+        role = body.get("role_name") if isinstance(body, Mapping) else None
+        permission = body.get("permission") if isinstance(body, Mapping) else None
+        return str(role if role in ("maintain", "triage") else permission or "none")
+
     async def graphql(
         self, query: str, variables: Mapping[str, Any] | None = None, *, safe_to_retry: bool = False
     ) -> dict[str, Any]:

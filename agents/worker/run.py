@@ -23,6 +23,7 @@ from agents.identity.errors import IdentityBlocked, IdentityError
 from agents.llm.client import LLMError
 from agents.llm.context import ContextFull
 from agents.llm.models import UnknownModel
+from agents.memory.feedback import accepted_learnings
 from agents.memory.operational import AgentMemory
 from agents.memory.snapshot import frozen_snapshot
 from agents.outcome import OutcomeStatus, WorkerOutcome
@@ -32,6 +33,7 @@ from agents.roles import resolve_chain
 from agents.tools import WorkerContext, build_toolbox
 from agents.tools.review import posted_review_url
 from agents.worker import story
+from agents.worker.briefing import learnings_briefing
 from agents.worker.budget import BudgetExhausted, Meter
 from agents.worker.deps import WorkerDeps
 from agents.worker.loop import Session, SessionResult, run_session
@@ -253,6 +255,7 @@ async def _work(
         recall=recall,
         memory_hash=snapshot.hash,
         window=window,
+        briefing=learnings_briefing(accepted_learnings(deps.store, task.repo)),
     )
     result: SessionResult = await run_session(deps.model, toolbox, record, session, meter)
     if result.ended == "done" and result.text:

@@ -117,6 +117,14 @@ class Label:
 
 
 @dataclass
+class Reaction:
+    id: int
+    content: str  # +1, -1, laugh, confused, heart, hooray, rocket, eyes
+    user_login: str
+    at: float
+
+
+@dataclass
 class ReviewComment:
     id: int
     review_id: int
@@ -130,6 +138,8 @@ class ReviewComment:
     diff_hunk: str
     user_login: str
     at: float
+    in_reply_to_id: int | None = None
+    reactions: list[Reaction] = field(default_factory=list)
 
 
 @dataclass
@@ -197,6 +207,8 @@ class Repo:
     issues: dict[int, Issue] = field(default_factory=dict)
     labels: dict[str, Label] = field(default_factory=dict)
     next_number: int = 1
+    # login -> "read" | "write" | "admin": what GET .../collaborators/{login}/permission says.
+    collaborators: dict[str, str] = field(default_factory=dict)
 
     @property
     def full_name(self) -> str:

@@ -198,7 +198,16 @@ def review_comment(u: Urls, r: Repo, c: ReviewComment, users: dict[str, User]) -
         "original_line": c.line,
         "side": c.side,
         "subject_type": "line",
+        **({"in_reply_to_id": c.in_reply_to_id} if c.in_reply_to_id else {}),
+        "reactions": _reaction_counts(f"{api}/pulls/comments/{c.id}/reactions", c),
     }
+
+
+def _reaction_counts(url: str, c: ReviewComment) -> JSON:
+    counts = {k: 0 for k in ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")}
+    for r in c.reactions:
+        counts[r.content] = counts.get(r.content, 0) + 1
+    return {"url": url, "total_count": len(c.reactions), **counts}
 
 
 def issue(u: Urls, r: Repo, i: Issue, users: dict[str, User]) -> JSON:

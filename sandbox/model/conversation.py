@@ -44,6 +44,7 @@ class Conversation:
     tools: dict[str, dict[str, Any]]
     calls: list[Call] = field(default_factory=list)
     notes: str = ""  # the model's own earlier words (assistant text), joined
+    opening: str = ""  # the whole first user turn (task, recall, quoted briefing)
 
     @classmethod
     def from_request(cls, body: Mapping[str, Any]) -> Conversation:
@@ -51,7 +52,7 @@ class Conversation:
         messages = list(body.get("messages") or [])
         task = _texts(messages[0].get("content")) if messages else ""
         inside = re.search(r"task:\s*(.*?)\s*</turn_context>", task, re.DOTALL)
-        conv = cls(inside.group(1) if inside else task, tools)
+        conv = cls(inside.group(1) if inside else task, tools, opening=task)
         results: dict[str, tuple[str, bool]] = {}
         for message in messages:
             if message.get("role") == "user" and isinstance(message.get("content"), list):

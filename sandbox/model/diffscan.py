@@ -62,6 +62,7 @@ class Finding:
     path: str
     line: int
     body: str
+    code: str = ""  # the flagged line's text, when the patch is in view
 
 
 def parse_json(text: str) -> Any:
@@ -151,16 +152,20 @@ def is_test(path: str) -> bool:
 def findings(files: list[ChangedFile]) -> list[Finding]:
     found: list[Finding] = []
     first_added: dict[str, int] = {}
+    first_text: dict[str, str] = {}
     for file in files:
         if file.status == "removed" or not file.patch:
             continue
         for line, text in added_lines(file.patch):
             first_added.setdefault(file.path, line)
+            first_text.setdefault(file.path, text)
             for pattern, exts, message in _CHECKS:
                 if exts and not file.path.endswith(exts):
                     continue
                 if pattern.search(text):
-                    found.append(Finding(file.path, line, message.replace("{line}", text.strip())))
+                    found.append(
+                        Finding(file.path, line, message.replace("{line}", text.strip()), text)
+                    )
                     break
     sources = [f for f in files if f.path.endswith(_SOURCE_EXT) and not is_test(f.path)]
     if sources and not any(is_test(f.path) for f in files):
@@ -172,6 +177,7 @@ def findings(files: list[ChangedFile]) -> list[Finding]:
                     first_added[target.path],
                     f"This changes {target.path} but no test changes come with it; "
                     "add or update a test that covers the change.",
+                    first_text[target.path],
                 )
             )
     return found

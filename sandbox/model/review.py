@@ -35,6 +35,7 @@ from sandbox.model.diffscan import (
     parse_json,
     walk,
 )
+from sandbox.model.learnings import dismissals, not_dismissed
 
 _LISTING = re.compile(r"the changed-files listing has (\d+) page")
 _PAGE_FILES = re.compile(r"listing page (\d+) has (\d+) file")
@@ -177,7 +178,7 @@ def review(conv: Conversation, *, read_files: bool) -> Action:
     seen = _from_notes(conv.notes)
     _observe(conv, seen)
     noted = shard_findings(conv.notes)
-    found = seen.found(noted)
+    found = not_dismissed(seen.found(noted), dismissals(conv.opening))
     note = _notes_to_add(conv, seen, found)
     wanted = _next_read(conv, seen, ref, read_files)
     if wanted is not None:

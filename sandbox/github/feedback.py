@@ -1,0 +1,91 @@
+"""What people do with the bot's review comments, as GitHub serves it: replies (review comments
+with ``in_reply_to_id``), reactions, and each person's permission on a repository.
+
+Tests and the demo act as people through these helpers (``reply``, ``react``, ``grant``); the
+routes in :mod:`sandbox.github.routes_feedback` serve what they did.
+"""
+
+from __future__ import annotations
+
+from sandbox.github.model import Reaction, Repo, ReviewComment
+from sandbox.github.state import SandboxState
+
+REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
+# GitHub's answer for a collaborator's permission, weakest first ("maintain"/"triage" roles map
+# to "write"/"read" in the legacy ``permission`` field).
+PERMISSIONS = ("none", "read", "write", "admin")
+
+
+def find_comment(repo: Repo, comment_id: int) -> ReviewComment | None:
+    for issue in repo.pulls():
+        assert issue.pull is not None
+        for comment in issue.pull.review_comments:
+            if comment.id == comment_id:
+                return comment
+    return None
+
+
+def repo_comments(repo: Repo) -> list[ReviewComment]:
+    """Every review comment of the repository, oldest first (GitHub's default order)."""
+    found = [c for i in repo.pulls() if i.pull is not None for c in i.pull.review_comments]
+    return sorted(found, key=lambda c: (c.at, c.id))
+
+
+def reply(state: SandboxState, full_name: str, comment_id: int, body: str, author: str) -> int:
+    """``author`` replies to review comment ``comment_id``; returns the reply's id."""
+    with state.lock:
+        repo = state.repo(full_name)
+        parent = find_comment(repo, comment_id)
+        if parent is None:
+            raise KeyError(f"no review comment {comment_id} in {full_name}")
+        if author not in state.users:
+            state.add_user(author, type="Bot" if author.endswith("[bot]") else "User")
+        pull = repo.issues[parent.pull_number].pull
+        assert pull is not None
+        child = ReviewComment(
+            id=state.next_id(),
+            review_id=parent.review_id,
+            pull_number=parent.pull_number,
+            path=parent.path,
+            body=body,
+            commit_id=parent.commit_id,
+            line=parent.line,
+            side=parent.side,
+            position=parent.position,
+            diff_hunk=parent.diff_hunk,
+            user_login=author,
+            at=state.clock.now(),
+            in_reply_to_id=parent.id,
+        )
+        pull.review_comments.append(child)
+        return child.id
+
+
+def react(state: SandboxState, full_name: str, comment_id: int, content: str, author: str) -> int:
+    """``author`` reacts to review comment ``comment_id`` (``+1``, ``-1``, ...)."""
+    if content not in REACTIONS:
+        raise ValueError(f"reaction {content!r} is not one of {sorted(REACTIONS)}")
+    with state.lock:
+        comment = find_comment(state.repo(full_name), comment_id)
+        if comment is None:
+            raise KeyError(f"no review comment {comment_id} in {full_name}")
+        if author not in state.users:
+            state.add_user(author, type="Bot" if author.endswith("[bot]") else "User")
+        reaction = Reaction(state.next_id(), content, author, state.clock.now())
+        comment.reactions.append(reaction)
+        return reaction.id
+
+
+def grant(state: SandboxState, full_name: str, login: str, permission: str) -> None:
+    """Make ``login`` a collaborator of the repository with ``permission``."""
+    if permission not in PERMISSIONS:
+        raise ValueError(f"permission {permission!r} is not one of {PERMISSIONS}")
+    with state.lock:
+        state.repo(full_name).collaborators[login] = permission
+
+
+def permission_of(state: SandboxState, repo: Repo, login: str) -> str:
+    """What GitHub answers for ``login``: owners are admin, others what they were granted."""
+    if login == repo.owner.login:
+        return "admin"
+    return repo.collaborators.get(login, "none")
