@@ -157,6 +157,8 @@ class Settings(BaseSettings):
     # Learnings a maintainer (admin or maintain access) teaches by replying to a review
     # comment are accepted at once instead of waiting in `swarm memory review`.
     memory_auto_accept: bool = False
+    # Call overlays: path glob -> role id, as JSON ({"src/auth/**": "security-reviewer"}).
+    path_overlays: dict[str, str] = Field(default_factory=dict)
     # Lowest level of the project's log records shipped to the Prefect run and task-run logs.
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 

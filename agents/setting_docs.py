@@ -103,6 +103,12 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
         "`store`: buckets shared through the store by every process; `memory`: one process; "
         "`auto`: `store` on PostgreSQL, `memory` on SQLite.",
     ),
+    "path_overlays": (
+        "`{}`",
+        'Call overlays as JSON, path glob to role id (`{"src/auth/**": '
+        '"security-reviewer"}`): a model call right after the worker touched a matching '
+        "path gets that role as a system block over its own.",
+    ),
     "memory_auto_accept": (
         None,
         "Accept learnings from review feedback by maintainers (admin or maintain access) at "

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -62,6 +62,7 @@ class Runtime:
             dry_run=self.dry_run,
             registry=self.llm.registry,
             calibrations=self.llm.calibrations,
+            path_overlays=overlay_rules(self.settings, self.roles),
         )
 
     def throttle(self, login: str) -> IdentityThrottle:
@@ -131,6 +132,21 @@ class Runtime:
         self.store.close()
 
 
+def overlay_rules(settings: Settings, roles: Mapping[str, Role]) -> tuple[tuple[str, Role], ...]:
+    """``SWARM_PATH_OVERLAYS`` resolved against the roles; an unknown role is a setting error."""
+    from agents.config import ConfigError
+
+    rules = []
+    for glob, role_id in settings.path_overlays.items():
+        if role_id not in roles:
+            known = ", ".join(sorted(roles))
+            raise ConfigError(
+                f"SWARM_PATH_OVERLAYS: {glob!r} names no role {role_id!r} (known: {known})"
+            )
+        rules.append((glob.lstrip("/"), roles[role_id]))
+    return tuple(rules)
+
+
 def build_runtime(
     settings: Settings,
     llm: LLMClient,
@@ -144,6 +160,7 @@ def build_runtime(
     no model."""
     maintainer = settings.require_maintainer_login()
     roles = load_roles(settings.roles_dir)
+    overlay_rules(settings, roles)  # a bad overlay is refused before anything opens
     key = settings.sealing_key or generate_sealing_key()
     sealer = EnvelopeSealer(key)
     store = Store.open(settings.store_url, settings.data_dir)

@@ -165,6 +165,8 @@ class Fanout:
         self.left_out: list[str] = []
         self.on_progress = _PROGRESS_LISTENER.get()
         self.dispatch_s = 0.0
+        # role -> session overlay role for the workers of that role (``swarm run --overlay``).
+        self.session_roles: dict[str, str] = {}
         self.task_s = 0.0
         # Seconds spent inside the workers themselves: the rest of a task run is orchestration.
         self.worker_s = 0.0
@@ -212,7 +214,11 @@ class Fanout:
             started = time.perf_counter()
             try:
                 sealed = await self.runtime.dispatcher.dispatch(
-                    self.run_id, task, assignment.role, cost_budget=granted
+                    self.run_id,
+                    task,
+                    assignment.role,
+                    cost_budget=granted,
+                    session_role=self.session_roles.get(assignment.role),
                 )
             except Exception as exc:
                 blocked = f"BLOCKED: dispatch refused: {redact(str(exc))}"

@@ -94,10 +94,12 @@ def model_needs(settings: Settings, model: str | None) -> list[str]:
     return []
 
 
-def preflight(*, repos: list[str] | None, role: str, model: str | None = None) -> Settings:
-    """``swarm run``'s checks: flags, settings, the role and its identity, the model's key, the
-    store."""
-    from agents.config import load_settings
+def preflight(
+    *, repos: list[str] | None, role: str, model: str | None = None, overlay: str | None = None
+) -> Settings:
+    """``swarm run``'s checks: flags, settings, the role and its identity, the overlay role, the
+    model's key, the store."""
+    from agents.config import ConfigError, load_settings
 
     def run_needs(settings: Settings) -> list[str]:
         identity = reviewing_role(settings, role).identity
@@ -107,5 +109,14 @@ def preflight(*, repos: list[str] | None, role: str, model: str | None = None) -
 
     settings = load_settings(needs=run_needs, **repo_flags(repos))
     check_model(settings, model)
+    if overlay is not None:
+        from agents.role_files import load_roles
+
+        roles = load_roles(settings.roles_dir)
+        if overlay not in roles:
+            known = ", ".join(sorted(roles))
+            raise ConfigError(
+                f"--overlay: no role {overlay!r} in {settings.roles_dir} (known: {known})"
+            )
     check_store(settings)
     return settings

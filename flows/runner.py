@@ -67,12 +67,13 @@ def run_once(
     dry_run: bool,
     model: str | None,
     max_cost: float | None = None,
+    overlay: str | None = None,
 ) -> int:
     """``swarm run``: one flow run now; exit 1 when a worker was blocked or failed."""
     from flows.console import print_report
     from flows.preflight import preflight
 
-    settings = preflight(repos=repos, role=role, model=model)
+    settings = preflight(repos=repos, role=role, model=model, overlay=overlay)
     prepare_prefect_env()
     use_local_prefect(settings.data_dir)
     report = execute_flow(
@@ -82,6 +83,7 @@ def run_once(
         dry_run=dry_run,
         model=model,
         max_cost=max_cost,
+        overlay=overlay,
     )
     print_report(report)
     return EXIT_OK if report.ok else EXIT_WORKERS_FAILED

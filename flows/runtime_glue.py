@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agents.planning import ExistingReview, OpenPull
+from agents.planning import Discovery, ExistingReview, OpenPull, SkippedItem, discover_work
 from agents.redact import redact, redact_obj
 from agents.reviews import latest_reviewed_sha, review_key_prefix
 
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from agents.store.records import ReviewKeyRecord
     from agents.store.store import Store
     from agents.wiring import Runtime
+    from agents.work import Task
     from flows.report import RunReport
 
 log = logging.getLogger("flows.runtime_glue")
@@ -175,13 +176,18 @@ def _record_snapshot(runtime: Runtime, snap: IdentitySnapshot) -> None:
 
 
 async def read_review_feedback(
-    runtime: Runtime, gateway: GitHubGateway, repos: Sequence[str]
+    runtime: Runtime, gateway: GitHubGateway, repos: Sequence[str], role: str
 ) -> None:
     """Replies and reactions to the bot's review comments become proposed learnings before the
-    run's reviews start (polling; a webhook can call ``agents.learning.learn_from_comments``).
-    A GitHub error here is logged and never stops the run."""
+    run's reviews start (polling; a webhook can call ``agents.learning.learn_from_comments``),
+    for a role that declares ``feedback_signals``. A GitHub error here is logged and never
+    stops the run."""
     from agents.github.errors import GitHubApiError, GitHubUnavailable
     from agents.learning import learn_from_repo
+
+    found = runtime.roles.get(role) if isinstance(runtime.roles, Mapping) else None
+    if found is None or not found.feedback_signals:
+        return
 
     for repo in repos:
         try:
@@ -194,3 +200,29 @@ async def read_review_feedback(
             )
         except (GitHubApiError, GitHubUnavailable) as exc:
             log.warning("%s: review feedback not read: %s", repo, redact(str(exc)))
+
+
+async def discover(
+    runtime: Runtime, repos: Sequence[str], role: str, summarizer_role: str
+) -> Discovery:
+    """Open PRs needing ``role``'s review, read as the role's bot (never the maintainer),
+    after reading the feedback on its earlier reviews (the session overlay, if any, lies over
+    ``role`` only: the summarizer keeps its own chain)."""
+    identity = role_identity(runtime, role)
+    ledger = StoreLedger(runtime.store)
+    items: list[Task] = []
+    skipped: list[SkippedItem] = []
+    for owned in repos_by_owner(repos).values():
+        async with runtime.discovery(identity, owned) as gateway:
+            await read_review_feedback(runtime, gateway, owned, role)
+            found = await discover_work(
+                GatewayPullSource(gateway),
+                owned,
+                role,
+                ledger,
+                posting_roles=(summarizer_role,),
+                bot_login=gateway.identity,
+            )
+        items += found.items
+        skipped += found.skipped
+    return Discovery(items=items, skipped=skipped)

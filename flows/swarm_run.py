@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from prefect import flow
@@ -32,9 +31,7 @@ from prefect.runtime import flow_run as runtime_flow_run
 from prefect.states import Completed, Failed
 
 from agents.costs import CostCap
-from agents.planning import Discovery, SkippedItem, discover_work
 from agents.redact import redact
-from agents.work import Task
 from flows.children import fan_out_report
 from flows.deployed import rename_run, run_name, scheduled_tick_overlaps
 from flows.fanout import Fanout
@@ -47,13 +44,9 @@ from flows.report import (
     paused_identities,
 )
 from flows.runtime_glue import (
-    GatewayPullSource,
-    StoreLedger,
     bucket_snapshots,
+    discover,
     finish_store_run,
-    read_review_feedback,
-    repos_by_owner,
-    role_identity,
     start_store_run,
 )
 from flows.spend import announce_estimate
@@ -61,7 +54,6 @@ from flows.worker_pages import publish_identities, workers_section
 
 if TYPE_CHECKING:
     from agents.config import Settings
-    from agents.wiring import Runtime
 
 log = logging.getLogger("flows.swarm_run")
 
@@ -84,6 +76,7 @@ async def swarm_run(
     summarizer_role: str = "summarizer",
     fan_out: bool = True,
     max_cost: float | None = None,
+    overlay: str | None = None,
 ) -> State[RunReport]:
     """Review every open PR of ``repos`` that ``role`` has not reviewed at its head SHA.
 
@@ -127,6 +120,7 @@ async def swarm_run(
             shard_size=shard_size,
             summarizer_role=summarizer_role,
             max_cost=max_cost,
+            overlay=overlay,
         )
 
 
@@ -140,6 +134,7 @@ async def _run_swarm(
     shard_size: int,
     summarizer_role: str,
     max_cost: float | None = None,
+    overlay: str | None = None,
 ) -> State[RunReport]:
     from agents.planning import plan_assignments
     from agents.wiring import build_runtime
@@ -156,7 +151,7 @@ async def _run_swarm(
         raise
     run_id = start_store_run(runtime, trigger="flow", flow_run_id=runtime_flow_run.id)
     try:
-        found = await _discover(runtime, settings.repos, role, summarizer_role)
+        found = await discover(runtime, settings.repos, role, summarizer_role)
         discovered = time.perf_counter()
         plan = plan_assignments(
             found.items,
@@ -176,6 +171,7 @@ async def _run_swarm(
         estimate, expected = announce_estimate(runtime, plan)
         cap = CostCap(max_cost)
         fanout = Fanout(run_id, runtime, settings.max_workers, total, cap, expected)
+        fanout.session_roles = {role: overlay} if overlay else {}
         fanout.progress_id = await acreate_progress_artifact(
             progress=0.0 if total else 100.0,
             key="swarm-progress",
@@ -246,30 +242,6 @@ async def _fan_out(
     if report.ok:
         return Completed(message=report.headline(), data=report)
     return Failed(message=report.headline(), data=report)
-
-
-async def _discover(
-    runtime: Runtime, repos: Sequence[str], role: str, summarizer_role: str
-) -> Discovery:
-    """Open PRs needing ``role``'s review, read as the role's bot (never the maintainer)."""
-    identity = role_identity(runtime, role)
-    ledger = StoreLedger(runtime.store)
-    items: list[Task] = []
-    skipped: list[SkippedItem] = []
-    for owned in repos_by_owner(repos).values():
-        async with runtime.discovery(identity, owned) as gateway:
-            await read_review_feedback(runtime, gateway, owned)
-            found = await discover_work(
-                GatewayPullSource(gateway),
-                owned,
-                role,
-                ledger,
-                posting_roles=(summarizer_role,),
-                bot_login=gateway.identity,
-            )
-        items += found.items
-        skipped += found.skipped
-    return Discovery(items=items, skipped=skipped)
 
 
 def _store_location(url: str) -> str:

@@ -66,3 +66,5 @@ class WorkerDeps:
     registry: ModelRegistry = DEFAULT_REGISTRY
     # Characters per token per model, learned from answers (shared with the model client).
     calibrations: Calibrations = field(default_factory=Calibrations)
+    # (path glob, role) call overlays from configuration, first match wins.
+    path_overlays: tuple[tuple[str, Role], ...] = ()

@@ -46,6 +46,8 @@ class Session:
     recall: Callable[[str], Sequence[str]] = field(default=_no_recall)
     # The frozen memory snapshot's hash, recorded with every call beside the prefix hash.
     memory_hash: str | None = None
+    # The chain of each call, from the history so far (call overlays); None: always ``chain``.
+    chain_for: Callable[[Sequence[dict[str, Any]]], OverlayChain] | None = None
     # Quoted material for the first turn only (learnings from reviewed feedback), already
     # delimited as untrusted by the caller; it stays in the history, never in the system.
     briefing: str = ""
@@ -81,10 +83,13 @@ async def run_session(
         )
         recorder.user_turn(messages[-1])
 
+    # The chain of the call being built (call overlays change it from call to call).
+    chain: OverlayChain = session.chain
+
     def build(history: Sequence[Mapping[str, Any]], breakpoint: int | None) -> dict[str, Any]:
         return build_request(
             session.prefix,
-            session.chain,
+            chain,
             history,
             model=session.model,
             max_tokens=session.max_tokens,
@@ -95,6 +100,7 @@ async def run_session(
     continued = False
     while True:
         meter.check()
+        chain = session.chain_for(messages) if session.chain_for else session.chain
         window = session.window
         request = window.request(messages, build) if window else build(messages, None)
         result = await model.create(request)
@@ -104,7 +110,7 @@ async def run_session(
                 result=result,
                 model=result.model or session.model,
                 prefix_hash=session.prefix.sha256,
-                role_chain=session.chain.resolved_chain(),
+                role_chain=chain.resolved_chain(),
                 cost_usd=meter.charge(result, session.model),
                 cache_miss=not first and is_cache_miss(result.usage, session.prefix.approx_tokens),
                 memory_hash=session.memory_hash,

@@ -37,6 +37,7 @@ from agents.worker.briefing import learnings_briefing
 from agents.worker.budget import BudgetExhausted, Meter
 from agents.worker.deps import WorkerDeps
 from agents.worker.loop import Session, SessionResult, run_session
+from agents.worker.overlays import path_overlays
 from agents.worker.prompt import build_prefix, describe_task
 from agents.worker.record import StoreRecorder
 from agents.worker.window import ContextWindow
@@ -256,6 +257,7 @@ async def _work(
         memory_hash=snapshot.hash,
         window=window,
         briefing=learnings_briefing(accepted_learnings(deps.store, task.repo)),
+        chain_for=path_overlays(chain, deps.path_overlays) if deps.path_overlays else None,
     )
     result: SessionResult = await run_session(deps.model, toolbox, record, session, meter)
     if result.ended == "done" and result.text:

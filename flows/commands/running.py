@@ -51,6 +51,14 @@ def run(
             show_default=False,
         ),
     ] = None,
+    overlay: Annotated[
+        str | None,
+        typer.Option(
+            "--overlay",
+            help="A role from roles/ laid over --role for this run's calls (session overlay).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run one swarm now: review every open PR that changed since it was last reviewed.
 
@@ -71,6 +79,7 @@ def run(
             dry_run=dry_run,
             model=model,
             max_cost=max_cost,
+            overlay=overlay,
         )
     )
 
