@@ -159,6 +159,11 @@ class Settings(BaseSettings):
     memory_auto_accept: bool = False
     # Call overlays: path glob -> role id, as JSON ({"src/auth/**": "security-reviewer"}).
     path_overlays: dict[str, str] = Field(default_factory=dict)
+    # `swarm webhook serve`: the App's webhook secret, the body cap, where the work goes.
+    webhook_secret_file: Path | None = None
+    webhook_max_body_bytes: int = Field(default=1024 * 1024, ge=1024, le=25 * 1024 * 1024)
+    webhook_deployment: str | None = None
+    webhook_concurrency: int = Field(default=2, ge=1, le=64)
     # Lowest level of the project's log records shipped to the Prefect run and task-run logs.
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 

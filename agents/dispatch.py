@@ -23,8 +23,11 @@ from agents.roles import Role, RoleRefs, resolve_chain
 from agents.sealing import EnvelopeSealer
 from agents.work import Task
 
-# Discovery reads as the bot with the least a listing needs.
-DISCOVERY_PERMISSIONS = {"metadata": "read", "pull_requests": "read"}
+# Discovery reads as the bot with the least a listing needs (contents: the repository's
+# .github/swarm.yaml at its default branch).
+DISCOVERY_PERMISSIONS = {"metadata": "read", "pull_requests": "read", "contents": "read"}
+# Triage discovery lists issues and their comments.
+TRIAGE_DISCOVERY_PERMISSIONS = {"metadata": "read", "issues": "read"}
 
 
 def budgets_for(role: Role) -> Budgets:

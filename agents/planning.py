@@ -1,4 +1,4 @@
-"""Work discovery and assignment planning for a swarm run: plain Python, no Prefect.
+"""Work discovery for a swarm run: plain Python, no Prefect.
 
 Discovery answers "which open PRs need this role's review now?" Two independent records say a
 PR was already reviewed at its head SHA: the store's review keys (fast, no GitHub call) and the
@@ -6,22 +6,25 @@ hidden marker the worker writes into every review body (survives a lost or fresh
 one is enough to skip. A PR reviewed at an older SHA is re-reviewed with ``since_sha`` set, so the
 worker looks only at what changed.
 
-Planning turns each item into one worker, or, for a PR with many files, into several reviewer
-shards plus one summarizer that merges their findings and posts the single review.
+The repository's ``.github/swarm.yaml`` (read at the default branch) decides what is skipped
+(roles, authors, labels, drafts) and which files a review covers; every skip has its reason.
+Sharding a task into workers is :mod:`agents.sharding`.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
 from agents.github.errors import IdentityPaused, TokenRefused
+from agents.repo_config import CONFIG_PATH, RepoConfig, RepoConfigError, parse_repo_config
+from agents.repo_policy import PolicySkip, guidance_for, review_scope, scope_problem, skip_rule
 from agents.reviews import marked_keys, parse_review_key, review_key
-from agents.work import Assignment, Shard, Task
+from agents.work import Task
 
 log = logging.getLogger("swarm.planning")
 
@@ -40,6 +43,8 @@ class OpenPull(BaseModel):
     head_sha: str
     base_sha: str | None = None
     draft: bool = False
+    author: str | None = None
+    labels: tuple[str, ...] = ()
 
 
 class ExistingReview(BaseModel):
@@ -53,13 +58,17 @@ class ExistingReview(BaseModel):
 
 
 class PullSource(Protocol):
-    """The three GitHub reads discovery needs. Implemented over the bot's gateway."""
+    """The GitHub reads discovery needs. Implemented over the bot's gateway."""
 
     async def open_pulls(self, repo: str) -> list[OpenPull]: ...
 
     async def reviews(self, repo: str, number: int) -> list[ExistingReview]: ...
 
     async def changed_files(self, repo: str, number: int) -> list[str]: ...
+
+    async def repo_config(self, repo: str) -> str | None:
+        """The text of ``.github/swarm.yaml`` at the default branch, None when absent."""
+        ...
 
 
 class ReviewLedger(Protocol):
@@ -82,6 +91,8 @@ class NoLedger:
 
 # -- what discovery produces ---------------------------------------------------------------------
 
+SkipReason = Literal["already_reviewed", "unreadable"] | PolicySkip
+
 
 @dataclass(frozen=True)
 class SkippedItem:
@@ -91,7 +102,7 @@ class SkippedItem:
     repo: str
     number: int
     head_sha: str
-    reason: Literal["already_reviewed", "draft", "unreadable"]
+    reason: SkipReason
     detail: str | None = None
 
     @property
@@ -101,10 +112,15 @@ class SkippedItem:
 
 @dataclass
 class Discovery:
-    """Discovery's answer: the review tasks to do (one per PR) and what was skipped."""
+    """Discovery's answer: the review tasks to do (one per PR) and what was skipped.
+
+    ``config_errors``: per repository whose ``.github/swarm.yaml`` is invalid, its problems as
+    ``file:line: what``; such a repository is skipped until the file is fixed.
+    """
 
     items: list[Task]
     skipped: list[SkippedItem]
+    config_errors: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def already_reviewed(self) -> int:
@@ -124,17 +140,22 @@ async def discover_work(
     posting_roles: Sequence[str] = (),
     include_drafts: bool = False,
     bot_login: str | None = None,
+    targets: Collection[tuple[str, int]] | None = None,
+    rerun: str | None = None,
 ) -> Discovery:
     """Open PRs of ``repos`` that ``role`` has not yet reviewed at their head SHA.
 
     ``posting_roles`` are other roles whose review stands for this role's: the summarizer posts
     the single review of a sharded PR under its own key. ``bot_login`` is the bot discovery
     reads as; whose review markers count is decided by :func:`agents.reviews.marker_counts`.
+    ``targets`` narrows discovery to those (repo, number) pairs. ``rerun`` forces a review:
+    a PR already reviewed at its head gets a new one under the key's re-review form, and the
+    repository's skip rules (authors, labels, drafts) give way; its path rules still hold.
     """
     ledger = ledger or NoLedger()
     roles = (role, *[r for r in posting_roles if r != role])
-    items: list[Task] = []
-    skipped: list[SkippedItem] = []
+    wanted = {(r.lower(), n) for r, n in targets} if targets is not None else None
+    found = Discovery(items=[], skipped=[])
     for repo in repos:
         try:
             pulls = await source.open_pulls(repo)
@@ -143,45 +164,100 @@ async def discover_work(
         except Exception as exc:
             # One repository that cannot be listed must not hide the others' pull requests.
             log.warning("%s: cannot list its pull requests: %s", repo, exc)
-            skipped.append(SkippedItem(repo, 0, "", "unreadable", f"cannot list PRs: {exc}"))
+            found.skipped.append(SkippedItem(repo, 0, "", "unreadable", f"cannot list PRs: {exc}"))
+            continue
+        if wanted is not None:
+            pulls = [p for p in pulls if (repo.lower(), p.number) in wanted]
+            if not pulls:
+                continue
+        try:
+            config = await _repo_config(source, repo)
+        except RepoConfigError as exc:
+            log.warning("%s: %s; the repository is skipped", repo, exc)
+            found.config_errors[repo] = exc.problems
             continue
         for pull in pulls:
-            if pull.draft and not include_drafts:
-                skipped.append(SkippedItem(repo, pull.number, pull.head_sha, "draft"))
-                continue
-            keys = {review_key(repo, pull.number, pull.head_sha, r) for r in roles}
-            if any(ledger.has_review(k) for k in keys):
-                skipped.append(SkippedItem(repo, pull.number, pull.head_sha, "already_reviewed"))
-                continue
-            since = ledger.last_reviewed_sha(repo, pull.number, roles)
-            try:
-                reviews = await source.reviews(repo, pull.number)
-                files = await source.changed_files(repo, pull.number)
-            except Exception as exc:
-                # One unreadable PR must not hide the others; the next run tries it again.
-                log.warning("%s#%d: cannot read it for planning: %s", repo, pull.number, exc)
-                skipped.append(
-                    SkippedItem(repo, pull.number, pull.head_sha, "unreadable", str(exc))
-                )
-                continue
-            reviewed_here, marker_since = _scan_markers(reviews, keys, roles, bot_login)
-            if reviewed_here:
-                log.info("%s#%d already carries a review marker at this SHA", repo, pull.number)
-                skipped.append(SkippedItem(repo, pull.number, pull.head_sha, "already_reviewed"))
-                continue
-            since = since or marker_since
-            items.append(
-                Task(
-                    kind="review_pr",
-                    repo=repo,
-                    number=pull.number,
-                    head_sha=pull.head_sha,
-                    base_sha=pull.base_sha,
-                    since_sha=since if since != pull.head_sha else None,
-                    files=tuple(files),
-                )
+            await _consider(
+                found, source, ledger, config, pull, roles, bot_login, rerun, include_drafts
             )
-    return Discovery(items=items, skipped=skipped)
+    return found
+
+
+async def _repo_config(source: PullSource, repo: str) -> RepoConfig:
+    try:
+        text = await source.repo_config(repo)
+    except Exception as exc:
+        # Unreadable is not "absent": reviewing with defaults could undo the repository's skips.
+        raise RepoConfigError([f"{CONFIG_PATH}: could not be read: {exc}"]) from None
+    return RepoConfig() if text is None else parse_repo_config(text)
+
+
+async def _consider(
+    found: Discovery,
+    source: PullSource,
+    ledger: ReviewLedger,
+    config: RepoConfig,
+    pull: OpenPull,
+    roles: Sequence[str],
+    bot_login: str | None,
+    rerun: str | None,
+    include_drafts: bool,
+) -> None:
+    """Add ``pull`` to ``found`` as a task, or as skipped with its reason."""
+    repo, role = pull.repo, roles[0]
+
+    def skip(reason: SkipReason, detail: str | None = None) -> None:
+        found.skipped.append(SkippedItem(repo, pull.number, pull.head_sha, reason, detail))
+
+    rule = skip_rule(
+        config,
+        role=role,
+        author=pull.author,
+        labels=pull.labels,
+        draft=pull.draft and not include_drafts,
+    )
+    if rule is not None and (rerun is None or rule[0] == "role_disabled"):
+        skip(rule[0], rule[1])
+        return
+    keys = {review_key(repo, pull.number, pull.head_sha, r) for r in roles}
+    reviewed_here = any(ledger.has_review(k) for k in keys)
+    if reviewed_here and rerun is None:
+        skip("already_reviewed")
+        return
+    since = ledger.last_reviewed_sha(repo, pull.number, roles)
+    try:
+        reviews = await source.reviews(repo, pull.number)
+        files = await source.changed_files(repo, pull.number)
+    except Exception as exc:
+        # One unreadable PR must not hide the others; the next run tries it again.
+        log.warning("%s#%d: cannot read it for planning: %s", repo, pull.number, exc)
+        skip("unreadable", str(exc))
+        return
+    marked_here, marker_since = _scan_markers(reviews, keys, roles, bot_login)
+    if marked_here and rerun is None:
+        log.info("%s#%d already carries a review marker at this SHA", repo, pull.number)
+        skip("already_reviewed")
+        return
+    scope = review_scope(config, files)
+    problem = scope_problem(config, scope)
+    if problem is not None:
+        skip(problem[0], problem[1])
+        return
+    since = since or marker_since
+    found.items.append(
+        Task(
+            kind="review_pr",
+            repo=repo,
+            number=pull.number,
+            head_sha=pull.head_sha,
+            base_sha=pull.base_sha,
+            since_sha=since if since != pull.head_sha else None,
+            files=scope.kept,
+            guidance=guidance_for(config, scope.kept),
+            language=config.language,
+            rerun=rerun if (reviewed_here or marked_here) else None,
+        )
+    )
 
 
 def _scan_markers(
@@ -200,56 +276,3 @@ def _scan_markers(
             if parts is not None and parts.role in roles and review.commit_id:
                 latest = review.commit_id
     return False, latest
-
-
-# -- planning ------------------------------------------------------------------------------------
-
-
-@dataclass
-class PlannedPR:
-    """All workers for one PR: a single reviewer, or shards plus the summarizer that posts."""
-
-    reviewers: list[Assignment]
-    summarizer: Assignment | None = None
-
-    @property
-    def assignments(self) -> list[Assignment]:
-        return [*self.reviewers, *([self.summarizer] if self.summarizer else [])]
-
-
-def plan_assignments(
-    items: Sequence[Task],
-    role: str,
-    *,
-    shard_threshold_files: int = 40,
-    shard_size: int = 20,
-    summarizer_role: str = "summarizer",
-) -> list[PlannedPR]:
-    """One worker per PR; a PR with more than ``shard_threshold_files`` files is sharded."""
-    if shard_size < 1:
-        raise ValueError(f"shard_size must be at least 1, got {shard_size}")
-    if shard_threshold_files < shard_size:
-        raise ValueError(
-            f"shard_threshold_files ({shard_threshold_files}) must be at least "
-            f"shard_size ({shard_size})"
-        )
-    planned: list[PlannedPR] = []
-    for task in items:
-        if len(task.files) <= shard_threshold_files:
-            planned.append(PlannedPR([Assignment(role=role, task=task)]))
-            continue
-        chunks = [task.files[i : i + shard_size] for i in range(0, len(task.files), shard_size)]
-        shards = [
-            Assignment(
-                role=role,
-                task=task.model_copy(
-                    update={"files": chunk, "shard": Shard(index=index, count=len(chunks))}
-                ),
-            )
-            for index, chunk in enumerate(chunks)
-        ]
-        summarizer = Assignment(
-            role=summarizer_role, task=task.model_copy(update={"kind": "summarize"})
-        )
-        planned.append(PlannedPR(shards, summarizer))
-    return planned

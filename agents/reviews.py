@@ -18,9 +18,15 @@ _MARKER_RE = re.compile(r"<!--\s*swarm:review\s+key=(?P<key>[^\s>]+)\s*-->")
 _KEY_RE = re.compile(r"^(?P<repo>[^#]+)#(?P<number>\d+)@(?P<sha>[^:]+):(?P<role>.+)$")
 
 
-def review_key(repo: str, number: int, head_sha: str, role: str) -> str:
-    """The idempotency key of ``role``'s review of ``repo#number`` at ``head_sha``."""
-    return f"{repo}#{number}@{head_sha}:{role}"
+def review_key(repo: str, number: int, head_sha: str, role: str, rerun: str | None = None) -> str:
+    """The idempotency key of ``role``'s review of ``repo#number`` at ``head_sha``.
+
+    A forced re-review (``/swarm review``, ``swarm run --force``) at an already reviewed head
+    posts under ``<key>/rerun-<id>``: a new key, so it is posted once, and its role part is
+    not the role's, so it never stands in for the role's own review of that head.
+    """
+    key = f"{repo}#{number}@{head_sha}:{role}"
+    return f"{key}/rerun-{rerun}" if rerun else key
 
 
 def review_key_prefix(repo: str, number: int) -> str:

@@ -94,6 +94,19 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
     ),
     "repos": (None, "Comma-separated `OWNER/NAME` list to work on (`--repo` overrides it)."),
     "max_workers": (None, "Workers running at once (1-256)."),
+    "webhook_secret_file": (
+        "— (required by `swarm webhook serve`)",
+        "File holding the GitHub App's webhook secret; deliveries not signed with it get 401.",
+    ),
+    "webhook_max_body_bytes": (
+        None,
+        "Larger webhook bodies are refused (413) before their signature is computed.",
+    ),
+    "webhook_deployment": (
+        "— (run events in the webhook process)",
+        "A `swarm-run` deployment (`swarm-run/NAME`) to start one flow run per event on.",
+    ),
+    "webhook_concurrency": (None, "Event runs at once when they run in the webhook process."),
     "per_worker_tokens": (
         None,
         "`true`: one token per worker instead of one per distinct scope (see *Token sharing*).",

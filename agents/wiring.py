@@ -108,9 +108,15 @@ class Runtime:
         )
 
     @asynccontextmanager
-    async def discovery(self, identity_name: str, repos: list[str]) -> AsyncIterator[GitHubGateway]:
+    async def discovery(
+        self,
+        identity_name: str,
+        repos: list[str],
+        permissions: dict[str, str] | None = None,
+    ) -> AsyncIterator[GitHubGateway]:
         """A read-only gateway as the bot (never the maintainer) for listing work."""
-        scope = TokenScope(repositories=tuple(repos), permissions=DISCOVERY_PERMISSIONS)
+        wanted = dict(permissions or DISCOVERY_PERMISSIONS)
+        scope = TokenScope(repositories=tuple(repos), permissions=wanted)
         holder = f"discovery-{os.getpid()}"
         lease = await self.dispatcher.lease(identity_name, scope, role="discovery", holder=holder)
         gateway = self.gateway(lease.expected_login, lambda: lease.token, worker_id="discovery")

@@ -7,6 +7,7 @@ there. Every field is public: it travels in clear text as part of a Prefect task
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Literal
 
@@ -42,6 +43,13 @@ class Task(BaseModel):
     shard: Shard | None = None
     # Trusted dispatcher text for the task, e.g. the shard findings a summarizer merges.
     brief: str = ""
+    # The repository's instructions from its .github/swarm.yaml at the default branch: shown
+    # to the model as delimited data, never as a system block.
+    guidance: str = ""
+    # The review language the repository asks for (checked by the configuration schema).
+    language: str | None = Field(default=None, pattern=r"^[A-Za-z][A-Za-z ()-]{1,39}$")
+    # A forced re-review at an already reviewed head: its id makes a second review key.
+    rerun: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]{1,64}$")
 
     @field_validator("repo")
     @classmethod
@@ -67,6 +75,17 @@ class Task(BaseModel):
     def with_findings(self, findings: Sequence[Mapping[str, object]]) -> Task:
         """The summarizer's task, carrying its shards' findings as its brief."""
         return self.model_copy(update={"brief": render_findings(findings)})
+
+
+_TARGET = re.compile(r"^(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(?P<number>[1-9][0-9]{0,9})$")
+
+
+def parse_target(text: str) -> tuple[str, int]:
+    """``OWNER/NAME#N`` as (repo, number); ValueError naming the expected form."""
+    found = _TARGET.match(text.strip())
+    if found is None:
+        raise ValueError(f"{text!r} is not OWNER/NAME#NUMBER")
+    return found["repo"], int(found["number"])
 
 
 def render_findings(findings: Sequence[Mapping[str, object]]) -> str:

@@ -25,6 +25,8 @@ COMMAND_MODULES = (
     "flows.commands.server",
     "flows.commands.memory",
     "flows.commands.roles",
+    "flows.commands.config",
+    "flows.commands.webhook",
     "flows.commands.sandbox",
     "flows.commands.store",
 )

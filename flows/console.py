@@ -100,3 +100,7 @@ def print_report(report: RunReport) -> None:
         until = paused.paused_until.isoformat() if paused.paused_until else "unknown"
         who = escape(paused.identity)
         console.print(f"  [yellow]{who}[/yellow] paused by rate limits until {until}")
+    for line in report.config_errors:
+        console.print(f"  [red]{escape(redact(line))}[/red] (repository skipped until fixed)")
+    for line in report.skipped:
+        console.print(f"  skipped {escape(redact(line))}")

@@ -27,8 +27,8 @@ from prefect.states import Cancelled, Completed, Failed
 from agents.costs import CostCap
 from agents.envelope import Budgets, SealedEnvelope
 from agents.outcome import WorkerOutcome
-from agents.planning import PlannedPR
 from agents.redact import redact
+from agents.sharding import PlannedPR
 from agents.work import Assignment
 from agents.work import Task as WorkTask
 from flows.runtime_glue import role_identity

@@ -69,8 +69,33 @@ def check_store(settings: Settings) -> None:
     Store.open(settings.store_url, settings.data_dir).close()
 
 
+def target_flags(
+    targets: Sequence[str] | None, repos: Sequence[str] | None, force: bool
+) -> list[str]:
+    """``--pr`` values as ``OWNER/NAME#N`` (a bare ``N`` takes the one ``--repo``)."""
+    from agents.config import ConfigError
+    from agents.work import parse_target
+
+    if force and not targets:
+        raise ConfigError("--force: only with --pr (forcing every open PR is not offered)")
+    found: list[str] = []
+    for value in targets or ():
+        text = value.strip()
+        if text.isdigit():
+            if not repos or len(repos) != 1:
+                raise ConfigError(f"--pr {text}: a bare number needs exactly one --repo")
+            text = f"{repos[0]}#{text}"
+        try:
+            repo, number = parse_target(text)
+        except ValueError as exc:
+            raise ConfigError(f"--pr: {exc}") from None
+        found.append(f"{repo}#{number}")
+    return found
+
+
 def reviewing_role(settings: Settings, role: str) -> Role:
-    """``--role``, which must exist and post reviews (``swarm run`` dispatches one per PR)."""
+    """``--role``, which must exist and post reviews (``swarm run`` dispatches one per PR) or
+    comment on issues (the triager, one per open issue not yet triaged)."""
     from agents.config import ConfigError
     from agents.role_files import load_roles
 
@@ -78,10 +103,11 @@ def reviewing_role(settings: Settings, role: str) -> Role:
     if role not in roles:
         known = ", ".join(sorted(roles))
         raise ConfigError(f"--role: no role {role!r} in {settings.roles_dir} (known: {known})")
-    if "submit_review" not in roles[role].tools:
+    tools = roles[role].tools
+    if "submit_review" not in tools and "comment_issue" not in tools:
         raise ConfigError(
-            f"--role: role {role!r} does not review pull requests (it has no submit_review "
-            "tool); swarm run dispatches one review per open PR"
+            f"--role: role {role!r} neither reviews pull requests (submit_review) nor triages "
+            "issues (comment_issue); swarm run dispatches one of those per PR or issue"
         )
     return roles[role]
 
@@ -95,19 +121,28 @@ def model_needs(settings: Settings, model: str | None) -> list[str]:
 
 
 def preflight(
-    *, repos: list[str] | None, role: str, model: str | None = None, overlay: str | None = None
+    *,
+    repos: list[str] | None,
+    role: str,
+    model: str | None = None,
+    overlay: str | None = None,
+    targets: Sequence[str] = (),
 ) -> Settings:
     """``swarm run``'s checks: flags, settings, the role and its identity, the overlay role, the
-    model's key, the store."""
+    model's key, the store. ``targets`` (``OWNER/NAME#N``) stand in for ``--repo``."""
     from agents.config import ConfigError, load_settings
 
     def run_needs(settings: Settings) -> list[str]:
         identity = reviewing_role(settings, role).identity
-        return needs(identities=[identity], repos=True)(settings) + model_needs(settings, model)
+        wanted = needs(identities=[identity], repos=not targets)(settings)
+        return wanted + model_needs(settings, model)
 
     from flows.models import check_model
 
-    settings = load_settings(needs=run_needs, **repo_flags(repos))
+    overrides = repo_flags(repos)
+    if targets:
+        overrides = {"repos": list(dict.fromkeys(t.split("#", 1)[0] for t in targets))}
+    settings = load_settings(needs=run_needs, **overrides)
     check_model(settings, model)
     if overlay is not None:
         from agents.role_files import load_roles

@@ -60,6 +60,11 @@ class RunReport(BaseModel):
     # PRs ("acme/widgets#3: <reason>") or repositories ("acme/gadgets: cannot list PRs: ...")
     # discovery could not read; retried by the next run.
     unreadable: list[str] = Field(default_factory=list)
+    # PRs the repository's .github/swarm.yaml leaves out ("acme/widgets#3: reason: detail").
+    skipped: list[str] = Field(default_factory=list)
+    # Invalid .github/swarm.yaml files ("acme/widgets: .github/swarm.yaml:4: ..."); each such
+    # repository is skipped until its file is fixed.
+    config_errors: list[str] = Field(default_factory=list)
     outcomes: list[WorkerOutcome] = Field(default_factory=list)
     paused: list[PausedIdentity] = Field(default_factory=list)
     # Per identity: whatever the gateway's snapshot says (limit, remaining, reset, paused until).
@@ -91,7 +96,7 @@ class RunReport(BaseModel):
 
     @property
     def ok(self) -> bool:
-        return not self.failed and not self.unreadable
+        return not self.failed and not self.unreadable and not self.config_errors
 
     def headline(self) -> str:
         verb = "would be posted" if self.dry_run else "posted"
@@ -106,6 +111,10 @@ class RunReport(BaseModel):
             parts.append(f"{len(self.unreadable) - repos} PR(s) could not be read")
         if repos:
             parts.append(f"{repos} repository(ies) could not be listed")
+        if self.skipped:
+            parts.append(f"{len(self.skipped)} PR(s) skipped by .github/swarm.yaml")
+        if self.config_errors:
+            parts.append(f"{len(self.config_errors)} problem(s) in .github/swarm.yaml files")
         if self.paused:
             parts.append(f"{len(self.paused)} identity(ies) paused by rate limits")
         if self.left_by_cost_cap:
@@ -204,6 +213,12 @@ def markdown_summary(report: RunReport) -> str:
     if report.unreadable:
         lines += ["", "## PRs or repositories discovery could not read (retried next run)", ""]
         lines += [f"- {line}" for line in report.unreadable]
+    if report.config_errors:
+        lines += ["", "## Invalid .github/swarm.yaml (repository skipped until fixed)", ""]
+        lines += [f"- {line}" for line in report.config_errors]
+    if report.skipped:
+        lines += ["", "## Skipped by the repository's .github/swarm.yaml", ""]
+        lines += [f"- {line}" for line in report.skipped]
     if report.paused:
         lines += ["", "## Paused identities", ""]
         for p in report.paused:

@@ -68,14 +68,18 @@ def run_once(
     model: str | None,
     max_cost: float | None = None,
     overlay: str | None = None,
+    targets: list[str] | None = None,
+    force: bool = False,
 ) -> int:
     """``swarm run``: one flow run now; exit 1 when a worker was blocked or failed."""
     from flows.console import print_report
-    from flows.preflight import preflight
+    from flows.preflight import preflight, target_flags
 
-    settings = preflight(repos=repos, role=role, model=model, overlay=overlay)
+    wanted = target_flags(targets, repos, force)
+    settings = preflight(repos=repos, role=role, model=model, overlay=overlay, targets=wanted)
     prepare_prefect_env()
     use_local_prefect(settings.data_dir)
+    extra: dict[str, object] = {"targets": wanted, "force": force} if wanted else {}
     report = execute_flow(
         repos=list(settings.repos),
         role=role,
@@ -84,6 +88,7 @@ def run_once(
         model=model,
         max_cost=max_cost,
         overlay=overlay,
+        **extra,
     )
     print_report(report)
     return EXIT_OK if report.ok else EXIT_WORKERS_FAILED

@@ -8,9 +8,10 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agents.planning import Discovery, ExistingReview, OpenPull, SkippedItem, discover_work
+from agents.planning import ExistingReview, OpenPull
 from agents.redact import redact, redact_obj
 from agents.reviews import latest_reviewed_sha, review_key_prefix
+from agents.triage import OpenIssue
 
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
@@ -18,7 +19,6 @@ if TYPE_CHECKING:
     from agents.store.records import ReviewKeyRecord
     from agents.store.store import Store
     from agents.wiring import Runtime
-    from agents.work import Task
     from flows.report import RunReport
 
 log = logging.getLogger("flows.runtime_glue")
@@ -32,6 +32,8 @@ class PullReads(Protocol):
     async def list_reviews(self, repo: str, number: int) -> list[dict[str, Any]]: ...
 
     async def list_pull_files(self, repo: str, number: int) -> list[dict[str, Any]]: ...
+
+    async def get_file(self, repo: str, path: str, ref: str | None = None) -> str: ...
 
 
 class GatewayPullSource:
@@ -50,6 +52,8 @@ class GatewayPullSource:
                 head_sha=str(p["head"]["sha"]),
                 base_sha=(p.get("base") or {}).get("sha"),
                 draft=bool(p.get("draft")),
+                author=(p.get("user") or {}).get("login"),
+                labels=tuple(str(lbl.get("name")) for lbl in p.get("labels") or ()),
             )
             for p in pulls
         ]
@@ -68,6 +72,36 @@ class GatewayPullSource:
     async def changed_files(self, repo: str, number: int) -> list[str]:
         files = await self.gateway.list_pull_files(repo, number)
         return [str(f["filename"]) for f in files]
+
+    async def repo_config(self, repo: str) -> str | None:
+        """``.github/swarm.yaml`` at the default branch (no ``ref``): never a PR's head."""
+        from agents.github.errors import GitHubApiError
+        from agents.repo_config import CONFIG_PATH
+
+        try:
+            return await self.gateway.get_file(repo, CONFIG_PATH)
+        except GitHubApiError as exc:
+            if exc.status == 404:
+                return None
+            raise
+
+
+class GatewayIssueSource:
+    """Triage discovery's reads, as the triager's bot."""
+
+    def __init__(self, gateway: Any) -> None:
+        self.gateway = gateway
+
+    async def open_issues(self, repo: str) -> list[OpenIssue]:
+        issues = await self.gateway.list_issues(repo, "open")
+        return [
+            OpenIssue(repo=repo, number=int(i["number"]), is_pull="pull_request" in i)
+            for i in issues
+        ]
+
+    async def comment_authors(self, repo: str, number: int) -> list[str]:
+        comments = await self.gateway.list_issue_comments(repo, number)
+        return [str((c.get("user") or {}).get("login")) for c in comments]
 
 
 def repos_by_owner(repos: Sequence[str]) -> dict[str, list[str]]:
@@ -200,29 +234,3 @@ async def read_review_feedback(
             )
         except (GitHubApiError, GitHubUnavailable) as exc:
             log.warning("%s: review feedback not read: %s", repo, redact(str(exc)))
-
-
-async def discover(
-    runtime: Runtime, repos: Sequence[str], role: str, summarizer_role: str
-) -> Discovery:
-    """Open PRs needing ``role``'s review, read as the role's bot (never the maintainer),
-    after reading the feedback on its earlier reviews (the session overlay, if any, lies over
-    ``role`` only: the summarizer keeps its own chain)."""
-    identity = role_identity(runtime, role)
-    ledger = StoreLedger(runtime.store)
-    items: list[Task] = []
-    skipped: list[SkippedItem] = []
-    for owned in repos_by_owner(repos).values():
-        async with runtime.discovery(identity, owned) as gateway:
-            await read_review_feedback(runtime, gateway, owned, role)
-            found = await discover_work(
-                GatewayPullSource(gateway),
-                owned,
-                role,
-                ledger,
-                posting_roles=(summarizer_role,),
-                bot_login=gateway.identity,
-            )
-        items += found.items
-        skipped += found.skipped
-    return Discovery(items=items, skipped=skipped)

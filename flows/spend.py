@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from agents.costs import RunEstimate, estimate_run
 
 if TYPE_CHECKING:
-    from agents.planning import PlannedPR
+    from agents.sharding import PlannedPR
     from agents.wiring import Runtime
     from agents.work import Task
 

@@ -1,9 +1,10 @@
 """The ``swarm-run`` flow: discover -> plan -> dispatch -> fan out workers -> summarize -> publish.
 
-The flow stays thin: discovery and sharding live in :mod:`agents.planning`, the worker in
-:mod:`agents.worker`, minting and sealing in the dispatcher. What the flow adds is what Prefect is
-good at: every worker is a task run with a readable name and tags, its state says how it ended
-(a blocked worker is a FAILED task run carrying its reason), progress and results are artifacts,
+The flow stays thin: discovery and sharding live in :mod:`agents.planning` and
+:mod:`agents.sharding`, the worker in :mod:`agents.worker`, minting and sealing in the
+dispatcher. What the flow adds is what Prefect is good at: every worker is a task run with a
+readable name and tags, its state says how it ended (a blocked worker is a FAILED task run
+carrying its reason), progress and results are artifacts,
 and the project's logs land in the run logs, redacted.
 
 Workers are tasks, not subflows (a few ms of orchestration each instead of about a second), and
@@ -34,6 +35,8 @@ from agents.costs import CostCap
 from agents.redact import redact
 from flows.children import fan_out_report
 from flows.deployed import rename_run, run_name, scheduled_tick_overlaps
+from flows.discovery import config_problems, config_skips, discover
+from flows.event_github import acknowledge
 from flows.fanout import Fanout
 from flows.logs import project_logs_in_run
 from flows.report import (
@@ -43,12 +46,7 @@ from flows.report import (
     outcome_row,
     paused_identities,
 )
-from flows.runtime_glue import (
-    bucket_snapshots,
-    discover,
-    finish_store_run,
-    start_store_run,
-)
+from flows.runtime_glue import bucket_snapshots, finish_store_run, start_store_run
 from flows.spend import announce_estimate
 from flows.worker_pages import publish_identities, workers_section
 
@@ -60,8 +58,9 @@ log = logging.getLogger("flows.swarm_run")
 
 def _flow_run_name() -> str:
     params = runtime_flow_run.parameters or {}
-    repos = params.get("repos") or ["configured repos"]
-    return run_name(params.get("role", "reviewer"), repos, bool(params.get("dry_run")))
+    repos = params.get("targets") or params.get("repos") or ["configured repos"]
+    name = run_name(params.get("role", "reviewer"), repos, bool(params.get("dry_run")))
+    return name + (" (forced)" if params.get("force") else "")
 
 
 @flow(name="swarm-run", flow_run_name=_flow_run_name, log_prints=False)
@@ -77,6 +76,10 @@ async def swarm_run(
     fan_out: bool = True,
     max_cost: float | None = None,
     overlay: str | None = None,
+    targets: list[str] | None = None,
+    force: bool = False,
+    rerun_id: str | None = None,
+    ack_comment: int | None = None,
 ) -> State[RunReport]:
     """Review every open PR of ``repos`` that ``role`` has not reviewed at its head SHA.
 
@@ -85,14 +88,26 @@ async def swarm_run(
     With ``max_cost`` (USD) no worker starts once what the run spent plus what its running
     workers hold would pass it; the report names the PRs left and why (a run that fans out to
     child runs does not pass the cap on: it holds for ``swarm run``, one process).
-
+    ``targets`` (``OWNER/NAME#N``) narrows the run to those pull requests (their repositories
+    need not be in ``repos``; such a run never fans out). ``force`` reviews them even at an
+    already reviewed head: a new review marked as a re-review, keyed by ``rerun_id`` (default:
+    this flow run's id), so the same forced request retried posts it once. ``ack_comment``:
+    the ``/swarm`` command comment that asked for this run; it gets a rocket (or confused)
+    reaction when the run ends.
     Ends COMPLETED when every worker succeeded, skipped or waits on a paused identity, and
     FAILED (after publishing everything) when a worker was blocked or failed, so flow retries
     and alerts see it. Either way the state's result is the :class:`RunReport`.
     """
-    from agents.config import load_settings
+    from agents.config import ConfigError, load_settings
+    from agents.work import parse_target
 
     overrides: dict[str, Any] = {}
+    try:
+        wanted = [parse_target(t) for t in targets or ()]
+    except ValueError as exc:
+        raise ConfigError(f"targets: {exc}") from None
+    if wanted:
+        repos = list(dict.fromkeys(r for r, _ in wanted))
     if repos:
         overrides["repos"] = repos
     if max_workers:
@@ -109,7 +124,7 @@ async def swarm_run(
                 return Completed(name="Skipped", message="an earlier run is still going")
             if not repos:
                 await rename_run(flow_run_id, run_name(role, settings.repos, dry_run))
-            if fan_out and len(settings.repos) > 1:
+            if fan_out and not wanted and len(settings.repos) > 1:
                 return await _fan_out(settings, deployment_id, flow_run_id, role, dry_run, model)
         return await _run_swarm(
             settings,
@@ -121,6 +136,9 @@ async def swarm_run(
             summarizer_role=summarizer_role,
             max_cost=max_cost,
             overlay=overlay,
+            targets=wanted if targets else None,
+            rerun=(rerun_id or str(runtime_flow_run.id or "forced")) if force else None,
+            ack_comment=ack_comment,
         )
 
 
@@ -135,8 +153,11 @@ async def _run_swarm(
     summarizer_role: str,
     max_cost: float | None = None,
     overlay: str | None = None,
+    targets: list[tuple[str, int]] | None = None,
+    rerun: str | None = None,
+    ack_comment: int | None = None,
 ) -> State[RunReport]:
-    from agents.planning import plan_assignments
+    from agents.sharding import plan_assignments
     from agents.wiring import build_runtime
     from flows.models import open_model
 
@@ -151,7 +172,7 @@ async def _run_swarm(
         raise
     run_id = start_store_run(runtime, trigger="flow", flow_run_id=runtime_flow_run.id)
     try:
-        found = await discover(runtime, settings.repos, role, summarizer_role)
+        found = await discover(runtime, settings.repos, role, summarizer_role, targets, rerun)
         discovered = time.perf_counter()
         plan = plan_assignments(
             found.items,
@@ -189,6 +210,8 @@ async def _run_swarm(
             already_reviewed=found.already_reviewed,
             drafts_skipped=sum(1 for s in found.skipped if s.reason == "draft"),
             unreadable=[f"{s.where}: {redact(s.detail or '')}" for s in found.unreadable],
+            skipped=config_skips(found),
+            config_errors=config_problems(found),
             outcomes=outcomes,
             paused=paused_identities(outcomes),
             estimate=estimate.line(),
@@ -207,6 +230,8 @@ async def _run_swarm(
         )
         await _publish(report, fanout)
         finish_store_run(runtime.store, run_id, report)
+        if ack_comment is not None and targets:
+            await acknowledge(runtime, role, targets[0][0], ack_comment, report.ok)
         if report.ok:
             return Completed(message=report.headline(), data=report)
         return Failed(message=report.headline(), data=report)

@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from agents.planning import ExistingReview, OpenPull, discover_work, plan_assignments
+from agents.planning import ExistingReview, OpenPull, discover_work
 from agents.reviews import marker, review_key
+from agents.sharding import plan_assignments
 from agents.work import Task
 
 REPO = "acme/widgets"
@@ -25,6 +26,7 @@ class ListedGitHub:
     reviews_by_pr: dict[int, list[ExistingReview]] = field(default_factory=dict)
     files_by_pr: dict[int, list[str]] = field(default_factory=dict)
     calls: list[str] = field(default_factory=list)
+    config_text: str | None = None
 
     async def open_pulls(self, repo: str) -> list[OpenPull]:
         self.calls.append(f"pulls {repo}")
@@ -37,6 +39,10 @@ class ListedGitHub:
     async def changed_files(self, repo: str, number: int) -> list[str]:
         self.calls.append(f"files {number}")
         return self.files_by_pr.get(number, ["src/a.py"])
+
+    async def repo_config(self, repo: str) -> str | None:
+        self.calls.append(f"config {repo}")
+        return self.config_text
 
 
 @dataclass

@@ -16,6 +16,7 @@ from agents.github.throttled_client import ThrottledClient
 
 _REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 REVIEW_EVENTS = frozenset({"COMMENT", "APPROVE", "REQUEST_CHANGES"})
+REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
 
 
 def _repo(repo: str) -> str:
@@ -143,6 +144,20 @@ class GitHubEndpoints(ThrottledClient):
         if labels:
             params["labels"] = ",".join(labels)
         return await self._paged(f"/repos/{_repo(repo)}/issues", params, max_pages=10)
+
+    async def add_comment_reaction(self, repo: str, comment_id: int, content: str) -> None:
+        """React to an issue or PR conversation comment; reacting twice keeps one reaction."""
+        if content not in REACTIONS:
+            raise ValueError(f"reaction must be one of {sorted(REACTIONS)}, got {content!r}")
+        await self._json(
+            "POST",
+            f"/repos/{_repo(repo)}/issues/comments/{int(comment_id)}/reactions",
+            json={"content": content},
+            safe_to_retry=True,
+        )
+
+    async def list_issue_comments(self, repo: str, number: int) -> list[dict[str, Any]]:
+        return await self._paged(f"/repos/{_repo(repo)}/issues/{number}/comments", max_pages=10)
 
     async def get_issue(self, repo: str, number: int) -> dict[str, Any]:
         result: dict[str, Any] = await self._json("GET", f"/repos/{_repo(repo)}/issues/{number}")

@@ -7,6 +7,7 @@ from agents.store.memory_rows import UnknownMemoryError
 from agents.store.records import (
     WORKER_STATUSES,
     AuditRecord,
+    DeliveryRecord,
     EventRecord,
     LlmCallRecord,
     MemoryRecord,
@@ -25,6 +26,7 @@ __all__ = [
     "EVENT_KINDS",
     "WORKER_STATUSES",
     "AuditRecord",
+    "DeliveryRecord",
     "EventRecord",
     "LlmCallRecord",
     "MemoryRecord",

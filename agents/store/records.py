@@ -187,3 +187,19 @@ class PruneCounts:
         return (
             self.transcript_events + self.llm_calls + self.github_calls + self.rate_limit_snapshots
         )
+
+
+@dataclass(frozen=True)
+class DeliveryRecord:
+    delivery_id: str
+    body_sha256: str
+    event: str
+    action: str | None
+    repo: str | None
+    number: int | None
+    sender: str | None
+    outcome: str
+    detail: str | None
+    flow_run_id: str | None
+    received_at: datetime
+    finished_at: datetime | None

@@ -268,3 +268,25 @@ throttle_state = sa.Table(
     sa.Column("state", sa.Text, nullable=False),
     sa.Column("updated_at", sa.Float, nullable=False),
 )
+
+# One row per GitHub webhook delivery (``X-GitHub-Delivery``): inserting it is the atomic "first
+# time seen" check, so a redelivery starts nothing. The delivery id header is not signed, so the
+# signed body's hash is unique too: a captured delivery replayed under a new id starts nothing
+# either. ``outcome`` says what became of it.
+webhook_deliveries = sa.Table(
+    "webhook_deliveries",
+    metadata,
+    _key("delivery_id", 64),
+    sa.Column("body_sha256", sa.String(64), nullable=False, unique=True),
+    sa.Column("event", Clipped(64), nullable=False),
+    sa.Column("action", Clipped(64)),
+    sa.Column("repo", Clipped(200)),
+    sa.Column("number", sa.Integer),
+    sa.Column("sender", Clipped(200)),
+    sa.Column("outcome", sa.String(32), nullable=False),
+    sa.Column("detail", Clipped(500)),
+    sa.Column("flow_run_id", Clipped(64)),
+    _at("received_at"),
+    _at("finished_at", nullable=True),
+    sa.Index(None, "received_at"),
+)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agents.store.calls import CallsMixin
+from agents.store.deliveries import DeliveriesMixin
 from agents.store.engine import Database, make_engine
 from agents.store.memory_rows import MemoryRowsMixin
 from agents.store.migrate import upgrade_to_head
@@ -26,6 +27,7 @@ class Store(
     MemoryRowsMixin,
     RetentionMixin,
     StateRowsMixin,
+    DeliveriesMixin,
 ):
     """Thread-safe; open one per process (it detects a fork and reconnects)."""
 

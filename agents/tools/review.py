@@ -15,6 +15,8 @@ from agents.reviews import find_marked, review_key, with_marker
 from agents.store.base import UnknownWorkerError
 from agents.tools.context import PostedReview, WorkerContext
 
+RERUN_NOTE = "**Re-review** (requested again at a head commit already reviewed)."
+
 
 class ReviewInProgress(RuntimeError):
     """Another live worker holds this review's key; this one must not post a second review."""
@@ -37,7 +39,8 @@ def posted_review_url(ctx: WorkerContext) -> str | None:
         return None
     if task.number is None or task.head_sha is None:
         return None
-    known = ctx.store.get_review_key(review_key(task.repo, task.number, task.head_sha, ctx.role_id))
+    key = review_key(task.repo, task.number, task.head_sha, ctx.role_id, task.rerun)
+    known = ctx.store.get_review_key(key)
     if known is not None and known.state == "posted":
         return known.review_url or ""
     return None
@@ -53,7 +56,7 @@ async def post_once(
     """Post the worker's single review, or report the one already posted for this key."""
     task = ctx.task
     assert task.number is not None and task.head_sha is not None
-    key = review_key(task.repo, task.number, task.head_sha, ctx.role_id)
+    key = review_key(task.repo, task.number, task.head_sha, ctx.role_id, task.rerun)
     known = ctx.store.get_review_key(key)
     if known is not None and known.state == "posted":
         return PostedReview(known.review_id, known.review_url, 0, event, already_posted=True)
@@ -76,6 +79,8 @@ async def post_once(
         existing = await _marked_on_github(ctx, key)
         if existing is not None:
             return _adopt(ctx, key, existing, event)
+    if task.rerun:
+        body = f"{RERUN_NOTE}\n\n{body}"
     try:
         posted = await ctx.gateway.create_review(
             task.repo,

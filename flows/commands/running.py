@@ -59,11 +59,29 @@ def run(
             show_default=False,
         ),
     ] = None,
+    pr: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--pr",
+            help="Only OWNER/NAME#N (an issue with --role triager); repeat for several. "
+            "N alone when one --repo is given.",
+            show_default=False,
+        ),
+    ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="With --pr: review even at an already reviewed head (a new review, marked as "
+            "a re-review) and set the repository's skip rules aside.",
+        ),
+    ] = False,
 ) -> None:
     """Run one swarm now: review every open PR that changed since it was last reviewed.
 
     Before any worker starts it prints an estimate: PRs, workers, tokens and cost at the model
-    registry's prices (`--dry-run --max-cost 0` prints only that and spends nothing).
+    registry's prices (`--dry-run --max-cost 0` prints only that and spends nothing). With
+    --role triager, triage the open issues its bot has not commented on yet.
 
     GitHub and App settings come from SWARM_* settings, so the same command works against
     github.com, GitHub Enterprise or the sandbox. Exit status: 0 all done, 1 a worker was
@@ -80,6 +98,8 @@ def run(
             model=model,
             max_cost=max_cost,
             overlay=overlay,
+            targets=pr,
+            force=force,
         )
     )
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from sandbox.github import graphql, routes_app, routes_feedback, routes_issues, routes_pulls
+from sandbox.github import (
+    graphql,
+    routes_app,
+    routes_feedback,
+    routes_issues,
+    routes_people,
+    routes_pulls,
+)
 from sandbox.github.errors import DOCS
 from sandbox.github.gate import register
 from sandbox.github.state import SandboxState
@@ -19,7 +26,13 @@ GRAPHQL_PREFIXES = ("", "/api")
 def create_app(state: SandboxState) -> FastAPI:
     app = FastAPI(title="sandbox GitHub", docs_url=None, redoc_url=None, openapi_url=None)
     # Feedback routes first: ``pulls/comments`` must not be read as ``pulls/{pull_number}``.
-    rest = routes_app.ROUTES + routes_feedback.ROUTES + routes_pulls.ROUTES + routes_issues.ROUTES
+    rest = (
+        routes_app.ROUTES
+        + routes_feedback.ROUTES
+        + routes_pulls.ROUTES
+        + routes_issues.ROUTES
+        + routes_people.ROUTES
+    )
     register(app, state, rest, REST_PREFIXES)
     register(app, state, graphql.ROUTES, GRAPHQL_PREFIXES)
     # The html_url links the API hands out (review links in the run table) open a page.

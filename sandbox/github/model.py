@@ -161,6 +161,8 @@ class IssueComment:
     user_login: str
     body: str
     at: float
+    # (login, content) pairs, e.g. ("swarm-reviewer[bot]", "eyes").
+    reactions: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass

@@ -82,6 +82,7 @@ def create_comment(ctx: Ctx) -> Reply:
     comment = IssueComment(ctx.state.next_id(), issue.number, login, body, ctx.now)
     issue.comments.append(comment)
     issue.updated_at = ctx.now
+    ctx.state.emit("issue_comment", "created", ctx.the_repo, issue, comment)
     return Reply(
         render_pulls.issue_comment(ctx.urls, ctx.the_repo, issue, comment, ctx.state.users),
         status=201,

@@ -28,10 +28,14 @@ REVIEWER_PERMISSIONS = {
 }
 TRIAGE_PERMISSIONS = {"issues": "write", "metadata": "read", "contents": "read"}
 MAINTAINER = "octo-maintainer"
+# Collaborators the event tests grant (the seed grants nobody): the maintainer administers,
+# alice-dev writes, bob-dev only reads; carol-dev and dave-dev are not collaborators.
+WRITER, READER = "alice-dev", "bob-dev"
 BOT_USER = "swarm-bot"
 BOT_PAT_PERMISSIONS = dict(REVIEWER_PERMISSIONS)
 WIDGETS, GADGETS, DOCS = f"{ORG}/widgets", f"{ORG}/gadgets", f"{ORG}/docs"
 REPOS = (WIDGETS, GADGETS, DOCS)
+COLLABORATORS = {MAINTAINER: "admin", WRITER: "write", READER: "read"}
 
 # Numbers of the seeded PRs and issues (PRs and issues share a repo's number space).
 WIDGETS_PR_DEBUG_PRINT = 1  # print( + TODO + code without tests

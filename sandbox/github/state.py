@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -18,6 +18,7 @@ from sandbox.github.model import (
     Commit,
     Installation,
     Issue,
+    IssueComment,
     Label,
     Pull,
     Repo,
@@ -58,6 +59,9 @@ class SandboxState:
         self._ids = itertools.count(100_000)
         self.maintainer_pat = ""
         self.bot_pat = ""
+        # Called as (event, action, repo, issue, comment) when something a webhook reports
+        # happens: see sandbox.github.webhooks.
+        self.listeners: list[Callable[[str, str, Repo, Issue, IssueComment | None], None]] = []
         if seed:
             from sandbox.github.seed import seed_state
 
@@ -65,6 +69,13 @@ class SandboxState:
 
     def next_id(self) -> int:
         return next(self._ids)
+
+    def emit(
+        self, event: str, action: str, repo: Repo, issue: Issue, comment: IssueComment | None = None
+    ) -> None:
+        with self.lock:
+            for listener in list(self.listeners):
+                listener(event, action, repo, issue, comment)
 
     # ---- lookups -------------------------------------------------------------------
 
@@ -251,6 +262,7 @@ class SandboxState:
             )
             issue = Issue(number, title, body, author, now, now, pull=pull)
             repo.issues[number] = issue
+            self.emit("pull_request", "opened", repo, issue)
             return issue
 
     def push_commit(
@@ -274,6 +286,24 @@ class SandboxState:
             pull.commit_shas.append(commit.sha)
             pull.files = tree_diff(repo.commits[pull.base_sha].tree, commit.tree)
             issue.updated_at = self.clock.now()
+            self.emit("pull_request", "synchronize", repo, issue)
+            return commit.sha
+
+    def commit_to_branch(
+        self,
+        full_name: str,
+        changes: Mapping[str, str | None],
+        *,
+        branch: str | None = None,
+        message: str = "Update",
+        author: str = "octo-maintainer",
+    ) -> str:
+        """A new commit on ``branch`` (default: the default branch); returns its SHA."""
+        with self.lock:
+            repo = self.repo(full_name)
+            name = branch or repo.default_branch
+            commit = self._commit(repo, repo.commits[repo.branches[name]], changes, message, author)
+            repo.branches[name] = commit.sha
             return commit.sha
 
     def add_issue(
@@ -294,7 +324,23 @@ class SandboxState:
             repo.next_number += 1
             issue.labels = [self.label(repo, name) for name in labels or []]
             repo.issues[issue.number] = issue
+            self.emit("issues", "opened", repo, issue)
             return issue
+
+    def add_comment(
+        self, full_name: str, number: int, body: str, *, author: str = "octo-maintainer"
+    ) -> IssueComment:
+        """A person's comment on an issue or PR (the API route is for tokens)."""
+        with self.lock:
+            repo = self.repo(full_name)
+            issue = repo.issues[number]
+            if author not in self.users:
+                self.add_user(author, type="Bot" if author.endswith("[bot]") else "User")
+            comment = IssueComment(self.next_id(), number, author, body, self.clock.now())
+            issue.comments.append(comment)
+            issue.updated_at = comment.at
+            self.emit("issue_comment", "created", repo, issue, comment)
+            return comment
 
     def label(self, repo: Repo, name: str) -> Label:
         with self.lock:

@@ -94,11 +94,23 @@ def test_an_unknown_role_lists_the_known_ones(app_settings: None) -> None:
     assert "(known: reviewer, security-reviewer, summarizer, triager)" in seen.first_line
 
 
-def test_a_role_that_does_not_review_is_refused_by_run(app_settings: None) -> None:
+def test_force_without_pr_is_refused_by_run(app_settings: None) -> None:
     assert_error(
-        swarm("run", "--repo", "acme/widgets", "--role", "triager"),
-        "error: --role: role 'triager' does not review pull requests (it has no submit_review "
-        "tool); swarm run dispatches one review per open PR",
+        swarm("run", "--repo", "acme/widgets", "--force"),
+        "error: --force: only with --pr (forcing every open PR is not offered)",
+        EXIT_USAGE,
+    )
+
+
+def test_a_bare_pr_number_needs_one_repo(app_settings: None) -> None:
+    assert_error(
+        swarm("run", "--pr", "3"),
+        "error: --pr 3: a bare number needs exactly one --repo",
+        EXIT_USAGE,
+    )
+    assert_error(
+        swarm("run", "--pr", "acme/widgets#x"),
+        "error: --pr: 'acme/widgets#x' is not OWNER/NAME#NUMBER",
         EXIT_USAGE,
     )
 

@@ -32,6 +32,8 @@ COMMANDS = [
     ["memory", "edit"],
     ["memory", "rm"],
     ["roles", "check"],
+    ["config", "check"],
+    ["webhook", "serve"],
     ["sandbox", "serve"],
     ["store", "prune"],
 ]

@@ -1,0 +1,81 @@
+"""The few payload fields the swarm reads, as typed models that ignore everything else.
+
+githubkit's webhook models require every field GitHub sends and cost about a second to build per
+event type on first use; we read about ten fields, and a trimmed or older payload (GitHub
+Enterprise) must still route. Every string here comes from the sender and is untrusted.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Loose(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class Account(_Loose):
+    login: str
+    type: str = "User"
+
+    @property
+    def is_bot(self) -> bool:
+        return self.type == "Bot" or self.login.endswith("[bot]")
+
+
+class Repository(_Loose):
+    full_name: str = Field(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+
+
+class Installation(_Loose):
+    id: int
+
+
+class PullHead(_Loose):
+    sha: str = Field(pattern=r"^[0-9a-f]{7,64}$")
+
+
+class PullRequest(_Loose):
+    number: int = Field(gt=0)
+    draft: bool = False
+    head: PullHead
+    user: Account | None = None
+
+
+class IssuePullLink(_Loose):
+    url: str | None = None
+
+
+class Issue(_Loose):
+    number: int = Field(gt=0)
+    user: Account | None = None
+    # Present (even with null fields) when the issue is a pull request.
+    pull_request: IssuePullLink | None = None
+
+
+class Comment(_Loose):
+    id: int
+    body: str = ""
+    user: Account
+
+
+class Envelope(_Loose):
+    """What every event we act on has: an action, a repository, a sender."""
+
+    action: str | None = None
+    repository: Repository | None = None
+    sender: Account | None = None
+    installation: Installation | None = None
+
+
+class PullRequestEvent(Envelope):
+    pull_request: PullRequest
+
+
+class IssueCommentEvent(Envelope):
+    issue: Issue
+    comment: Comment
+
+
+class IssuesEvent(Envelope):
+    issue: Issue

@@ -1,0 +1,155 @@
+"""Which GitHub event means which work. Pure: a payload in, an :class:`EventWork` or a reason
+to ignore it out; nothing is called and nothing is trusted beyond the signature already checked.
+
+- ``pull_request`` opened, reopened, synchronize, ready_for_review: review that PR (whether a
+  draft is reviewed is the repository's ``skip.drafts``, decided by discovery);
+- ``issue_comment`` created on a PR with a ``/swarm`` line, by someone who is not a bot: that
+  command (who may give it is checked later, against GitHub);
+- ``issues`` opened: triage it with the triager role;
+- anything else: ignored, with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from agents.events.commands import find_command
+from agents.events.payloads import Envelope, IssueCommentEvent, IssuesEvent, PullRequestEvent
+
+REVIEW_ACTIONS = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
+WorkKind = Literal["review", "command", "triage"]
+
+
+class EventWork(BaseModel):
+    """One piece of work an event asks for. Plain data: it becomes flow parameters."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: WorkKind
+    repo: str
+    number: int
+    role: str
+    sender: str
+    head_sha: str | None = None
+    comment_id: int | None = None
+    command: str | None = None
+    installation_id: int | None = None
+
+    @property
+    def target(self) -> str:
+        return f"{self.repo}#{self.number}"
+
+    def work_key(self, delivery_id: str) -> str:
+        """The idempotency key of the flow run: the same push reviewed once, whichever of its
+        deliveries arrives; a command or a new issue once per delivery."""
+        if self.kind == "review" and self.head_sha:
+            return f"review:{self.target}@{self.head_sha}:{self.role}"
+        return f"{self.kind}:{delivery_id}"
+
+
+@dataclass(frozen=True)
+class Routed:
+    """What an event became: work, or None with the reason it is ignored."""
+
+    event: str
+    action: str | None
+    repo: str | None
+    number: int | None
+    sender: str | None
+    work: EventWork | None
+    reason: str
+
+
+def route_event(event: str, body: bytes) -> Routed:
+    """The work ``event`` with payload ``body`` asks for, or why it asks for none."""
+    try:
+        raw = json.loads(body)
+        head = Envelope.model_validate(raw)
+    except (ValueError, ValidationError):
+        return Routed(event, None, None, None, None, None, "payload is not a JSON event")
+    repo = head.repository.full_name if head.repository else None
+    sender = head.sender.login if head.sender else None
+    base = Routed(event, head.action, repo, None, sender, None, "")
+    try:
+        return _route(event, raw, head, base)
+    except ValidationError:
+        return _ignored(base, f"{event}.{head.action}: payload lacks the fields this event needs")
+
+
+def _ignored(base: Routed, reason: str, number: int | None = None) -> Routed:
+    return Routed(base.event, base.action, base.repo, number, base.sender, None, reason)
+
+
+def _work(base: Routed, work: EventWork, reason: str) -> Routed:
+    return Routed(base.event, base.action, base.repo, work.number, base.sender, work, reason)
+
+
+def _route(event: str, raw: object, head: Envelope, base: Routed) -> Routed:
+    name = f"{event}.{head.action}" if head.action else event
+    if base.repo is None or head.sender is None:
+        return _ignored(base, f"{name}: no repository or sender")
+    installation = head.installation.id if head.installation else None
+    if event == "pull_request":
+        if head.action not in REVIEW_ACTIONS:
+            return _ignored(base, f"{name}: not an action that asks for a review")
+        pr = PullRequestEvent.model_validate(raw).pull_request
+        work = EventWork(
+            kind="review",
+            repo=base.repo,
+            number=pr.number,
+            role="reviewer",
+            sender=head.sender.login,
+            head_sha=pr.head.sha,
+            installation_id=installation,
+        )
+        return _work(base, work, f"{name}: review {work.target}")
+    if event == "issue_comment":
+        return _comment(name, raw, head, base, installation)
+    if event == "issues":
+        if head.action != "opened":
+            return _ignored(base, f"{name}: only opened issues are triaged")
+        issue = IssuesEvent.model_validate(raw).issue
+        if issue.pull_request is not None:
+            return _ignored(base, f"{name}: a pull request, not an issue", issue.number)
+        work = EventWork(
+            kind="triage",
+            repo=base.repo,
+            number=issue.number,
+            role="triager",
+            sender=head.sender.login,
+            installation_id=installation,
+        )
+        return _work(base, work, f"{name}: triage {work.target}")
+    return _ignored(base, f"{name}: not an event the swarm acts on")
+
+
+def _comment(
+    name: str, raw: object, head: Envelope, base: Routed, installation: int | None
+) -> Routed:
+    if head.action != "created":
+        return _ignored(base, f"{name}: only new comments carry commands")
+    parsed = IssueCommentEvent.model_validate(raw)
+    number = parsed.issue.number
+    command = find_command(parsed.comment.body)
+    if command is None:
+        return _ignored(base, f"{name}: no /swarm command", number)
+    if parsed.comment.user.is_bot or (head.sender is not None and head.sender.is_bot):
+        return _ignored(base, f"{name}: commands from bots are ignored", number)
+    if parsed.issue.pull_request is None:
+        return _ignored(base, f"{name}: /swarm commands work on pull requests only", number)
+    assert base.repo is not None
+    work = EventWork(
+        kind="command",
+        repo=base.repo,
+        number=number,
+        role=command.role or "reviewer",
+        sender=parsed.comment.user.login,
+        comment_id=parsed.comment.id,
+        command=command.word,
+        installation_id=installation,
+    )
+    return _work(base, work, f"{name}: /swarm {command.word} on {work.target}")

@@ -1,0 +1,179 @@
+"""``.github/swarm.yaml``: what one repository asks of the swarm, with a strict schema.
+
+The file is read by the bot at the repository's default branch, never at a pull request's head
+(a PR author controls the head, and could otherwise skip their own review or add instructions).
+Unknown keys and wrong types are refused, and every problem is reported as ``file:line: what``
+so a maintainer can fix it without guessing. Instructions in the file are repository guidance:
+they reach the model as delimited data, never as a system block.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+CONFIG_PATH = ".github/swarm.yaml"
+MAX_CONFIG_BYTES = 64 * 1024
+MAX_NODES = 5000
+INSTRUCTION_CHARS = 2000
+
+# Reviewed by nobody by default: lockfiles, vendored code, generated and minified files.
+DEFAULT_EXCLUDES: tuple[str, ...] = (
+    "*.lock",
+    "package-lock.json",
+    "pnpm-lock.yaml",
+    "go.sum",
+    "npm-shrinkwrap.json",
+    "**/vendor/**",
+    "**/third_party/**",
+    "**/node_modules/**",
+    "*_pb2.py",
+    "*_pb2_grpc.py",
+    "*.pb.go",
+    "*.generated.*",
+    "*.min.js",
+    "*.min.css",
+    "*.map",
+)
+
+_ROLE = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
+_LANGUAGE = re.compile(r"^[A-Za-z][A-Za-z ()-]{1,39}$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class PathRules(_Strict):
+    include: tuple[str, ...] = ("**",)
+    exclude: tuple[str, ...] = ()
+    # Turn off to review lockfiles, vendored, generated and minified files too.
+    default_excludes: bool = True
+
+    @property
+    def excluded(self) -> tuple[str, ...]:
+        return (*(DEFAULT_EXCLUDES if self.default_excludes else ()), *self.exclude)
+
+
+class SkipRules(_Strict):
+    authors: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+    drafts: bool = True
+
+
+class Instruction(_Strict):
+    paths: tuple[str, ...] = ("**",)
+    text: str = Field(min_length=1, max_length=INSTRUCTION_CHARS)
+
+
+class RepoConfig(_Strict):
+    """One repository's settings; every field has a default, so an empty file is valid."""
+
+    # The roles allowed to work here (None: every role).
+    roles: tuple[str, ...] | None = None
+    paths: PathRules = PathRules()
+    skip: SkipRules = SkipRules()
+    instructions: tuple[Instruction, ...] = ()
+    max_files: int | None = Field(default=None, ge=1, le=3000)
+    language: str | None = None
+
+    @field_validator("roles")
+    @classmethod
+    def _role_names(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        for name in value or ():
+            if not _ROLE.match(name):
+                raise ValueError(f"{name!r} is not a role name")
+        return value
+
+    @field_validator("language")
+    @classmethod
+    def _language_name(cls, value: str | None) -> str | None:
+        if value is not None and not _LANGUAGE.match(value):
+            raise ValueError("a language name such as 'English' or 'Deutsch'")
+        return value
+
+
+class RepoConfigError(ValueError):
+    """The file is not valid; ``problems`` are ``file:line: what`` lines."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+def parse_repo_config(text: str, source: str = CONFIG_PATH) -> RepoConfig:
+    """The configuration in ``text``, or :class:`RepoConfigError` naming each problem's line."""
+    if len(text.encode("utf-8", "replace")) > MAX_CONFIG_BYTES:
+        raise RepoConfigError([f"{source}:1: larger than {MAX_CONFIG_BYTES} bytes"])
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else 1
+        raise RepoConfigError([f"{source}:{line}: not valid YAML: {exc.problem}"]) from None
+    except yaml.YAMLError as exc:
+        raise RepoConfigError([f"{source}:1: not valid YAML: {exc}"]) from None
+    if root is None:
+        return RepoConfig()
+    if _count_nodes(root) > MAX_NODES:
+        raise RepoConfigError([f"{source}:1: too many YAML nodes (aliases?)"])
+    data = yaml.safe_load(text)
+    if not isinstance(data, dict):
+        raise RepoConfigError([f"{source}:1: the file must be a mapping of settings"])
+    try:
+        return RepoConfig.model_validate(_lists_as_tuples(data))
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            loc = error["loc"]
+            where = ".".join(str(part) for part in loc) or "(top)"
+            message = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
+            problems.append(f"{source}:{_line_of(root, loc)}: {where}: {message}")
+        raise RepoConfigError(problems) from None
+
+
+def _lists_as_tuples(value: Any) -> Any:
+    # Strict mode takes a tuple only from a tuple; YAML gives lists.
+    if isinstance(value, list):
+        return tuple(_lists_as_tuples(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _lists_as_tuples(v) for k, v in value.items()}
+    return value
+
+
+def _count_nodes(root: Node) -> int:
+    # Aliases share nodes; counting every visit bounds what expanding them would cost.
+    count, stack = 0, [root]
+    while stack and count <= MAX_NODES:
+        node = stack.pop()
+        count += 1
+        if isinstance(node, MappingNode):
+            stack += [part for pair in node.value for part in pair]
+        elif isinstance(node, SequenceNode):
+            stack += node.value
+    return count
+
+
+def _line_of(root: Node, loc: tuple[int | str, ...]) -> int:
+    """The 1-based line of the YAML node at ``loc`` (or of the nearest parent found)."""
+    node, line = root, root.start_mark.line + 1
+    for part in loc:
+        if isinstance(node, MappingNode):
+            found = next(
+                ((k, v) for k, v in node.value if isinstance(k, ScalarNode) and k.value == part),
+                None,
+            )
+            if found is None:
+                break
+            line = found[0].start_mark.line + 1
+            node = found[1]
+        elif isinstance(node, SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line

@@ -1,0 +1,113 @@
+"""Discovery as the flow runs it: owner by owner, as the role's bot, through the runtime.
+
+Review roles get open pull requests needing their review (under each repository's
+``.github/swarm.yaml``); the triager gets open issues its bot has not commented on yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from agents.planning import Discovery, SkippedItem, discover_work
+from agents.work import Task
+from flows.runtime_glue import (
+    GatewayIssueSource,
+    GatewayPullSource,
+    StoreLedger,
+    read_review_feedback,
+    repos_by_owner,
+    role_identity,
+)
+
+if TYPE_CHECKING:
+    from agents.wiring import Runtime
+
+
+# Skips the repository's .github/swarm.yaml decided: listed in the report with their reasons.
+CONFIG_SKIPS = frozenset(
+    {"role_disabled", "author_skipped", "label_skipped", "no_reviewable_files", "too_many_files"}
+)
+
+
+def config_skips(found: Discovery) -> list[str]:
+    """``acme/widgets#3: reason: detail`` for each PR the repository's configuration skipped."""
+    return [
+        f"{s.repo}#{s.number}: {s.reason}" + (f": {s.detail}" if s.detail else "")
+        for s in found.skipped
+        if s.reason in CONFIG_SKIPS
+    ]
+
+
+def config_problems(found: Discovery) -> list[str]:
+    """``acme/widgets: .github/swarm.yaml:4: ...`` for each problem of an invalid file."""
+    from agents.redact import redact
+
+    return [
+        f"{repo}: {redact(problem)}"
+        for repo, problems in found.config_errors.items()
+        for problem in problems
+    ]
+
+
+def triages(runtime: Runtime, role: str) -> bool:
+    """A role that comments on issues rather than reviewing pull requests."""
+    found = runtime.roles.get(role)
+    tools = set(getattr(found, "tools", ()) or ())
+    return "submit_review" not in tools and "comment_issue" in tools
+
+
+async def discover(
+    runtime: Runtime,
+    repos: Sequence[str],
+    role: str,
+    summarizer_role: str,
+    targets: list[tuple[str, int]] | None,
+    rerun: str | None,
+) -> Discovery:
+    """Open PRs needing ``role``'s review, read as the role's bot (never the maintainer), after
+    reading the feedback on its earlier reviews."""
+    identity = role_identity(runtime, role)
+    if triages(runtime, role):
+        return await _discover_triage(runtime, identity, repos, targets)
+    ledger = StoreLedger(runtime.store)
+    items: list[Task] = []
+    skipped: list[SkippedItem] = []
+    config_errors: dict[str, list[str]] = {}
+    for owned in repos_by_owner(repos).values():
+        async with runtime.discovery(identity, owned) as gateway:
+            await read_review_feedback(runtime, gateway, owned, role)
+            found = await discover_work(
+                GatewayPullSource(gateway),
+                owned,
+                role,
+                ledger,
+                posting_roles=(summarizer_role,),
+                bot_login=gateway.identity,
+                targets=targets,
+                rerun=rerun,
+            )
+        items += found.items
+        skipped += found.skipped
+        config_errors.update(found.config_errors)
+    return Discovery(items=items, skipped=skipped, config_errors=config_errors)
+
+
+async def _discover_triage(
+    runtime: Runtime,
+    identity: str,
+    repos: Sequence[str],
+    targets: list[tuple[str, int]] | None,
+) -> Discovery:
+    from agents.dispatch import TRIAGE_DISCOVERY_PERMISSIONS
+    from agents.triage import discover_triage
+
+    found = Discovery(items=[], skipped=[])
+    for owned in repos_by_owner(repos).values():
+        async with runtime.discovery(identity, owned, TRIAGE_DISCOVERY_PERMISSIONS) as gateway:
+            part = await discover_triage(
+                GatewayIssueSource(gateway), owned, bot_login=gateway.identity, targets=targets
+            )
+        found.items += part.items
+        found.skipped += part.skipped
+    return found

@@ -1,0 +1,187 @@
+"""The webhook receiver: ``POST /github/webhook`` and ``GET /healthz``, as a Starlette app.
+
+Order matters, and each step refuses before the next costs anything: the body is read up to
+the size cap (413 beyond it, before any hashing), the ``X-Hub-Signature-256`` is checked over
+the raw bytes (401 with an empty body when missing or wrong, nothing recorded), the delivery is
+recorded in the store (a delivery id or body seen before answers 200 and starts nothing), and
+only then is the work handed on, after the answer is sent: GitHub gives a receiver 10 s, and a
+review takes longer, so the receiver never reviews inline.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Protocol
+
+import anyio.to_thread
+from starlette.applications import Starlette
+from starlette.background import BackgroundTask
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from agents.events.routing import EventWork, Routed, route_event
+from agents.events.signature import signature_ok
+from agents.redact import redact
+
+log = logging.getLogger("flows.webhook")
+
+_DELIVERY = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+_EVENT = re.compile(r"^[a-z_]{1,64}$")
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """What became of a piece of work: enqueued (with its flow run), done, refused or failed."""
+
+    outcome: str
+    detail: str
+    flow_run_id: str | None = None
+
+
+class WorkSink(Protocol):
+    async def submit(self, work: EventWork, delivery_id: str) -> Submitted: ...
+
+
+class DeliveryLog(Protocol):
+    """The store's delivery records, as far as the receiver needs them."""
+
+    def record_delivery(
+        self,
+        delivery_id: str,
+        *,
+        body_sha256: str,
+        event: str,
+        action: str | None = None,
+        repo: str | None = None,
+        number: int | None = None,
+        sender: str | None = None,
+        outcome: str = "received",
+        detail: str | None = None,
+    ) -> bool: ...
+
+    def finish_delivery(
+        self,
+        delivery_id: str,
+        outcome: str,
+        detail: str | None = None,
+        flow_run_id: str | None = None,
+    ) -> None: ...
+
+
+@dataclass
+class WebhookReceiver:
+    secret: str
+    deliveries: DeliveryLog
+    sink: WorkSink
+    max_body_bytes: int
+    # Repositories this swarm serves (case-insensitive); empty: any the signed event names.
+    repos: Collection[str] = ()
+    # Installations of our App(s); an event for another installation is ignored.
+    installations: Collection[int] = ()
+
+    def __post_init__(self) -> None:
+        self._repos = {r.lower() for r in self.repos}
+
+    async def handle(self, request: Request) -> Response:
+        body = await _read_capped(request, self.max_body_bytes)
+        if body is None:
+            return Response(status_code=413)
+        if not signature_ok(self.secret, body, request.headers.get("x-hub-signature-256")):
+            return Response(status_code=401)
+        event = request.headers.get("x-github-event", "")
+        delivery = request.headers.get("x-github-delivery", "")
+        if not _EVENT.match(event) or not _DELIVERY.match(delivery):
+            return JSONResponse({"message": "X-GitHub-Event or X-GitHub-Delivery missing"}, 400)
+        routed = self._served(route_event(event, body))
+        first = await anyio.to_thread.run_sync(self._record, delivery, body, routed)
+        if not first:
+            log.info("delivery %s seen before: nothing started", delivery)
+            return JSONResponse({"status": "duplicate"})
+        if routed.work is None:
+            log.debug("delivery %s ignored: %s", delivery, routed.reason)
+            return JSONResponse({"status": "ignored", "reason": routed.reason})
+        log.info("delivery %s: %s", delivery, routed.reason)
+        task = BackgroundTask(self._submit, routed.work, delivery)
+        return JSONResponse({"status": "accepted"}, status_code=202, background=task)
+
+    def _served(self, routed: Routed) -> Routed:
+        work = routed.work
+        if work is None:
+            return routed
+        why = None
+        if self._repos and work.repo.lower() not in self._repos:
+            why = f"{work.repo} is not a repository this swarm serves"
+        elif self.installations and work.installation_id not in self.installations:
+            why = f"installation {work.installation_id} is not this App's"
+        if why is None:
+            return routed
+        return Routed(
+            routed.event, routed.action, routed.repo, routed.number, routed.sender, None, why
+        )
+
+    def _record(self, delivery: str, body: bytes, routed: Routed) -> bool:
+        return self.deliveries.record_delivery(
+            delivery,
+            body_sha256=hashlib.sha256(body).hexdigest(),
+            event=routed.event,
+            action=routed.action,
+            repo=routed.repo,
+            number=routed.number,
+            sender=routed.sender,
+            outcome="received" if routed.work else "ignored",
+            detail=routed.reason,
+        )
+
+    async def _submit(self, work: EventWork, delivery: str) -> None:
+        try:
+            done = await self.sink.submit(work, delivery)
+        except Exception as exc:
+            # The answer is already sent: the store and the log are where this shows.
+            detail = f"{type(exc).__name__}: {redact(str(exc))}"
+            log.warning("delivery %s (%s) failed: %s", delivery, work.target, detail)
+            done = Submitted("failed", detail)
+        await anyio.to_thread.run_sync(
+            lambda: self.deliveries.finish_delivery(
+                delivery, done.outcome, done.detail, done.flow_run_id
+            )
+        )
+
+
+async def _read_capped(request: Request, limit: int) -> bytes | None:
+    """The body, or None as soon as it is known to exceed ``limit`` bytes."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+        return None
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            return None
+    return bytes(body)
+
+
+def create_webhook_app(
+    receiver: WebhookReceiver, *, on_shutdown: Callable[[], Awaitable[None]] | None = None
+) -> Starlette:
+    """The ASGI app; ``on_shutdown`` runs when the server stops (waits for work in hand)."""
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        if on_shutdown is not None:
+            await on_shutdown()
+
+    routes = [
+        Route("/github/webhook", receiver.handle, methods=["POST"]),
+        Route("/healthz", health, methods=["GET"]),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)

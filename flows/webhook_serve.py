@@ -1,0 +1,98 @@
+"""``swarm webhook serve``: the receiver built from settings and run under uvicorn.
+
+Where event work runs: with ``SWARM_WEBHOOK_DEPLOYMENT`` (or ``--deployment``), one flow run of
+that ``swarm-run`` deployment per event, created with ``run_deployment(timeout=0,
+idempotency_key=...)`` on the configured Prefect API; without it, in this process, on the
+configured or local Prefect server, ``SWARM_WEBHOOK_CONCURRENCY`` at a time.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from flows.prefect_env import prepare_prefect_env, use_local_prefect
+
+if TYPE_CHECKING:
+    from agents.config import Settings
+    from flows.webhook_app import WebhookReceiver
+
+
+def read_webhook_secret(settings: Settings) -> str:
+    from agents.config import ConfigError
+
+    path = settings.webhook_secret_file
+    if path is None:
+        raise ConfigError("missing settings: SWARM_WEBHOOK_SECRET_FILE (the App's webhook secret)")
+    try:
+        secret = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"SWARM_WEBHOOK_SECRET_FILE: {path} cannot be read ({type(exc).__name__})"
+        ) from None
+    if len(secret) < 16:
+        raise ConfigError(
+            f"SWARM_WEBHOOK_SECRET_FILE: {path} holds no secret of at least 16 characters"
+        )
+    return secret
+
+
+def build_receiver(
+    settings: Settings, *, deployment: str | None, concurrency: int | None
+) -> tuple[WebhookReceiver, Any]:
+    """The receiver and its shutdown coroutine function."""
+    from agents.role_files import load_roles
+    from agents.store import Store
+    from flows.enqueue import DeploymentEnqueuer, InProcessEnqueuer
+    from flows.event_github import BotCommands
+    from flows.event_sink import EventSink
+    from flows.webhook_app import WebhookReceiver
+
+    secret = read_webhook_secret(settings)
+    roles = load_roles(settings.roles_dir)
+    chosen = deployment or settings.webhook_deployment
+    enqueuer: DeploymentEnqueuer | InProcessEnqueuer
+    if chosen:
+        enqueuer = DeploymentEnqueuer(chosen)
+    else:
+        enqueuer = InProcessEnqueuer(concurrency or settings.webhook_concurrency)
+    store = Store.open(settings.store_url, settings.data_dir)
+    reviewer = roles.get("reviewer")
+    commands = BotCommands(settings, roles, reviewer.identity if reviewer else "default")
+    installations = [
+        i.installation_id for i in settings.all_identities().values() if i.installation_id
+    ]
+    receiver = WebhookReceiver(
+        secret=secret,
+        deliveries=store,
+        sink=EventSink(enqueuer, commands),
+        max_body_bytes=settings.webhook_max_body_bytes,
+        repos=settings.repos,
+        installations=installations,
+    )
+
+    async def shutdown() -> None:
+        await enqueuer.aclose()
+        await commands.aclose()
+        store.close()
+
+    return receiver, shutdown
+
+
+def serve_webhooks(
+    *, host: str, port: int, deployment: str | None, concurrency: int | None
+) -> None:
+    import uvicorn
+
+    from agents.config import load_settings
+    from flows.preflight import check_store, needs
+    from flows.webhook_app import create_webhook_app
+
+    settings = load_settings(needs=needs(any_identity=True))
+    read_webhook_secret(settings)  # before seconds go into starting Prefect
+    check_store(settings)
+    prepare_prefect_env()
+    if not (deployment or settings.webhook_deployment):
+        use_local_prefect(settings.data_dir)
+    receiver, shutdown = build_receiver(settings, deployment=deployment, concurrency=concurrency)
+    app = create_webhook_app(receiver, on_shutdown=shutdown)
+    uvicorn.run(app, host=host, port=port, log_level="info", server_header=False)

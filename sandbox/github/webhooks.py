@@ -1,0 +1,117 @@
+"""Signed webhook deliveries of what happens in the sandbox, shaped as GitHub sends them.
+
+Attach :class:`SandboxWebhooks` to a state and every PR opened, commit pushed, comment posted or
+issue opened becomes a :class:`Delivery` (``X-GitHub-Event``, ``X-GitHub-Delivery``,
+``X-Hub-Signature-256`` over the exact body). Tests take them and post them with the client they
+like; :meth:`SandboxWebhooks.post_pending` sends them to a URL, as GitHub would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from sandbox.github import render, render_pulls
+from sandbox.github.model import Issue, IssueComment, Repo
+from sandbox.github.render import Urls
+from sandbox.github.seed import REVIEWER_INSTALLATION_ID
+from sandbox.github.state import SandboxState
+
+
+@dataclass(frozen=True)
+class Delivery:
+    event: str
+    delivery_id: str
+    body: bytes
+    headers: dict[str, str]
+
+    @property
+    def payload(self) -> dict[str, Any]:
+        loaded: dict[str, Any] = json.loads(self.body)
+        return loaded
+
+
+def signed_headers(secret: str, event: str, delivery_id: str, body: bytes) -> dict[str, str]:
+    digest = hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+    return {
+        "Content-Type": "application/json",
+        "User-Agent": "GitHub-Hookshot/sandbox",
+        "X-GitHub-Event": event,
+        "X-GitHub-Delivery": delivery_id,
+        "X-GitHub-Hook-ID": "1",
+        "X-Hub-Signature-256": f"sha256={digest}",
+    }
+
+
+class SandboxWebhooks:
+    """Collects a signed delivery for each change in ``state`` until taken or posted."""
+
+    def __init__(
+        self,
+        state: SandboxState,
+        secret: str,
+        *,
+        api_url: str = "http://127.0.0.1",
+        installation_id: int = REVIEWER_INSTALLATION_ID,
+    ) -> None:
+        self.state = state
+        self.secret = secret
+        self.urls = Urls(api=api_url, web=api_url)
+        self.installation_id = installation_id
+        self.pending: list[Delivery] = []
+        state.listeners.append(self._on_change)
+
+    def close(self) -> None:
+        if self._on_change in self.state.listeners:
+            self.state.listeners.remove(self._on_change)
+
+    def _on_change(
+        self, event: str, action: str, repo: Repo, issue: Issue, comment: IssueComment | None
+    ) -> None:
+        users, now = self.state.users, self.state.clock.now()
+        payload: dict[str, Any] = {"action": action}
+        if event == "pull_request":
+            payload["number"] = issue.number
+            payload["pull_request"] = render_pulls.pull(
+                self.urls, repo, issue, users, now, full=True
+            )
+            sender = issue.user_login
+        else:
+            payload["issue"] = render_pulls.issue(self.urls, repo, issue, users)
+            sender = issue.user_login
+            if comment is not None:
+                payload["comment"] = render_pulls.issue_comment(
+                    self.urls, repo, issue, comment, users
+                )
+                sender = comment.user_login
+        payload["repository"] = render.repo(self.urls, repo, now)
+        payload["sender"] = render.user(self.urls, users[sender])
+        payload["installation"] = {"id": self.installation_id}
+        self.pending.append(self.make(event, payload))
+
+    def make(self, event: str, payload: dict[str, Any], delivery_id: str | None = None) -> Delivery:
+        """A delivery of ``payload``, signed with this sandbox's secret."""
+        body = json.dumps(payload, separators=(",", ":")).encode()
+        delivery_id = delivery_id or str(uuid.uuid4())
+        return Delivery(
+            event, delivery_id, body, signed_headers(self.secret, event, delivery_id, body)
+        )
+
+    def take(self) -> list[Delivery]:
+        """The deliveries collected so far, oldest first; the queue is emptied."""
+        with self.state.lock:
+            taken, self.pending = self.pending, []
+        return taken
+
+    def post_pending(self, url: str, *, timeout: float = 10.0) -> list[int]:
+        """Send every pending delivery to ``url``; the status codes, in order."""
+        with httpx.Client(timeout=timeout) as client:
+            return [
+                client.post(url, content=d.body, headers=d.headers).status_code for d in self.take()
+            ]

@@ -1,0 +1,117 @@
+"""A webhook receiver wired as ``swarm webhook serve`` wires it, over a real store and the
+sandbox GitHub, with the flow runner replaced by one that records what it was asked to start
+(the end-to-end tests in tests/flows run the real flow)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from agents.store import Store
+from flows.enqueue import InProcessEnqueuer
+from flows.event_github import BotCommands
+from flows.event_sink import EventSink
+from flows.webhook_app import WebhookReceiver, create_webhook_app
+from sandbox.github.seed import COLLABORATORS, REPOS, REVIEWER_BOT, REVIEWER_INSTALLATION_ID
+from sandbox.github.webhooks import Delivery, SandboxWebhooks
+from sandbox.server import SandboxServer
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET = "whsec-planted-7c1e9a0b54d2"
+URL = "http://swarm.test/github/webhook"
+
+
+@dataclass
+class Started:
+    """Flow runs the receiver asked for, in order."""
+
+    parameters: list[dict[str, Any]] = field(default_factory=list)
+
+    async def __call__(self, parameters: dict[str, Any]) -> None:
+        self.parameters.append(parameters)
+
+
+@dataclass
+class Events:
+    server: SandboxServer
+    hooks: SandboxWebhooks
+    store: Store
+    started: Started
+    client: httpx.AsyncClient
+    enqueuer: InProcessEnqueuer
+
+    @property
+    def state(self) -> Any:
+        return self.server.state
+
+    async def post(self, delivery: Delivery, **headers: str) -> httpx.Response:
+        sent = {**delivery.headers, **headers}
+        response = await self.client.post(URL, content=delivery.body, headers=sent)
+        await self.enqueuer.drain()
+        return response
+
+    def bot_writes(self) -> list[Any]:
+        return [
+            r
+            for r in self.state.requests_by(REVIEWER_BOT)
+            if r.is_write and r.route != "/installation/token"
+        ]
+
+
+def sandbox_env(server: SandboxServer, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in list(os.environ):
+        if key.startswith("SWARM_"):
+            monkeypatch.delenv(key)
+    env_file = server.state.write_credentials(root / "keys", server.url)
+    for line in env_file.read_text().splitlines():
+        key, _, value = line.partition("=")
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("SWARM_DATA_DIR", str(root / "data"))
+    monkeypatch.setenv("SWARM_ROLES_DIR", str(ROOT / "roles"))
+    monkeypatch.setenv("SWARM_REPOS", ",".join(REPOS))
+    monkeypatch.setenv("SWARM_MODEL", "scripted")
+
+
+@pytest.fixture
+def sandbox_server() -> Iterator[SandboxServer]:
+    with SandboxServer() as server:
+        yield server
+
+
+@asynccontextmanager
+async def receiver_over(
+    server: SandboxServer, store: Store, *, max_body: int = 64 * 1024
+) -> AsyncIterator[Events]:
+    from agents.config import load_settings
+    from agents.role_files import load_roles
+
+    settings = load_settings()
+    for name in REPOS:
+        server.state.repo(name).collaborators.update(COLLABORATORS)
+    hooks = SandboxWebhooks(server.state, SECRET, api_url=server.url)
+    started = Started()
+    enqueuer = InProcessEnqueuer(2, runner=started)
+    commands = BotCommands(settings, load_roles(settings.roles_dir), "default")
+    receiver = WebhookReceiver(
+        secret=SECRET,
+        deliveries=store,
+        sink=EventSink(enqueuer, commands),
+        max_body_bytes=max_body,
+        repos=settings.repos,
+        installations=(REVIEWER_INSTALLATION_ID,),
+    )
+    app = create_webhook_app(receiver)
+    transport = httpx.ASGITransport(app=app)
+    try:
+        async with httpx.AsyncClient(transport=transport) as client:
+            yield Events(server, hooks, store, started, client, enqueuer)
+    finally:
+        hooks.close()
+        await commands.aclose()

@@ -1,0 +1,129 @@
+"""Which event means which work, from payloads the sandbox renders as GitHub does."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents.events.commands import find_command, may_command
+from agents.events.routing import route_event
+from sandbox.github.seed import MAINTAINER, WIDGETS
+from sandbox.github.state import SandboxState
+from sandbox.github.webhooks import Delivery, SandboxWebhooks
+
+SECRET = "routing-secret"
+
+
+@pytest.fixture
+def hooks() -> SandboxWebhooks:
+    return SandboxWebhooks(SandboxState(), SECRET)
+
+
+def _only(hooks: SandboxWebhooks) -> Delivery:
+    [delivery] = hooks.take()
+    return delivery
+
+
+def test_an_opened_pr_asks_for_a_review_of_that_pr_at_its_head(hooks: SandboxWebhooks) -> None:
+    issue = hooks.state.add_pull(WIDGETS, "New", {"src/x.py": "X = 1\n"})
+    delivery = _only(hooks)
+    routed = route_event(delivery.event, delivery.body)
+    assert routed.work is not None
+    assert (routed.work.kind, routed.work.target, routed.work.role) == (
+        "review",
+        f"{WIDGETS}#{issue.number}",
+        "reviewer",
+    )
+    assert routed.work.head_sha == issue.pull.head_sha if issue.pull else False
+
+
+def test_a_push_asks_for_a_review_keyed_by_the_new_head(hooks: SandboxWebhooks) -> None:
+    number = hooks.state.add_pull(WIDGETS, "New", {"src/x.py": "X = 1\n"}).number
+    hooks.take()
+    sha = hooks.state.push_commit(WIDGETS, number, {"src/x.py": "X = 2\n"})
+    routed = route_event("pull_request", _only(hooks).body)
+    assert routed.action == "synchronize" and routed.work is not None
+    assert routed.work.work_key("d-1") == f"review:{WIDGETS}#{number}@{sha}:reviewer"
+    # The same push delivered twice is the same work.
+    assert routed.work.work_key("d-2") == routed.work.work_key("d-1")
+
+
+def test_an_opened_issue_asks_for_triage(hooks: SandboxWebhooks) -> None:
+    issue = hooks.state.add_issue(WIDGETS, "Broken", "It breaks.")
+    routed = route_event("issues", _only(hooks).body)
+    assert routed.work is not None
+    assert (routed.work.kind, routed.work.number, routed.work.role) == (
+        "triage",
+        issue.number,
+        "triager",
+    )
+
+
+def test_a_command_comment_on_a_pr_is_a_command(hooks: SandboxWebhooks) -> None:
+    comment = hooks.state.add_comment(WIDGETS, 1, "LGTM\n/swarm security\n", author=MAINTAINER)
+    routed = route_event("issue_comment", _only(hooks).body)
+    assert routed.work is not None
+    assert (routed.work.kind, routed.work.command, routed.work.role) == (
+        "command",
+        "security",
+        "security-reviewer",
+    )
+    assert (routed.work.comment_id, routed.work.sender) == (comment.id, MAINTAINER)
+    assert routed.work.work_key("d-9") == "command:d-9"
+
+
+@pytest.mark.parametrize(
+    ("author", "body", "number", "reason"),
+    [
+        ("swarm-reviewer[bot]", "/swarm review", 1, "commands from bots are ignored"),
+        (MAINTAINER, "/swarm review", 4, "/swarm commands work on pull requests only"),
+        (MAINTAINER, "please /swarm review", 1, "no /swarm command"),
+        (MAINTAINER, "Looks good", 1, "no /swarm command"),
+    ],
+)
+def test_comments_that_are_not_commands_on_a_pr_are_ignored_with_the_reason(
+    hooks: SandboxWebhooks, author: str, body: str, number: int, reason: str
+) -> None:
+    hooks.state.add_comment(WIDGETS, number, body, author=author)
+    routed = route_event("issue_comment", _only(hooks).body)
+    assert routed.work is None
+    assert routed.reason.endswith(reason)
+
+
+def test_other_events_and_actions_are_ignored(hooks: SandboxWebhooks) -> None:
+    assert route_event("ping", b'{"zen": "x"}').work is None
+    closed = hooks.make("pull_request", {**_pr_payload(hooks), "action": "closed"})
+    assert route_event("pull_request", closed.body).reason.endswith(
+        "not an action that asks for a review"
+    )
+    assert route_event("star", json.dumps({"action": "created"}).encode()).work is None
+    assert route_event("pull_request", b"not json").reason == "payload is not a JSON event"
+
+
+def _pr_payload(hooks: SandboxWebhooks) -> dict[str, object]:
+    hooks.state.add_pull(WIDGETS, "New", {"src/x.py": "X = 1\n"})
+    return _only(hooks).payload
+
+
+def test_a_forged_repository_name_in_a_payload_is_not_routed(hooks: SandboxWebhooks) -> None:
+    payload = _pr_payload(hooks)
+    payload["repository"] = {"full_name": "acme/widgets/../../etc"}
+    assert route_event("pull_request", json.dumps(payload).encode()).work is None
+
+
+def test_commands_are_read_from_their_own_line_only() -> None:
+    assert find_command("/swarm review") is not None
+    assert find_command("text\n  /swarm   review  \nmore") == find_command("/swarm review")
+    assert find_command("/swarm") == find_command("/swarm help")
+    assert find_command("`/swarm review` is how") is None
+    unknown = find_command("/swarm deploy")
+    assert unknown is not None and not unknown.known
+
+
+@pytest.mark.parametrize(
+    ("permission", "allowed"),
+    [("admin", True), ("maintain", True), ("write", True), ("read", False), ("none", False)],
+)
+def test_only_write_access_or_above_may_command(permission: str, allowed: bool) -> None:
+    assert may_command(permission) is allowed

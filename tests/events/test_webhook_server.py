@@ -1,0 +1,96 @@
+"""``swarm webhook serve`` as a real process under uvicorn on a free port, fed by the sandbox's
+own HTTP deliveries: health, a forged delivery, a delivery it ignores, a redelivery."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from agents.store import Store
+from sandbox.github.seed import MAINTAINER, WIDGETS, WIDGETS_PR_CLEAN
+from sandbox.github.webhooks import SandboxWebhooks
+from sandbox.server import SandboxServer
+from tests.events.harness import SECRET, sandbox_env, sandbox_server
+from tests.ports import closed_port
+
+__all__ = ["sandbox_server"]
+
+
+@pytest.fixture
+def served(
+    sandbox_server: SandboxServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[str]:
+    sandbox_env(sandbox_server, tmp_path, monkeypatch)
+    secret_file = tmp_path / "webhook-secret"
+    secret_file.write_text(SECRET + "\n")
+    monkeypatch.setenv("SWARM_WEBHOOK_SECRET_FILE", str(secret_file))
+    port = closed_port()
+    # A deployment is named so the server needs no local Prefect server; nothing here enqueues.
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "flows",
+            "webhook",
+            "serve",
+            "--port",
+            str(port),
+            "--deployment",
+            "swarm-run/unused",
+        ],
+        env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                output = proc.stdout.read() if proc.stdout else ""
+                raise AssertionError(f"webhook server did not start: {output[-2000:]}")
+            time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_a_real_server_checks_signatures_records_and_dedupes_deliveries(
+    served: str, sandbox_server: SandboxServer, tmp_path: Path
+) -> None:
+    hooks = SandboxWebhooks(sandbox_server.state, SECRET, api_url=sandbox_server.url)
+    sandbox_server.state.add_comment(WIDGETS, WIDGETS_PR_CLEAN, "Thanks!", author=MAINTAINER)
+    [delivery] = hooks.take()
+    forged = {**delivery.headers, "X-Hub-Signature-256": "sha256=" + "1" * 64}
+    answer = httpx.post(f"{served}/github/webhook", content=delivery.body, headers=forged)
+    assert (answer.status_code, answer.content) == (401, b"")
+
+    hooks.pending.append(delivery)
+    hooks.pending.append(delivery)
+    assert hooks.post_pending(f"{served}/github/webhook") == [200, 200]
+    with Store.open(None, tmp_path / "data") as store:
+        record = store.get_delivery(delivery.delivery_id)
+    assert record is not None
+    assert (record.event, record.outcome, record.detail) == (
+        "issue_comment",
+        "ignored",
+        "issue_comment.created: no /swarm command",
+    )
