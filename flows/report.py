@@ -110,7 +110,7 @@ class RunReport(BaseModel):
         if len(self.unreadable) > repos:
             parts.append(f"{len(self.unreadable) - repos} PR(s) could not be read")
         if repos:
-            parts.append(f"{repos} repository(ies) could not be listed")
+            parts.append(f"{repos} repository(ies) could not be read")
         if self.skipped:
             parts.append(f"{len(self.skipped)} PR(s) skipped by .github/swarm.yaml")
         if self.config_errors:

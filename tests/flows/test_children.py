@@ -50,4 +50,4 @@ def test_a_child_that_left_no_report_fails_the_parent_and_names_its_repository()
     report = merged_report("run-p", "reviewer", False, "scripted", children)
     assert not report.ok
     assert report.unreadable == ["acme/b: child run fr-b ended Crashed without a report"]
-    assert "1 PR(s) could not be read" in report.headline()
+    assert "1 repository(ies) could not be read" in report.headline()

@@ -59,7 +59,7 @@ def test_a_run_reviews_the_other_repositories_and_names_the_unreadable_one(
     assert not report.ok  # exit status 1: a repository could not be read
     [line] = report.unreadable
     assert line.startswith(f"{GADGETS}: cannot list PRs: ")
-    assert "1 repository(ies) could not be listed" in report.headline()
+    assert "1 repository(ies) could not be read" in report.headline()
 
     from flows.console import console, print_report
 
