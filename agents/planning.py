@@ -137,17 +137,19 @@ async def discover_work(
     role: str,
     ledger: ReviewLedger | None = None,
     *,
+    bot_login: str | None,
     posting_roles: Sequence[str] = (),
     include_drafts: bool = False,
-    bot_login: str | None = None,
     targets: Collection[tuple[str, int]] | None = None,
     rerun: str | None = None,
 ) -> Discovery:
     """Open PRs of ``repos`` that ``role`` has not yet reviewed at their head SHA.
 
     ``posting_roles`` are other roles whose review stands for this role's: the summarizer posts
-    the single review of a sharded PR under its own key. ``bot_login`` is the bot discovery
-    reads as; whose review markers count is decided by :func:`agents.reviews.marker_counts`.
+    the single review of a sharded PR under its own key. ``bot_login`` is the login verified for
+    the bot discovery reads as (None: unverified): only its markers count
+    (:func:`agents.reviews.marker_counts`), so a marker pasted by a PR author neither skips the
+    PR nor moves its re-review base.
     ``targets`` narrows discovery to those (repo, number) pairs. ``rerun`` forces a review:
     a PR already reviewed at its head gets a new one under the key's re-review form, and the
     repository's skip rules (authors, labels, drafts) give way; its path rules still hold.

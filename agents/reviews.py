@@ -8,10 +8,13 @@ Planning, the review tool, the worker and the store ledger all go through this m
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+log = logging.getLogger("swarm.reviews")
 
 _MARKER = "<!-- swarm:review key={key} -->"
 _MARKER_RE = re.compile(r"<!--\s*swarm:review\s+key=(?P<key>[^\s>]+)\s*-->")
@@ -67,15 +70,28 @@ def parse_review_keys(body: str | None) -> list[str]:
 def marker_counts(author: str | None, bot_login: str | None) -> bool:
     """Whether a marker in a review written by ``author`` counts for the bot ``bot_login``.
 
-    The one trust rule for markers. Today every marker counts, whoever wrote the review; the
-    trust work (issue 10) narrows it here, and only here, to the role's own verified bot login.
+    The one trust rule for markers: only the role's own bot, by the login verified for this run,
+    writes markers that count. Anyone can paste the marker text into a review of their own (a PR
+    author doing so would suppress or narrow the bot's review), and without a verified login
+    nothing counts: the store's review key is then the only record.
     """
-    return True
+    if not author or not bot_login:
+        return False
+    return author.casefold() == bot_login.casefold()
 
 
 def marked_keys(author: str | None, body: str | None, bot_login: str | None) -> list[str]:
-    """The keys of a review's markers that count, by the rule above."""
-    return parse_review_keys(body) if marker_counts(author, bot_login) else []
+    """The keys of a review's markers that count, by the rule above; others are logged."""
+    keys = parse_review_keys(body)
+    if keys and not marker_counts(author, bot_login):
+        log.warning(
+            "ignored %d swarm review marker(s) in a review by %r: only %r writes markers",
+            len(keys),
+            author,
+            bot_login,
+        )
+        return []
+    return keys
 
 
 def find_marked(

@@ -5,6 +5,7 @@ CLI build one per process; the model client is built by the caller (``flows.mode
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -16,13 +17,17 @@ from pydantic import SecretStr
 
 from agents.config import Settings
 from agents.dispatch import DISCOVERY_PERMISSIONS, Dispatcher
-from agents.identity.claim import TokenScope
+from agents.identity.claim import IdentityClaim, TokenScope
+from agents.identity.errors import IdentityBlocked
+from agents.identity.lease import TokenLease
 from agents.identity.verify import IdentityVerifier
 from agents.role_files import load_roles
 from agents.roles import Role
 from agents.sealing import EnvelopeSealer, generate_sealing_key
 from agents.store.store import Store
 from agents.worker.deps import WorkerDeps
+
+log = logging.getLogger("swarm.wiring")
 
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
@@ -31,6 +36,25 @@ if TYPE_CHECKING:
     from agents.github.snapshot import IdentitySnapshot
     from agents.github.throttle import IdentityThrottle
     from agents.llm.client import LLMClient
+
+
+@dataclass(frozen=True)
+class _LeaseToVerify:
+    """A discovery lease in the shape the verifier checks (an opened envelope's)."""
+
+    lease: TokenLease
+
+    @property
+    def envelope(self) -> _LeaseToVerify:
+        return self
+
+    @property
+    def identity(self) -> IdentityClaim:
+        return self.lease.claim()
+
+    @property
+    def credential(self) -> SecretStr:
+        return self.lease.token
 
 
 @dataclass
@@ -113,17 +137,32 @@ class Runtime:
         identity_name: str,
         repos: list[str],
         permissions: dict[str, str] | None = None,
-    ) -> AsyncIterator[GitHubGateway]:
-        """A read-only gateway as the bot (never the maintainer) for listing work."""
+    ) -> AsyncIterator[tuple[GitHubGateway, str | None]]:
+        """A read-only gateway as the bot (never the maintainer) for listing work, and the login
+        GitHub confirmed for it (None when it could not be verified).
+
+        Only the verified login's review markers count in planning: a configured login is a
+        claim, not a proof. An identity that fails verification still lists work, with no marker
+        trusted, so its workers are dispatched and refuse visibly, each with its reason.
+        """
         wanted = dict(permissions or DISCOVERY_PERMISSIONS)
         scope = TokenScope(repositories=tuple(repos), permissions=wanted)
         holder = f"discovery-{os.getpid()}"
         lease = await self.dispatcher.lease(identity_name, scope, role="discovery", holder=holder)
-        gateway = self.gateway(lease.expected_login, lambda: lease.token, worker_id="discovery")
         try:
-            yield gateway
+            verified: str | None = None
+            try:
+                found = await asyncio.to_thread(self.verifier.verify, _LeaseToVerify(lease))
+                verified = found.login
+            except IdentityBlocked as exc:
+                log.warning("discovery as %s trusts no review marker: %s", identity_name, exc)
+            login = verified or lease.expected_login
+            gateway = self.gateway(login, lambda: lease.token, worker_id="discovery")
+            try:
+                yield gateway, verified
+            finally:
+                await gateway.aclose()
         finally:
-            await gateway.aclose()
             await self.dispatcher.release_lease(identity_name, lease)
 
     async def snapshots(self) -> list[IdentitySnapshot]:

@@ -75,7 +75,7 @@ async def discover(
     skipped: list[SkippedItem] = []
     config_errors: dict[str, list[str]] = {}
     for owned in repos_by_owner(repos).values():
-        async with runtime.discovery(identity, owned) as gateway:
+        async with runtime.discovery(identity, owned) as (gateway, verified_login):
             await read_review_feedback(runtime, gateway, owned, role)
             found = await discover_work(
                 GatewayPullSource(gateway),
@@ -83,7 +83,7 @@ async def discover(
                 role,
                 ledger,
                 posting_roles=(summarizer_role,),
-                bot_login=gateway.identity,
+                bot_login=verified_login,
                 targets=targets,
                 rerun=rerun,
             )
@@ -104,9 +104,12 @@ async def _discover_triage(
 
     found = Discovery(items=[], skipped=[])
     for owned in repos_by_owner(repos).values():
-        async with runtime.discovery(identity, owned, TRIAGE_DISCOVERY_PERMISSIONS) as gateway:
+        async with runtime.discovery(identity, owned, TRIAGE_DISCOVERY_PERMISSIONS) as (
+            gateway,
+            verified_login,
+        ):
             part = await discover_triage(
-                GatewayIssueSource(gateway), owned, bot_login=gateway.identity, targets=targets
+                GatewayIssueSource(gateway), owned, bot_login=verified_login, targets=targets
             )
         found.items += part.items
         found.skipped += part.skipped

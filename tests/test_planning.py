@@ -16,6 +16,7 @@ from agents.work import Task
 REPO = "acme/widgets"
 SHA_OLD = "a" * 40
 SHA_NEW = "b" * 40
+BOT = "swarm-reviewer[bot]"
 
 
 @dataclass
@@ -62,7 +63,7 @@ def _pull(number: int, sha: str = SHA_NEW, draft: bool = False) -> OpenPull:
 
 def _marked(key: str, commit: str) -> ExistingReview:
     return ExistingReview(
-        user_login="swarm-reviewer[bot]",
+        user_login=BOT,
         commit_id=commit,
         body=f"Looks fine.\n\n{marker(key)}",
     )
@@ -71,7 +72,7 @@ def _marked(key: str, commit: str) -> ExistingReview:
 def test_discovery_skips_a_pr_whose_key_is_in_the_store_without_asking_github() -> None:
     github = ListedGitHub({REPO: [_pull(1), _pull(2)]})
     ledger = KeySet({review_key(REPO, 1, SHA_NEW, "reviewer")})
-    found = asyncio.run(discover_work(github, [REPO], "reviewer", ledger))
+    found = asyncio.run(discover_work(github, [REPO], "reviewer", ledger, bot_login=BOT))
     assert [i.number for i in found.items] == [2]
     assert found.already_reviewed == 1
     assert "reviews 1" not in github.calls
@@ -80,7 +81,7 @@ def test_discovery_skips_a_pr_whose_key_is_in_the_store_without_asking_github() 
 def test_discovery_skips_a_pr_carrying_this_roles_marker_at_the_head_sha() -> None:
     key = review_key(REPO, 1, SHA_NEW, "reviewer")
     github = ListedGitHub({REPO: [_pull(1)]}, reviews_by_pr={1: [_marked(key, SHA_NEW)]})
-    found = asyncio.run(discover_work(github, [REPO], "reviewer"))
+    found = asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT))
     assert found.items == []
     assert found.already_reviewed == 1
 
@@ -88,7 +89,7 @@ def test_discovery_skips_a_pr_carrying_this_roles_marker_at_the_head_sha() -> No
 def test_another_roles_marker_does_not_count_as_reviewed() -> None:
     key = review_key(REPO, 1, SHA_NEW, "security-reviewer")
     github = ListedGitHub({REPO: [_pull(1)]}, reviews_by_pr={1: [_marked(key, SHA_NEW)]})
-    found = asyncio.run(discover_work(github, [REPO], "reviewer"))
+    found = asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT))
     assert [i.number for i in found.items] == [1]
     assert found.items[0].since_sha is None
 
@@ -98,7 +99,7 @@ def test_new_commits_are_re_reviewed_since_the_last_reviewed_sha() -> None:
     github = ListedGitHub(
         {REPO: [_pull(1, SHA_NEW)]}, reviews_by_pr={1: [_marked(old_key, SHA_OLD)]}
     )
-    found = asyncio.run(discover_work(github, [REPO], "reviewer"))
+    found = asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT))
     assert len(found.items) == 1
     assert found.items[0].head_sha == SHA_NEW
     assert found.items[0].since_sha == SHA_OLD
@@ -112,16 +113,25 @@ def test_the_ledgers_last_reviewed_sha_for_any_posting_role_sets_since() -> None
     github = ListedGitHub({REPO: [_pull(1, SHA_NEW)]})
     ledger = Remembers(set())
     found = asyncio.run(
-        discover_work(github, [REPO], "reviewer", ledger, posting_roles=("summarizer",))
+        discover_work(
+            github, [REPO], "reviewer", ledger, bot_login=BOT, posting_roles=("summarizer",)
+        )
     )
     assert found.items[0].since_sha == SHA_OLD
-    assert asyncio.run(discover_work(github, [REPO], "reviewer", ledger)).items[0].since_sha is None
+    assert (
+        asyncio.run(discover_work(github, [REPO], "reviewer", ledger, bot_login=BOT))
+        .items[0]
+        .since_sha
+        is None
+    )
 
 
 def test_drafts_are_skipped_unless_asked_for() -> None:
     github = ListedGitHub({REPO: [_pull(1, draft=True)]})
-    assert asyncio.run(discover_work(github, [REPO], "reviewer")).items == []
-    found = asyncio.run(discover_work(github, [REPO], "reviewer", include_drafts=True))
+    assert asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT)).items == []
+    found = asyncio.run(
+        discover_work(github, [REPO], "reviewer", bot_login=BOT, include_drafts=True)
+    )
     assert [i.number for i in found.items] == [1]
 
 
@@ -176,7 +186,9 @@ def test_a_pr_that_cannot_be_read_is_skipped_as_unreadable_not_fatal() -> None:
                 raise RuntimeError("GitHub GET files failed with 502")
             return await super().changed_files(repo, number)
 
-    found = asyncio.run(discover_work(Flaky({REPO: [_pull(1), _pull(2)]}), [REPO], "reviewer"))
+    found = asyncio.run(
+        discover_work(Flaky({REPO: [_pull(1), _pull(2)]}), [REPO], "reviewer", bot_login=BOT)
+    )
     assert [i.number for i in found.items] == [2]
     [unreadable] = found.unreadable
     assert (unreadable.number, unreadable.detail) == (1, "GitHub GET files failed with 502")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from agents import reviews
 from agents.reviews import (
     find_marked,
@@ -49,16 +47,15 @@ def test_find_marked_returns_the_review_carrying_the_key() -> None:
     assert find_marked(posted[:1], key, "swarm-reviewer[bot]") is None
 
 
-def test_whose_markers_count_is_decided_by_one_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_only_the_bots_own_markers_count() -> None:
     key = review_key(REPO, 1, SHA, "reviewer")
     body = with_marker("x", key)
     posted = [{"id": 7, "user": {"login": "mallory"}, "body": body}]
-    # Today every author's marker counts.
-    assert find_marked(posted, key, "swarm-reviewer[bot]") is not None
-    # The rule is the single seam: narrowing it narrows every reader of markers.
-    monkeypatch.setattr(reviews, "marker_counts", lambda author, bot: author == bot)
     assert find_marked(posted, key, "swarm-reviewer[bot]") is None
     assert reviews.marked_keys("mallory", body, "swarm-reviewer[bot]") == []
+    assert reviews.marked_keys("Swarm-Reviewer[bot]", with_marker("x", key), "swarm-reviewer[bot]")
+    # Without a verified login, no marker counts: the store's key is then the only record.
+    assert reviews.marked_keys("swarm-reviewer[bot]", with_marker("x", key), None) == []
 
 
 def test_latest_reviewed_sha_takes_the_last_key_of_the_pr_and_roles() -> None:

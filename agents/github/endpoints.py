@@ -3,26 +3,23 @@
 from __future__ import annotations
 
 import base64
-import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
 from agents.github.errors import GitHubApiError
 from agents.github.graphql_policy import check_graphql
+from agents.github.paths import repo_name, repo_path
 from agents.github.requests import classify_graphql
 from agents.github.snapshot import IdentitySnapshot
 from agents.github.throttled_client import ThrottledClient
 
-_REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 REVIEW_EVENTS = frozenset({"COMMENT", "APPROVE", "REQUEST_CHANGES"})
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
 
 
 def _repo(repo: str) -> str:
-    if not _REPO.fullmatch(repo):
-        raise ValueError(f"repo must look like 'owner/name', got {repo!r}")
-    return repo
+    return repo_name(repo)
 
 
 class GitHubEndpoints(ThrottledClient):
@@ -67,7 +64,7 @@ class GitHubEndpoints(ThrottledClient):
     async def get_file(self, repo: str, path: str, ref: str | None = None) -> str:
         response = await self.request(
             "GET",
-            f"/repos/{_repo(repo)}/contents/{quote(path.lstrip('/'))}",
+            f"/repos/{_repo(repo)}/contents/{repo_path(path)}",
             params={"ref": ref} if ref else None,
             headers={"Accept": "application/vnd.github.raw+json"},
         )

@@ -18,6 +18,11 @@ class GraphQLNotAllowed(ValueError):
     """A GraphQL operation outside the REST-first allow-list; refused before anything is sent."""
 
 
+class UnsafePath(ValueError):
+    """A repository path or name that could leave its route (``..``, absolute, encoded or
+    backslash traversal, control characters); refused before anything is sent."""
+
+
 class GitHubApiError(Exception):
     """GitHub answered with an error status (after any retries the policy allows)."""
 

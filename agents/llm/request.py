@@ -68,6 +68,13 @@ def check_messages(messages: Sequence[Mapping[str, Any]], role_texts: Sequence[s
                     )
 
 
+def _append_guidance(first: dict[str, Any], guidance: str) -> None:
+    """Repository guidance rides in the first user message as data, after its turn context."""
+    if isinstance(first.get("content"), str):
+        first["content"] = [{"type": "text", "text": first["content"]}]
+    first["content"] = [*first["content"], {"type": "text", "text": guidance}]
+
+
 def _mark_last_block(message: dict[str, Any]) -> None:
     if isinstance(message.get("content"), str):
         message["content"] = [{"type": "text", "text": message["content"]}]
@@ -97,6 +104,8 @@ def build_request(
     check_messages(messages, [*overlays, identity])
     system = prefix.system_blocks() + [{"type": "text", "text": text} for text in overlays]
     history = copy.deepcopy([dict(m) for m in messages])
+    if prefix.guidance:
+        _append_guidance(history[0], prefix.guidance)
     if cache_history:
         marks = {len(history) - 1}
         if history_breakpoint is not None and 0 <= history_breakpoint < len(history):

@@ -4,11 +4,17 @@ Untrusted text is data, never instructions: it is wrapped in ``<untrusted kind=.
 that the text itself cannot close or fake. Any tag of ours found inside it (``</untrusted>``,
 ``<turn_context>``, ``<role>``, ...) is neutralised by escaping its ``<``, so the only closing
 delimiter in the result is the one this module writes.
+
+Tags are looked for in a normalised shadow of the text (NFKC, so fullwidth ``＜／`` reads as
+``</``; format and combining characters dropped, so a zero-width space inside a tag does not hide
+it; a few more look-alikes of ``<`` and ``/`` folded), and each hit is replaced in the original.
+Everything else reaches the model exactly as written: a reviewer must still see odd characters.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Final
 
 RESERVED_TAGS: Final[tuple[str, ...]] = (
@@ -23,12 +29,58 @@ RESERVED_TAGS: Final[tuple[str, ...]] = (
 # Tolerates the spacing and case tricks a hostile text might use: "< / UNTRUSTED", "</untrusted ".
 _TAG = re.compile(r"<(\s*/?\s*)(" + "|".join(RESERVED_TAGS) + r")\b", re.IGNORECASE)
 _KIND = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
-_ATTR_UNSAFE = re.compile(r'[<>"&\r\n]')
+_ATTR_UNSAFE = re.compile(r'[<>"&\r\n\uff1c\uff1e\uff02\uff06\u2039\u203a]')
+
+
+# Look-alikes NFKC leaves alone: angle brackets, the canadian syllabics and modifier "<", the
+# division and fraction slashes.
+_FOLD = str.maketrans(
+    {
+        "\u2039": "<",
+        "\u2329": "<",
+        "\u3008": "<",
+        "\u27e8": "<",
+        "\u02c2": "<",
+        "\u1438": "<",
+        "\u2215": "/",
+        "\u2044": "/",
+        "\u29f8": "/",
+        "\u2571": "/",
+    }
+)
+
+
+def _shadow(text: str) -> tuple[str, list[int]]:
+    """The text as tags are looked for in it, and for each of its characters the index of the
+    original character it came from."""
+    chars: list[str] = []
+    origin: list[int] = []
+    for index, char in enumerate(text):
+        if unicodedata.category(char) in ("Cf", "Mn", "Me"):
+            continue
+        for folded in unicodedata.normalize("NFKC", char).translate(_FOLD):
+            if unicodedata.category(folded) in ("Cf", "Mn", "Me"):
+                continue
+            chars.append(folded)
+            origin.append(index)
+    return "".join(chars), origin
 
 
 def neutralise(text: str) -> str:
-    """``text`` with every reserved tag opener or closer escaped (``<`` -> ``&lt;``)."""
-    return _TAG.sub(lambda m: "&lt;" + m.group(1) + m.group(2), text)
+    """``text`` with every reserved tag opener or closer escaped (``<`` -> ``&lt;``), including
+    look-alike ones (fullwidth, zero-width characters inside, other slashes and brackets)."""
+    if text.isascii():
+        return _TAG.sub(lambda m: "&lt;" + m.group(1) + m.group(2), text)
+    shadow, origin = _shadow(text)
+    out: list[str] = []
+    done = 0
+    for m in _TAG.finditer(shadow):
+        start, end = origin[m.start()], origin[m.end() - 1] + 1
+        out.append(text[done:start])
+        out.append("&lt;" + m.group(1) + m.group(2))
+        done = end
+    out.append(text[done:])
+    return "".join(out)
 
 
 def wrap_untrusted(kind: str, text: str, *, source: str | None = None) -> str:

@@ -12,13 +12,43 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from agents.github.errors import GitHubApiError, GitHubUnavailable, TokenRefused, UnsafePath
 from agents.llm.turn import ToolResult
+from agents.llm.untrusted import neutralise
+from agents.redact import redact
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
 
 class ToolError(Exception):
     """A tool call the model made could not be carried out; the text goes back to the model."""
+
+
+# GitHub refusing our own identity is not the model's to fix: 401 (the token is bad or revoked)
+# and 403 (the identity lacks a permission; rate-limit 403s become pauses before this).
+_IDENTITY_FAILURES = frozenset({401, 403})
+REASON_CHARS = 300
+
+
+def ends_the_worker(exc: Exception) -> bool:
+    """Whether a GitHub error inside a tool ends the worker instead of going back to the model.
+
+    Only our own identity's failures do; a missing file, a comment GitHub cannot place, a
+    conflict or a GitHub outage is an error result the model reads and works around.
+    """
+    if isinstance(exc, TokenRefused):
+        return True
+    return isinstance(exc, GitHubApiError) and exc.status in _IDENTITY_FAILURES
+
+
+def github_reason(exc: Exception) -> str:
+    """A short, one-line reason for the model; GitHub's message is data, so it is neutralised."""
+    if isinstance(exc, GitHubApiError):
+        text = f"GitHub answered {exc.status} for {exc.method} {exc.route}: {exc.message}"
+    else:
+        text = str(exc)
+    line = " ".join(neutralise(redact(text)).split())
+    return line if len(line) <= REASON_CHARS else line[: REASON_CHARS - 3] + "..."
 
 
 class OfferedTool(Protocol):
@@ -62,6 +92,11 @@ class Tool(Generic[ArgsT]):
             return await self.handler(parsed)
         except ToolError as exc:
             return ToolResult(f"{self.name} failed: {exc}", is_error=True, summary=str(exc))
+        except (GitHubApiError, GitHubUnavailable, UnsafePath) as exc:
+            if ends_the_worker(exc):
+                raise
+            reason = github_reason(exc)
+            return ToolResult(f"{self.name} failed: {reason}", is_error=True, summary=reason)
 
 
 class Toolbox:

@@ -45,6 +45,8 @@ class WorkerContext:
     pull: dict[str, Any] | None = None
     changed_paths: set[str] = field(default_factory=set)
     pull_files: list[dict[str, Any]] | None = None
+    # The whole PR's files and patches (path -> patch), for anchoring inline comments.
+    pr_patches: dict[str, str | None] | None = None
     review: PostedReview | None = None
     preview: str | None = None
     findings: list[dict[str, Any]] = field(default_factory=list)
@@ -61,14 +63,35 @@ class WorkerContext:
         return granted == "write" or (level == "read" and granted == "read")
 
     async def guidance_file(self, name: str) -> str | None:
-        """A repository guidance file (``AGENTS.md``...) for the prompt prefix, if readable."""
-        from agents.github.errors import GitHubApiError
+        """A repository guidance file (``AGENTS.md``...) for the session, if readable.
+
+        Read at the pull request's **base** commit, never its head: a PR that edits AGENTS.md
+        must not write the reviewer's guidance. Issues read the default branch. Guidance is
+        optional: a GitHub error leaves it out (our own identity's refusals still end the worker).
+        """
+        from agents.github.errors import GitHubApiError, GitHubUnavailable, TokenRefused
 
         if not self.may("contents", "read"):
             return None
         try:
-            return await self.gateway.get_file(self.task.repo, name, self.task.head_sha)
+            ref = await self._base_sha() if self.task.reviews_pr else None
+            if self.task.reviews_pr and ref is None:
+                return None  # no base commit known: no guidance rather than the head's
+            return await self.gateway.get_file(self.task.repo, name, ref)
         except GitHubApiError as exc:
-            if exc.status in (404, 403):
-                return None
-            raise
+            if exc.status == 401:
+                raise
+            return None
+        except GitHubUnavailable as exc:
+            if isinstance(exc, TokenRefused):
+                raise
+            return None
+
+    async def _base_sha(self) -> str | None:
+        task = self.task
+        if task.base_sha or task.number is None:
+            return task.base_sha
+        if self.pull is None:
+            self.pull = await self.gateway.get_pull(task.repo, task.number)
+        sha = (self.pull.get("base") or {}).get("sha")
+        return sha if isinstance(sha, str) and sha else None

@@ -15,8 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.llm.turn import ToolResult
 from agents.llm.untrusted import wrap_untrusted
 from agents.tools import pages
+from agents.tools.anchors import split_anchored, with_loose_comments
 from agents.tools.base import OfferedTool, Tool, ToolError
 from agents.tools.context import WorkerContext
+from agents.tools.pull_files import changed_files, pr_patches, task_number
 from agents.tools.review import post_once
 
 MAX_COMMENTS = 50
@@ -69,12 +71,6 @@ class LabelsArgs(TargetArgs):
     labels: list[str] = Field(min_length=1, max_length=10)
 
 
-def _task_number(ctx: WorkerContext) -> int:
-    if ctx.task.number is None:
-        raise ToolError("this task has no pull request or issue number")
-    return ctx.task.number
-
-
 def _check_target(ctx: WorkerContext, args: TargetArgs) -> None:
     if args.repo is not None and args.repo.lower() != ctx.task.repo.lower():
         raise ToolError(f"this worker may only act on {ctx.task.repo}, not {args.repo}")
@@ -92,7 +88,7 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
 
     async def get_pull(args: TargetArgs) -> ToolResult:
         _check_target(ctx, args)
-        pull = await ctx.gateway.get_pull(repo, _task_number(ctx))
+        pull = await ctx.gateway.get_pull(repo, task_number(ctx))
         ctx.pull = pull
         view = {
             "number": pull.get("number"),
@@ -114,7 +110,7 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
 
     async def list_pull_files(args: FilesArgs) -> ToolResult:
         _check_target(ctx, args)
-        files = await _changed_files(ctx)
+        files = await changed_files(ctx)
         if args.path:
             view, summary = pages.one_patch(files, args.path, ctx.pages, args.patch_page)
         else:
@@ -132,7 +128,7 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
 
     async def get_issue(args: TargetArgs) -> ToolResult:
         _check_target(ctx, args)
-        issue = await ctx.gateway.get_issue(repo, _task_number(ctx))
+        issue = await ctx.gateway.get_issue(repo, task_number(ctx))
         view = {
             "number": issue.get("number"),
             "title": issue.get("title"),
@@ -153,29 +149,40 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
             raise ToolError("swarm workers never approve pull requests; post COMMENT instead")
         if ctx.review is not None or ctx.findings:
             raise ToolError("this worker already submitted its one review")
-        known = ctx.changed_paths or {str(f.get("filename")) for f in await _changed_files(ctx)}
-        outside = sorted({c.path for c in args.comments} - known)
-        if outside:
-            raise ToolError(f"comments on files this PR does not change: {', '.join(outside)}")
         comments = [c.model_dump() for c in args.comments]
         if ctx.is_shard:
             # A shard's findings go to the summarizer, which posts the single review.
+            known = ctx.changed_paths or {str(f.get("filename")) for f in await changed_files(ctx)}
+            outside = sorted({c.path for c in args.comments} - known)
+            if outside:
+                raise ToolError(f"comments on files this PR does not change: {', '.join(outside)}")
             ctx.findings = [
                 {"path": c["path"], "line": c["line"], "body": c["body"]} for c in comments
             ]
             return ToolResult(
                 f"recorded {len(comments)} finding(s) for the summarizer", summary="shard"
             )
+        placed, loose = split_anchored(comments, await pr_patches(ctx))
+        body = with_loose_comments(args.body, loose)
+        moved = (
+            f"; {len(loose)} comment(s) on lines outside the diff went into the review body"
+            if loose
+            else ""
+        )
         if ctx.dry_run:
-            ctx.preview = _preview(args.body, args.event, comments)
+            ctx.preview = _preview(body, args.event, placed)
             ctx.findings = comments
-            return ToolResult("dry run: nothing posted; the review was recorded as a preview")
-        posted = await post_once(ctx, body=args.body, event=args.event, comments=comments)
+            return ToolResult(
+                f"dry run: nothing posted; the review was recorded as a preview{moved}"
+            )
+        posted = await post_once(ctx, body=body, event=args.event, comments=placed)
         ctx.review = posted
         ctx.findings = comments
         if posted.already_posted:
             return ToolResult(f"a review for this head SHA was already posted: {posted.url}")
-        return ToolResult(f"review posted with {posted.comments} inline comment(s): {posted.url}")
+        return ToolResult(
+            f"review posted with {posted.comments} inline comment(s){moved}: {posted.url}"
+        )
 
     async def comment_issue(args: CommentArgs) -> ToolResult:
         _check_target(ctx, args)
@@ -185,7 +192,7 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
             ctx.preview = args.body
             ctx.comments_posted += 1
             return ToolResult("dry run: comment not posted")
-        await ctx.gateway.create_issue_comment(repo, _task_number(ctx), args.body)
+        await ctx.gateway.create_issue_comment(repo, task_number(ctx), args.body)
         ctx.comments_posted += 1
         return ToolResult("comment posted")
 
@@ -194,7 +201,7 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
         if ctx.dry_run:
             ctx.labels_added = list(args.labels)
             return ToolResult(f"dry run: labels not added ({', '.join(args.labels)})")
-        await ctx.gateway.add_labels(repo, _task_number(ctx), args.labels)
+        await ctx.gateway.add_labels(repo, task_number(ctx), args.labels)
         ctx.labels_added = list(args.labels)
         return ToolResult(f"labels added: {', '.join(args.labels)}")
 
@@ -246,26 +253,6 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
             needs_permission=("issues", "write"),
         ),
     ]
-
-
-async def _changed_files(ctx: WorkerContext) -> list[dict[str, Any]]:
-    """The files this worker reviews: the PR's, or only those changed since the last reviewed
-    SHA (re-review), narrowed to the shard's files when the PR is sharded."""
-    if ctx.pull_files is not None:
-        return ctx.pull_files  # read once per worker: the head SHA does not move under it
-    task = ctx.task
-    number = _task_number(ctx)
-    if task.since_sha and task.head_sha:
-        compared = await ctx.gateway.compare(task.repo, task.since_sha, task.head_sha)
-        files = list(compared.get("files") or [])
-    else:
-        files = await ctx.gateway.list_pull_files(task.repo, number)
-    if task.files:
-        wanted = set(task.files)
-        files = [f for f in files if f.get("filename") in wanted]
-    ctx.changed_paths = {str(f.get("filename")) for f in files}
-    ctx.pull_files = files
-    return files
 
 
 def _preview(body: str, event: str, comments: list[dict[str, Any]]) -> str:

@@ -8,17 +8,22 @@ store recorded it.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
+from agents.github.errors import GitHubApiError, GitHubUnavailable, TokenRefused
 from agents.reviews import find_marked, review_key, with_marker
 from agents.store.base import UnknownWorkerError
+from agents.tools.base import ToolError
 from agents.tools.context import PostedReview, WorkerContext
 
 RERUN_NOTE = "**Re-review** (requested again at a head commit already reviewed)."
 
+log = logging.getLogger("swarm.review")
 
-class ReviewInProgress(RuntimeError):
+
+class ReviewInProgress(ToolError):
     """Another live worker holds this review's key; this one must not post a second review."""
 
 
@@ -82,23 +87,60 @@ async def post_once(
     if task.rerun:
         body = f"{RERUN_NOTE}\n\n{body}"
     try:
-        posted = await ctx.gateway.create_review(
-            task.repo,
-            task.number,
-            with_marker(body, key),
-            event=event,
-            commit_id=task.head_sha,
-            comments=comments or None,
-        )
+        return await _post_and_record(ctx, key, body, event, comments)
     except BaseException:
         # Not posted (or not known to be): leave the key free for the next attempt, whose
         # marker check catches the case where GitHub did accept it.
         ctx.store.release_review_key(key, ctx.worker_id)
         raise
+
+
+async def _post_and_record(
+    ctx: WorkerContext, key: str, body: str, event: str, comments: list[dict[str, Any]]
+) -> PostedReview:
+    """POST the review under ``key``'s marker; when GitHub's answer is lost (5xx, timeout), the
+    bot's own marker on GitHub decides: found means posted, missing means one more POST."""
+    for attempt in (1, 2):
+        try:
+            posted = await _create(ctx, key, body, event, comments)
+            break
+        except (GitHubApiError, GitHubUnavailable) as exc:
+            if not answer_lost(exc):
+                raise
+            log.warning("review %s: GitHub's answer was lost (%s); looking for it", key, exc)
+            existing = await _marked_on_github(ctx, key)
+            if existing is not None:
+                posted = existing
+                break
+            if attempt == 2:
+                raise
     review_id = int(posted.get("id") or 0)
     url = str(posted.get("html_url") or "")
     ctx.store.mark_review_posted(key, review_id, url)
     return PostedReview(review_id, url, len(comments), event)
+
+
+async def _create(
+    ctx: WorkerContext, key: str, body: str, event: str, comments: list[dict[str, Any]]
+) -> Mapping[str, Any]:
+    task = ctx.task
+    assert task.number is not None
+    return await ctx.gateway.create_review(
+        task.repo,
+        task.number,
+        with_marker(body, key),
+        event=event,
+        commit_id=task.head_sha,
+        comments=comments or None,
+    )
+
+
+def answer_lost(exc: Exception) -> bool:
+    """Whether a failed write may still have been carried out: GitHub answered 5xx, or the answer
+    never came (timeout, connection cut). A 4xx is a refusal; a missing token sent nothing."""
+    if isinstance(exc, GitHubApiError):
+        return exc.status >= 500
+    return isinstance(exc, GitHubUnavailable) and not isinstance(exc, TokenRefused)
 
 
 async def _marked_on_github(ctx: WorkerContext, key: str) -> Mapping[str, Any] | None:

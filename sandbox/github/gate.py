@@ -18,6 +18,7 @@ from sandbox.github.auth import JWT_NOT_DECODED, Identity, bearer, identify
 from sandbox.github.errors import ApiError, not_found
 from sandbox.github.limits import Denial, Resource
 from sandbox.github.model import Repo
+from sandbox.github.records import Rendezvous
 from sandbox.github.render import Urls
 from sandbox.github.state import RecordedRequest, SandboxState
 
@@ -135,6 +136,7 @@ async def _serve(state: SandboxState, route: Route, prefix: str, request: Reques
         hold = state.knobs.hold
         while hold is not None and not hold.is_set():
             await asyncio.sleep(0.005)
+        await _meet(state.knobs.rendezvous, route)
         with state.lock:
             now = state.clock.now()
             if route.counted:
@@ -163,6 +165,10 @@ async def _serve(state: SandboxState, route: Route, prefix: str, request: Reques
             if route.permission is not None:
                 ctx.require(route.permission)
             reply = route.handler(ctx)
+            if reply.status < 400:
+                lost = state.take_failure(route.method, route.template, path, after_handling=True)
+                if lost is not None:
+                    raise ApiError(lost, "Server Error")
     except ApiError as err:
         reply = Reply(err.body(), err.status, err.headers)
         if isinstance(err, _GraphQLLimited):
@@ -199,6 +205,16 @@ async def _serve(state: SandboxState, route: Route, prefix: str, request: Reques
     if reply.status == 204 or reply.body is None:
         return Response(status_code=reply.status, headers=headers)
     return JSONResponse(reply.body, status_code=reply.status, headers=headers)
+
+
+async def _meet(rendezvous: Rendezvous | None, route: Route) -> None:
+    if rendezvous is None or not rendezvous.matches(route.method, route.template):
+        return
+    rendezvous.arrive()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + rendezvous.timeout_s
+    while not rendezvous.complete() and loop.time() < deadline:
+        await asyncio.sleep(0.005)
 
 
 async def _json_body(request: Request) -> Any:

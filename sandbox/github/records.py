@@ -8,6 +8,30 @@ from typing import Literal
 
 
 @dataclass
+class Rendezvous:
+    """Requests to one route wait until ``parties`` of them have arrived (or ``timeout_s``
+    passed): two workers then act at the same moment, deterministically."""
+
+    method: str
+    route: str
+    parties: int = 2
+    timeout_s: float = 10.0
+    arrived: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def matches(self, method: str, route: str) -> bool:
+        return (method, route) == (self.method, self.route)
+
+    def arrive(self) -> None:
+        with self.lock:
+            self.arrived += 1
+
+    def complete(self) -> bool:
+        with self.lock:
+            return self.arrived >= self.parties
+
+
+@dataclass
 class Knobs:
     """Behaviours tests switch on; read on every request, so changes apply at once."""
 
@@ -22,6 +46,7 @@ class Knobs:
     # While set and not yet released, admitted requests wait in flight (deterministic
     # concurrency tests: fill the in-flight slots, then release).
     hold: threading.Event | None = None
+    rendezvous: Rendezvous | None = None
 
 
 @dataclass
@@ -32,6 +57,9 @@ class FailureRule:
     method: str | None = None
     # One exact request path ("/repos/acme/gadgets/pulls"), when not every repository's.
     path: str | None = None
+    # GitHub sometimes carries a request out and still answers 5xx: the answer is lost, not the
+    # write. Such a rule fires only after the handler succeeded.
+    after_handling: bool = False
 
 
 @dataclass(frozen=True)

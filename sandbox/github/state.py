@@ -358,20 +358,28 @@ class SandboxState:
         count: int = 1,
         method: str | None = None,
         path: str | None = None,
+        after_handling: bool = False,
     ) -> None:
         """The next ``count`` requests to ``route`` answer ``status``.
 
         ``route`` is a template like ``/repos/{owner}/{repo}/pulls`` (None: any route);
-        ``path`` narrows it to one exact request path (``/repos/acme/gadgets/pulls``).
+        ``path`` narrows it to one exact request path (``/repos/acme/gadgets/pulls``). With
+        ``after_handling`` the request is carried out first (a review is stored) and only its
+        answer is replaced: the "stored, then answered 502" case of a lost write.
         """
         with self.lock:
-            self.failures.append(FailureRule(route, status, count, method, path))
+            self.failures.append(
+                FailureRule(route, status, count, method, path, after_handling=after_handling)
+            )
 
-    def take_failure(self, method: str, route: str, path: str | None = None) -> int | None:
+    def take_failure(
+        self, method: str, route: str, path: str | None = None, *, after_handling: bool = False
+    ) -> int | None:
         with self.lock:
             for rule in self.failures:
                 if (
                     rule.remaining > 0
+                    and rule.after_handling == after_handling
                     and rule.route in (None, route)
                     and rule.method in (None, method)
                     and rule.path in (None, path)

@@ -24,19 +24,6 @@ SEALING_KEY = "qJzH8m5cF1oYbXw2V0kT9rE3uN6pL4sAaGdQeWiZyMc="
 PLANTED_ANTHROPIC_KEY = "sk-ant-api03-PLANTEDdoNotLeakThisKey0123456789abcdefABCDEF"
 
 
-@pytest.fixture(scope="session")
-def prefect_harness() -> Iterator[None]:
-    os.environ.setdefault("DO_NOT_TRACK", "1")
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    from prefect.testing.utilities import prefect_test_harness
-
-    from flows.prefect_env import prepare_prefect_env
-
-    prepare_prefect_env()
-    with prefect_test_harness(server_startup_timeout=180):
-        yield
-
-
 @dataclass
 class Swarm:
     """A sandbox GitHub plus the settings a flow run reads from the environment."""

@@ -64,17 +64,18 @@ def test_prefix_fragments_are_ordered_most_stable_first_and_classified(
         "tool_guidance",
         "memory_snapshot",
         "skills_index",
-        "context_files",
         "session",
     ]
     kinds = {f.name: f.kind for f in prefix.fragments}
     assert kinds["identity"] is FragmentKind.STABLE
     assert kinds["memory_snapshot"] is FragmentKind.SESSION
-    assert kinds["context_files"] is FragmentKind.DATA
     blocks = prefix.system_blocks()
     assert blocks[-1]["cache_control"] == {"type": "ephemeral"}
     assert all("cache_control" not in b for b in blocks[:-1])
-    assert '<untrusted kind="context_file" source="CONTRIBUTING.md">' in blocks[4]["text"]
+    # Repository guidance is data: never a system block, quoted for the first user message.
+    assert "CONTRIBUTING" not in json.dumps(blocks)
+    assert '<untrusted kind="context_file" source="CONTRIBUTING.md">' in prefix.guidance
+    assert {m["name"]: m["kind"] for m in prefix.manifest()}["repository_guidance"] == "data"
 
 
 def test_tools_are_sorted_by_name_whatever_order_the_role_lists_them(

@@ -50,7 +50,7 @@ def comment_on(swarm: Swarm, word: str) -> Any:
 
 async def learn(swarm: Swarm, *, auto_accept: bool = False) -> LearningReport:
     identity = swarm.runtime.roles["reviewer"].identity
-    async with swarm.runtime.discovery(identity, [WIDGETS]) as gateway:
+    async with swarm.runtime.discovery(identity, [WIDGETS]) as (gateway, _verified):
         return await learn_from_repo(
             gateway,
             swarm.runtime.store,

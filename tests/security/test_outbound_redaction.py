@@ -21,10 +21,10 @@ import pytest
 from sandbox.github.state import SandboxState
 from sandbox.model import ScriptedModel, ScriptedServer
 from sandbox.server import SandboxServer
-from tests.flows.conftest import Swarm, prefect_harness, run_swarm, swarm
+from tests.flows.conftest import Swarm, run_swarm, swarm
 from tests.github.sandbox_helpers import reviewer_gateway
 
-__all__ = ["prefect_harness", "swarm"]  # the flow tests' fixtures: Prefect harness, sandbox
+__all__ = ["swarm"]  # the flow tests' sandbox fixture (the Prefect harness is a root plugin)
 
 WIDGETS = "acme/widgets"
 ALNUM = string.ascii_letters + string.digits

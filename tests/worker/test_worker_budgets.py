@@ -49,7 +49,9 @@ async def test_each_budget_ends_the_worker_with_a_clear_outcome(
     assert swarm.writes() == []
 
 
-async def test_github_5xx_on_reads_ends_in_a_failed_outcome_not_a_crash(swarm: Swarm) -> None:
+async def test_github_5xx_on_reads_is_an_error_result_for_the_model_not_a_crash(
+    swarm: Swarm,
+) -> None:
     swarm.sandbox.state.inject_failure(
         "/repos/{owner}/{repo}/pulls/{pull_number}", status=502, count=50
     )
@@ -62,11 +64,15 @@ async def test_github_5xx_on_reads_ends_in_a_failed_outcome_not_a_crash(swarm: S
             ),
         )
     outcome = await swarm.review(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
-    assert outcome.status == "failed"
-    assert (
-        outcome.reason is not None and "GitHub error" in outcome.reason and "502" in outcome.reason
-    )
-    assert swarm.writes() == []
+    # GitHub's outage on one read is the model's to work around (issue 10, class 7).
+    assert outcome.status == "succeeded", outcome.reason
+    errors = [
+        block
+        for request in swarm.scripted.requests
+        for block in request["messages"][-1]["content"]
+        if block.get("type") == "tool_result" and block.get("is_error")
+    ]
+    assert errors and "502" in str(errors[0]["content"])
 
 
 async def test_wall_time_budget_cuts_a_slow_model_call_short(swarm: Swarm) -> None:

@@ -1,0 +1,51 @@
+"""The pull request's files as the tools see them: the reviewed set (whole PR, changes since the
+last reviewed commit, or one shard's part) and the whole PR's patches that comments anchor to."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.tools.base import ToolError
+from agents.tools.context import WorkerContext
+
+
+def task_number(ctx: WorkerContext) -> int:
+    if ctx.task.number is None:
+        raise ToolError("this task has no pull request or issue number")
+    return ctx.task.number
+
+
+async def changed_files(ctx: WorkerContext) -> list[dict[str, Any]]:
+    """The files this worker reviews: the PR's, or only those changed since the last reviewed
+    SHA (re-review), narrowed to the shard's files when the PR is sharded."""
+    if ctx.pull_files is not None:
+        return ctx.pull_files  # read once per worker: the head SHA does not move under it
+    task = ctx.task
+    number = task_number(ctx)
+    if task.since_sha and task.head_sha:
+        compared = await ctx.gateway.compare(task.repo, task.since_sha, task.head_sha)
+        files = list(compared.get("files") or [])
+    else:
+        files = await ctx.gateway.list_pull_files(task.repo, number)
+        _keep_patches(ctx, files)
+    if task.files:
+        wanted = set(task.files)
+        files = [f for f in files if f.get("filename") in wanted]
+    ctx.changed_paths = {str(f.get("filename")) for f in files}
+    ctx.pull_files = files
+    return files
+
+
+async def pr_patches(ctx: WorkerContext) -> dict[str, str | None]:
+    """Each file of the whole pull request with its patch: what inline comments anchor to (a
+    re-review reads a narrower diff, but comments still sit on the PR's)."""
+    if ctx.pr_patches is None:
+        files = await ctx.gateway.list_pull_files(ctx.task.repo, task_number(ctx))
+        _keep_patches(ctx, files)
+    return ctx.pr_patches or {}
+
+
+def _keep_patches(ctx: WorkerContext, files: list[dict[str, Any]]) -> None:
+    ctx.pr_patches = {
+        str(f.get("filename")): p if isinstance(p := f.get("patch"), str) else None for f in files
+    }

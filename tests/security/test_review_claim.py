@@ -1,0 +1,80 @@
+"""The review key's claim is a line of defence of its own: two workers on the same PR and head SHA
+at the same moment post exactly one review, on SQLite and on PostgreSQL. Both look for a marker
+on GitHub before posting and neither finds one (the sandbox lets their lookups meet), so only
+the store's atomic claim stands between them and a second review."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+
+from agents.reviews import review_key
+from agents.worker.record import StoreRecorder
+from sandbox.github.records import Rendezvous
+from sandbox.github.seed import REVIEWER_BOT, WIDGETS, WIDGETS_PR_DEBUG_PRINT
+from tests.security.conftest import bot_reviews
+from tests.store.backends import StoreTarget
+from tests.worker.conftest import Swarm
+
+pytestmark = pytest.mark.anyio
+
+PR = WIDGETS_PR_DEBUG_PRINT
+REVIEWS = "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"
+
+
+@pytest.fixture
+def two_swarms(
+    make_swarm: Callable[..., Swarm], store_target: StoreTarget, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Swarm, Swarm]:
+    """Two runtimes (two processes' worth: own stores, dispatchers, gateways) over one store."""
+    if store_target.url is not None:
+        monkeypatch.setenv("SWARM_STORE_URL", store_target.url)
+    monkeypatch.setenv("SWARM_DATA_DIR", str(store_target.data_dir))
+    return make_swarm(), make_swarm()
+
+
+async def test_two_workers_at_the_same_moment_post_exactly_one_review(
+    two_swarms: tuple[Swarm, Swarm],
+) -> None:
+    first, second = two_swarms
+    # Each worker's marker lookup waits for the other's: both look before either posts.
+    first.sandbox.state.knobs.rendezvous = Rendezvous("GET", REVIEWS, parties=2)
+    sealed = [await s.dispatch(s.pull_task(WIDGETS, PR)) for s in two_swarms]
+    try:
+        outcomes = await asyncio.gather(first.run(sealed[0]), second.run(sealed[1]))
+    finally:
+        for s in two_swarms:
+            await s.runtime.aclose()
+
+    assert [r.user_login for r in bot_reviews(first, WIDGETS, PR)] == [REVIEWER_BOT]
+    assert [o.posted for o in outcomes].count(True) == 1
+    assert all(o.status == "succeeded" for o in outcomes), [o.reason for o in outcomes]
+    posts = [r for r in first.sandbox.state.requests if r.method == "POST" and r.route == REVIEWS]
+    assert len(posts) == 1
+    lookups = [r for r in first.sandbox.state.requests if r.method == "GET" and r.route == REVIEWS]
+    assert len(lookups) >= 2  # both really looked, and found nothing, before one posted
+
+
+async def test_a_live_workers_claim_stops_a_second_worker_from_posting(
+    two_swarms: tuple[Swarm, Swarm],
+) -> None:
+    first, second = two_swarms
+    task = first.pull_task(WIDGETS, PR)
+    holder = await first.dispatch(task)
+    # The first worker is alive and has claimed the review; it has not posted yet.
+    store = first.runtime.store
+    StoreRecorder(store, holder.envelope.worker_id).register(holder, holder.envelope.roles.ids())
+    key = review_key(WIDGETS, PR, str(task.head_sha), "reviewer")
+    assert store.claim_review_key(key, holder.envelope.worker_id)
+    try:
+        outcome = await second.run(await second.dispatch(second.pull_task(WIDGETS, PR)))
+    finally:
+        for s in two_swarms:
+            await s.runtime.aclose()
+
+    assert not outcome.posted
+    assert bot_reviews(first, WIDGETS, PR) == []
+    record = store.get_review_key(key)
+    assert record is not None and record.worker_id == holder.envelope.worker_id

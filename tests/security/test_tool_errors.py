@@ -1,0 +1,144 @@
+"""Class 7, one GitHub error ends the review: a PR can make the model ask for a file that does not
+exist or comment on a line GitHub cannot place, and a single 404 or 422 used to fail the whole
+worker with no review. GitHub errors inside a tool go back to the model as error results; only
+our own identity's failures end a worker. Inline comments that do not anchor move into the body."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from sandbox.github.diffs import commentable_lines
+from sandbox.github.seed import REVIEWER_BOT, WIDGETS, WIDGETS_PR_DEBUG_PRINT
+from tests.conftest import HOST_GH_TOKEN
+from tests.security.conftest import bot_reviews
+from tests.worker.conftest import Swarm
+from tests.worker.fake_models import ReplayModel, message, tool_use
+
+pytestmark = pytest.mark.anyio
+
+PR = WIDGETS_PR_DEBUG_PRINT
+REVIEWS = "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"
+
+
+def _results(model: ReplayModel) -> list[dict[str, Any]]:
+    """Every tool result the model was shown, in order."""
+    return [
+        dict(block)
+        for request in model.requests[1:]
+        for block in request["messages"][-1]["content"]
+        if block.get("type") == "tool_result"
+    ]
+
+
+def _an_added_line(swarm: Swarm) -> tuple[str, int]:
+    pull = swarm.sandbox.state.pull(WIDGETS, PR).pull
+    assert pull is not None
+    for changed in pull.files:
+        _, right = commentable_lines(changed.patch or "")
+        if right:
+            return changed.filename, min(right)
+    raise AssertionError("the seeded PR changes no line")
+
+
+def _github_errors(swarm: Swarm) -> list[Any]:
+    return [r for r in swarm.sandbox.state.requests if r.login == REVIEWER_BOT and r.status >= 400]
+
+
+async def test_a_missing_file_is_an_error_result_and_the_review_still_goes_out(
+    swarm: Swarm,
+) -> None:
+    model = ReplayModel(
+        [
+            message([tool_use("read_file", {"path": "src/widgets/no_such_module.py"}, 1)]),
+            message([tool_use("submit_review", {"body": "Reviewed without that file."}, 2)]),
+        ]
+    )
+    swarm.use_model(model.client())
+
+    outcome = await swarm.review(WIDGETS, PR)
+
+    missing, posted = _results(model)
+    assert missing.get("is_error") is True
+    assert "404" in str(missing["content"])
+    assert "review posted" in str(posted["content"])
+    assert outcome.status == "succeeded", outcome.reason
+    assert outcome.posted
+    assert len(bot_reviews(swarm, WIDGETS, PR)) == 1
+
+
+async def test_comments_github_cannot_place_move_into_the_review_body(swarm: Swarm) -> None:
+    path, line = _an_added_line(swarm)
+    comments = [
+        {"path": path, "line": line, "body": "On a changed line."},
+        {"path": path, "line": 9999, "body": "Far outside any hunk."},
+        {"path": "src/widgets/untouched.py", "line": 1, "body": "A file this PR leaves alone."},
+        {"path": path, "line": 9998, "side": "LEFT", "body": "Old side, not in the diff."},
+    ]
+    model = ReplayModel(
+        [message([tool_use("submit_review", {"body": "Findings.", "comments": comments}, 1)])]
+    )
+    swarm.use_model(model.client())
+
+    outcome = await swarm.review(WIDGETS, PR)
+
+    assert outcome.status == "succeeded", outcome.reason
+    assert _github_errors(swarm) == []  # no 422: nothing GitHub could refuse was sent
+    [review] = bot_reviews(swarm, WIDGETS, PR)
+    pull = swarm.sandbox.state.pull(WIDGETS, PR).pull
+    assert pull is not None
+    inline = [c for c in pull.review_comments if c.review_id == review.id]
+    assert [(c.path, c.line, c.body) for c in inline] == [(path, line, "On a changed line.")]
+    for moved in comments[1:]:
+        assert str(moved["body"]) in review.body
+    [result] = _results(model)
+    assert "3 comment(s) on lines outside the diff went into the review body" in str(
+        result["content"]
+    )
+
+
+async def test_a_review_github_refuses_goes_back_to_the_model_which_can_try_again(
+    swarm: Swarm,
+) -> None:
+    swarm.sandbox.state.inject_failure(REVIEWS, status=422, count=1, method="POST")
+    model = ReplayModel(
+        [
+            message([tool_use("submit_review", {"body": "First try."}, 1)]),
+            message([tool_use("submit_review", {"body": "Second try."}, 2)]),
+        ]
+    )
+    swarm.use_model(model.client())
+
+    outcome = await swarm.review(WIDGETS, PR)
+
+    refused, posted = _results(model)
+    assert refused.get("is_error") is True and "422" in str(refused["content"])
+    assert HOST_GH_TOKEN not in str(refused["content"])
+    assert "review posted" in str(posted["content"])
+    assert outcome.status == "succeeded" and outcome.posted
+    [review] = bot_reviews(swarm, WIDGETS, PR)
+    assert review.body.startswith("Second try.")
+
+
+@pytest.mark.parametrize("status", [401, 403])
+async def test_our_own_identity_refused_ends_the_worker_with_nothing_written(
+    swarm: Swarm, status: int
+) -> None:
+    swarm.sandbox.state.inject_failure(
+        "/repos/{owner}/{repo}/pulls/{pull_number}/files", status=status, count=5, method="GET"
+    )
+    model = ReplayModel(
+        [
+            message([tool_use("list_pull_files", {}, 1)]),
+            message([tool_use("submit_review", {"body": "Should never be posted."}, 2)]),
+        ]
+    )
+    swarm.use_model(model.client())
+
+    outcome = await swarm.review(WIDGETS, PR)
+
+    assert outcome.status == "failed"
+    assert outcome.reason and str(status) in outcome.reason
+    assert len(model.requests) == 1  # the model was not asked to work around it
+    assert swarm.writes() == []
