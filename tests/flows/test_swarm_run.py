@@ -48,9 +48,11 @@ def test_each_pr_gets_exactly_one_review_and_a_rerun_posts_nothing(swarm: Swarm)
 
 
 def test_a_flow_retry_after_failed_posts_reviews_each_pr_once(swarm: Swarm) -> None:
-    # Two review posts fail on the first attempt; the flow ends FAILED and Prefect retries it.
+    # Two review posts are refused on the first attempt in a way that ends the worker (GitHub
+    # refusing our own token; a 422 would be the model's to handle); the flow ends FAILED and
+    # Prefect retries it.
     swarm.state.inject_failure(
-        "/repos/{owner}/{repo}/pulls/{pull_number}/reviews", status=422, count=2, method="POST"
+        "/repos/{owner}/{repo}/pulls/{pull_number}/reviews", status=401, count=2, method="POST"
     )
     state, report = run_swarm(
         repos=[WIDGETS], flow_options={"retries": 1, "retry_delay_seconds": 0}
