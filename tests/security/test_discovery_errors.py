@@ -12,10 +12,10 @@ import pytest
 from agents.planning import Discovery, discover_work
 from flows.runtime_glue import GatewayPullSource
 from sandbox.server import SandboxServer
-from tests.flows.conftest import Swarm, prefect_harness, run_swarm, swarm
+from tests.flows.conftest import Swarm, run_swarm, swarm
 from tests.github.sandbox_helpers import reviewer_gateway
 
-__all__ = ["prefect_harness", "swarm"]  # the flow tests' fixtures: Prefect harness, sandbox
+__all__ = ["swarm"]  # the flow tests' sandbox fixture (the Prefect harness is a root plugin)
 
 GADGETS, WIDGETS = "acme/gadgets", "acme/widgets"
 PULLS = "/repos/{owner}/{repo}/pulls"
@@ -31,7 +31,12 @@ def test_discovery_reports_a_repository_it_cannot_list_and_reads_the_others(
 
     async def go() -> Discovery:
         async with reviewer_gateway(sandbox) as gateway:
-            return await discover_work(GatewayPullSource(gateway), [GADGETS, WIDGETS], "reviewer")
+            return await discover_work(
+                GatewayPullSource(gateway),
+                [GADGETS, WIDGETS],
+                "reviewer",
+                bot_login=gateway.identity,
+            )
 
     found = asyncio.run(go())
     open_widgets = [
