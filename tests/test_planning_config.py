@@ -7,7 +7,7 @@ import asyncio
 
 from agents.planning import ExistingReview, OpenPull, discover_work
 from agents.reviews import marker, review_key
-from tests.test_planning import REPO, SHA_NEW, KeySet, ListedGitHub
+from tests.test_planning import BOT, REPO, SHA_NEW, KeySet, ListedGitHub
 
 CONFIG = """\
 skip:
@@ -33,7 +33,7 @@ def _github(config: str | None = CONFIG) -> ListedGitHub:
 
 
 def test_skipped_authors_labels_and_lockfile_only_prs_are_not_reviewed_and_say_why() -> None:
-    found = asyncio.run(discover_work(_github(), [REPO], "reviewer"))
+    found = asyncio.run(discover_work(_github(), [REPO], "reviewer", bot_login=BOT))
     assert [t.number for t in found.items] == [1]
     reasons = {s.number: s.reason for s in found.skipped}
     assert reasons == {2: "author_skipped", 3: "label_skipped", 4: "no_reviewable_files"}
@@ -44,21 +44,21 @@ def test_skipped_authors_labels_and_lockfile_only_prs_are_not_reviewed_and_say_w
 
 
 def test_the_task_covers_only_included_files_and_carries_the_matching_guidance() -> None:
-    [task] = asyncio.run(discover_work(_github(), [REPO], "reviewer")).items
+    [task] = asyncio.run(discover_work(_github(), [REPO], "reviewer", bot_login=BOT)).items
     assert task.files == ("src/db/q.py",)
     assert task.guidance == "Every query must use bound parameters."
     assert task.language == "English"
 
 
 def test_without_a_file_the_defaults_still_leave_lockfiles_out() -> None:
-    found = asyncio.run(discover_work(_github(None), [REPO], "reviewer"))
+    found = asyncio.run(discover_work(_github(None), [REPO], "reviewer", bot_login=BOT))
     assert sorted(t.number or 0 for t in found.items) == [1, 2, 3]
     assert [s.reason for s in found.skipped] == ["no_reviewable_files"]
 
 
 def test_an_invalid_file_skips_its_repository_and_reads_no_pull_request() -> None:
     github = _github("skip:\n  authorz: [x]\n")
-    found = asyncio.run(discover_work(github, [REPO], "reviewer"))
+    found = asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT))
     assert found.items == [] and found.skipped == []
     assert found.config_errors == {REPO: [".github/swarm.yaml:2: skip.authorz: unknown key"]}
     assert [c for c in github.calls if c.startswith(("reviews", "files"))] == []
@@ -70,14 +70,14 @@ def test_a_file_that_cannot_be_read_skips_the_repository_rather_than_using_defau
             raise RuntimeError("GitHub GET contents failed with 502")
 
     github = Failing(pulls={REPO: [_pull(1)]})
-    found = asyncio.run(discover_work(github, [REPO], "reviewer"))
+    found = asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT))
     assert found.items == []
     assert "could not be read" in found.config_errors[REPO][0]
 
 
 def test_targets_narrow_discovery_to_the_named_pull_requests() -> None:
     found = asyncio.run(
-        discover_work(_github(), [REPO], "reviewer", targets=[(REPO, 4), (REPO, 1)])
+        discover_work(_github(), [REPO], "reviewer", bot_login=BOT, targets=[(REPO, 4), (REPO, 1)])
     )
     assert [t.number for t in found.items] == [1]
     assert [s.number for s in found.skipped] == [4]
@@ -93,11 +93,19 @@ def test_a_forced_run_re_reviews_a_reviewed_head_under_a_new_key_and_overrides_s
         )
     ]
     ledger = KeySet(set())
-    plain = asyncio.run(discover_work(github, [REPO], "reviewer", ledger, targets=[(REPO, 1)]))
+    plain = asyncio.run(
+        discover_work(github, [REPO], "reviewer", ledger, bot_login=BOT, targets=[(REPO, 1)])
+    )
     assert [s.reason for s in plain.skipped] == ["already_reviewed"]
     forced = asyncio.run(
         discover_work(
-            github, [REPO], "reviewer", ledger, targets=[(REPO, 1), (REPO, 2)], rerun="d1"
+            github,
+            [REPO],
+            "reviewer",
+            ledger,
+            bot_login=BOT,
+            targets=[(REPO, 1), (REPO, 2)],
+            rerun="d1",
         )
     )
     by_number = {t.number: t for t in forced.items}

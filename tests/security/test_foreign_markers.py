@@ -41,7 +41,7 @@ def _plant_marker(swarm: Swarm, sha: str, commit_id: str | None = None) -> None:
 
 async def _discover(runtime: Runtime) -> Discovery:
     """What the swarm flow plans from, read exactly as the flow reads it."""
-    return await discover(runtime, [WIDGETS], "reviewer", "summarizer")
+    return await discover(runtime, [WIDGETS], "reviewer", "summarizer", None, None)
 
 
 def _head(swarm: Swarm) -> str:
