@@ -42,11 +42,14 @@ class ChildRun:
     report: RunReport | None
 
 
-def child_parameters(parent: dict[str, Any], repo: str) -> dict[str, Any]:
-    """The parent's parameters for one repository; a child never fans out again."""
+def child_parameters(parent: dict[str, Any], repo: str, children: int = 1) -> dict[str, Any]:
+    """The parent's parameters for one of ``children`` repositories; a child never fans out
+    again, and a cost cap is shared out equally so the children together stay under it."""
     params = {k: v for k, v in parent.items() if v is not None}
     params["repos"] = [repo]
     params["fan_out"] = False
+    if params.get("max_cost") is not None:
+        params["max_cost"] = float(params["max_cost"]) / max(children, 1)
     return params
 
 
@@ -62,7 +65,7 @@ async def run_children(
     async def one(repo: str) -> ChildRun:
         flow_run: FlowRun = await arun_deployment(
             deployment_id,
-            parameters=child_parameters(parameters, repo),
+            parameters=child_parameters(parameters, repo, len(repos)),
             flow_run_name=f"swarm {parameters.get('role', 'reviewer')} over {repo}",
             tags=["swarm-child", f"repo:{repo}"],
             idempotency_key=f"{parent_flow_run_id}:{repo}",

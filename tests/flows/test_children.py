@@ -31,6 +31,13 @@ def test_a_child_never_fans_out_again_and_covers_only_its_repository() -> None:
     }
 
 
+def test_a_cost_cap_is_shared_out_so_the_children_together_stay_under_it() -> None:
+    parent = {"repos": None, "role": "reviewer", "max_cost": 3.0}
+    shares = [child_parameters(parent, f"acme/{n}", 3)["max_cost"] for n in "abc"]
+    assert shares == [1.0, 1.0, 1.0]
+    assert "max_cost" not in child_parameters({"role": "reviewer"}, "acme/a", 3)
+
+
 def test_the_parent_counts_every_childs_reviews() -> None:
     children = [
         ChildRun("acme/a", "fr-a", "Completed", _report("acme/a", 2)),
