@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,8 @@ from tests.flows.conftest import ROOT
 from tests.flows.real_server.conftest import ObservedSwarm
 
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
+
+EVENT_WAIT_S = 60
 
 
 @pytest.mark.timeout(600)
@@ -34,13 +37,18 @@ def test_a_spent_budget_is_an_event_about_the_pr_and_a_failed_task_run(
         if t["name"].startswith(f"review {WIDGETS}#{WIDGETS_PR_PDB}@")
     ]
     assert task_run["state"]["name"] == "BudgetExhausted"
-    spent = [
-        e
-        for e in observed.events("swarm.worker.budget-exhausted")
-        if any(
-            r["prefect.resource.id"] == f"prefect.task-run.{task_run['id']}" for r in e["related"]
-        )
-    ]
+    about_it = f"prefect.task-run.{task_run['id']}"
+    # The server stores events in batches a few seconds after they arrive: wait for it.
+    deadline = time.monotonic() + EVENT_WAIT_S
+    while True:
+        spent = [
+            e
+            for e in observed.events("swarm.worker.budget-exhausted")
+            if any(r["prefect.resource.id"] == about_it for r in e["related"])
+        ]
+        if spent or time.monotonic() > deadline:
+            break
+        time.sleep(1)
     assert len(spent) == 1
     roles_of = {r["prefect.resource.role"]: r["prefect.resource.id"] for r in spent[0]["related"]}
     assert roles_of["pull-request"] == f"swarm.pull-request.{WIDGETS}#{WIDGETS_PR_PDB}"
