@@ -105,6 +105,32 @@ def find_marked(
     return None
 
 
+_COMMENT_MARKER = "<!-- swarm:comment key={key} -->"
+_COMMENT_RE = re.compile(r"<!--\s*swarm:comment\s+key=(?P<key>[^\s>]+)\s*-->")
+
+
+def comment_key(repo: str, number: int, worker_id: str) -> str:
+    """The key of one worker's single comment on ``repo#number``."""
+    return f"{repo}#{number}:{worker_id}"
+
+
+def with_comment_marker(body: str, key: str) -> str:
+    """The comment body as posted: the text, then the hidden marker on its own paragraph."""
+    return f"{body.rstrip()}\n\n{_COMMENT_MARKER.format(key=key)}"
+
+
+def find_own_comment(
+    comments: Iterable[Mapping[str, Any]], key: str, bot_login: str | None
+) -> Mapping[str, Any] | None:
+    """The comment (GitHub's JSON) carrying ``key``'s marker, written by the bot itself."""
+    for comment in comments:
+        author = (comment.get("user") or {}).get("login")
+        keys = [m["key"] for m in _COMMENT_RE.finditer(str(comment.get("body") or ""))]
+        if key in keys and marker_counts(author, bot_login):
+            return comment
+    return None
+
+
 def latest_reviewed_sha(
     posted: Iterable[str], repo: str, number: int, roles: Sequence[str]
 ) -> str | None:

@@ -17,6 +17,7 @@ from agents.llm.untrusted import wrap_untrusted
 from agents.tools import pages
 from agents.tools.anchors import split_anchored, with_loose_comments
 from agents.tools.base import OfferedTool, Tool, ToolError
+from agents.tools.comment import post_comment_once
 from agents.tools.context import WorkerContext
 from agents.tools.pull_files import changed_files, pr_patches, task_number
 from agents.tools.review import post_once
@@ -192,7 +193,7 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
             ctx.preview = args.body
             ctx.comments_posted += 1
             return ToolResult("dry run: comment not posted")
-        await ctx.gateway.create_issue_comment(repo, task_number(ctx), args.body)
+        await post_comment_once(ctx, task_number(ctx), args.body)
         ctx.comments_posted += 1
         return ToolResult("comment posted")
 

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from agents.reviews import review_key
-from sandbox.github.seed import REVIEWER_BOT, WIDGETS, WIDGETS_PR_DEBUG_PRINT
+from agents.work import Task
+from sandbox.github.seed import REVIEWER_BOT, WIDGETS, WIDGETS_ISSUE_DOCS, WIDGETS_PR_DEBUG_PRINT
 from sandbox.server import SandboxServer
 from tests.flows.conftest import PLANTED_ANTHROPIC_KEY, SEALING_KEY, run_swarm, use_sandbox_settings
 from tests.flows.conftest import Swarm as FlowSwarm
@@ -21,6 +22,7 @@ from tests.worker.conftest import Swarm
 from tests.worker.fake_models import ReplayModel, message, tool_use
 
 PR = WIDGETS_PR_DEBUG_PRINT
+TRIAGE_BOT = "swarm-triage[bot]"
 REVIEWS = "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"
 
 
@@ -78,6 +80,30 @@ async def test_a_write_lost_twice_fails_visibly_and_never_posts_twice(swarm: Swa
     key = review_key(WIDGETS, PR, str(task.head_sha), "reviewer")
     record = swarm.runtime.store.get_review_key(key)
     assert record is None or record.state != "posted"  # free for the next run
+
+
+COMMENTS = "/repos/{owner}/{repo}/issues/{issue_number}/comments"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("after_handling", [True, False], ids=["stored", "not-stored"])
+async def test_a_comment_whose_answer_is_lost_is_posted_exactly_once(
+    swarm: Swarm, after_handling: bool
+) -> None:
+    swarm.sandbox.state.inject_failure(
+        COMMENTS, status=502, method="POST", after_handling=after_handling
+    )
+    task = Task(kind="triage_issue", repo=WIDGETS, number=WIDGETS_ISSUE_DOCS)
+
+    outcome = await swarm.run(await swarm.dispatch(task, role="triager"))
+
+    assert outcome.status == "succeeded", outcome.reason
+    issue = swarm.sandbox.state.repo(WIDGETS).issues[WIDGETS_ISSUE_DOCS]
+    assert [c.user_login for c in issue.comments] == [TRIAGE_BOT]
+    posts = [
+        r.status for r in swarm.sandbox.state.requests if r.method == "POST" and r.route == COMMENTS
+    ]
+    assert posts == ([502] if after_handling else [502, 201])
 
 
 @pytest.fixture
