@@ -18,8 +18,12 @@ bootstrap:
 	@command -v uv >/dev/null 2>&1 || python3 -m uv --version >/dev/null 2>&1 || \
 		python3 -m pip install --quiet --disable-pip-version-check uv
 
+# Bytecode is compiled here, once: a machine may forbid writing .pyc files at import
+# (PYTHONDONTWRITEBYTECODE), and then every swarm command would compile anthropic's and
+# Prefect's ~5,000 modules again (about 4 s of CPU; bench/first_hour.py).
 install: bootstrap
-	@$(UV) sync --frozen --quiet
+	@$(UV) sync --frozen --quiet --compile-bytecode
+	@if [ -d agents ]; then $(UV) run --frozen python -m compileall -q agents flows sandbox; fi
 
 demo: install
 	$(UV) run swarm demo

@@ -16,12 +16,11 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from agents.redact_base64 import SHORT_B64_RUN, decoded_text, mixed_classes
 from agents.redact_patterns import (
     MARK_PREFIX,
     RULES,
     SECRET_KEY_RE,
-    SHORT_B64_RUN,
-    decoded_text,
     mark,
 )
 
@@ -96,9 +95,8 @@ def _redact_literals(text: str) -> str:
 
 def _decoded_secret(m: re.Match[str]) -> str:
     run = m.group(0)
-    # Only a probe: the run is redacted when what it decodes to holds a secret. Base64 of text
-    # mixes cases but may lack digits (a token of zeros encodes to "MDAw..."), so cases suffice.
-    if not (any(c.isupper() for c in run) and any(c.islower() for c in run)):
+    # Only a probe: the run is redacted when what it decodes to holds a secret.
+    if not mixed_classes(run, digits=False):
         return run
     decoded = decoded_text(run)
     if decoded is not None and redact(decoded) != decoded:

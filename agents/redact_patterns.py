@@ -11,11 +11,11 @@ in names it follows a word character (``my_ghs_...``). :data:`START` accepts all
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from agents.redact_base64 import B64_MIN, B64_RUN, decoded_text, looks_like_blob
 
 MARK_PREFIX = "[REDACTED:"
 
@@ -42,12 +42,6 @@ START = r"(?:(?<![A-Za-z0-9])|(?<=\\[nrtbfv0])|(?<=\\u[0-9A-Fa-f]{4})|(?<=\\x[0-
 def _started(literal: str) -> str:
     """Checked after matching ``literal`` (fixed width), so the regex engine can scan for it."""
     return rf"(?<={START}{literal})"
-
-
-B64_MIN = 120
-B64_RUN = re.compile(rf"[A-Za-z0-9+/_\-]{{{B64_MIN},}}={{0,2}}")
-# Short base64 runs are decoded and looked into: ``x-access-token:ghs_...`` encodes to ~76.
-SHORT_B64_RUN = re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{16,119}={0,2}(?![=\w])")
 
 
 @dataclass(frozen=True)
@@ -83,37 +77,8 @@ def _unquoted_value(m: re.Match[str]) -> str:
     return f"{m.group('head')}{mark('secret')}"
 
 
-def mixed_classes(run: str) -> bool:
-    return (
-        any(c.isupper() for c in run)
-        and any(c.islower() for c in run)
-        and any(c.isdigit() for c in run)
-    )
-
-
-def _looks_like_blob(run: str) -> bool:
-    # Long paths and snake_case names are made of the same characters as base64; real encoded
-    # data mixes cases and digits and has few slashes.
-    body = run.rstrip("=")
-    return mixed_classes(body) and body.count("/") * 16 <= len(body)
-
-
 def _blob(m: re.Match[str]) -> str:
-    return mark("base64") if _looks_like_blob(m.group(0)) else m.group(0)
-
-
-def decoded_text(run: str) -> str | None:
-    """``run`` base64-decoded (standard or urlsafe) when that gives printable text, else None."""
-    body = run.rstrip("=")
-    if len(body) % 4 == 1:
-        return None
-    padded = body + "=" * (-len(body) % 4)
-    try:
-        raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
-        text = raw.decode("utf-8")
-    except (binascii.Error, ValueError):
-        return None
-    return text if text and all(c.isprintable() or c in "\r\n\t" for c in text) else None
+    return mark("base64") if looks_like_blob(m.group(0)) else m.group(0)
 
 
 def _basic(m: re.Match[str]) -> str:

@@ -37,12 +37,14 @@ app = typer.Typer(
     help=(
         "Run a swarm of Claude worker agents that review pull requests as least-privilege "
         "GitHub App bots, orchestrated by Prefect.\n\n"
-        "Start with **swarm demo**: it runs one swarm against an offline GitHub "
+        "Start with `swarm demo`: it runs one swarm against an offline GitHub "
         "sandbox with a scripted model, no credentials needed."
     ),
     no_args_is_help=True,
     add_completion=False,
-    rich_markup_mode="markdown",
+    # Plain help: rich and markdown-it cost ~300 ms of imports, and `swarm --help` should answer
+    # at once (bench/first_hour.py).
+    rich_markup_mode=None,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )

@@ -44,7 +44,7 @@ READY = re.compile(r'background, ready at "(?P<text>[^"]+)"')
 UV_SHIM = """#!/bin/sh
 # The doc test's uv: the project's environment is installed already.
 case "$1" in
-  run) shift; exec "$@" ;;
+  run) shift; while [ "${1#-}" != "$1" ]; do shift; done; exec "$@" ;;
   sync) exit 0 ;;
   *) echo "doc test: 'uv $1' has no stand-in" >&2; exit 97 ;;
 esac
