@@ -70,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     from flows.local_prefect import prefect_home, stop
+    from sandbox.github.seed import credentials_env
     from sandbox.server import SandboxServer
 
     work = Path(tempfile.mkdtemp(prefix="swarm-first-hour-"))
@@ -87,10 +88,7 @@ def main(argv: list[str] | None = None) -> int:
             env=env,
         )
         with SandboxServer() as sandbox:
-            keys = sandbox.state.write_credentials(work / "keys", sandbox.url)
-            for line in keys.read_text().splitlines():
-                key, _, value = line.partition("=")
-                env[key] = value
+            env.update(credentials_env(sandbox.state, work / "keys", sandbox.url))
             env["SWARM_MODEL"] = "scripted"
             run = "run --repo acme/widgets --dry-run > /dev/null 2>&1"
             runs: dict[str, dict[str, Any]] = {}

@@ -45,7 +45,7 @@ from agents.roles import RoleRefs  # noqa: E402
 from agents.sealing import EnvelopeSealer, generate_sealing_key  # noqa: E402
 from agents.transport.client import GitHubTransport  # noqa: E402
 from agents.work import Task  # noqa: E402
-from sandbox.github.seed import MAINTAINER  # noqa: E402
+from sandbox.github.seed import MAINTAINER, credentials_env  # noqa: E402
 from sandbox.server import SandboxServer  # noqa: E402
 
 REVIEWER = TokenScope(
@@ -58,8 +58,7 @@ TRIAGER = TokenScope(
 
 
 def sandbox_settings(server: SandboxServer, creds: Path) -> Settings:
-    env = server.state.write_credentials(creds, server.url)
-    values = dict(line.split("=", 1) for line in env.read_text().splitlines() if "=" in line)
+    values = credentials_env(server.state, creds, server.url)
     return load_settings(
         github_api_url=values["SWARM_GITHUB_API_URL"],
         app_id=int(values["SWARM_APP_ID"]),

@@ -58,10 +58,9 @@ def build_sandbox(prs: int) -> Any:
 
 
 def configure(server: Any, data_dir: Path) -> None:
-    env_file = server.state.write_credentials(data_dir / "keys", server.url)
-    for line in env_file.read_text().splitlines():
-        key, _, value = line.partition("=")
-        os.environ[key] = value
+    from sandbox.github.seed import credentials_env
+
+    os.environ.update(credentials_env(server.state, data_dir / "keys", server.url))
     os.environ["SWARM_DATA_DIR"] = str(data_dir)
     os.environ["SWARM_ROLES_DIR"] = str(ROOT / "roles")
     os.environ["SWARM_REPOS"] = BENCH_REPO

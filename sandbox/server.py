@@ -9,7 +9,6 @@ import sys
 import threading
 import time
 from pathlib import Path
-from types import TracebackType
 
 import uvicorn
 
@@ -89,12 +88,7 @@ class SandboxServer:
     def __enter__(self) -> SandboxServer:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_exc_info: object) -> None:
         self.stop()
 
 

@@ -109,6 +109,8 @@ async def _serve(state: SandboxState, route: Route, prefix: str, request: Reques
     headers: dict[str, str] = {"x-github-request-id": secrets.token_hex(8).upper()}
     is_write, content = route.is_write, route.content_creation
     resource: Resource = route.resource
+    # The limit that refused this request, if one did: the request log records it.
+    denial: Denial | None = None
     entered = False
     try:
         body = await _json_body(request)
@@ -201,7 +203,8 @@ async def _serve(state: SandboxState, route: Route, prefix: str, request: Reques
         headers.update(reply.headers)
         # Reset times are on the sandbox clock; this lets a client with a fast clock convert them.
         headers["x-sandbox-now"] = f"{state.clock.now():.3f}"
-        _record(state, route, request, identity, reply.status, is_write, content, resource)
+        limited = denial.kind if denial is not None else None
+        _record(state, route, request, identity, reply.status, is_write, content, resource, limited)
     if reply.status == 204 or reply.body is None:
         return Response(status_code=reply.status, headers=headers)
     return JSONResponse(reply.body, status_code=reply.status, headers=headers)
@@ -257,8 +260,6 @@ def _limit_error(
 ) -> ApiError:
     rid = secrets.token_hex(8).upper()
     if denial.kind == "secondary":
-        c = state.counter(identity.login)
-        c.secondary_limited += 1
         headers = (
             {"retry-after": str(denial.retry_after)} if state.knobs.secondary_retry_after else {}
         )
@@ -268,7 +269,6 @@ def _limit_error(
             documentation_url=SECONDARY_DOCS,
             headers=headers,
         )
-    state.counter(identity.login).primary_limited += 1
     if identity.kind == "installation" and identity.token and identity.token.installation_id:
         who = f"installation ID {identity.token.installation_id}"
     elif identity.kind == "app" and identity.app is not None:
@@ -297,12 +297,12 @@ def _record(
     is_write: bool,
     content: bool,
     resource: str,
+    limited: Literal["primary", "secondary"] | None,
 ) -> None:
-    login = identity.login if identity else None
     state.requests.append(
         RecordedRequest(
             at=state.clock.now(),
-            login=login,
+            login=identity.login if identity else None,
             method=route.method,
             route=route.template,
             path=request.url.path,
@@ -310,12 +310,6 @@ def _record(
             is_write=is_write,
             is_content_creation=content,
             resource=resource,
+            limited=limited,
         )
     )
-    if login is not None:
-        c = state.counter(login)
-        c.requests += 1
-        if is_write and status < 400:
-            c.writes += 1
-        if content and status < 400:
-            c.content_creations += 1

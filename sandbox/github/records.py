@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -73,12 +74,27 @@ class RecordedRequest:
     is_write: bool
     is_content_creation: bool
     resource: str
+    # Which rate limit refused the request, if one did.
+    limited: Literal["primary", "secondary"] | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class IdentityCounters:
-    requests: int = 0
-    writes: int = 0
-    content_creations: int = 0
-    primary_limited: int = 0
-    secondary_limited: int = 0
+    """What one login did, counted from the request log (so the two cannot disagree)."""
+
+    requests: int
+    writes: int
+    content_creations: int
+    primary_limited: int
+    secondary_limited: int
+
+    @classmethod
+    def of(cls, log: Sequence[RecordedRequest]) -> IdentityCounters:
+        done = [r for r in log if r.status < 400]
+        return cls(
+            requests=len(log),
+            writes=sum(r.is_write for r in done),
+            content_creations=sum(r.is_content_creation for r in done),
+            primary_limited=sum(r.limited == "primary" for r in log),
+            secondary_limited=sum(r.limited == "secondary" for r in log),
+        )

@@ -222,3 +222,14 @@ def write_credentials(state: SandboxState, directory: Path, api_url: str) -> Pat
         f"SWARM_IDENTITIES__TRIAGE__INSTALLATION_ID={TRIAGE_INSTALLATION_ID}",
     ]
     return put("sandbox.env", "\n".join(lines) + "\n")
+
+
+def credentials_env(state: SandboxState, directory: Path, api_url: str) -> dict[str, str]:
+    """:func:`write_credentials`, and the settings it put in ``sandbox.env`` as an environment:
+    the one reading of that file for tests and benches (a person's shell sources it)."""
+    env_file = write_credentials(state, directory, api_url)
+    env: dict[str, str] = {}
+    for line in env_file.read_text().splitlines():
+        key, _, value = line.partition("=")
+        env[key] = value
+    return env

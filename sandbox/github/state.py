@@ -50,7 +50,6 @@ class SandboxState:
         self.knobs = Knobs(long_tokens=long_tokens)
         self.failures: list[FailureRule] = []
         self.requests: list[RecordedRequest] = []
-        self.counters: dict[str, IdentityCounters] = {}
         self.users: dict[str, User] = {}
         self.apps: dict[int, App] = {}
         self.installations: dict[int, Installation] = {}
@@ -389,8 +388,14 @@ class SandboxState:
             return None
 
     def counter(self, login: str) -> IdentityCounters:
+        return IdentityCounters.of(self.requests_by(login))
+
+    @property
+    def counters(self) -> dict[str, IdentityCounters]:
+        """Every login that made a request, with its counts."""
         with self.lock:
-            return self.counters.setdefault(login, IdentityCounters())
+            logins = {r.login for r in self.requests if r.login is not None}
+        return {login: self.counter(login) for login in sorted(logins)}
 
     def write_credentials(self, directory: str | Path, api_url: str) -> Path:
         """Write ``<slug>.pem`` per App and a ``sandbox.env`` with the SWARM_* settings."""

@@ -64,15 +64,28 @@ class Refusal:
 
 @dataclass
 class KeyRecord:
-    """What one key was admitted and refused, for tests and benchmarks."""
+    """What one key was admitted and refused, for tests and benchmarks; the admission figures
+    are read from the admissions themselves, so they cannot disagree."""
 
-    admitted_requests: int = 0
-    admitted_input_tokens: int = 0
+    admissions: list[tuple[float, int]] = field(default_factory=list)  # (time, input tokens)
     admitted_output_tokens: int = 0
     refused: int = 0
-    first_at: float | None = None
-    last_at: float | None = None
-    admissions: list[tuple[float, int]] = field(default_factory=list)  # (time, input tokens)
+
+    @property
+    def first_at(self) -> float | None:
+        return self.admissions[0][0] if self.admissions else None
+
+    @property
+    def admitted_requests(self) -> int:
+        return len(self.admissions)
+
+    @property
+    def last_at(self) -> float | None:
+        return self.admissions[-1][0] if self.admissions else None
+
+    @property
+    def admitted_input_tokens(self) -> int:
+        return sum(tokens for _, tokens in self.admissions)
 
 
 def key_id(api_key: str) -> str:
@@ -131,12 +144,7 @@ class KeyLimits:
             return Refusal(worst, max(1, math.ceil(waits[worst])))
         for resource, amount in costs.items():
             buckets[resource].level -= amount
-        now = self._clock()
-        record.admitted_requests += 1
-        record.admitted_input_tokens += input_tokens
-        record.admissions.append((now, input_tokens))
-        record.first_at = now if record.first_at is None else record.first_at
-        record.last_at = now
+        record.admissions.append((self._clock(), input_tokens))
         return None
 
     def settle_output(self, api_key: str, reserved: int, actual: int) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 
 from sandbox.model.fake import ScriptedModel
 
@@ -36,12 +35,7 @@ class ScriptedServer:
     def __enter__(self) -> ScriptedServer:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_exc_info: object) -> None:
         self.close()
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from flows.cli_errors import describe
+from sandbox.github.seed import credentials_env
 from sandbox.server import SandboxServer
 from tests.cli.conftest import EXIT_FAILED, EXIT_USAGE, ROOT, assert_error, swarm
 
@@ -289,9 +290,7 @@ def test_debug_shows_the_traceback_wherever_the_flag_is_given(tmp_path: Path) ->
 def test_a_repository_the_app_is_not_installed_on_names_it_and_the_installation(
     sandbox: SandboxServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    env = sandbox.state.write_credentials(tmp_path / "keys", sandbox.url)
-    for line in env.read_text().splitlines():
-        key, _, value = line.partition("=")
+    for key, value in credentials_env(sandbox.state, tmp_path / "keys", sandbox.url).items():
         monkeypatch.setenv(key, value)
     seen = swarm("exec", "--role", "reviewer", "--repo", "acme/widget", "--", "true")
     assert_error(

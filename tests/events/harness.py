@@ -19,7 +19,13 @@ from flows.enqueue import InProcessEnqueuer
 from flows.event_github import BotCommands
 from flows.event_sink import EventSink
 from flows.webhook_app import WebhookReceiver, create_webhook_app
-from sandbox.github.seed import COLLABORATORS, REPOS, REVIEWER_BOT, REVIEWER_INSTALLATION_ID
+from sandbox.github.seed import (
+    COLLABORATORS,
+    REPOS,
+    REVIEWER_BOT,
+    REVIEWER_INSTALLATION_ID,
+    credentials_env,
+)
 from sandbox.github.webhooks import Delivery, SandboxWebhooks
 from sandbox.server import SandboxServer
 
@@ -69,9 +75,7 @@ def sandbox_env(server: SandboxServer, root: Path, monkeypatch: pytest.MonkeyPat
     for key in list(os.environ):
         if key.startswith("SWARM_"):
             monkeypatch.delenv(key)
-    env_file = server.state.write_credentials(root / "keys", server.url)
-    for line in env_file.read_text().splitlines():
-        key, _, value = line.partition("=")
+    for key, value in credentials_env(server.state, root / "keys", server.url).items():
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("SWARM_DATA_DIR", str(root / "data"))
     monkeypatch.setenv("SWARM_ROLES_DIR", str(ROOT / "roles"))

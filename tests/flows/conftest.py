@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from sandbox.github.seed import REPOS
+from sandbox.github.seed import REPOS, credentials_env
 from sandbox.github.state import SandboxState
 from sandbox.server import SandboxServer
 
@@ -65,9 +65,7 @@ def use_sandbox_settings(
         if key.startswith("SWARM_"):
             monkeypatch.delenv(key)
     keys_dir = root / "keys"
-    env_file = server.state.write_credentials(keys_dir, server.url)
-    for line in env_file.read_text().splitlines():
-        key, _, value = line.partition("=")
+    for key, value in credentials_env(server.state, keys_dir, server.url).items():
         monkeypatch.setenv(key, value)
     data_dir = root / "data"
     monkeypatch.setenv("SWARM_DATA_DIR", str(data_dir))

@@ -24,7 +24,7 @@ from agents.identity.verify import IdentityVerifier
 from agents.roles import RoleRefs
 from agents.sealing import EnvelopeSealer, generate_sealing_key
 from agents.work import Task
-from sandbox.github.seed import MAINTAINER
+from sandbox.github.seed import MAINTAINER, credentials_env
 from sandbox.server import SandboxServer
 
 # The reviewer's token scope, shared by the identity tests.
@@ -37,11 +37,9 @@ __all__ = ["MAINTAINER", "REVIEWER", "age", "bot_pat_identity", "dispatch", "set
 
 def settings_for(server: SandboxServer, tmp_path: Path, **extra: object) -> Settings:
     """Settings as a person would write them for the sandbox's Apps, plus ``extra``."""
-    env = server.state.write_credentials(tmp_path / "creds", server.url)
-    values: dict[str, Any] = {}  # parsed from an env file: checked by load_settings
-    for line in env.read_text().splitlines():
-        key, _, value = line.partition("=")
-        values[key.removeprefix("SWARM_").lower()] = value
+    env = credentials_env(server.state, tmp_path / "creds", server.url)
+    # Read from an env file: load_settings checks the values.
+    values: dict[str, Any] = {key.removeprefix("SWARM_").lower(): v for key, v in env.items()}
     identities: dict[str, dict[str, object]] = {}
     for key in [k for k in values if k.startswith("identities__")]:
         _, name, field = key.split("__")

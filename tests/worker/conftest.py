@@ -17,6 +17,7 @@ from agents.wiring import Runtime, build_runtime
 from agents.work import Task
 from agents.worker.run import run_worker
 from flows.models import scripted_model
+from sandbox.github.seed import credentials_env
 from sandbox.model import ScriptedModel
 from sandbox.server import SandboxServer
 
@@ -56,11 +57,8 @@ class Swarm:
 
 
 def settings_env(sandbox: SandboxServer, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    env_file = sandbox.state.write_credentials(tmp / "keys", sandbox.url)
-    for line in env_file.read_text().splitlines():
-        if "=" in line and not line.startswith("#"):
-            key, value = line.split("=", 1)
-            monkeypatch.setenv(key, value)
+    for key, value in credentials_env(sandbox.state, tmp / "keys", sandbox.url).items():
+        monkeypatch.setenv(key, value)
     monkeypatch.setenv("SWARM_DATA_DIR", str(tmp / "data"))
     monkeypatch.setenv("SWARM_ROLES_DIR", str(Path(__file__).resolve().parents[2] / "roles"))
     monkeypatch.delenv("SWARM_STORE_URL", raising=False)

@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from sandbox.github.seed import REPOS
+from sandbox.github.seed import REPOS, credentials_env
 from sandbox.server import SandboxServer
 from tests.browser import Browser, chromium_path
 from tests.flows.conftest import PLANTED_ANTHROPIC_KEY, ROOT, SEALING_KEY
@@ -58,10 +58,7 @@ class ObservedSwarm:
         for key in list(env):
             if key.startswith("SWARM_"):
                 del env[key]
-        env_file = self.sandbox.state.write_credentials(self.root / "keys", self.sandbox.url)
-        for line in env_file.read_text().splitlines():
-            key, _, value = line.partition("=")
-            env[key] = value
+        env.update(credentials_env(self.sandbox.state, self.root / "keys", self.sandbox.url))
         env.update(
             SWARM_DATA_DIR=str(self.root / "data"),
             SWARM_ROLES_DIR=str(ROOT / "roles"),
