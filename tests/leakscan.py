@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import pickle
 from collections.abc import Iterable
 from pathlib import Path
 
 import sqlalchemy as sa
+
+from agents.envelope import SealedEnvelope
 
 
 def database_text(url: str) -> str:
@@ -31,6 +35,18 @@ def files_text(root: Path) -> str:
         if path.is_file():
             parts.append(path.read_bytes().decode("utf-8", "replace"))
     return "\n".join(parts)
+
+
+def sealed_forms(sealed: SealedEnvelope) -> list[str]:
+    """Every way a sealed envelope is printed or serialised (it travels as a Prefect parameter)."""
+    return [
+        repr(sealed),
+        str(sealed),
+        str(sealed.model_dump()),
+        sealed.model_dump_json(),
+        json.dumps(sealed.model_dump(mode="json")),
+        pickle.dumps(sealed).decode("latin-1"),
+    ]
 
 
 def leaks(secrets: Iterable[str], *texts: str) -> list[str]:

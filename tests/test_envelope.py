@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import pickle
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -23,6 +22,7 @@ from agents.identity import IdentityClaim, MintRecord, fingerprint
 from agents.roles import RoleRefs
 from agents.sealing import EnvelopeSealer, SealRefused, generate_sealing_key
 from agents.work import Task
+from tests.leakscan import sealed_forms
 
 NOW = datetime(2026, 11, 29, 14, 0, tzinfo=UTC)
 TOKEN = "ghs_" + "SeCrEtInStAlLaTiOnToKeN.with.dots-" * 12
@@ -90,17 +90,7 @@ def test_sealed_envelope_survives_a_json_round_trip(sealer: EnvelopeSealer) -> N
 def test_no_serialised_form_shows_the_token(sealer: EnvelopeSealer) -> None:
     sealed = sealer.seal(envelope(), SecretStr(TOKEN), MAINTAINER)
     opened = sealer.open(sealed, now=NOW)
-    forms = [
-        repr(sealed),
-        str(sealed),
-        str(sealed.model_dump()),
-        sealed.model_dump_json(),
-        json.dumps(sealed.model_dump(mode="json")),
-        pickle.dumps(sealed).decode("latin-1"),
-        repr(opened),
-        str(opened),
-        repr(sealer),
-    ]
+    forms = [*sealed_forms(sealed), repr(opened), str(opened), repr(sealer)]
     for form in forms:
         assert TOKEN not in form
         assert TOKEN[:20] not in form

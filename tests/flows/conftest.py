@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,10 +78,9 @@ def use_sandbox_settings(
 
 @pytest.fixture
 def swarm(
-    prefect_harness: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> Iterator[Swarm]:
-    with SandboxServer() as server:
-        yield use_sandbox_settings(monkeypatch, server, tmp_path)
+    prefect_harness: None, sandbox: SandboxServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Swarm:
+    return use_sandbox_settings(monkeypatch, sandbox, tmp_path)
 
 
 def run_swarm(**parameters: Any) -> tuple[Any, Any]:

@@ -99,15 +99,31 @@ def test_repeated_prefix_is_read_from_the_cache(roles: dict[str, Role]) -> None:
     assert not is_cache_miss(second.usage, total)
 
 
-def test_overload_then_success_is_retried_after_a_jittered_backoff(roles: dict[str, Role]) -> None:
-    clock = VirtualClock()
-    model = ScriptedModel(clock=clock)
-    model.fail_next(times=2, status=529, retry_after_ms=None)
+@pytest.fixture
+def clock() -> VirtualClock:
+    return VirtualClock()
+
+
+@pytest.fixture
+def model(clock: VirtualClock) -> ScriptedModel:
+    """The scripted model on the virtual clock: its pauses take no real time."""
+    return ScriptedModel(clock=clock)
+
+
+def _create(model: ScriptedModel, roles: dict[str, Role], **client: Any) -> Any:
+    """The reviewer's first request through the real client, to its end."""
 
     async def go() -> Any:
-        return await _client(model, clock=clock).create(_first_request(roles))
+        return await _client(model, **client).create(_first_request(roles))
 
-    result = asyncio.run(go())
+    return asyncio.run(go())
+
+
+def test_overload_then_success_is_retried_after_a_jittered_backoff(
+    roles: dict[str, Role], model: ScriptedModel, clock: VirtualClock
+) -> None:
+    model.fail_next(times=2, status=529, retry_after_ms=None)
+    result = _create(model, roles, clock=clock)
     assert result.stop_reason == "tool_use"
     assert result.attempts == 3
     # 2 s then 4 s, each times a jitter in [0.5, 1): the key backs off, the SDK does not retry.
@@ -116,16 +132,12 @@ def test_overload_then_success_is_retried_after_a_jittered_backoff(roles: dict[s
     assert model.status_counts == {529: 2, 200: 1}
 
 
-def test_overload_storm_ends_in_a_clear_pause_without_the_key(roles: dict[str, Role]) -> None:
-    clock = VirtualClock()
-    model = ScriptedModel(clock=clock)
+def test_overload_storm_ends_in_a_clear_pause_without_the_key(
+    roles: dict[str, Role], model: ScriptedModel, clock: VirtualClock
+) -> None:
     model.overload_for(3600)
-
-    async def go() -> Any:
-        return await _client(model, clock=clock).create(_first_request(roles))
-
     with pytest.raises(LLMOverloaded) as err:
-        asyncio.run(go())
+        _create(model, roles, clock=clock)
     message = str(err.value)
     assert message.startswith("model calls paused until ")
     assert (
@@ -139,43 +151,29 @@ def test_overload_storm_ends_in_a_clear_pause_without_the_key(roles: dict[str, R
     assert model.status_counts == {529: 5}
 
 
-def test_rate_limited_call_waits_out_retry_after_then_succeeds(roles: dict[str, Role]) -> None:
-    clock = VirtualClock()
-    model = ScriptedModel(clock=clock)
+def test_rate_limited_call_waits_out_retry_after_then_succeeds(
+    roles: dict[str, Role], model: ScriptedModel, clock: VirtualClock
+) -> None:
     model.fail_next(times=1, status=429, retry_after_ms=7000)
-
-    async def go() -> Any:
-        return await _client(model, clock=clock).create(_first_request(roles))
-
-    result = asyncio.run(go())
-    assert result.attempts == 2
+    assert _create(model, roles, clock=clock).attempts == 2
     assert clock.sleeps == [7.0]
 
 
-def test_rate_limit_that_keeps_coming_pauses_the_worker(roles: dict[str, Role]) -> None:
-    clock = VirtualClock()
-    model = ScriptedModel(clock=clock)
+def test_rate_limit_that_keeps_coming_pauses_the_worker(
+    roles: dict[str, Role], model: ScriptedModel, clock: VirtualClock
+) -> None:
     model.fail_next(times=50, status=429, retry_after_ms=1000)
-
-    async def go() -> Any:
-        client = _client(model, clock=clock, limits=LLMLimits(max_rate_limit_retries=1))
-        return await client.create(_first_request(roles))
-
     with pytest.raises(LLMPaused, match=r"rate-limited this key \(429\), 2 times in a row"):
-        asyncio.run(go())
+        _create(model, roles, clock=clock, limits=LLMLimits(max_rate_limit_retries=1))
     assert model.status_counts == {429: 2}
 
 
-def test_a_long_rate_limit_pause_is_reported_not_slept(roles: dict[str, Role]) -> None:
-    clock = VirtualClock()
-    model = ScriptedModel(clock=clock)
+def test_a_long_rate_limit_pause_is_reported_not_slept(
+    roles: dict[str, Role], model: ScriptedModel, clock: VirtualClock
+) -> None:
     model.fail_next(times=1, status=429, retry_after_ms=600_000)
-
-    async def go() -> Any:
-        return await _client(model, clock=clock).create(_first_request(roles))
-
     with pytest.raises(LLMPaused) as err:
-        asyncio.run(go())
+        _create(model, roles, clock=clock)
     assert str(err.value).endswith("(in 600 s): the model provider rate-limited this key (429)")
     assert clock.sleeps == []
 

@@ -13,12 +13,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from pydantic import SecretStr
 from typer.testing import CliRunner
 
-from agents.envelope import DispatchEnvelope, SealedEnvelope
+from agents.envelope import SealedEnvelope
 from agents.identity import IdentityClaim
-from agents.roles import RoleRefs
 from flows.cli import app
 from sandbox.github.seed import BOT_USER, MAINTAINER, WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from sandbox.server import SandboxServer
@@ -203,14 +201,7 @@ def _pat_envelope(swarm: Swarm, pat: str, *, accept: bool = False) -> SealedEnve
         repositories=(WIDGETS,),
         accept_broader_grant=accept,
     )
-    env = DispatchEnvelope.issue(
-        run_id=swarm.run_id,
-        worker_id="w-posing",
-        task=task,
-        roles=RoleRefs(agent="reviewer"),
-        identity=claim,
-    )
-    return swarm.runtime.sealer.seal(env, SecretStr(pat), MAINTAINER)
+    return swarm.seal_by_hand(task, claim, pat, worker_id="w-posing")
 
 
 @pytest.mark.anyio

@@ -74,40 +74,43 @@ def _request() -> dict[str, Any]:
     }
 
 
-def _plant(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+@pytest.fixture
+def host_proxy(listener: Listener, monkeypatch: pytest.MonkeyPatch) -> Listener:
+    """The listener, named by every proxy variable of the host environment."""
     for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy"):
-        monkeypatch.setenv(name, url)
+        monkeypatch.setenv(name, listener.url)
     for name in ("NO_PROXY", "no_proxy"):
         monkeypatch.delenv(name, raising=False)
+    return listener
+
+
+@pytest.fixture
+def model_server() -> Iterator[ScriptedServer]:
+    with ScriptedServer(ScriptedModel()) as server:
+        yield server
 
 
 def test_a_host_proxy_variable_receives_nothing(
-    listener: Listener, monkeypatch: pytest.MonkeyPatch
+    host_proxy: Listener, model_server: ScriptedServer
 ) -> None:
-    _plant(monkeypatch, listener.url)
-    model = ScriptedModel()
-    with ScriptedServer(model) as server:
+    async def go() -> Any:
+        client = LLMClient(api_key=KEY, base_url=model_server.url)
+        try:
+            return await client.create(_request())
+        finally:
+            await client.aclose()
 
-        async def go() -> Any:
-            client = LLMClient(api_key=KEY, base_url=server.url)
-            try:
-                return await client.create(_request())
-            finally:
-                await client.aclose()
-
-        result = asyncio.run(go())
+    result = asyncio.run(go())
     assert result.stop_reason == "end_turn"
-    assert len(model.requests) == 1  # the model itself got the prompt
-    assert listener.received == []
+    assert len(model_server.model.requests) == 1  # the model itself got the prompt
+    assert host_proxy.received == []
 
 
 def test_the_planted_proxy_would_have_received_the_prompt_without_that_guard(
-    listener: Listener, monkeypatch: pytest.MonkeyPatch
+    host_proxy: Listener,
 ) -> None:
     # The control: the SDK's default HTTP client does read the variables.
     import anthropic
-
-    _plant(monkeypatch, listener.url)
 
     async def go() -> None:
         sdk = anthropic.AsyncAnthropic(api_key=KEY, base_url="http://127.0.0.1:9", max_retries=0)
@@ -118,7 +121,7 @@ def test_the_planted_proxy_would_have_received_the_prompt_without_that_guard(
             await sdk.close()
 
     asyncio.run(go())
-    assert listener.received and b"POST http://127.0.0.1:9/v1/messages" in listener.received[0]
+    assert host_proxy.received and b"POST http://127.0.0.1:9/v1/messages" in host_proxy.received[0]
 
 
 def test_an_explicit_proxy_setting_is_used(listener: Listener) -> None:
@@ -166,15 +169,12 @@ def _through_settings(
 
 
 def test_a_run_configured_from_the_environment_ignores_the_host_proxy(
-    listener: Listener, monkeypatch: pytest.MonkeyPatch
+    host_proxy: Listener, model_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _plant(monkeypatch, listener.url)
-    model = ScriptedModel()
-    with ScriptedServer(model) as server:
-        result = _through_settings(monkeypatch, server.url)
+    result = _through_settings(monkeypatch, model_server.url)
     assert result.stop_reason == "end_turn"
-    assert len(model.requests) == 1
-    assert listener.received == []
+    assert len(model_server.model.requests) == 1
+    assert host_proxy.received == []
 
 
 def test_swarm_llm_proxy_is_the_one_proxy_a_run_uses(

@@ -5,7 +5,6 @@ must be what GitHub holds: no review twice, none counted as failed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -108,10 +107,9 @@ async def test_a_comment_whose_answer_is_lost_is_posted_exactly_once(
 
 @pytest.fixture
 def flow_swarm(
-    prefect_harness: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> Iterator[FlowSwarm]:
-    with SandboxServer() as server:
-        yield use_sandbox_settings(monkeypatch, server, tmp_path)
+    prefect_harness: None, sandbox: SandboxServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> FlowSwarm:
+    return use_sandbox_settings(monkeypatch, sandbox, tmp_path)
 
 
 def test_every_first_review_stored_but_answered_502_the_run_reports_what_github_holds(

@@ -15,14 +15,11 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from pydantic import SecretStr
 
-from agents.envelope import DispatchEnvelope, SealedEnvelope
+from agents.envelope import SealedEnvelope
 from agents.identity import IdentityClaim, MintRecord
 from agents.identity.tokens import fingerprint
-from agents.roles import RoleRefs
 from sandbox.github.seed import (
-    MAINTAINER,
     REVIEWER_BOT,
     REVIEWER_INSTALLATION_ID,
     WIDGETS,
@@ -66,14 +63,8 @@ def sealed_for(
         repositories=(WIDGETS,),
         mint=record,
     )
-    env = DispatchEnvelope.issue(
-        run_id=swarm.run_id,
-        worker_id="w-second-line",
-        task=swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT),
-        roles=RoleRefs(agent="reviewer"),
-        identity=claim,
-    )
-    return swarm.runtime.sealer.seal(env, SecretStr(token), MAINTAINER)
+    task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
+    return swarm.seal_by_hand(task, claim, token, worker_id="w-second-line")
 
 
 READ_ONLY_PULLS = {**ENVELOPE, "pull_requests": "read"}

@@ -11,24 +11,15 @@ from agents.store.base import utcnow
 
 def test_only_mutations_reach_the_audit_log(store: Store, worker: str) -> None:
     route = "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"
-    store.record_github_call(
+    on_the_pull = partial(
+        store.record_github_call,
         identity="swarm-bot[bot]",
         worker_id=worker,
-        method="get",
         route=route,
         target="octo/demo#1",
-        status=200,
-        ratelimit_remaining=4999,
     )
-    store.record_github_call(
-        identity="swarm-bot[bot]",
-        worker_id=worker,
-        method="POST",
-        route=route,
-        target="octo/demo#1",
-        status=201,
-        ratelimit_remaining=4998,
-    )
+    on_the_pull(method="get", status=200, ratelimit_remaining=4999)
+    on_the_pull(method="POST", status=201, ratelimit_remaining=4998)
     store.record_github_call(
         identity="other[bot]",
         worker_id=None,

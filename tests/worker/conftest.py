@@ -8,16 +8,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import SecretStr
 
 from agents.config import load_settings
-from agents.envelope import SealedEnvelope
+from agents.envelope import DispatchEnvelope, SealedEnvelope
+from agents.identity import IdentityClaim
 from agents.llm.client import LLMClient
 from agents.outcome import WorkerOutcome
+from agents.roles import RoleRefs
 from agents.wiring import Runtime, build_runtime
 from agents.work import Task
 from agents.worker.run import run_worker
 from flows.models import scripted_model
-from sandbox.github.seed import credentials_env
+from sandbox.github.seed import MAINTAINER, credentials_env
 from sandbox.model import ScriptedModel
 from sandbox.server import SandboxServer
 
@@ -43,6 +46,20 @@ class Swarm:
 
     async def dispatch(self, task: Task, role: str = "reviewer", **kw: Any) -> SealedEnvelope:
         return await self.runtime.dispatcher.dispatch(self.run_id, task, role, **kw)
+
+    def seal_by_hand(
+        self, task: Task, claim: IdentityClaim, credential: str, worker_id: str
+    ) -> SealedEnvelope:
+        """A reviewer envelope sealed past the dispatcher, which would have refused it: for what
+        the worker itself does with a claim or credential it should never have been sent."""
+        envelope = DispatchEnvelope.issue(
+            run_id=self.run_id,
+            worker_id=worker_id,
+            task=task,
+            roles=RoleRefs(agent="reviewer"),
+            identity=claim,
+        )
+        return self.runtime.sealer.seal(envelope, SecretStr(credential), MAINTAINER)
 
     def pull_task(self, repo: str, number: int, **kw: Any) -> Task:
         pull = self.sandbox.state.pull(repo, number).pull
