@@ -29,13 +29,25 @@ def test_an_unknown_model_flag_is_named_with_the_known_ids_and_the_setting_to_ad
     assert "Traceback" not in seen.output and "sk-ant-test" not in seen.output
 
 
-def test_an_unknown_configured_model_names_swarm_model(
-    api_key: None, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("setting", "value", "first_line"),
+    [
+        ("SWARM_MODEL", "claude-sonnet-9", "error: SWARM_MODEL: model 'claude-sonnet-9' is not in"),
+        (
+            "SWARM_MODELS",
+            '{"my-model": {"context_window": 0}}',
+            "error: SWARM_MODELS: my-model.context_window: ",
+        ),
+    ],
+    ids=["unknown-model-names-swarm-model", "bad-description-named-field-by-field"],
+)
+def test_a_wrong_model_setting_stops_the_run_naming_the_setting(
+    api_key: None, monkeypatch: pytest.MonkeyPatch, setting: str, value: str, first_line: str
 ) -> None:
-    monkeypatch.setenv("SWARM_MODEL", "claude-sonnet-9")
+    monkeypatch.setenv(setting, value)
     seen = swarm("run", "--repo", "acme/widgets")
     assert seen.code == EXIT_USAGE, seen.output
-    assert seen.first_line.startswith("error: SWARM_MODEL: model 'claude-sonnet-9' is not in")
+    assert seen.first_line.startswith(first_line), seen.output
 
 
 def test_a_model_described_in_swarm_models_passes_the_model_check(
@@ -49,12 +61,3 @@ def test_a_model_described_in_swarm_models_passes_the_model_check(
     settings = load_settings()
     check_model(settings, "my-model")  # no error
     assert settings.model_registry().spec("my-model").context_window == 32000
-
-
-def test_a_bad_model_description_is_named_field_by_field(
-    api_key: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("SWARM_MODELS", '{"my-model": {"context_window": 0}}')
-    seen = swarm("run", "--repo", "acme/widgets")
-    assert seen.code == EXIT_USAGE, seen.output
-    assert seen.first_line.startswith("error: SWARM_MODELS: my-model.context_window: "), seen.output

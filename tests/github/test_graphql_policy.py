@@ -5,6 +5,13 @@ import pytest
 from agents.github import GraphQLNotAllowed, check_graphql
 
 
+def refusal(document: str) -> str:
+    """What the check says when it refuses ``document`` (it must refuse it)."""
+    with pytest.raises(GraphQLNotAllowed) as info:
+        check_graphql(document)
+    return str(info.value)
+
+
 def test_identity_check_and_rate_limit_queries_are_allowed() -> None:
     assert check_graphql("query { viewer { login } }").fields == ("viewer",)
     op = check_graphql("query Q { rateLimit { cost remaining resetAt } viewer { login id } }")
@@ -24,9 +31,8 @@ def test_allowed_mutations_pass_and_a_review_counts_as_content() -> None:
 
 
 def test_a_pull_request_query_is_refused_naming_the_rest_route() -> None:
-    with pytest.raises(GraphQLNotAllowed) as info:
-        check_graphql('{ repository(owner: "o", name: "r") { pullRequest(number: 1) { title } } }')
-    assert str(info.value) == (
+    query = '{ repository(owner: "o", name: "r") { pullRequest(number: 1) { title } } }'
+    assert refusal(query) == (
         "GraphQL query field 'repository.pullRequest' is not on the allow-list "
         "(REST-first policy): use GET /repos/{owner}/{repo}/pulls/{pull_number}"
     )
@@ -43,11 +49,8 @@ def test_an_alias_cannot_smuggle_a_field_past_the_allow_list() -> None:
 
 
 def test_a_disallowed_mutation_names_its_rest_route() -> None:
-    with pytest.raises(GraphQLNotAllowed) as info:
-        check_graphql(
-            'mutation { addComment(input: {subjectId: "1", body: "hi"}) { clientMutationId } }'
-        )
-    assert str(info.value) == (
+    mutation = 'mutation { addComment(input: {subjectId: "1", body: "hi"}) { clientMutationId } }'
+    assert refusal(mutation) == (
         "GraphQL mutation field 'addComment' is not on the allow-list (REST-first policy): "
         "use POST /repos/{owner}/{repo}/issues/{issue_number}/comments"
     )

@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from agents.github import IdentityPaused
+from agents.github.gateway import GitHubGateway
 from sandbox.github.limits import RateLimits, Resource
 from sandbox.github.seed import REVIEWER_BOT, REVIEWER_INSTALLATION_ID, WIDGETS
 from sandbox.github.state import SandboxState
@@ -31,6 +32,14 @@ def _drain(server: SandboxServer, token: str, path: str, times: int, method: str
 def _reset(state: SandboxState, resource: Resource = "core") -> int:
     with state.lock:
         return state.limiter.status(REVIEWER_BOT, resource, state.clock.now()).reset
+
+
+async def _two_reads_spend_the_rest_points(server: SandboxServer) -> GitHubGateway:
+    """The reviewer's gateway after two reads: with 2 REST points a minute, the next is refused."""
+    gateway = reviewer_gateway(server)
+    await gateway.get_issue(WIDGETS, 4)
+    await gateway.get_issue(WIDGETS, 4)
+    return gateway
 
 
 @pytest.mark.parametrize("status", [403, 429])
@@ -59,10 +68,7 @@ async def test_a_secondary_limit_without_retry_after_backs_off_a_minute(
 ) -> None:
     state = SandboxState(limits=RateLimits(rest_points_per_window=2))
     state.knobs.secondary_retry_after = False
-    server = make_sandbox(state)
-    gateway = reviewer_gateway(server)
-    await gateway.get_issue(WIDGETS, 4)
-    await gateway.get_issue(WIDGETS, 4)
+    gateway = await _two_reads_spend_the_rest_points(make_sandbox(state))
     before = state.clock.now()
     with pytest.raises(IdentityPaused) as info:
         await gateway.get_issue(WIDGETS, 4)
@@ -76,10 +82,7 @@ async def test_a_secondary_limit_with_retry_after_is_honoured(
     make_sandbox: Callable[[SandboxState], SandboxServer],
 ) -> None:
     state = SandboxState(limits=RateLimits(rest_points_per_window=2))
-    server = make_sandbox(state)
-    gateway = reviewer_gateway(server)
-    await gateway.get_issue(WIDGETS, 4)
-    await gateway.get_issue(WIDGETS, 4)
+    gateway = await _two_reads_spend_the_rest_points(make_sandbox(state))
     with pytest.raises(IdentityPaused) as info:
         await gateway.get_issue(WIDGETS, 4)
     assert "retry-after" in info.value.reason

@@ -113,6 +113,13 @@ def test_long_dotted_tokens_round_trip(
     assert sandbox.state.tokens[lease.token.get_secret_value()].revoked
 
 
+def blocked_by(verifier: IdentityVerifier, opened: OpenedEnvelope) -> IdentityBlocked:
+    """The refusal ``verifier`` answers ``opened`` with (it must refuse it)."""
+    with pytest.raises(IdentityBlocked) as blocked:
+        verifier.verify(opened)
+    return blocked.value
+
+
 def test_a_dispatcher_expecting_another_bot_blocks_with_zero_writes(
     sandbox: SandboxServer, tmp_path: Path, verifier: IdentityVerifier
 ) -> None:
@@ -120,12 +127,11 @@ def test_a_dispatcher_expecting_another_bot_blocks_with_zero_writes(
     settings = settings_for(sandbox, tmp_path, app_bot_login="swarm-triage[bot]")
     source = open_identity(settings, "default")
     lease = source.acquire(REVIEWER, role="reviewer", holder="w1")
-    with pytest.raises(IdentityBlocked) as blocked:
-        verifier.verify(dispatch(lease))
-    assert str(blocked.value) == (
+    blocked = blocked_by(verifier, dispatch(lease))
+    assert str(blocked) == (
         "BLOCKED: identity mismatch: login is swarm-reviewer[bot], expected swarm-triage[bot]"
     )
-    assert blocked.value.code == "identity_mismatch"
+    assert blocked.code == "identity_mismatch"
     writes = [r for r in sandbox.state.requests if r.is_write]
     assert [r.route for r in writes] == ["/app/installations/{installation_id}/access_tokens"]
     source.close()
@@ -136,14 +142,9 @@ def test_a_viewer_answer_naming_the_maintainer_blocks(
 ) -> None:
     lease = reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
     lying = httpx.Response(200, json={"data": {"viewer": {"login": "Octo-Maintainer"}}})
-    with (
-        github_answers(sandbox, "POST", "/graphql", lying),
-        pytest.raises(IdentityBlocked) as blocked,
-    ):
-        verifier.verify(dispatch(lease))
-    assert str(blocked.value) == (
-        "BLOCKED: identity mismatch: login is the maintainer Octo-Maintainer"
-    )
+    with github_answers(sandbox, "POST", "/graphql", lying):
+        blocked = blocked_by(verifier, dispatch(lease))
+    assert str(blocked) == "BLOCKED: identity mismatch: login is the maintainer Octo-Maintainer"
     assert [r for r in sandbox.state.requests_by(BOT) if r.is_write] == []
 
 
@@ -154,9 +155,7 @@ def test_token_reaching_more_repositories_than_the_envelope_blocks(
     token = sandbox.state.tokens[lease.token.get_secret_value()]
     assert token.repository_ids is not None
     token.repository_ids.add(sandbox.state.repo("acme/docs").id)
-    with pytest.raises(IdentityBlocked) as blocked:
-        verifier.verify(dispatch(lease))
-    assert str(blocked.value) == (
+    assert str(blocked_by(verifier, dispatch(lease))) == (
         "BLOCKED: identity mismatch: the token reaches repositories outside the envelope: acme/docs"
     )
 
@@ -167,9 +166,7 @@ def test_revoked_token_blocks_with_githubs_words(
     lease = reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
     opened = dispatch(lease)
     sandbox.state.tokens[lease.token.get_secret_value()].revoked = True
-    with pytest.raises(IdentityBlocked) as blocked:
-        verifier.verify(opened)
-    assert str(blocked.value) == (
+    assert str(blocked_by(verifier, opened)) == (
         "BLOCKED: identity mismatch: GitHub did not say who the token is "
         "(viewer query: 401 Bad credentials)"
     )
@@ -182,9 +179,7 @@ def test_personal_token_in_an_app_envelope_blocks_before_any_request(
     opened = dispatch(reviewer.acquire(REVIEWER, role="reviewer", holder="w1"))
     forged = OpenedEnvelope(envelope=opened.envelope, credential=SecretStr("ghp_maintainer123"))
     before = len(sandbox.state.requests)
-    with pytest.raises(IdentityBlocked) as blocked:
-        verifier.verify(forged)
-    assert str(blocked.value) == (
+    assert str(blocked_by(verifier, forged)) == (
         "BLOCKED: identity mismatch: identity 'default' is an App but the credential is a "
         "classic pat token (ghp_), not an installation token (ghs_)"
     )
@@ -201,9 +196,7 @@ def test_credential_swapped_for_another_installation_token_blocks(
         holder="w2",
     )
     forged = OpenedEnvelope(envelope=dispatch(lease).envelope, credential=other.token)
-    with pytest.raises(IdentityBlocked) as blocked:
-        verifier.verify(forged)
-    assert str(blocked.value) == (
+    assert str(blocked_by(verifier, forged)) == (
         "BLOCKED: identity mismatch: the credential is not the token minted for this envelope "
         f"({other.fingerprint} != {lease.fingerprint})"
     )

@@ -163,15 +163,12 @@ async def test_a_failure_after_a_good_mint_revokes_the_token(
 ) -> None:
     # The dispatcher mints, then refuses to seal: the bot's login is configured as the maintainer.
     monkeypatch.setenv("SWARM_MAINTAINER_LOGIN", "swarm-reviewer[bot]")
-    made = make_swarm()
-    try:
+    async with make_swarm() as made:
         with pytest.raises(SealRefused, match="resolves to the maintainer login"):
             await made.dispatch(made.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT))
         tokens = [t for t in made.sandbox.state.tokens.values() if t.kind == "installation"]
         assert len(tokens) == 1 and tokens[0].revoked
         assert made.writes() == []
-    finally:
-        await made.runtime.aclose()
 
 
 async def test_a_token_shared_by_workers_of_one_scope_dies_with_its_last_holder(

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from agents.outcome import WorkerOutcome
 from sandbox.github.diffs import commentable_lines
 from sandbox.github.seed import REVIEWER_BOT, WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from tests.conftest import HOST_GH_TOKEN
@@ -42,6 +43,16 @@ def _an_added_line(swarm: Swarm) -> tuple[str, int]:
     raise AssertionError("the seeded PR changes no line")
 
 
+async def _review_making(
+    swarm: Swarm, *calls: tuple[str, dict[str, Any]]
+) -> tuple[ReplayModel, WorkerOutcome]:
+    """Review the PR with a model that makes ``calls``, one tool call a turn, in order."""
+    turns = [message([tool_use(name, args, n)]) for n, (name, args) in enumerate(calls, 1)]
+    model = ReplayModel(turns)
+    swarm.use_model(model.client())
+    return model, await swarm.review(WIDGETS, PR)
+
+
 def _github_errors(swarm: Swarm) -> list[Any]:
     return [r for r in swarm.sandbox.state.requests if r.login == REVIEWER_BOT and r.status >= 400]
 
@@ -49,15 +60,11 @@ def _github_errors(swarm: Swarm) -> list[Any]:
 async def test_a_missing_file_is_an_error_result_and_the_review_still_goes_out(
     swarm: Swarm,
 ) -> None:
-    model = ReplayModel(
-        [
-            message([tool_use("read_file", {"path": "src/widgets/no_such_module.py"}, 1)]),
-            message([tool_use("submit_review", {"body": "Reviewed without that file."}, 2)]),
-        ]
+    model, outcome = await _review_making(
+        swarm,
+        ("read_file", {"path": "src/widgets/no_such_module.py"}),
+        ("submit_review", {"body": "Reviewed without that file."}),
     )
-    swarm.use_model(model.client())
-
-    outcome = await swarm.review(WIDGETS, PR)
 
     missing, posted = _results(model)
     assert missing.get("is_error") is True
@@ -76,12 +83,10 @@ async def test_comments_github_cannot_place_move_into_the_review_body(swarm: Swa
         {"path": "src/widgets/untouched.py", "line": 1, "body": "A file this PR leaves alone."},
         {"path": path, "line": 9998, "side": "LEFT", "body": "Old side, not in the diff."},
     ]
-    model = ReplayModel(
-        [message([tool_use("submit_review", {"body": "Findings.", "comments": comments}, 1)])]
+    model, outcome = await _review_making(
+        swarm,
+        ("submit_review", {"body": "Findings.", "comments": comments}),
     )
-    swarm.use_model(model.client())
-
-    outcome = await swarm.review(WIDGETS, PR)
 
     assert outcome.status == "succeeded", outcome.reason
     assert _github_errors(swarm) == []  # no 422: nothing GitHub could refuse was sent
@@ -102,15 +107,11 @@ async def test_a_review_github_refuses_goes_back_to_the_model_which_can_try_agai
     swarm: Swarm,
 ) -> None:
     swarm.sandbox.state.inject_failure(REVIEWS, status=422, count=1, method="POST")
-    model = ReplayModel(
-        [
-            message([tool_use("submit_review", {"body": "First try."}, 1)]),
-            message([tool_use("submit_review", {"body": "Second try."}, 2)]),
-        ]
+    model, outcome = await _review_making(
+        swarm,
+        ("submit_review", {"body": "First try."}),
+        ("submit_review", {"body": "Second try."}),
     )
-    swarm.use_model(model.client())
-
-    outcome = await swarm.review(WIDGETS, PR)
 
     refused, posted = _results(model)
     assert refused.get("is_error") is True and "422" in str(refused["content"])
@@ -128,15 +129,11 @@ async def test_our_own_identity_refused_ends_the_worker_with_nothing_written(
     swarm.sandbox.state.inject_failure(
         "/repos/{owner}/{repo}/pulls/{pull_number}/files", status=status, count=5, method="GET"
     )
-    model = ReplayModel(
-        [
-            message([tool_use("list_pull_files", {}, 1)]),
-            message([tool_use("submit_review", {"body": "Should never be posted."}, 2)]),
-        ]
+    model, outcome = await _review_making(
+        swarm,
+        ("list_pull_files", {}),
+        ("submit_review", {"body": "Should never be posted."}),
     )
-    swarm.use_model(model.client())
-
-    outcome = await swarm.review(WIDGETS, PR)
 
     assert outcome.status == "failed"
     assert outcome.reason and str(status) in outcome.reason

@@ -33,6 +33,13 @@ class Swarm:
     # The offline model the runtime's client talks to (until a test swaps the model).
     scripted: ScriptedModel
 
+    async def __aenter__(self) -> Swarm:
+        return self
+
+    async def __aexit__(self, *_exc_info: object) -> None:
+        """``async with make_swarm(...) as swarm:`` closes the runtime it built."""
+        await self.runtime.aclose()
+
     async def run(self, sealed: SealedEnvelope) -> WorkerOutcome:
         return await run_worker(sealed, self.runtime.worker)
 

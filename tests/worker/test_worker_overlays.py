@@ -50,11 +50,8 @@ async def test_a_call_overlay_from_configuration_scopes_exactly_the_calls_after_
     make_swarm: Callable[..., Swarm], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SWARM_PATH_OVERLAYS", json.dumps({"src/widgets/*": "security-reviewer"}))
-    swarm = make_swarm()
-    try:
+    async with make_swarm() as swarm:
         outcome = await swarm.review(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
-    finally:
-        await swarm.runtime.aclose()
     assert outcome.status == "succeeded", outcome.reason
     requests = swarm.scripted.requests
     scoped = [bool(overlays(r)) for r in requests]

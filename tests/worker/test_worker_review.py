@@ -119,13 +119,10 @@ async def test_clean_pull_request_gets_a_review_without_inline_comments(swarm: S
 async def test_dry_run_posts_nothing_and_returns_a_preview(
     make_swarm: Callable[..., Swarm],
 ) -> None:
-    swarm = make_swarm(dry_run=True)
-    try:
+    async with make_swarm(dry_run=True) as swarm:
         outcome = await swarm.run(
             await swarm.dispatch(swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT))
         )
-    finally:
-        await swarm.runtime.aclose()
     assert outcome.status == "succeeded"
     assert outcome.dry_run_preview and "print(" in outcome.dry_run_preview
     assert swarm.writes() == []

@@ -16,14 +16,11 @@ async def test_the_bot_budget_is_kept_in_the_store_shared_state_rows(
     make_swarm: Callable[..., Swarm], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SWARM_THROTTLE_BACKEND", "store")
-    swarm = make_swarm()
-    try:
+    async with make_swarm() as swarm:
         task = swarm.pull_task(WIDGETS, WIDGETS_PR_CLEAN)
         outcome = await swarm.run(await swarm.dispatch(task))
         store = swarm.runtime.store
         state = store.transact_state("swarm-reviewer[bot]", lambda doc: (doc, doc))
-    finally:
-        await swarm.runtime.aclose()
     assert outcome.status == "succeeded", outcome.reason
     assert state["requests_by_worker"] == {outcome.worker_id: outcome.github_calls}
     assert state["buckets"]["core"]["limit"] is not None
