@@ -57,6 +57,10 @@ TRIAGER = TokenScope(
 )
 
 
+# How long each simulated worker holds its token (real sessions hold it for seconds to minutes).
+WORK_SECONDS = 0.05
+
+
 def sandbox_settings(server: SandboxServer, creds: Path) -> Settings:
     values = credentials_env(server.state, creds, server.url)
     return load_settings(
@@ -78,6 +82,9 @@ def dispatch_workers(
             lease = minter.acquire(scope, role=role, holder=f"{role}-{i}")
         except IdentityError as exc:
             return str(exc)
+        # A worker holds its lease while it works; a shared token dies with its last holder, so
+        # a zero-length hold would measure back-to-back runs, not workers running side by side.
+        time.sleep(WORK_SECONDS)
         minter.release(lease)
         return None
 

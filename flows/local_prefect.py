@@ -46,13 +46,10 @@ class ServerStartError(RuntimeError):
     """The local server did not come up; the message says where its log is."""
 
 
-@dataclass(frozen=True)
-class LocalServer:
-    """A running local Prefect server."""
+class LoopbackServer:
+    """A Prefect server on this machine's loopback interface, known by its port."""
 
-    pid: int
     port: int
-    home: Path
 
     @property
     def url(self) -> str:
@@ -61,6 +58,15 @@ class LocalServer:
     @property
     def api_url(self) -> str:
         return f"{self.url}/api"
+
+
+@dataclass(frozen=True)
+class LocalServer(LoopbackServer):
+    """A running local Prefect server."""
+
+    pid: int
+    port: int
+    home: Path
 
 
 def prefect_home(data_dir: Path) -> Path:

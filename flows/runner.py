@@ -79,16 +79,11 @@ def run_once(
     settings = preflight(repos=repos, role=role, model=model, overlay=overlay, targets=wanted)
     prepare_prefect_env()
     use_local_prefect(settings.data_dir)
-    extra: dict[str, object] = {"targets": wanted, "force": force} if wanted else {}
-    report = execute_flow(
-        repos=list(settings.repos),
-        role=role,
-        max_workers=max_workers,
-        dry_run=dry_run,
-        model=model,
-        max_cost=max_cost,
-        overlay=overlay,
-        **extra,
-    )
+    # The flow's parameters are the flags of the same names; targets travel only when given.
+    flags: dict[str, object] = {"role": role, "max_workers": max_workers, "model": model}
+    flags |= {"dry_run": dry_run, "max_cost": max_cost, "overlay": overlay}
+    if wanted:
+        flags |= {"targets": wanted, "force": force}
+    report = execute_flow(repos=list(settings.repos), **flags)
     print_report(report)
     return EXIT_OK if report.ok else EXIT_WORKERS_FAILED

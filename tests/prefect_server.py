@@ -22,8 +22,9 @@ from typing import Any
 
 import httpx
 
+from flows.local_prefect import OFFLINE, LoopbackServer
+
 START_TIMEOUT_S = 180.0
-OFFLINE = {"DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
 
 
 def free_port() -> int:
@@ -42,7 +43,7 @@ def client_env(api_url: str, home: Path) -> dict[str, str]:
     return env
 
 
-class PrefectServer:
+class PrefectServer(LoopbackServer):
     """``prefect server start`` in its own process group; ``api(...)`` reads from it."""
 
     def __init__(
@@ -57,14 +58,6 @@ class PrefectServer:
         self.process: subprocess.Popen[bytes] | None = None
         self.log_path = root / "prefect-server.log"
         self.startup_s = 0.0
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def api_url(self) -> str:
-        return f"{self.url}/api"
 
     @property
     def database(self) -> Path:

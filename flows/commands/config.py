@@ -7,11 +7,9 @@ from typing import Annotated
 
 import typer
 
-commands = typer.Typer(
-    name="config",
-    help="Check a repository's .github/swarm.yaml before committing it.",
-    no_args_is_help=True,
-)
+from flows.commands.options import command_group
+
+commands = command_group("config", "Check a repository's .github/swarm.yaml before committing it.")
 
 
 @commands.command("check")

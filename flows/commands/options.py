@@ -29,3 +29,8 @@ WorkersOpt = Annotated[
     int | None,
     typer.Option("--max-workers", min=1, help="Workers running at once (SWARM_MAX_WORKERS)."),
 ]
+
+
+def command_group(name: str, summary: str) -> typer.Typer:
+    """A ``swarm NAME ...`` group: bare ``swarm NAME`` shows its help rather than an error."""
+    return typer.Typer(name=name, help=summary, no_args_is_help=True)

@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
-commands = typer.Typer(
-    name="roles", help="Check the role definitions in roles/.", no_args_is_help=True
-)
+from flows.commands.options import command_group
+
+commands = command_group("roles", "Check the role definitions in roles/.")
 
 
 @commands.command("check")

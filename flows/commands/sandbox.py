@@ -7,11 +7,9 @@ from typing import Annotated
 
 import typer
 
-commands = typer.Typer(
-    name="sandbox",
-    help="The offline GitHub stand-in used by the demo and tests.",
-    no_args_is_help=True,
-)
+from flows.commands.options import command_group
+
+commands = command_group("sandbox", "The offline GitHub stand-in used by the demo and tests.")
 
 
 @commands.command("serve")

@@ -6,9 +6,9 @@ from typing import Annotated
 
 import typer
 
-commands = typer.Typer(
-    name="store", help="Maintain the shared store (retention).", no_args_is_help=True
-)
+from flows.commands.options import command_group
+
+commands = command_group("store", "Maintain the shared store (retention).")
 
 
 @commands.command("prune")

@@ -6,11 +6,9 @@ from typing import Annotated
 
 import typer
 
-commands = typer.Typer(
-    name="webhook",
-    help="Receive GitHub webhooks and run the swarm per event.",
-    no_args_is_help=True,
-)
+from flows.commands.options import command_group
+
+commands = command_group("webhook", "Receive GitHub webhooks and run the swarm per event.")
 
 
 @commands.command("serve")
