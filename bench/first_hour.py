@@ -35,6 +35,13 @@ def checkout(ref: str, into: Path) -> Path:
         check=True,
         capture_output=True,
     )
+    # Both sides with compiled bytecode, as `make install` leaves this checkout.
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", "agents", "flows", "sandbox"],
+        cwd=into,
+        check=True,
+        capture_output=True,
+    )
     return into
 
 

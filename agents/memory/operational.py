@@ -90,22 +90,17 @@ class AgentMemory:
 
     def note(self, body: str) -> NoteRow:
         """Append a note (never edits an earlier one)."""
-        return self._backend.add_agent_note(
-            self.worker_id,
-            body,
-            kind="note",
-            run_id=self.run_id,
-            repo=self.repo,
-            role=self.role,
-            pr_number=self.pr_number,
-        )
+        return self._add(body, "note")
 
     def save_continuity(self, summary: str) -> NoteRow:
         """Record where the worker is (e.g. at compaction); the latest one wins on resume."""
+        return self._add(summary, "continuity")
+
+    def _add(self, body: str, kind: str) -> NoteRow:
         return self._backend.add_agent_note(
             self.worker_id,
-            summary,
-            kind="continuity",
+            body,
+            kind=kind,
             run_id=self.run_id,
             repo=self.repo,
             role=self.role,
