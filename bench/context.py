@@ -22,7 +22,6 @@ input tokens) and the billed input cost at the model's prices (Sonnet's).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import logging
@@ -180,8 +179,9 @@ async def bench() -> list[Row]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    from bench.cli import bench_parser
+
+    parser = bench_parser(__doc__, json_help="print the rows as JSON")
     args = parser.parse_args(argv)
     logging.disable(logging.WARNING)
     rows = asyncio.run(bench())

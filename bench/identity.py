@@ -17,7 +17,6 @@ Target: seal + open + verify < 5 ms per worker, excluding the network round trip
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -45,6 +44,7 @@ from agents.roles import RoleRefs  # noqa: E402
 from agents.sealing import EnvelopeSealer, generate_sealing_key  # noqa: E402
 from agents.transport.client import GitHubTransport  # noqa: E402
 from agents.work import Task  # noqa: E402
+from bench.cli import bench_parser  # noqa: E402
 from sandbox.github.seed import MAINTAINER, credentials_env  # noqa: E402
 from sandbox.server import SandboxServer  # noqa: E402
 
@@ -205,10 +205,9 @@ def time_envelopes(settings: Settings, server: SandboxServer, n: int) -> dict[st
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = bench_parser(__doc__)
     parser.add_argument("--workers", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=500, help="timing samples per figure")
-    parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
     with SandboxServer() as server, tempfile.TemporaryDirectory() as tmp:

@@ -19,11 +19,11 @@ Targets (throttle): 0 429s and >= 90% of the input-token budget used.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ import httpx2  # noqa: E402
 
 from agents.llm.client import LLMClient, LLMError  # noqa: E402
 from agents.ratelimit import ScaledClock  # noqa: E402
+from bench.cli import bench_parser  # noqa: E402
 from sandbox.github.clock import SandboxClock  # noqa: E402
 from sandbox.model import ScriptedModel, ScriptedServer  # noqa: E402
 from sandbox.model.ratelimit import ProviderLimits, key_id  # noqa: E402
@@ -69,45 +70,49 @@ def _request(worker: int, call: int) -> dict[str, Any]:
     }
 
 
-async def _throttled(url: str, clock: SandboxClock, workers: int, calls: int) -> tuple[int, int]:
-    client = LLMClient(api_key=KEY, base_url=url, clock=ScaledClock(clock.now, clock.speed))
+async def _fan_out(
+    workers: int, calls: int, call: Callable[[int, int], Awaitable[object]], error: type[Exception]
+) -> tuple[int, int]:
+    """``workers`` concurrent workers making ``calls`` calls each, one after another: how many
+    succeeded and how many ended in ``error``."""
     ok = failed = 0
 
     async def worker(n: int) -> None:
         nonlocal ok, failed
         for c in range(calls):
             try:
-                await client.create(_request(n, c), worker_id=f"w{n}")
+                await call(n, c)
                 ok += 1
-            except LLMError:
+            except error:
                 failed += 1
 
+    await asyncio.gather(*(worker(n) for n in range(workers)))
+    return ok, failed
+
+
+async def _throttled(url: str, clock: SandboxClock, workers: int, calls: int) -> tuple[int, int]:
+    client = LLMClient(api_key=KEY, base_url=url, clock=ScaledClock(clock.now, clock.speed))
+
+    def call(n: int, c: int) -> Awaitable[object]:
+        return client.create(_request(n, c), worker_id=f"w{n}")
+
     try:
-        await asyncio.gather(*(worker(n) for n in range(workers)))
+        return await _fan_out(workers, calls, call, LLMError)
     finally:
         await client.aclose()
-    return ok, failed
 
 
 async def _sdk_retries(url: str, workers: int, calls: int) -> tuple[int, int]:
     http = httpx2.AsyncClient(trust_env=False, timeout=600)
     sdk = anthropic.AsyncAnthropic(api_key=KEY, base_url=url, http_client=http)
-    ok = failed = 0
 
-    async def worker(n: int) -> None:
-        nonlocal ok, failed
-        for c in range(calls):
-            try:
-                await sdk.messages.create(**_request(n, c))
-                ok += 1
-            except anthropic.APIError:
-                failed += 1
+    def call(n: int, c: int) -> Awaitable[object]:
+        return sdk.messages.create(**_request(n, c))
 
     try:
-        await asyncio.gather(*(worker(n) for n in range(workers)))
+        return await _fan_out(workers, calls, call, anthropic.APIError)
     finally:
         await sdk.close()
-    return ok, failed
 
 
 def run_mode(mode: str, workers: int, calls: int, speed: float) -> Result:
@@ -145,10 +150,9 @@ def run_mode(mode: str, workers: int, calls: int, speed: float) -> Result:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = bench_parser(__doc__)
     parser.add_argument("--workers", type=int, default=50)
     parser.add_argument("--speed", type=float, default=10.0, help="key clock speed-up")
-    parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     tokens_per_call = CALL_CHARS // 4
     calls = max(1, round(3 * INPUT_PER_MINUTE / (args.workers * tokens_per_call)))

@@ -12,7 +12,6 @@ prefix hit rate 100% after turn 1.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import logging
@@ -36,6 +35,7 @@ from agents.roles import RoleChain  # noqa: E402
 from agents.worker.budget import Meter  # noqa: E402
 from agents.worker.loop import Session, run_session  # noqa: E402
 from agents.worker.ports import ModelTurn, ToolUse  # noqa: E402
+from bench.cli import bench_parser  # noqa: E402
 from sandbox.model import ScriptedModel  # noqa: E402
 from sandbox.model.cache import request_blocks  # noqa: E402
 
@@ -245,8 +245,7 @@ async def session(mode: str) -> list[dict[str, Any]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", action="store_true", help="print one JSON summary line only")
+    parser = bench_parser(__doc__, json_help="print one JSON summary line only")
     args = parser.parse_args()
 
     # The loop warns of every cache miss; the uncached mode misses on purpose.

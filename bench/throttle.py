@@ -22,7 +22,6 @@ budget shared through the store (``SWARM_THROTTLE_BACKEND=store``) on SQLite and
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextvars
 import json
@@ -57,6 +56,7 @@ from agents.github.gateway import GitHubGateway  # noqa: E402
 from agents.ratelimit import RowBackend  # noqa: E402
 from agents.store import Store  # noqa: E402
 from agents.transport.client import GitHubTransport  # noqa: E402
+from bench.cli import bench_parser  # noqa: E402
 from bench.databases import postgresql_url, sqlite_dir  # noqa: E402
 from sandbox.github.clock import SandboxClock  # noqa: E402
 from sandbox.github.limits import RateLimits  # noqa: E402
@@ -304,11 +304,10 @@ def markdown(rows: list[dict[str, Any]]) -> str:
 
 
 async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = bench_parser(__doc__)
     parser.add_argument("--limit", type=int, default=150, help="core requests per window")
     parser.add_argument("--window", type=float, default=4.0, help="real seconds per hour")
     parser.add_argument("--windows", type=int, default=2, help="windows each read run lasts")
-    parser.add_argument("--json", action="store_true")
     parser.add_argument(
         "--shared-requests", type=int, default=500, help="requests timed per shared backend"
     )
