@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import Browser
+from tests.browser import Browser, Page
 from tests.flows.real_server.conftest import ObservedSwarm
 
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
@@ -29,11 +29,39 @@ WORKER_STORY = [
     "review posted with ",
     "ended succeeded: ",
 ]
+# The run's artifacts, listed on its Artifacts tab.
+RUN_ARTIFACTS = [
+    "swarm-workers",
+    "swarm-summary",
+    "swarm-progress",
+    "swarm-identity-swarm-reviewer-bot",
+    "Task runs",
+]
+# A worker's own page (the runs table links to it): outcome, findings, cost and budget use.
+WORKER_PAGE = [
+    "succeeded",
+    "review (posted): http",
+    "Findings",
+    "src/widgets/core.py:",
+    "Cost and budget use",
+    "cost: $",
+    "LLM calls: ",
+    "of 20",
+    "GitHub calls: ",
+]
 
 
 def _worker(observed: ObservedSwarm) -> dict[str, Any]:
     run = observed.runs[0]
     return next(t for t in observed.task_runs(run.flow_run_id) if "acme/widgets#1" in t["name"])
+
+
+def _worker_page(
+    observed: ObservedSwarm, browser: Browser, path: str
+) -> tuple[dict[str, Any], Page]:
+    """The first worker's task run, and the UI page at ``path`` (``{id}``: that task run's id)."""
+    worker = _worker(observed)
+    return worker, browser.page(observed.server.url + path.format(id=worker["id"]))
 
 
 def _artifact(observed: ObservedSwarm, key: str) -> dict[str, Any]:
@@ -58,23 +86,14 @@ def test_the_flow_run_page_shows_the_swarms_and_its_workers_activity(
     time.sleep(1)  # the run graph (a canvas) draws its task runs after the text is there
     page.screenshot(screenshots / "flow-run.png")
     page.click_text("Artifacts")
-    page.wait_for_text(
-        [
-            "swarm-workers",
-            "swarm-summary",
-            "swarm-progress",
-            "swarm-identity-swarm-reviewer-bot",
-            "Task runs",
-        ]
-    )
+    page.wait_for_text(RUN_ARTIFACTS)
     page.screenshot(screenshots / "flow-run-artifacts.png")
 
 
 def test_a_workers_task_run_page_tells_its_story_and_holds_its_page(
     observed: ObservedSwarm, browser: Browser, screenshots: Path
 ) -> None:
-    worker = _worker(observed)
-    page = browser.page(f"{observed.server.url}/runs/task-run/{worker['id']}")
+    worker, page = _worker_page(observed, browser, "/runs/task-run/{id}")
     text = page.wait_for_text([worker["name"], "agents.worker", *WORKER_STORY])
     positions = [text.index(line) for line in WORKER_STORY]
     assert positions == sorted(positions), "the story should read in order, oldest first"
@@ -91,20 +110,7 @@ def test_the_runs_table_links_to_a_workers_page_with_findings_cost_and_budget(
     rows = rows if isinstance(rows, list) else json.loads(rows)
     link = next(r["details"] for r in rows if r["PR"].startswith("acme/widgets#1@"))
     page = browser.page(link)
-    page.wait_for_text(
-        [
-            worker["name"],
-            "succeeded",
-            "review (posted): http",
-            "Findings",
-            "src/widgets/core.py:",
-            "Cost and budget use",
-            "cost: $",
-            "LLM calls: ",
-            "of 20",
-            "GitHub calls: ",
-        ]
-    )
+    page.wait_for_text([worker["name"], *WORKER_PAGE])
     page.screenshot(screenshots / "worker-artifact.png")
 
 
@@ -120,8 +126,7 @@ def test_an_identitys_buckets_are_a_table_in_the_ui(
 def test_the_event_feed_shows_a_workers_review_event_with_its_pr_and_identity(
     observed: ObservedSwarm, browser: Browser, screenshots: Path
 ) -> None:
-    worker = _worker(observed)
-    page = browser.page(f"{observed.server.url}/events?resource=prefect.task-run.{worker['id']}")
+    worker, page = _worker_page(observed, browser, "/events?resource=prefect.task-run.{id}")
     page.wait_for_text(
         [
             "Swarm review posted",
