@@ -3,8 +3,6 @@ exit status 2 (1 only for a failed run or a bug), no traceback, no secret."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +11,7 @@ from flows.cli_errors import describe
 from sandbox.github.seed import credentials_env
 from sandbox.server import SandboxServer
 from tests.cli.conftest import EXIT_FAILED, EXIT_USAGE, ROOT, assert_error, swarm
+from tests.python_process import run_python
 
 NOT_CONFIGURED = (
     "error: swarm is not configured: set SWARM_APP_ID, SWARM_APP_PRIVATE_KEY_FILE, "
@@ -269,14 +268,7 @@ def test_an_unexpected_error_is_one_redacted_line_and_exit_1() -> None:
 def test_debug_shows_the_traceback_wherever_the_flag_is_given(tmp_path: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "SWARM_DATA_DIR": str(tmp_path)}
     plain, debug = (
-        subprocess.run(
-            [sys.executable, "-m", "flows", "memory", "rm", "7", *extra],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            env=env,
-            check=False,
-        )
+        run_python("-m", "flows", "memory", "rm", "7", *extra, env=env, cwd=ROOT)
         for extra in ([], ["--debug"])
     )
     assert (plain.returncode, plain.stderr.strip()) == (

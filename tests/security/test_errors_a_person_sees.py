@@ -8,13 +8,12 @@ More CLI mistakes (flags, ids, roles) are in tests/cli/test_errors.py, which use
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.cli.conftest import EXIT_USAGE, assert_error, clean_env, swarm
+from tests.python_process import run_python
 
 __all__ = ["clean_env"]  # the CLI tests' fixture: no SWARM_* settings, an empty directory
 
@@ -107,15 +106,7 @@ def test_the_installed_command_prints_one_line_for_a_malformed_url(tmp_path: Pat
     # The real entry point, as a person runs it: no traceback, no password, exit status 2.
     env = {k: v for k, v in os.environ.items() if not k.startswith("SWARM_")}
     env["SWARM_STORE_URL"] = f"postgresql//swarm:{PASSWORD}@db.internal/swarm"
-    done = subprocess.run(
-        [sys.executable, "-m", "flows", "runs"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_python("-m", "flows", "runs", env=env, cwd=tmp_path)
     assert done.returncode == EXIT_USAGE
     assert done.stdout == ""
     assert done.stderr.splitlines() == [

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ from sandbox.github.seed import WIDGETS, WIDGETS_PR_CLEAN
 from tests.flows.conftest import ROOT
 from tests.flows.real_server.conftest import ObservedSwarm
 from tests.prefect_server import client_env
+from tests.python_process import run_python
 
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
 
@@ -64,9 +64,7 @@ def webhook() -> Iterator[tuple[str, list[str]]]:
 
 def _prefect(observed: ObservedSwarm, *args: str) -> subprocess.CompletedProcess[str]:
     env = client_env(observed.server.api_url, observed.root / "client-home")
-    return subprocess.run(
-        [sys.executable, *args], env=env, capture_output=True, text=True, timeout=120, check=False
-    )
+    return run_python(*args, env=env, timeout=120)
 
 
 # A second swarm run and the server's trigger and action services, on a machine under load.
