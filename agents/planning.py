@@ -20,6 +20,7 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from agents.config_notice import ConfigNotice
 from agents.github.errors import IdentityPaused, TokenRefused
 from agents.repo_config import CONFIG_PATH, RepoConfig, RepoConfigError, parse_repo_config
 from agents.repo_policy import PolicySkip, guidance_for, review_scope, scope_problem, skip_rule
@@ -115,12 +116,14 @@ class Discovery:
     """Discovery's answer: the review tasks to do (one per PR) and what was skipped.
 
     ``config_errors``: per repository whose ``.github/swarm.yaml`` is invalid, its problems as
-    ``file:line: what``; such a repository is skipped until the file is fixed.
+    ``file:line: what``; such a repository is skipped until the file is fixed, and
+    ``config_notices`` name the pull requests to tell (once per version of the file).
     """
 
     items: list[Task]
     skipped: list[SkippedItem]
     config_errors: dict[str, list[str]] = field(default_factory=dict)
+    config_notices: list[ConfigNotice] = field(default_factory=list)
 
     @property
     def already_reviewed(self) -> int:
@@ -177,6 +180,10 @@ async def discover_work(
         except RepoConfigError as exc:
             log.warning("%s: %s; the repository is skipped", repo, exc)
             found.config_errors[repo] = exc.problems
+            if exc.digest is not None:  # read but invalid (not unreadable): tell its PRs
+                numbers = tuple(p.number for p in pulls if include_drafts or not p.draft)
+                notice = ConfigNotice(repo, exc.digest, tuple(exc.problems), numbers)
+                found.config_notices.append(notice)
             continue
         for pull in pulls:
             await _consider(

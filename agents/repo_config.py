@@ -9,6 +9,7 @@ they reach the model as delimited data, never as a system block.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any
 
@@ -98,15 +99,26 @@ class RepoConfig(_Strict):
 
 
 class RepoConfigError(ValueError):
-    """The file is not valid; ``problems`` are ``file:line: what`` lines."""
+    """The file is not valid; ``problems`` are ``file:line: what`` lines; ``digest`` is the
+    SHA-256 of the file's text (None when it could not be read), so each version of a broken
+    file is reported once."""
 
-    def __init__(self, problems: list[str]) -> None:
+    def __init__(self, problems: list[str], digest: str | None = None) -> None:
         super().__init__("; ".join(problems))
         self.problems = problems
+        self.digest = digest
 
 
 def parse_repo_config(text: str, source: str = CONFIG_PATH) -> RepoConfig:
     """The configuration in ``text``, or :class:`RepoConfigError` naming each problem's line."""
+    try:
+        return _parse(text, source)
+    except RepoConfigError as exc:
+        digest = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
+        raise RepoConfigError(exc.problems, digest) from None
+
+
+def _parse(text: str, source: str) -> RepoConfig:
     if len(text.encode("utf-8", "replace")) > MAX_CONFIG_BYTES:
         raise RepoConfigError([f"{source}:1: larger than {MAX_CONFIG_BYTES} bytes"])
     try:

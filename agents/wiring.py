@@ -138,8 +138,9 @@ class Runtime:
         repos: list[str],
         permissions: dict[str, str] | None = None,
     ) -> AsyncIterator[tuple[GitHubGateway, str | None]]:
-        """A read-only gateway as the bot (never the maintainer) for listing work, and the login
-        GitHub confirmed for it (None when it could not be verified).
+        """A gateway as the bot (never the maintainer) for listing work, read-only unless
+        ``permissions`` say otherwise, and the login GitHub confirmed for it (None when it could
+        not be verified).
 
         Only the verified login's review markers count in planning: a configured login is a
         claim, not a proof. An identity that fails verification still lists work, with no marker

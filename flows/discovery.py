@@ -6,9 +6,12 @@ Review roles get open pull requests needing their review (under each repository'
 
 from __future__ import annotations
 
+import logging
+import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from agents.config_notice import ConfigNotice
 from agents.planning import Discovery, SkippedItem, discover_work
 from agents.work import Task
 from flows.runtime_glue import (
@@ -22,6 +25,11 @@ from flows.runtime_glue import (
 
 if TYPE_CHECKING:
     from agents.wiring import Runtime
+
+log = logging.getLogger("flows.discovery")
+
+# An invalid .github/swarm.yaml is told on the PRs it stops: a comment, and nothing else.
+NOTICE_PERMISSIONS = {"metadata": "read", "pull_requests": "write"}
 
 
 # Skips the repository's .github/swarm.yaml decided: listed in the report with their reasons.
@@ -90,7 +98,31 @@ async def discover(
         items += found.items
         skipped += found.skipped
         config_errors.update(found.config_errors)
+        if found.config_notices and not runtime.dry_run:
+            await post_config_notices(runtime, identity, found.config_notices)
     return Discovery(items=items, skipped=skipped, config_errors=config_errors)
+
+
+async def post_config_notices(
+    runtime: Runtime, identity: str, notices: Sequence[ConfigNotice]
+) -> None:
+    """One comment per PR and version of an invalid ``.github/swarm.yaml``, as the role's bot
+    with a token for those repositories that may comment and nothing more. Only a verified bot
+    posts (whose markers count rests on the login); a failure is logged, never the run's end."""
+    from agents.config_notice import post_notices
+    from agents.redact import redact
+
+    repos = [n.repo for n in notices]
+    holder = f"notice-{uuid.uuid4().hex[:12]}"
+    try:
+        async with runtime.discovery(identity, repos, NOTICE_PERMISSIONS) as (gateway, login):
+            if login is None:
+                log.warning("config notices not posted: the bot's login is not verified")
+                return
+            for notice in notices:
+                await post_notices(notice, gateway, runtime.store, holder=holder, bot_login=login)
+    except Exception as exc:
+        log.warning("config notices not posted: %s", redact(str(exc)))
 
 
 async def _discover_triage(

@@ -4,6 +4,7 @@ guidance on the task, an invalid file skipping its repository, and forced one-PR
 from __future__ import annotations
 
 import asyncio
+import hashlib
 
 from agents.planning import ExistingReview, OpenPull, discover_work
 from agents.reviews import marker, review_key
@@ -62,6 +63,11 @@ def test_an_invalid_file_skips_its_repository_and_reads_no_pull_request() -> Non
     assert found.items == [] and found.skipped == []
     assert found.config_errors == {REPO: [".github/swarm.yaml:2: skip.authorz: unknown key"]}
     assert [c for c in github.calls if c.startswith(("reviews", "files"))] == []
+    # Its open PRs are to be told, under the digest of this version of the file.
+    [notice] = found.config_notices
+    assert (notice.repo, notice.numbers) == (REPO, (1, 2, 3, 4))
+    assert notice.digest == hashlib.sha256(b"skip:\n  authorz: [x]\n").hexdigest()
+    assert notice.problems == (".github/swarm.yaml:2: skip.authorz: unknown key",)
 
 
 def test_a_file_that_cannot_be_read_skips_the_repository_rather_than_using_defaults() -> None:
@@ -73,6 +79,7 @@ def test_a_file_that_cannot_be_read_skips_the_repository_rather_than_using_defau
     found = asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT))
     assert found.items == []
     assert "could not be read" in found.config_errors[REPO][0]
+    assert found.config_notices == []  # a GitHub hiccup is not the repository's mistake
 
 
 def test_targets_narrow_discovery_to_the_named_pull_requests() -> None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import logging
 
 from agents.github.errors import GitHubApiError, GitHubUnavailable
+from agents.once import answer_lost
 from agents.reviews import comment_key, find_own_comment, with_comment_marker
 from agents.tools.context import WorkerContext
-from agents.tools.review import answer_lost
 
 log = logging.getLogger("swarm.review")
 

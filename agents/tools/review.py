@@ -8,11 +8,10 @@ store recorded it.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from typing import Any
 
-from agents.github.errors import GitHubApiError, GitHubUnavailable, TokenRefused
+from agents.once import Claim, create_or_find, write_once
 from agents.reviews import find_marked, review_key, with_marker
 from agents.store.base import UnknownWorkerError
 from agents.tools.base import ToolError
@@ -20,18 +19,17 @@ from agents.tools.context import PostedReview, WorkerContext
 
 RERUN_NOTE = "**Re-review** (requested again at a head commit already reviewed)."
 
-log = logging.getLogger("swarm.review")
-
 
 class ReviewInProgress(ToolError):
     """Another live worker holds this review's key; this one must not post a second review."""
 
 
-def _holder_status(ctx: WorkerContext, worker_id: str) -> str | None:
+def holder_alive(ctx: WorkerContext, claim: Claim) -> bool:
+    """Whether the worker holding a claim is still at work (pending or running)."""
     try:
-        return ctx.store.get_worker(worker_id).status
+        return ctx.store.get_worker(claim.worker_id).status in ("pending", "running")
     except UnknownWorkerError:
-        return None
+        return False
 
 
 def posted_review_url(ctx: WorkerContext) -> str | None:
@@ -62,62 +60,30 @@ async def post_once(
     task = ctx.task
     assert task.number is not None and task.head_sha is not None
     key = review_key(task.repo, task.number, task.head_sha, ctx.role_id, task.rerun)
-    known = ctx.store.get_review_key(key)
-    if known is not None and known.state == "posted":
-        return PostedReview(known.review_id, known.review_url, 0, event, already_posted=True)
-    if not ctx.store.claim_review_key(key, ctx.worker_id):
-        known = ctx.store.get_review_key(key)
-        if known is not None and known.state == "posted":
-            return PostedReview(known.review_id, known.review_url, 0, event, already_posted=True)
-        # Claimed but never marked posted: its worker died. GitHub has the last word.
-        existing = await _marked_on_github(ctx, key)
-        if existing is not None:
-            return _adopt(ctx, key, existing, event)
-        if known is not None:
-            holder = _holder_status(ctx, known.worker_id)
-            if holder in ("pending", "running") and known.worker_id != ctx.worker_id:
-                raise ReviewInProgress(f"worker {known.worker_id} is posting this review now")
-            ctx.store.release_review_key(key, known.worker_id)
-        if not ctx.store.claim_review_key(key, ctx.worker_id):
-            raise ReviewInProgress(f"another worker claimed review {key} a moment ago")
-    else:
-        existing = await _marked_on_github(ctx, key)
-        if existing is not None:
-            return _adopt(ctx, key, existing, event)
     if task.rerun:
         body = f"{RERUN_NOTE}\n\n{body}"
-    try:
-        return await _post_and_record(ctx, key, body, event, comments)
-    except BaseException:
-        # Not posted (or not known to be): leave the key free for the next attempt, whose
-        # marker check catches the case where GitHub did accept it.
-        ctx.store.release_review_key(key, ctx.worker_id)
-        raise
 
+    async def find() -> Mapping[str, Any] | None:
+        return await _marked_on_github(ctx, key)
 
-async def _post_and_record(
-    ctx: WorkerContext, key: str, body: str, event: str, comments: list[dict[str, Any]]
-) -> PostedReview:
-    """POST the review under ``key``'s marker; when GitHub's answer is lost (5xx, timeout), the
-    bot's own marker on GitHub decides: found means posted, missing means one more POST."""
-    for attempt in (1, 2):
-        try:
-            posted = await _create(ctx, key, body, event, comments)
-            break
-        except (GitHubApiError, GitHubUnavailable) as exc:
-            if not answer_lost(exc):
-                raise
-            log.warning("review %s: GitHub's answer was lost (%s); looking for it", key, exc)
-            existing = await _marked_on_github(ctx, key)
-            if existing is not None:
-                posted = existing
-                break
-            if attempt == 2:
-                raise
-    review_id = int(posted.get("id") or 0)
-    url = str(posted.get("html_url") or "")
-    ctx.store.mark_review_posted(key, review_id, url)
-    return PostedReview(review_id, url, len(comments), event)
+    async def create() -> Mapping[str, Any]:
+        return await create_or_find(
+            lambda: _create(ctx, key, body, event, comments), find, f"review {key}"
+        )
+
+    written = await write_once(
+        ctx.store,
+        key,
+        ctx.worker_id,
+        find=find,
+        create=create,
+        alive=lambda claim: holder_alive(ctx, claim),
+    )
+    if written.held_by is not None:
+        raise ReviewInProgress(f"worker {written.held_by} is posting this review now")
+    if written.already:
+        return PostedReview(written.id, written.url, 0, event, already_posted=True)
+    return PostedReview(written.id, written.url, len(comments), event)
 
 
 async def _create(
@@ -135,25 +101,8 @@ async def _create(
     )
 
 
-def answer_lost(exc: Exception) -> bool:
-    """Whether a failed write may still have been carried out: GitHub answered 5xx, or the answer
-    never came (timeout, connection cut). A 4xx is a refusal; a missing token sent nothing."""
-    if isinstance(exc, GitHubApiError):
-        return exc.status >= 500
-    return isinstance(exc, GitHubUnavailable) and not isinstance(exc, TokenRefused)
-
-
 async def _marked_on_github(ctx: WorkerContext, key: str) -> Mapping[str, Any] | None:
     task = ctx.task
     assert task.number is not None
     reviews = await ctx.gateway.list_reviews(task.repo, task.number)
     return find_marked(reviews, key, ctx.bot_login)
-
-
-def _adopt(ctx: WorkerContext, key: str, existing: Mapping[str, Any], event: str) -> PostedReview:
-    review_id = int(existing.get("id") or 0)
-    url = str(existing.get("html_url") or "")
-    if ctx.store.get_review_key(key) is None:
-        ctx.store.claim_review_key(key, ctx.worker_id)
-    ctx.store.mark_review_posted(key, review_id, url)
-    return PostedReview(review_id, url, 0, event, already_posted=True)

@@ -94,11 +94,28 @@ def test_base_config_skips_lockfile_only_and_bot_prs_and_head_edits_change_nothi
     assert all(r.user_login == REVIEWER_BOT for r in swarm.bot_reviews(WIDGETS, inject))
 
 
-def test_an_invalid_base_config_skips_the_repository_with_file_and_line(swarm: Swarm) -> None:
+def test_an_invalid_base_config_skips_the_repository_and_tells_each_pr_once(
+    swarm: Swarm,
+) -> None:
     swarm.state.commit_to_branch(WIDGETS, {".github/swarm.yaml": "skip:\n  draft: true\n"})
+    pulls = [n for n, i in swarm.state.repo(WIDGETS).issues.items() if i.pull is not None]
     flow_state, report = run_swarm(repos=[WIDGETS])
     assert not flow_state.is_completed()
     assert report.config_errors == [f"{WIDGETS}: .github/swarm.yaml:2: skip.draft: unknown key"]
     assert report.outcomes == []
     assert "problem(s) in .github/swarm.yaml" in report.headline()
-    assert swarm.writes_by(REVIEWER_BOT) == []
+    # The one write: a comment on each PR the run would have reviewed, naming file and line.
+    writes = swarm.writes_by(REVIEWER_BOT)
+    assert [w.route for w in writes] == ["/repos/{owner}/{repo}/issues/{issue_number}/comments"] * (
+        len(pulls)
+    )
+    for number in pulls:
+        [notice] = [
+            c
+            for c in swarm.state.repo(WIDGETS).issues[number].comments
+            if c.user_login == REVIEWER_BOT
+        ]
+        assert ".github/swarm.yaml:2: skip.draft: unknown key" in notice.body
+    _, again = run_swarm(repos=[WIDGETS])
+    assert again.config_errors == report.config_errors  # still in the summary...
+    assert len(swarm.writes_by(REVIEWER_BOT)) == len(pulls)  # ...but told on the PRs once

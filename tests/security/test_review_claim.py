@@ -6,7 +6,6 @@ the store's atomic claim stands between them and a second review."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 
 import pytest
 
@@ -15,24 +14,12 @@ from agents.worker.record import StoreRecorder
 from sandbox.github.records import Rendezvous
 from sandbox.github.seed import REVIEWER_BOT, WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from tests.security.conftest import bot_reviews
-from tests.store.backends import StoreTarget
 from tests.worker.conftest import Swarm
 
 pytestmark = pytest.mark.anyio
 
 PR = WIDGETS_PR_DEBUG_PRINT
 REVIEWS = "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"
-
-
-@pytest.fixture
-def two_swarms(
-    make_swarm: Callable[..., Swarm], store_target: StoreTarget, monkeypatch: pytest.MonkeyPatch
-) -> tuple[Swarm, Swarm]:
-    """Two runtimes (two processes' worth: own stores, dispatchers, gateways) over one store."""
-    if store_target.url is not None:
-        monkeypatch.setenv("SWARM_STORE_URL", store_target.url)
-    monkeypatch.setenv("SWARM_DATA_DIR", str(store_target.data_dir))
-    return make_swarm(), make_swarm()
 
 
 async def test_two_workers_at_the_same_moment_post_exactly_one_review(

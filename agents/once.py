@@ -1,0 +1,155 @@
+"""One GitHub write exactly once, under a store claim and a hidden marker of the bot's own.
+
+Reviews, the triager's comment and the notice about an invalid ``.github/swarm.yaml`` all follow
+the same steps, so they are written once, here:
+
+1. the store says the key was posted: done, nothing is sent;
+2. claim the key in the store (an atomic insert): of two writers at the same moment, on SQLite
+   or PostgreSQL, exactly one wins;
+3. look on GitHub for the bot's own marker of the key (only the verified login's count): a
+   write GitHub accepted but the store never heard of (a crash, a lost store) is adopted;
+4. write; record it posted, or give the claim back when the write failed, so a retry may try.
+
+A claim whose holder is still alive stops the second writer; one whose holder is gone (a crashed
+worker, a run killed minutes ago) is taken over once GitHub shows no marker.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
+
+from agents.github.errors import GitHubApiError, GitHubUnavailable, TokenRefused
+
+log = logging.getLogger("swarm.review")
+
+
+class Claim(Protocol):
+    """A claimed or posted key, as the store keeps it."""
+
+    @property
+    def worker_id(self) -> str: ...
+
+    @property
+    def state(self) -> str: ...
+
+    @property
+    def review_id(self) -> int | None: ...
+
+    @property
+    def review_url(self) -> str | None: ...
+
+    @property
+    def at(self) -> datetime: ...
+
+
+class Claims(Protocol):
+    """The store's keys (``agents.store.reviews``): one row per key, inserted atomically."""
+
+    def claim_review_key(self, key: str, worker_id: str) -> bool: ...
+
+    def get_review_key(self, key: str) -> Claim | None: ...
+
+    def mark_review_posted(self, key: str, review_id: int, url: str) -> None: ...
+
+    def release_review_key(self, key: str, worker_id: str) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Written:
+    """What became of the write: ``posted`` by this call, or already there (``id``/``url`` of
+    the existing one), or ``held_by`` another live holder that is writing it now."""
+
+    posted: bool
+    id: int | None = None
+    url: str | None = None
+    held_by: str | None = None
+
+    @property
+    def already(self) -> bool:
+        return not self.posted and self.held_by is None
+
+
+Find = Callable[[], Awaitable[Mapping[str, Any] | None]]
+Create = Callable[[], Awaitable[Mapping[str, Any]]]
+
+
+async def write_once(
+    claims: Claims,
+    key: str,
+    holder: str,
+    *,
+    find: Find,
+    create: Create,
+    alive: Callable[[Claim], bool],
+) -> Written:
+    """Write under ``key`` at most once; ``find`` looks for the bot's own marker of ``key`` on
+    GitHub, ``create`` writes (with the marker), ``alive`` says whether another holder's claim
+    still stands."""
+    known = claims.get_review_key(key)
+    if known is not None and known.state == "posted":
+        return Written(False, known.review_id, known.review_url)
+    if not claims.claim_review_key(key, holder):
+        known = claims.get_review_key(key)
+        if known is not None and known.state == "posted":
+            return Written(False, known.review_id, known.review_url)
+        # Claimed but not posted: GitHub has the last word on whether it was written.
+        existing = await find()
+        if existing is not None:
+            return _adopt(claims, key, holder, existing)
+        if known is not None:
+            if known.worker_id != holder and alive(known):
+                return Written(False, held_by=known.worker_id)
+            claims.release_review_key(key, known.worker_id)
+        if not claims.claim_review_key(key, holder):
+            return Written(False, held_by="another writer, a moment ago")
+    else:
+        existing = await find()
+        if existing is not None:
+            return _adopt(claims, key, holder, existing)
+    try:
+        created = await create()
+    except BaseException:
+        # Not written (or not known to be): the next attempt's marker check decides.
+        claims.release_review_key(key, holder)
+        raise
+    written_id, url = int(created.get("id") or 0), str(created.get("html_url") or "")
+    claims.mark_review_posted(key, written_id, url)
+    return Written(True, written_id, url)
+
+
+def _adopt(claims: Claims, key: str, holder: str, existing: Mapping[str, Any]) -> Written:
+    written_id, url = int(existing.get("id") or 0), str(existing.get("html_url") or "")
+    if claims.get_review_key(key) is None:
+        claims.claim_review_key(key, holder)
+    claims.mark_review_posted(key, written_id, url)
+    return Written(False, written_id, url)
+
+
+async def create_or_find(create: Create, find: Find, what: str) -> Mapping[str, Any]:
+    """``create``; when GitHub's answer is lost (5xx, timeout) the bot's own marker decides:
+    found means written, missing means one more try under the same marker, never a third."""
+    for attempt in (1, 2):
+        try:
+            return await create()
+        except (GitHubApiError, GitHubUnavailable) as exc:
+            if not answer_lost(exc):
+                raise
+            log.warning("%s: GitHub's answer was lost (%s); looking for it", what, exc)
+            found = await find()
+            if found is not None:
+                return found
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def answer_lost(exc: Exception) -> bool:
+    """Whether a failed write may still have been carried out: GitHub answered 5xx, or the answer
+    never came (timeout, connection cut). A 4xx is a refusal; a missing token sent nothing."""
+    if isinstance(exc, GitHubApiError):
+        return exc.status >= 500
+    return isinstance(exc, GitHubUnavailable) and not isinstance(exc, TokenRefused)
