@@ -109,9 +109,10 @@ _COMMENT_MARKER = "<!-- swarm:comment key={key} -->"
 _COMMENT_RE = re.compile(r"<!--\s*swarm:comment\s+key=(?P<key>[^\s>]+)\s*-->")
 
 
-def comment_key(repo: str, number: int, worker_id: str) -> str:
-    """The key of one worker's single comment on ``repo#number``."""
-    return f"{repo}#{number}:{worker_id}"
+def comment_key(repo: str, number: int, role: str) -> str:
+    """The key of ``role``'s single comment on ``repo#number`` (the triager's), whichever worker
+    posts it: the store claims it once, and its marker finds a comment the store lost."""
+    return f"{repo}#{number}:comment/{role}"
 
 
 def with_comment_marker(body: str, key: str) -> str:

@@ -1,38 +1,42 @@
-"""Posting a worker's single issue comment once, even when GitHub's answer to the POST is lost.
+"""Posting the triager's single comment on an issue exactly once, whichever worker posts it.
 
-The comment carries a hidden marker with the worker's comment key. After a 5xx or a timeout the
-bot's own comments are searched for it before anything else: found means posted, missing means
-one more POST under the same marker, never a second comment.
+The comment's key names the issue and the role, not the worker: two triage runs of one issue at
+the same moment (an ``issues`` webhook and a scheduled run, or a redelivery to a second
+receiver) claim the same key in the store, and only the winner posts. The comment carries the
+key in a hidden marker, so a comment GitHub accepted while the store never heard of it (a lost
+answer, a crash, a fresh store) is found among the bot's own comments instead of posted again.
 """
 
 from __future__ import annotations
 
-import logging
+from collections.abc import Mapping
+from typing import Any
 
-from agents.github.errors import GitHubApiError, GitHubUnavailable
-from agents.once import answer_lost
+from agents.once import Written, create_or_find, write_once
 from agents.reviews import comment_key, find_own_comment, with_comment_marker
 from agents.tools.context import WorkerContext
+from agents.tools.review import holder_alive
 
-log = logging.getLogger("swarm.review")
 
-
-async def post_comment_once(ctx: WorkerContext, number: int, body: str) -> None:
+async def post_comment_once(ctx: WorkerContext, number: int, body: str) -> Written:
     repo = ctx.task.repo
-    key = comment_key(repo, number, ctx.worker_id)
+    key = comment_key(repo, number, ctx.role_id)
     marked = with_comment_marker(body, key)
-    for attempt in (1, 2):
-        try:
-            await ctx.gateway.create_issue_comment(repo, number, marked)
-            return
-        except (GitHubApiError, GitHubUnavailable) as exc:
-            if not answer_lost(exc):
-                raise
-            log.warning("comment %s: GitHub's answer was lost (%s); looking for it", key, exc)
-            found = find_own_comment(
-                await ctx.gateway.list_issue_comments(repo, number), key, ctx.bot_login
-            )
-            if found is not None:
-                return
-            if attempt == 2:
-                raise
+
+    async def find() -> Mapping[str, Any] | None:
+        comments = await ctx.gateway.list_issue_comments(repo, number)
+        return find_own_comment(comments, key, ctx.bot_login)
+
+    async def create() -> Mapping[str, Any]:
+        return await create_or_find(
+            lambda: ctx.gateway.create_issue_comment(repo, number, marked), find, f"comment {key}"
+        )
+
+    return await write_once(
+        ctx.store,
+        key,
+        ctx.worker_id,
+        find=find,
+        create=create,
+        alive=lambda claim: holder_alive(ctx, claim),
+    )

@@ -193,8 +193,12 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
             ctx.preview = args.body
             ctx.comments_posted += 1
             return ToolResult("dry run: comment not posted")
-        await post_comment_once(ctx, task_number(ctx), args.body)
+        written = await post_comment_once(ctx, task_number(ctx), args.body)
         ctx.comments_posted += 1
+        if written.held_by is not None:
+            raise ToolError(f"worker {written.held_by} is posting this issue's comment now")
+        if written.already:
+            return ToolResult(f"this issue already has the comment: {written.url or '(posted)'}")
         return ToolResult("comment posted")
 
     async def add_labels(args: LabelsArgs) -> ToolResult:
