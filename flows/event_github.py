@@ -35,10 +35,16 @@ GatewayFactory = Callable[[str, Callable[[], "str | SecretStr"], str], "GitHubGa
 
 @asynccontextmanager
 async def bot_gateway(
-    dispatcher: Dispatcher, make_gateway: GatewayFactory, identity: str, repo: str
+    dispatcher: Dispatcher,
+    make_gateway: GatewayFactory,
+    identity: str,
+    repo: str,
+    permissions: dict[str, str] | None = None,
 ) -> AsyncIterator[GitHubGateway]:
-    """A gateway as ``identity``'s bot, scoped to ``repo`` and the command permissions."""
-    scope = TokenScope(repositories=(repo,), permissions=dict(COMMAND_PERMISSIONS))
+    """A gateway as ``identity``'s bot, scoped to ``repo`` and ``permissions`` (default: the
+    command permissions)."""
+    wanted = dict(permissions or COMMAND_PERMISSIONS)
+    scope = TokenScope(repositories=(repo,), permissions=wanted)
     holder = f"commands-{os.getpid()}"
     lease = await dispatcher.lease(identity, scope, role="commands", holder=holder)
     gateway = make_gateway(lease.expected_login, lambda: lease.token, "commands")
@@ -62,7 +68,7 @@ class BotCommands:
         self.dispatcher = Dispatcher(settings, roles, EnvelopeSealer(generate_sealing_key()))
         self._throttles: dict[str, IdentityThrottle] = {}
 
-    def _gateway(
+    def gateway(
         self, login: str, token: Callable[[], str | SecretStr], worker_id: str
     ) -> GitHubGateway:
         from agents.github.gateway import GitHubGateway
@@ -79,15 +85,15 @@ class BotCommands:
         )
 
     async def permission(self, repo: str, login: str) -> str:
-        async with bot_gateway(self.dispatcher, self._gateway, self.identity, repo) as gateway:
+        async with bot_gateway(self.dispatcher, self.gateway, self.identity, repo) as gateway:
             return await gateway.collaborator_permission(repo, login)
 
     async def react(self, repo: str, comment_id: int, content: str) -> None:
-        async with bot_gateway(self.dispatcher, self._gateway, self.identity, repo) as gateway:
+        async with bot_gateway(self.dispatcher, self.gateway, self.identity, repo) as gateway:
             await gateway.add_comment_reaction(repo, comment_id, content)
 
     async def reply(self, repo: str, number: int, body: str) -> None:
-        async with bot_gateway(self.dispatcher, self._gateway, self.identity, repo) as gateway:
+        async with bot_gateway(self.dispatcher, self.gateway, self.identity, repo) as gateway:
             await gateway.create_issue_comment(repo, number, body)
 
     async def aclose(self) -> None:

@@ -44,11 +44,22 @@ def flow_parameters(work: EventWork, delivery_id: str) -> dict[str, Any]:
 
 
 class EventSink:
-    def __init__(self, enqueuer: Enqueuer, github: CommandGitHub) -> None:
+    """``learner``: where feedback is queued (in process, bounded; None: not learned from)."""
+
+    def __init__(
+        self, enqueuer: Enqueuer, github: CommandGitHub, learner: Enqueuer | None = None
+    ) -> None:
         self.enqueuer = enqueuer
         self.github = github
+        self.learner = learner
 
     async def submit(self, work: EventWork, delivery_id: str) -> Submitted:
+        if work.kind == "learn":
+            if self.learner is None:
+                return Submitted("ignored", "learning from webhooks is not set up")
+            params = {"repo": work.repo, "number": work.number, "role": work.role}
+            queued = await self.learner.enqueue(params, work.work_key(delivery_id))
+            return Submitted("enqueued", f"feedback on {work.target}", queued)
         if work.kind == "command":
             refused = await self._refusal(work)
             if refused is not None:

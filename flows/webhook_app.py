@@ -84,6 +84,9 @@ class WebhookReceiver:
     repos: Collection[str] = ()
     # Installations of our App(s); an event for another installation is ignored.
     installations: Collection[int] = ()
+    # Whether the bot reviewed (repo, number): feedback on other PRs is ignored before any
+    # GitHub call (a store read; None: every PR's feedback is taken).
+    reviewed: Callable[[str, int], bool] | None = None
 
     def __post_init__(self) -> None:
         self._repos = {r.lower() for r in self.repos}
@@ -99,6 +102,8 @@ class WebhookReceiver:
         if not _EVENT.match(event) or not _DELIVERY.match(delivery):
             return JSONResponse({"message": "X-GitHub-Event or X-GitHub-Delivery missing"}, 400)
         routed = self._served(route_event(event, body))
+        if routed.work is not None and routed.work.kind == "learn":
+            routed = await anyio.to_thread.run_sync(self._learnable, routed)
         first = await anyio.to_thread.run_sync(self._record, delivery, body, routed)
         if not first:
             log.info("delivery %s seen before: nothing started", delivery)
@@ -119,11 +124,13 @@ class WebhookReceiver:
             why = f"{work.repo} is not a repository this swarm serves"
         elif self.installations and work.installation_id not in self.installations:
             why = f"installation {work.installation_id} is not this App's"
-        if why is None:
+        return routed if why is None else _ignored(routed, why)
+
+    def _learnable(self, routed: Routed) -> Routed:
+        work = routed.work
+        if work is None or self.reviewed is None or self.reviewed(work.repo, work.number):
             return routed
-        return Routed(
-            routed.event, routed.action, routed.repo, routed.number, routed.sender, None, why
-        )
+        return _ignored(routed, f"{routed.reason}: the bot has not reviewed {work.target}")
 
     def _record(self, delivery: str, body: bytes, routed: Routed) -> bool:
         return self.deliveries.record_delivery(
@@ -151,6 +158,10 @@ class WebhookReceiver:
                 delivery, done.outcome, done.detail, done.flow_run_id
             )
         )
+
+
+def _ignored(routed: Routed, why: str) -> Routed:
+    return Routed(routed.event, routed.action, routed.repo, routed.number, routed.sender, None, why)
 
 
 async def _read_capped(request: Request, limit: int) -> bytes | None:

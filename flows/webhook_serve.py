@@ -16,6 +16,9 @@ if TYPE_CHECKING:
     from agents.config import Settings
     from flows.webhook_app import WebhookReceiver
 
+# PRs whose feedback is read at once; more wait their turn in memory.
+LEARNING_CONCURRENCY = 2
+
 
 def read_webhook_secret(settings: Settings) -> str:
     from agents.config import ConfigError
@@ -40,10 +43,12 @@ def build_receiver(
     settings: Settings, *, deployment: str | None, concurrency: int | None
 ) -> tuple[WebhookReceiver, Any]:
     """The receiver and its shutdown coroutine function."""
+    from agents.reviews import review_key_prefix
     from agents.role_files import load_roles
     from agents.store import Store
     from flows.enqueue import DeploymentEnqueuer, InProcessEnqueuer
     from flows.event_github import BotCommands
+    from flows.event_learning import FeedbackLearner
     from flows.event_sink import EventSink
     from flows.webhook_app import WebhookReceiver
 
@@ -61,17 +66,27 @@ def build_receiver(
     installations = [
         i.installation_id for i in settings.all_identities().values() if i.installation_id
     ]
+    # Feedback is learned here, in the background, a few PRs at a time (GitHub reads only).
+    learner = InProcessEnqueuer(
+        LEARNING_CONCURRENCY, runner=FeedbackLearner(settings, roles, commands, store)
+    )
+
+    def reviewed(repo: str, number: int) -> bool:
+        return bool(store.posted_review_keys(review_key_prefix(repo, number)))
+
     receiver = WebhookReceiver(
         secret=secret,
         deliveries=store,
-        sink=EventSink(enqueuer, commands),
+        sink=EventSink(enqueuer, commands, learner),
         max_body_bytes=settings.webhook_max_body_bytes,
         repos=settings.repos,
         installations=installations,
+        reviewed=reviewed,
     )
 
     async def shutdown() -> None:
         await enqueuer.aclose()
+        await learner.aclose()
         await commands.aclose()
         store.close()
 
@@ -95,4 +110,21 @@ def serve_webhooks(
         use_local_prefect(settings.data_dir)
     receiver, shutdown = build_receiver(settings, deployment=deployment, concurrency=concurrency)
     app = create_webhook_app(receiver, on_shutdown=shutdown)
+    _log_deliveries_to_console()
     uvicorn.run(app, host=host, port=port, log_level="info", server_header=False)
+
+
+def _log_deliveries_to_console() -> None:
+    """What the receiver did with each delivery, beside uvicorn's access lines (redacted)."""
+    import logging
+
+    from agents.redact import install_log_redaction
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(levelname)s:     %(message)s"))
+    names = ("flows.webhook", "flows.events")
+    for name in names:
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.INFO)
+        logger.addHandler(handler)
+    install_log_redaction(names)

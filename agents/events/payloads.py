@@ -59,6 +59,14 @@ class Comment(_Loose):
     user: Account
 
 
+class ReviewComment(Comment):
+    in_reply_to_id: int | None = None
+
+
+class PullNumber(_Loose):
+    number: int = Field(gt=0)
+
+
 class Envelope(_Loose):
     """What every event we act on has: an action, a repository, a sender."""
 
@@ -79,3 +87,8 @@ class IssueCommentEvent(Envelope):
 
 class IssuesEvent(Envelope):
     issue: Issue
+
+
+class ReviewCommentEvent(Envelope):
+    pull_request: PullNumber
+    comment: ReviewComment

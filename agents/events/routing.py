@@ -6,6 +6,11 @@ to ignore it out; nothing is called and nothing is trusted beyond the signature 
 - ``issue_comment`` created on a PR with a ``/swarm`` line, by someone who is not a bot: that
   command (who may give it is checked later, against GitHub);
 - ``issues`` opened: triage it with the triager role;
+- ``pull_request_review_comment`` created as a reply, or ``issue_comment`` created on a PR
+  without a command, by someone who is not a bot: feedback, learned from (replies to the bot's
+  review comments and reactions on them: GitHub sends no event for a reaction, so a new comment
+  on the PR is when they are read); whether the bot reviewed that PR at all, and who may
+  teach, are decided later;
 - anything else: ignored, with the reason.
 """
 
@@ -18,10 +23,17 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agents.events.commands import find_command
-from agents.events.payloads import Envelope, IssueCommentEvent, IssuesEvent, PullRequestEvent
+from agents.events.payloads import (
+    Account,
+    Envelope,
+    IssueCommentEvent,
+    IssuesEvent,
+    PullRequestEvent,
+    ReviewCommentEvent,
+)
 
 REVIEW_ACTIONS = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
-WorkKind = Literal["review", "command", "triage"]
+WorkKind = Literal["review", "command", "triage", "learn"]
 
 
 class EventWork(BaseModel):
@@ -109,6 +121,8 @@ def _route(event: str, raw: object, head: Envelope, base: Routed) -> Routed:
         return _work(base, work, f"{name}: review {work.target}")
     if event == "issue_comment":
         return _comment(name, raw, head, base, installation)
+    if event == "pull_request_review_comment":
+        return _review_comment(name, raw, head, base, installation)
     if event == "issues":
         if head.action != "opened":
             return _ignored(base, f"{name}: only opened issues are triaged")
@@ -135,9 +149,12 @@ def _comment(
     parsed = IssueCommentEvent.model_validate(raw)
     number = parsed.issue.number
     command = find_command(parsed.comment.body)
+    by_bot = _by_bot(parsed.comment.user, head)
     if command is None:
-        return _ignored(base, f"{name}: no /swarm command", number)
-    if parsed.comment.user.is_bot or (head.sender is not None and head.sender.is_bot):
+        if by_bot or parsed.issue.pull_request is None:
+            return _ignored(base, f"{name}: no /swarm command", number)
+        return _learn(base, number, parsed.comment.user.login, installation, name)
+    if by_bot:
         return _ignored(base, f"{name}: commands from bots are ignored", number)
     if parsed.issue.pull_request is None:
         return _ignored(base, f"{name}: /swarm commands work on pull requests only", number)
@@ -153,3 +170,34 @@ def _comment(
         installation_id=installation,
     )
     return _work(base, work, f"{name}: /swarm {command.word} on {work.target}")
+
+
+def _review_comment(
+    name: str, raw: object, head: Envelope, base: Routed, installation: int | None
+) -> Routed:
+    if head.action != "created":
+        return _ignored(base, f"{name}: only new replies are feedback")
+    parsed = ReviewCommentEvent.model_validate(raw)
+    number = parsed.pull_request.number
+    if parsed.comment.in_reply_to_id is None:
+        return _ignored(base, f"{name}: not a reply to a review comment", number)
+    if _by_bot(parsed.comment.user, head):
+        return _ignored(base, f"{name}: replies from bots teach nothing", number)
+    return _learn(base, number, parsed.comment.user.login, installation, name)
+
+
+def _by_bot(author: Account, head: Envelope) -> bool:
+    return author.is_bot or (head.sender is not None and head.sender.is_bot)
+
+
+def _learn(base: Routed, number: int, sender: str, installation: int | None, name: str) -> Routed:
+    assert base.repo is not None
+    work = EventWork(
+        kind="learn",
+        repo=base.repo,
+        number=number,
+        role="reviewer",
+        sender=sender,
+        installation_id=installation,
+    )
+    return _work(base, work, f"{name}: feedback on {work.target}")

@@ -167,6 +167,10 @@ class GitHubEndpoints(ThrottledClient):
         params = {"since": since} if since else None
         return await self._paged(f"/repos/{_repo(repo)}/pulls/comments", params, max_pages=10)
 
+    async def list_pull_review_comments(self, repo: str, number: int) -> list[dict[str, Any]]:
+        """The review comments of one pull request, replies included (``in_reply_to_id``)."""
+        return await self._paged(f"/repos/{_repo(repo)}/pulls/{int(number)}/comments", max_pages=10)
+
     async def list_review_comment_reactions(
         self, repo: str, comment_id: int
     ) -> list[dict[str, Any]]:

@@ -58,6 +58,9 @@ def reply(state: SandboxState, full_name: str, comment_id: int, body: str, autho
             in_reply_to_id=parent.id,
         )
         pull.review_comments.append(child)
+        state.emit(
+            "pull_request_review_comment", "created", repo, repo.issues[parent.pull_number], child
+        )
         return child.id
 
 

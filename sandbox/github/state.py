@@ -22,6 +22,7 @@ from sandbox.github.model import (
     Label,
     Pull,
     Repo,
+    ReviewComment,
     Token,
     User,
     sha_of,
@@ -60,7 +61,9 @@ class SandboxState:
         self.bot_pat = ""
         # Called as (event, action, repo, issue, comment) when something a webhook reports
         # happens: see sandbox.github.webhooks.
-        self.listeners: list[Callable[[str, str, Repo, Issue, IssueComment | None], None]] = []
+        self.listeners: list[
+            Callable[[str, str, Repo, Issue, IssueComment | ReviewComment | None], None]
+        ] = []
         if seed:
             from sandbox.github.seed import seed_state
 
@@ -70,7 +73,12 @@ class SandboxState:
         return next(self._ids)
 
     def emit(
-        self, event: str, action: str, repo: Repo, issue: Issue, comment: IssueComment | None = None
+        self,
+        event: str,
+        action: str,
+        repo: Repo,
+        issue: Issue,
+        comment: IssueComment | ReviewComment | None = None,
     ) -> None:
         with self.lock:
             for listener in list(self.listeners):

@@ -1,9 +1,10 @@
 """Signed webhook deliveries of what happens in the sandbox, shaped as GitHub sends them.
 
-Attach :class:`SandboxWebhooks` to a state and every PR opened, commit pushed, comment posted or
-issue opened becomes a :class:`Delivery` (``X-GitHub-Event``, ``X-GitHub-Delivery``,
-``X-Hub-Signature-256`` over the exact body). Tests take them and post them with the client they
-like; :meth:`SandboxWebhooks.post_pending` sends them to a URL, as GitHub would.
+Attach :class:`SandboxWebhooks` to a state and every PR opened, commit pushed, comment posted,
+reply to a review comment or issue opened becomes a :class:`Delivery` (``X-GitHub-Event``,
+``X-GitHub-Delivery``, ``X-Hub-Signature-256`` over the exact body). Tests take them and post
+them with the client they like; :meth:`SandboxWebhooks.post_pending` sends them to a URL, as
+GitHub would.
 """
 
 from __future__ import annotations
@@ -11,14 +12,16 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from sandbox.github import render, render_pulls
-from sandbox.github.model import Issue, IssueComment, Repo
+from sandbox.github.model import Issue, IssueComment, Repo, ReviewComment
 from sandbox.github.render import Urls
 from sandbox.github.seed import REVIEWER_INSTALLATION_ID
 from sandbox.github.state import SandboxState
@@ -72,20 +75,27 @@ class SandboxWebhooks:
             self.state.listeners.remove(self._on_change)
 
     def _on_change(
-        self, event: str, action: str, repo: Repo, issue: Issue, comment: IssueComment | None
+        self,
+        event: str,
+        action: str,
+        repo: Repo,
+        issue: Issue,
+        comment: IssueComment | ReviewComment | None,
     ) -> None:
         users, now = self.state.users, self.state.clock.now()
         payload: dict[str, Any] = {"action": action}
-        if event == "pull_request":
+        sender = issue.user_login
+        if event.startswith("pull_request"):
             payload["number"] = issue.number
             payload["pull_request"] = render_pulls.pull(
                 self.urls, repo, issue, users, now, full=True
             )
-            sender = issue.user_login
+            if isinstance(comment, ReviewComment):
+                payload["comment"] = render_pulls.review_comment(self.urls, repo, comment, users)
+                sender = comment.user_login
         else:
             payload["issue"] = render_pulls.issue(self.urls, repo, issue, users)
-            sender = issue.user_login
-            if comment is not None:
+            if isinstance(comment, IssueComment):
                 payload["comment"] = render_pulls.issue_comment(
                     self.urls, repo, issue, comment, users
                 )
@@ -115,3 +125,42 @@ class SandboxWebhooks:
             return [
                 client.post(url, content=d.body, headers=d.headers).status_code for d in self.take()
             ]
+
+
+class Forwarder:
+    """Sends every delivery to ``url`` as it happens, from a thread of its own: GitHub's way,
+    one attempt each, and what the receiver answered is reported (``swarm sandbox serve
+    --webhook-url``)."""
+
+    def __init__(
+        self,
+        hooks: SandboxWebhooks,
+        url: str,
+        *,
+        interval_s: float = 0.2,
+        report: Callable[[str], None] = print,
+    ) -> None:
+        self.hooks, self.url, self.interval_s, self.report = hooks, url, interval_s, report
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="sandbox-webhooks", daemon=True)
+
+    def start(self) -> Forwarder:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=15)
+
+    def _run(self) -> None:
+        with httpx.Client(timeout=10.0) as client:
+            while not self._stop.wait(self.interval_s):
+                for delivery in self.hooks.take():
+                    what = f"{delivery.event}.{delivery.payload.get('action')}"
+                    try:
+                        answer = client.post(
+                            self.url, content=delivery.body, headers=delivery.headers
+                        )
+                        self.report(f"webhook {what} {delivery.delivery_id}: {answer.status_code}")
+                    except httpx.HTTPError as exc:
+                        self.report(f"webhook {what} {delivery.delivery_id}: not delivered ({exc})")

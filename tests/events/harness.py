@@ -14,9 +14,11 @@ from typing import Any
 import httpx
 import pytest
 
+from agents.reviews import review_key_prefix
 from agents.store import Store
 from flows.enqueue import InProcessEnqueuer
 from flows.event_github import BotCommands
+from flows.event_learning import FeedbackLearner
 from flows.event_sink import EventSink
 from flows.webhook_app import WebhookReceiver, create_webhook_app
 from sandbox.github.seed import (
@@ -52,6 +54,8 @@ class Events:
     started: Started
     client: httpx.AsyncClient
     enqueuer: InProcessEnqueuer
+    # Feedback learning, queued as `swarm webhook serve` queues it (the real learner).
+    learner: InProcessEnqueuer
 
     @property
     def state(self) -> Any:
@@ -61,6 +65,7 @@ class Events:
         sent = {**delivery.headers, **headers}
         response = await self.client.post(URL, content=delivery.body, headers=sent)
         await self.enqueuer.drain()
+        await self.learner.drain()
         return response
 
     def bot_writes(self) -> list[Any]:
@@ -102,20 +107,23 @@ async def receiver_over(
     hooks = SandboxWebhooks(server.state, SECRET, api_url=server.url)
     started = Started()
     enqueuer = InProcessEnqueuer(2, runner=started)
-    commands = BotCommands(settings, load_roles(settings.roles_dir), "default")
+    roles = load_roles(settings.roles_dir)
+    commands = BotCommands(settings, roles, "default")
+    learner = InProcessEnqueuer(2, runner=FeedbackLearner(settings, roles, commands, store))
     receiver = WebhookReceiver(
         secret=SECRET,
         deliveries=store,
-        sink=EventSink(enqueuer, commands),
+        sink=EventSink(enqueuer, commands, learner),
         max_body_bytes=max_body,
         repos=settings.repos,
         installations=(REVIEWER_INSTALLATION_ID,),
+        reviewed=lambda repo, n: bool(store.posted_review_keys(review_key_prefix(repo, n))),
     )
     app = create_webhook_app(receiver)
     transport = httpx.ASGITransport(app=app)
     try:
         async with httpx.AsyncClient(transport=transport) as client:
-            yield Events(server, hooks, store, started, client, enqueuer)
+            yield Events(server, hooks, store, started, client, enqueuer, learner)
     finally:
         hooks.close()
         await commands.aclose()

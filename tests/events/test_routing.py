@@ -78,17 +78,60 @@ def test_a_command_comment_on_a_pr_is_a_command(hooks: SandboxWebhooks) -> None:
     [
         ("swarm-reviewer[bot]", "/swarm review", 1, "commands from bots are ignored"),
         (MAINTAINER, "/swarm review", 4, "/swarm commands work on pull requests only"),
-        (MAINTAINER, "please /swarm review", 1, "no /swarm command"),
-        (MAINTAINER, "Looks good", 1, "no /swarm command"),
+        (MAINTAINER, "Looks good", 4, "no /swarm command"),
+        ("swarm-reviewer[bot]", "Looks good", 1, "no /swarm command"),
     ],
 )
-def test_comments_that_are_not_commands_on_a_pr_are_ignored_with_the_reason(
+def test_comments_that_are_neither_commands_nor_feedback_are_ignored_with_the_reason(
     hooks: SandboxWebhooks, author: str, body: str, number: int, reason: str
 ) -> None:
     hooks.state.add_comment(WIDGETS, number, body, author=author)
     routed = route_event("issue_comment", _only(hooks).body)
     assert routed.work is None
     assert routed.reason.endswith(reason)
+
+
+@pytest.mark.parametrize("body", ["please /swarm review", "Looks good"])
+def test_a_persons_comment_on_a_pr_without_a_command_is_feedback(
+    hooks: SandboxWebhooks, body: str
+) -> None:
+    hooks.state.add_comment(WIDGETS, 1, body, author=MAINTAINER)
+    routed = route_event("issue_comment", _only(hooks).body)
+    assert routed.work is not None
+    assert (routed.work.kind, routed.work.number, routed.work.role) == ("learn", 1, "reviewer")
+    assert routed.work.work_key("d-7") == "learn:d-7"
+
+
+def _review_comment(hooks: SandboxWebhooks, login: str, in_reply_to: int | None) -> bytes:
+    user = {"login": login, "type": "Bot" if login.endswith("[bot]") else "User"}
+    comment = {"id": 9, "body": "False positive", "user": user}
+    payload = {
+        "action": "created",
+        "repository": {"full_name": WIDGETS},
+        "sender": user,
+        "pull_request": {"number": 1},
+        "comment": {**comment, **({"in_reply_to_id": in_reply_to} if in_reply_to else {})},
+    }
+    return hooks.make("pull_request_review_comment", payload).body
+
+
+@pytest.mark.parametrize(
+    ("login", "in_reply_to", "reason"),
+    [
+        (MAINTAINER, 7, None),
+        ("dependabot[bot]", 7, "replies from bots teach nothing"),
+        (MAINTAINER, None, "not a reply to a review comment"),
+    ],
+)
+def test_a_persons_reply_to_a_review_comment_is_feedback(
+    hooks: SandboxWebhooks, login: str, in_reply_to: int | None, reason: str | None
+) -> None:
+    routed = route_event("pull_request_review_comment", _review_comment(hooks, login, in_reply_to))
+    if reason is not None:
+        assert routed.work is None and routed.reason.endswith(reason)
+        return
+    assert routed.work is not None
+    assert (routed.work.kind, routed.work.number, routed.work.sender) == ("learn", 1, MAINTAINER)
 
 
 def test_other_events_and_actions_are_ignored(hooks: SandboxWebhooks) -> None:

@@ -92,5 +92,6 @@ def test_a_real_server_checks_signatures_records_and_dedupes_deliveries(
     assert (record.event, record.outcome, record.detail) == (
         "issue_comment",
         "ignored",
-        "issue_comment.created: no /swarm command",
+        f"issue_comment.created: feedback on {WIDGETS}#{WIDGETS_PR_CLEAN}: "
+        f"the bot has not reviewed {WIDGETS}#{WIDGETS_PR_CLEAN}",
     )
