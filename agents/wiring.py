@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from agents.github.snapshot import IdentitySnapshot
     from agents.github.throttle import IdentityThrottle
     from agents.llm.client import LLMClient
+    from agents.transport.client import GitHubTransport
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,9 @@ class Runtime:
     # What each worker gets: composed once, here, from the parts above.
     worker: WorkerDeps = field(init=False)
     _throttles: dict[str, IdentityThrottle] = field(default_factory=dict)
+    # One transport (connection pools, githubkit configuration) per identity, shared by all
+    # its gateways: building one per worker cost a new pool and new connections each time.
+    _transports: dict[str, GitHubTransport] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -121,15 +125,31 @@ class Runtime:
     ) -> GitHubGateway:
         from agents.github.gateway import GitHubGateway
 
+        throttle = self.throttle(login)
         return GitHubGateway(
             self.settings.github_api_url,
             login,
             token_provider,
-            self.throttle(login),
+            throttle,
             on_call=on_call,
             worker_id=worker_id,
-            timeout=self.settings.http_timeout_seconds,
+            transport=self._transport(login, throttle.limits.max_concurrency),
         )
+
+    def _transport(self, login: str, max_connections: int) -> GitHubTransport:
+        from agents.transport.client import GitHubTransport
+
+        with self._lock:
+            found = self._transports.get(login)
+            if found is None:
+                found = GitHubTransport(
+                    self.settings.github_api_url,
+                    identity=login,
+                    timeout=self.settings.http_timeout_seconds,
+                    max_connections=max_connections,
+                )
+                self._transports[login] = found
+            return found
 
     @asynccontextmanager
     async def discovery(
@@ -175,6 +195,10 @@ class Runtime:
         await self.llm.aclose()
         for throttle in self.throttles().values():
             throttle.backend.close()
+        with self._lock:
+            transports, self._transports = list(self._transports.values()), {}
+        for transport in transports:
+            await transport.aclose()
         self.store.close()
 
 

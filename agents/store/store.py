@@ -17,6 +17,7 @@ from agents.store.reviews import ReviewsMixin
 from agents.store.runs import RunsMixin
 from agents.store.state_rows import StateRowsMixin
 from agents.store.transcript import TranscriptMixin
+from agents.store.writer import StoreWriter
 
 
 class Store(
@@ -29,7 +30,12 @@ class Store(
     StateRowsMixin,
     DeliveriesMixin,
 ):
-    """Thread-safe; open one per process (it detects a fork and reconnects)."""
+    """Thread-safe; open one per process (it detects a fork and reconnects). ``writer`` takes
+    writes that need no answer off the caller's thread (a worker's record)."""
+
+    def __init__(self, db: Database) -> None:
+        super().__init__(db)
+        self.writer = StoreWriter(self)
 
     @classmethod
     def open(cls, url: str | None = None, data_dir: Path = Path(".swarm")) -> Store:
@@ -44,6 +50,7 @@ class Store(
         return cls(db)
 
     def close(self) -> None:
+        self.writer.close()
         self._db.dispose()
 
     def __enter__(self) -> Store:

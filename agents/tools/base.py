@@ -6,6 +6,8 @@ of the cached prefix) is byte-identical on every call of a session.
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
@@ -75,8 +77,7 @@ class Tool(Generic[ArgsT]):
     needs_permission: tuple[str, str] | None = None
 
     def schema(self) -> dict[str, Any]:
-        params = self.args.model_json_schema()
-        params.pop("title", None)
+        params = json.loads(_input_schema(self.args))  # a fresh copy: callers may change it
         return {"name": self.name, "description": self.description, "input_schema": params}
 
     async def call(self, raw_args: object) -> ToolResult:
@@ -97,6 +98,15 @@ class Tool(Generic[ArgsT]):
                 raise
             reason = github_reason(exc)
             return ToolResult(f"{self.name} failed: {reason}", is_error=True, summary=reason)
+
+
+@functools.cache
+def _input_schema(args: type[BaseModel]) -> str:
+    """An argument model's JSON schema, generated once per process: pydantic builds it anew on
+    every call, and every worker offers the same tools."""
+    params = args.model_json_schema()
+    params.pop("title", None)
+    return json.dumps(params)
 
 
 class Toolbox:

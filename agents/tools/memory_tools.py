@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.llm.turn import ToolResult, render_recall
 from agents.memory.history import HistorySearchError, format_hits, history_search
+from agents.store.records import NewEvent
 from agents.tools.base import OfferedTool, Tool, ToolError
 from agents.tools.context import WorkerContext
 
@@ -45,6 +46,8 @@ def memory_tools(ctx: WorkerContext) -> list[OfferedTool]:
         return ToolResult(text, summary=f"{len(hits)} hit(s)")
 
     async def history_search_tool(args: HistorySearchArgs) -> ToolResult:
+        # The session's own record so far, not only what the writer thread has got to.
+        await ctx.store.writer.aflush(ctx.worker_id)
         try:
             hits = history_search(
                 ctx.store,
@@ -67,7 +70,11 @@ def memory_tools(ctx: WorkerContext) -> list[OfferedTool]:
     async def record_progress(args: ProgressArgs) -> ToolResult:
         line = f"{args.kind}: {args.note}"
         ctx.progress.append(line)
-        ctx.store.append_event(ctx.worker_id, "progress", {"kind": args.kind, "text": args.note})
+        # Through the writer: after the tool call it answers in the transcript, never before;
+        # in the store by the time the model reads that it was recorded.
+        progress = NewEvent("progress", {"kind": args.kind, "text": args.note})
+        ctx.store.writer.append(ctx.worker_id, progress)
+        await ctx.store.writer.aflush(ctx.worker_id)
         return ToolResult("progress recorded")
 
     return [

@@ -3,19 +3,25 @@
 ``StoreRecorder`` is the loop's ``Recorder`` port over the store, plus the steps ``run`` records
 around the loop (registration, verification, session start, the end). What it writes is
 redacted by the store; tool payloads are kept as size, summary and a short preview only.
+Every write goes through the store's writer thread (:mod:`agents.store.writer`), in order, so
+the flow's event loop never waits on SQL; ``flushed`` waits until all of them are in the store.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from agents.envelope import SealedEnvelope, envelope_hash
 from agents.llm.prompt import CachedPrefix
 from agents.llm.turn import ToolResult
 from agents.memory.snapshot import MemorySnapshot
-from agents.outcome import OutcomeStatus
+from agents.outcome import OutcomeStatus, WorkerOutcome
+from agents.redact import redact
 from agents.store.base import UnknownWorkerError
+from agents.store.records import NewEvent
 from agents.worker import story
 from agents.worker.ports import ModelTurn, ToolUse
 
@@ -23,6 +29,8 @@ if TYPE_CHECKING:
     from agents.github.records import GitHubCallRecord
     from agents.identity.verify import VerifiedIdentity
     from agents.store.store import Store
+
+log = logging.getLogger("agents.worker")
 
 PREVIEW_CHARS = 160
 # Store statuses for outcomes the store has no word of its own for.
@@ -37,10 +45,32 @@ class StoreRecorder:
         self.worker_id = worker_id
         self.model_calls = 0
 
+    async def reported(self, outcome: WorkerOutcome) -> WorkerOutcome:
+        """``outcome`` once every write of this record is in the store; a worker whose record
+        could not be written has failed, whatever it did."""
+        try:
+            await self.store.writer.aflush(self.worker_id)
+        except Exception as exc:
+            log.warning("worker %s: its record could not be written", self.worker_id)
+            reason = f"its record could not be written: {type(exc).__name__}: {redact(str(exc))}"
+            return outcome.model_copy(update={"status": "failed", "reason": reason})
+        return outcome
+
+    def _write(self, write: Any, /, *args: Any, **kwargs: Any) -> None:
+        self.store.writer.write(self.worker_id, partial(write, *args, **kwargs))
+
+    def _event(
+        self, kind: str, content: Mapping[str, Any], tokens: int = 0, cost: float = 0.0
+    ) -> None:
+        self.store.writer.append(self.worker_id, NewEvent(kind, dict(content), tokens, cost))
+
     # -- around the loop ----------------------------------------------------------------------
 
     def register(self, sealed: SealedEnvelope, role_chain: list[str]) -> None:
         """The worker's row, created on its first attempt and reset to running on a retry."""
+        self._write(self._register, sealed, role_chain)
+
+    def _register(self, sealed: SealedEnvelope, role_chain: list[str]) -> None:
         env = sealed.envelope
         try:
             self.store.get_worker(self.worker_id)
@@ -62,7 +92,12 @@ class StoreRecorder:
 
     def turned_away(self, run_id: str, reason: str) -> None:
         """A malformed envelope named this worker: its row says BLOCKED and why. A row of
-        another run, or one already ended, is not this envelope's to change."""
+        another run, or one already ended, is not this envelope's to change. Written before
+        it returns (the caller reports the refusal at once)."""
+        self._write(self._turned_away, run_id, reason)
+        self.store.writer.flush(self.worker_id)
+
+    def _turned_away(self, run_id: str, reason: str) -> None:
         try:
             row = self.store.get_worker(self.worker_id)
         except UnknownWorkerError:
@@ -70,11 +105,13 @@ class StoreRecorder:
         else:
             if row.run_id != run_id or row.status not in ("pending", "running"):
                 return
-        self.finish("blocked", reason, {})
+        # On the writer's thread already: written directly, in this order.
+        self.store.append_event(self.worker_id, "status", {"status": "blocked", "reason": reason})
+        self.store.finish_worker(self.worker_id, "blocked", blocked_reason=reason, budgets_used={})
 
     def verified(self, identity: VerifiedIdentity) -> None:
         login = identity.login
-        self.store.update_worker(self.worker_id, identity_login=login)
+        self._write(self.store.update_worker, self.worker_id, identity_login=login)
         self._status(
             {"status": "verified", "login": login, "credential_id": identity.token_fingerprint}
         )
@@ -87,7 +124,7 @@ class StoreRecorder:
         context: Mapping[str, int | str] | None = None,
     ) -> None:
         """The prefix (by hash), the frozen memory, and the context tier the session runs in."""
-        self.store.record_prompt_prefix(prefix.sha256, prefix.text)
+        self._write(self.store.record_prompt_prefix, prefix.sha256, prefix.text)
         self._status(
             {
                 "status": "session_start",
@@ -103,7 +140,8 @@ class StoreRecorder:
         )
 
     def github_call(self, record: GitHubCallRecord) -> None:
-        self.store.record_github_call(
+        self._write(
+            self.store.record_github_call,
             identity=record.identity,
             worker_id=record.worker_id,
             method=record.method,
@@ -119,7 +157,8 @@ class StoreRecorder:
         self, status: OutcomeStatus, reason: str | None, used: Mapping[str, int | float | str]
     ) -> None:
         self._status({"status": status, "reason": reason or "", **used})
-        self.store.finish_worker(
+        self._write(
+            self.store.finish_worker,
             self.worker_id,
             STORE_STATUS.get(status, status),
             blocked_reason=reason,
@@ -127,7 +166,7 @@ class StoreRecorder:
         )
 
     def _status(self, content: Mapping[str, object]) -> None:
-        self.store.append_event(self.worker_id, "status", content)
+        self._event("status", content)
 
     # -- the Recorder port --------------------------------------------------------------------
 
@@ -141,13 +180,12 @@ class StoreRecorder:
             elif block.get("type") == "tool_result":
                 body = str(block.get("content"))
                 results.append({"id": block.get("tool_use_id"), "size": len(body)})
-        self.store.append_event(
-            self.worker_id, "user_turn", {"text": "\n".join(texts), "tool_results": results}
-        )
+        self._event("user_turn", {"text": "\n".join(texts), "tool_results": results})
 
     def model_turn(self, turn: ModelTurn) -> None:
         result, usage = turn.result, turn.result.usage
-        self.store.record_llm_call(
+        self._write(
+            self.store.record_llm_call,
             worker_id=self.worker_id,
             model=turn.model,
             prefix_hash=turn.prefix_hash,
@@ -162,8 +200,7 @@ class StoreRecorder:
             cache_miss=turn.cache_miss,
             memory_hash=turn.memory_hash,
         )
-        self.store.append_event(
-            self.worker_id,
+        self._event(
             "assistant_turn",
             {"content": result.content, "stop_reason": result.stop_reason},
             tokens=usage.total_tokens,
@@ -173,13 +210,10 @@ class StoreRecorder:
         story.model_call(turn, self.model_calls)
 
     def tool_call(self, use: ToolUse) -> None:
-        self.store.append_event(
-            self.worker_id, "tool_call", {"tool": use.name, "input": use.args, "id": use.id}
-        )
+        self._event("tool_call", {"tool": use.name, "input": use.args, "id": use.id})
 
     def tool_result(self, use: ToolUse, result: ToolResult) -> None:
-        self.store.append_event(
-            self.worker_id,
+        self._event(
             "tool_result",
             {
                 "tool": use.name,

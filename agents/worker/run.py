@@ -144,7 +144,7 @@ async def run_worker(arrived: Arrival, deps: WorkerDeps) -> WorkerOutcome:
             await gateway.aclose()
     except Exception as exc:
         end = _end_of(exc)
-    return _finish(sealed, record, meter, login, end)
+    return await record.reported(_finish(sealed, record, meter, login, end))
 
 
 def _turned_away(arrived: object, deps: WorkerDeps, reason: str) -> WorkerOutcome:

@@ -53,6 +53,7 @@ async def test_a_live_workers_claim_stops_a_second_worker_from_posting(
     # The first worker is alive and has claimed the review; it has not posted yet.
     store = first.runtime.store
     StoreRecorder(store, holder.envelope.worker_id).register(holder, holder.envelope.roles.ids())
+    store.writer.flush(holder.envelope.worker_id)
     key = review_key(WIDGETS, PR, str(task.head_sha), "reviewer")
     assert store.claim_review_key(key, holder.envelope.worker_id)
     try:

@@ -30,6 +30,7 @@ async def tool_context(swarm: Swarm) -> AsyncIterator[MakeContext]:
         opened = swarm.runtime.sealer.open(sealed)
         env = sealed.envelope
         StoreRecorder(swarm.runtime.store, env.worker_id).register(sealed, env.roles.ids())
+        swarm.runtime.store.writer.flush(env.worker_id)
         login = env.identity.expected_login
         gateway = swarm.runtime.gateway(
             login, lambda: opened.credential or "", worker_id=env.worker_id
