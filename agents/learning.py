@@ -2,8 +2,9 @@
 
 Polled at the start of each run of a repository (``learn_from_repo``), or fed one webhook
 comment at a time (``learn_from_comments``, for the events path). Trust follows authorship:
-only replies and reactions by people whose collaborator permission on the repository is write
-or above count; bots (our own included) and everyone else are ignored, whatever they wrote.
+only replies, reactions and thread resolutions by people whose collaborator permission on the
+repository is write or above count; bots (our own included) and everyone else, the PR's author
+without write access too (GitHub lets an author resolve threads), are ignored, whatever they did.
 What counts is stored by :mod:`agents.memory.feedback` as a proposed, quoted learning.
 """
 
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
     from agents.github.endpoints import GitHubEndpoints
 
 log = logging.getLogger("agents.learning")
+# Resolved threads are read per pull request (one GraphQL query each): the newest this many
+# pull requests with the bot's comments, so a long-lived repository costs a bounded poll.
+THREAD_PULLS = 20
 
 
 @dataclass
@@ -72,7 +76,8 @@ class _Learner:
 
     async def may_teach(self, login: str, is_bot: bool) -> str | None:
         """The person's permission when it is write or above; None (and why) otherwise."""
-        if is_bot or login in self.bots or not login:
+        # GraphQL names an App's bot user without the "[bot]" that REST adds.
+        if is_bot or not login or login in self.bots or f"{login}[bot]" in self.bots:
             self.report.ignored.append((login, "a bot"))
             return None
         if login not in self.permissions:
@@ -144,6 +149,42 @@ class _Learner:
                     key = f"{self.repo}:reaction:{reaction['id']}"
                     self.keep(comment, login, permission, signal, ":-1:", None, key)
 
+    async def resolutions(self, bot: Mapping[int, Mapping[str, Any]]) -> None:
+        """Each resolved thread that starts with one of ``bot``'s comments: an acknowledgement
+        by whoever resolved it, when they have write access."""
+        latest: dict[int, int] = {}
+        for comment_id, comment in bot.items():
+            number = _pr_number(comment)
+            if number:
+                latest[number] = max(latest.get(number, 0), comment_id)
+        newest = sorted(latest, key=lambda n: latest[n], reverse=True)[:THREAD_PULLS]
+        for number in newest:
+            for thread in await self.gateway.list_review_threads(self.repo, number):
+                first = ((thread.get("comments") or {}).get("nodes") or [{}])[0]
+                parent = bot.get(int(first.get("databaseId") or 0))
+                resolver = thread.get("resolvedBy") or {}
+                if thread.get("isResolved") and parent is not None:
+                    login = str(resolver.get("login") or "")
+                    await self.acknowledged(parent, login, False, str(thread.get("id")))
+
+    async def acknowledged(
+        self, parent: Mapping[str, Any], login: str, is_bot: bool, thread_id: str
+    ) -> None:
+        """``login`` resolved the thread ``thread_id`` that ``parent`` (the bot's) starts."""
+        permission = await self.may_teach(login, is_bot)
+        if permission is not None:
+            key = f"{self.repo}:resolved:{thread_id}:{login}"
+            self.keep(parent, login, permission, "acknowledgement", "", None, key)
+
+
+def _bot_comments(learner: _Learner, listed: Iterable[Mapping[str, Any]]) -> dict[int, Any]:
+    """The bot's own comments that start a thread, by id."""
+    return {
+        int(c["id"]): c
+        for c in listed
+        if _login(c)[0] in learner.bots and not c.get("in_reply_to_id")
+    }
+
 
 async def learn_from_comments(
     gateway: GitHubEndpoints,
@@ -154,19 +195,43 @@ async def learn_from_comments(
     bot_logins: Collection[str],
     auto_accept: bool = False,
     read_reactions: bool = True,
+    read_threads: bool = False,
 ) -> LearningReport:
     """Learn from ``comments`` (review comments of ``repo`` as GitHub renders them: a page of
-    the repository listing, or one webhook ``comment`` with its parent fetched by the caller)."""
+    the repository listing, or one webhook ``comment`` with its parent fetched by the caller);
+    ``read_threads`` also reads whether the threads of the bot's comments were resolved."""
     learner = _Learner(gateway, store, repo, bot_logins, auto_accept)
     listed = list(comments)
-    bot = {
-        int(c["id"]): c
-        for c in listed
-        if _login(c)[0] in learner.bots and not c.get("in_reply_to_id")
-    }
+    bot = _bot_comments(learner, listed)
     await learner.replies(listed, bot)
     if read_reactions:
         await learner.reactions(bot)
+    if read_threads:
+        await learner.resolutions(bot)
+    return learner.report
+
+
+async def learn_from_resolution(
+    gateway: GitHubEndpoints,
+    store: MemoryBackend,
+    repo: str,
+    thread: Mapping[str, Any],
+    sender: Mapping[str, Any],
+    *,
+    bot_logins: Collection[str],
+    auto_accept: bool = False,
+) -> LearningReport:
+    """The webhook entry for a resolved thread: ``thread`` and ``sender`` of a
+    ``pull_request_review_thread`` event with action ``resolved`` (the thread's ``node_id`` and
+    its review comments, the person who resolved it); the same key as the polled path, so a
+    resolution read both ways is proposed once."""
+    learner = _Learner(gateway, store, repo, bot_logins, auto_accept)
+    comments = [c for c in thread.get("comments") or [] if isinstance(c, Mapping)]
+    first = _bot_comments(learner, comments[:1])
+    if first:
+        login, is_bot = _login({"user": sender})
+        (parent,) = first.values()
+        await learner.acknowledged(parent, login, is_bot, str(thread.get("node_id") or ""))
     return learner.report
 
 
@@ -178,10 +243,17 @@ async def learn_from_repo(
     bot_logins: Collection[str],
     auto_accept: bool = False,
 ) -> LearningReport:
-    """Poll ``repo``'s review comments once (at the start of a run) and learn from them."""
+    """Poll ``repo``'s review comments and their threads once (at the start of a run) and
+    learn from replies, reactions and resolved threads."""
     comments = await gateway.list_repo_review_comments(repo)
     report = await learn_from_comments(
-        gateway, store, repo, comments, bot_logins=bot_logins, auto_accept=auto_accept
+        gateway,
+        store,
+        repo,
+        comments,
+        bot_logins=bot_logins,
+        auto_accept=auto_accept,
+        read_threads=True,
     )
     if report.proposed or report.accepted:
         log.info(

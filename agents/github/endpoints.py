@@ -18,6 +18,20 @@ REVIEW_EVENTS = frozenset({"COMMENT", "APPROVE", "REQUEST_CHANGES"})
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
 
 
+_REVIEW_THREADS = """
+query($owner: String!, $name: String!, $number: Int!, $after: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      reviewThreads(first: 100, after: $after) {
+        nodes { id isResolved resolvedBy { login } comments(first: 1) { nodes { databaseId } } }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+  }
+}
+"""
+
+
 def _repo(repo: str) -> str:
     return repo_name(repo)
 
@@ -177,6 +191,27 @@ class GitHubEndpoints(ThrottledClient):
         return await self._paged(
             f"/repos/{_repo(repo)}/pulls/comments/{int(comment_id)}/reactions", max_pages=3
         )
+
+    async def list_review_threads(self, repo: str, number: int) -> list[dict[str, Any]]:
+        """The pull request's review threads: resolved or not, by whom, and the first comment's
+        id (GraphQL: REST does not say whether a thread is resolved)."""
+        owner, name = _repo(repo).split("/", 1)
+        threads: list[dict[str, Any]] = []
+        after: str | None = None
+        for _page in range(10):
+            data = await self.graphql(
+                _REVIEW_THREADS,
+                {"owner": owner, "name": name, "number": int(number), "after": after},
+                safe_to_retry=True,
+            )
+            pull = (data.get("repository") or {}).get("pullRequest") or {}
+            page = pull.get("reviewThreads") or {}
+            threads.extend(t for t in page.get("nodes") or [] if isinstance(t, dict))
+            info = page.get("pageInfo") or {}
+            after = info.get("endCursor")
+            if not info.get("hasNextPage") or not after:
+                break
+        return threads
 
     async def collaborator_permission(self, repo: str, login: str) -> str:
         """``admin``, ``maintain``, ``write``, ``triage``, ``read`` or ``none`` for ``login``."""

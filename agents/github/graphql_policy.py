@@ -16,6 +16,10 @@ ALLOWED_MUTATIONS = frozenset({"addPullRequestReview", "markPullRequestReadyForR
 # The identity check reads who the token is, nothing the viewer owns.
 ALLOWED_VIEWER_FIELDS = frozenset({"login", "id", "databaseId", "__typename"})
 CONTENT_MUTATIONS = frozenset({"addPullRequestReview"})
+# Whether a review thread is resolved, and by whom, has no REST route: the one read allowed
+# under `repository` is a pull request's `reviewThreads` (learning from resolved threads).
+ALLOWED_REPOSITORY_FIELDS = frozenset({"pullRequest", "__typename"})
+ALLOWED_PULL_REQUEST_FIELDS = frozenset({"reviewThreads", "__typename"})
 
 _R = "/repos/{owner}/{repo}"
 _REPOSITORY_ROUTES = {
@@ -177,6 +181,24 @@ def _refuse(kind: str, path: str, route: str | None) -> GraphQLNotAllowed:
     )
 
 
+def _review_threads_only(kind: str, repository: Field) -> bool:
+    """True for `repository { pullRequest { reviewThreads ... } }` and nothing beside it;
+    refuses a pull request or repository field that has a REST route, naming the route."""
+    for child in repository.children:
+        pull_fields = {c.name for c in child.children}
+        if (
+            child.name == "pullRequest"
+            and pull_fields
+            and pull_fields <= ALLOWED_PULL_REQUEST_FIELDS
+        ):
+            continue
+        if child.name in _REPOSITORY_ROUTES:
+            raise _refuse(kind, f"repository.{child.name}", _REPOSITORY_ROUTES[child.name])
+        if child.name not in ALLOWED_REPOSITORY_FIELDS:
+            return False
+    return any(child.name == "pullRequest" for child in repository.children)
+
+
 def check_graphql(document: str) -> GraphQLOperation:
     """Allow the document or raise :class:`GraphQLNotAllowed` naming the REST route to use."""
     kind, fields = parse_operation(document)
@@ -189,10 +211,8 @@ def check_graphql(document: str) -> GraphQLOperation:
         names = tuple(f.name for f in fields)
         return GraphQLOperation(kind, names, any(n in CONTENT_MUTATIONS for n in names))
     for f in fields:
-        if f.name == "repository":
-            for child in f.children:
-                if child.name in _REPOSITORY_ROUTES:
-                    raise _refuse(kind, f"repository.{child.name}", _REPOSITORY_ROUTES[child.name])
+        if f.name == "repository" and _review_threads_only(kind, f):
+            continue
         if f.name not in ALLOWED_QUERY_FIELDS:
             raise _refuse(kind, f.name, _QUERY_ROUTES.get(f.name))
         if f.name == "viewer":

@@ -2,7 +2,10 @@
 
 A reply or reaction by a person with write access to the repository is read as one of two
 signals: a *dismissal* ("false positive", "won't fix", a thumbs-down) or a *correction* (any
-other reply that is not a thanks). Each becomes a *proposed*, repository-scoped memory of kind
+other reply that is not a thanks). A review thread of the bot's that such a person *resolved*
+is an *acknowledgement*: the finding was seen and dealt with (usually fixed), which says the
+kind of finding is useful; it is never read as a dismissal, so it cannot silence a finding that
+is still in the code. Each becomes a *proposed*, repository-scoped memory of kind
 ``learning``: the person's words quoted and attributed, the finding and the code line it was
 about, and a link back. It is never an instruction: workers see accepted learnings only inside
 ``<untrusted>`` delimiters in the first user turn, never in a system block.
@@ -20,7 +23,7 @@ from typing import Literal
 
 from agents.memory.ports import MemoryBackend, MemoryRow
 
-Signal = Literal["dismissal", "correction"]
+Signal = Literal["dismissal", "correction", "acknowledgement"]
 QUOTE_CHARS = 600
 CODE_CHARS = 200
 FINDING_CHARS = 300
@@ -55,7 +58,7 @@ def classify_reaction(content: str) -> Signal | None:
 
 @dataclass(frozen=True)
 class Feedback:
-    """One person's reply or reaction to one of the bot's review comments."""
+    """One person's reply, reaction or thread resolution on one of the bot's review comments."""
 
     repo: str
     pr_number: int
@@ -68,9 +71,9 @@ class Feedback:
     by: str
     permission: str
     signal: Signal
-    said: str  # the reply's text, or ":-1:" for a thumbs-down
+    said: str  # the reply's text, ":-1:" for a thumbs-down, "" for a resolved thread
     reply_url: str | None
-    key: str  # unique per reply or reaction: read twice, proposed once
+    key: str  # unique per reply, reaction or resolution: read twice, proposed once
 
 
 def _clip(text: str, limit: int) -> str:
@@ -81,13 +84,18 @@ def _clip(text: str, limit: int) -> str:
 def learning_text(item: Feedback) -> str:
     """The learning as a quoted, attributed fact (never phrased as an order to the bot)."""
     where = f"{item.path}" + (f" line {item.line}" if item.line else "")
-    verb = "dismissed" if item.signal == "dismissal" else "corrected"
-    return (
-        f"@{item.by} ({item.permission} access) {verb} the review finding "
+    about = (
         f'"{_clip(item.finding, FINDING_CHARS)}" on {where} of PR #{item.pr_number}, '
-        f"code `{_clip(item.code, CODE_CHARS)}`, saying: "
-        f'"{_clip(item.said, QUOTE_CHARS)}"'
+        f"code `{_clip(item.code, CODE_CHARS)}`"
     )
+    who = f"@{item.by} ({item.permission} access)"
+    if item.signal == "acknowledgement":
+        return (
+            f"{who} resolved the review thread of the finding {about}: "
+            "acknowledged as useful, not dismissed"
+        )
+    verb = "dismissed" if item.signal == "dismissal" else "corrected"
+    return f'{who} {verb} the review finding {about}, saying: "{_clip(item.said, QUOTE_CHARS)}"'
 
 
 def propose(

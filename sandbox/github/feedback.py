@@ -1,8 +1,9 @@
 """What people do with the bot's review comments, as GitHub serves it: replies (review comments
-with ``in_reply_to_id``), reactions, and each person's permission on a repository.
+with ``in_reply_to_id``), reactions, resolved threads, and each person's permission on a repository.
 
-Tests and the demo act as people through these helpers (``reply``, ``react``, ``grant``); the
-routes in :mod:`sandbox.github.routes_feedback` serve what they did.
+Tests and the demo act as people through these helpers (``reply``, ``react``, ``resolve``,
+``grant``); the routes in :mod:`sandbox.github.routes_feedback` and the GraphQL review threads
+in :mod:`sandbox.github.graphql_threads` serve what they did.
 """
 
 from __future__ import annotations
@@ -31,15 +32,24 @@ def repo_comments(repo: Repo) -> list[ReviewComment]:
     return sorted(found, key=lambda c: (c.at, c.id))
 
 
+def _acted_on(
+    state: SandboxState, full_name: str, comment_id: int, login: str, *, root: bool = False
+) -> tuple[Repo, ReviewComment]:
+    """The comment (or the first comment of its thread) ``login`` acts on; people unknown to
+    the sandbox become users. Caller holds the lock."""
+    repo = state.repo(full_name)
+    found = thread_root(repo, comment_id) if root else find_comment(repo, comment_id)
+    if found is None:
+        raise KeyError(f"no review comment {comment_id} in {full_name}")
+    if login not in state.users:
+        state.add_user(login, type="Bot" if login.endswith("[bot]") else "User")
+    return repo, found
+
+
 def reply(state: SandboxState, full_name: str, comment_id: int, body: str, author: str) -> int:
     """``author`` replies to review comment ``comment_id``; returns the reply's id."""
     with state.lock:
-        repo = state.repo(full_name)
-        parent = find_comment(repo, comment_id)
-        if parent is None:
-            raise KeyError(f"no review comment {comment_id} in {full_name}")
-        if author not in state.users:
-            state.add_user(author, type="Bot" if author.endswith("[bot]") else "User")
+        repo, parent = _acted_on(state, full_name, comment_id, author)
         pull = repo.issues[parent.pull_number].pull
         assert pull is not None
         child = ReviewComment(
@@ -69,11 +79,7 @@ def react(state: SandboxState, full_name: str, comment_id: int, content: str, au
     if content not in REACTIONS:
         raise ValueError(f"reaction {content!r} is not one of {sorted(REACTIONS)}")
     with state.lock:
-        comment = find_comment(state.repo(full_name), comment_id)
-        if comment is None:
-            raise KeyError(f"no review comment {comment_id} in {full_name}")
-        if author not in state.users:
-            state.add_user(author, type="Bot" if author.endswith("[bot]") else "User")
+        _, comment = _acted_on(state, full_name, comment_id, author)
         reaction = Reaction(state.next_id(), content, author, state.clock.now())
         comment.reactions.append(reaction)
         return reaction.id
@@ -92,3 +98,32 @@ def permission_of(state: SandboxState, repo: Repo, login: str) -> str:
     if login == repo.owner.login:
         return "admin"
     return repo.collaborators.get(login, "none")
+
+
+def may_resolve(state: SandboxState, repo: Repo, pull_number: int, login: str) -> bool:
+    """GitHub lets the pull request's author resolve its threads, and anyone with write access."""
+    issue = repo.issues.get(pull_number)
+    if issue is not None and issue.user_login == login:
+        return True
+    return permission_of(state, repo, login) in ("write", "admin")
+
+
+def thread_root(repo: Repo, comment_id: int) -> ReviewComment | None:
+    """The first comment of the thread ``comment_id`` belongs to (itself when it is one)."""
+    comment = find_comment(repo, comment_id)
+    while comment is not None and comment.in_reply_to_id:
+        comment = find_comment(repo, comment.in_reply_to_id)
+    return comment
+
+
+def resolve(
+    state: SandboxState, full_name: str, comment_id: int, login: str, *, resolved: bool = True
+) -> ReviewComment:
+    """``login`` resolves (or, with ``resolved=False``, reopens) the thread of ``comment_id``;
+    refused like GitHub refuses it for anyone but the PR's author and people with write access."""
+    with state.lock:
+        repo, root = _acted_on(state, full_name, comment_id, login, root=True)
+        if not may_resolve(state, repo, root.pull_number, login):
+            raise PermissionError(f"{login} may not resolve threads of #{root.pull_number}")
+        root.resolved_by = login if resolved else None
+        return root

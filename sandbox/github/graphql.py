@@ -3,7 +3,6 @@ the top-level fields of the operation; anything else is a GraphQL error, as GitH
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import re
 from typing import Any
@@ -19,8 +18,10 @@ from sandbox.github.graphql_parse import (
     read_input,
     top_fields,
 )
+from sandbox.github.graphql_threads import MUTATIONS as THREAD_MUTATIONS
+from sandbox.github.graphql_threads import review_threads
 from sandbox.github.model import Issue, Repo
-from sandbox.github.render import node_id
+from sandbox.github.render import node_id, parse_node_id
 from sandbox.github.routes_pulls import create_review
 
 
@@ -28,13 +29,10 @@ def _pull_by_node(ctx: Ctx, node: Any) -> tuple[Repo, Issue]:
     missing = GraphQLFailure(
         f"Could not resolve to a node with the global id of '{node}'", "NOT_FOUND"
     )
-    if not isinstance(node, str) or not node.startswith("PR_"):
+    parts = parse_node_id("PR", node)
+    if parts is None or len(parts) != 2:
         raise missing
-    try:
-        raw = node[3:] + "=" * (-len(node[3:]) % 4)
-        repo_id, number = (int(x) for x in base64.urlsafe_b64decode(raw).decode().split(":"))
-    except ValueError:
-        raise missing from None
+    repo_id, number = parts
     repo = ctx.state.repo_by_id(repo_id)
     issue = repo.issues.get(number) if repo else None
     if repo is None or issue is None or issue.pull is None or not ctx.identity.can_see(repo):
@@ -143,7 +141,10 @@ def _repository(ctx: Ctx, field: Field, variables: JSON) -> JSON | None:
             "headRefOid": issue.pull.head_sha,
             "baseRefOid": issue.pull.base_sha,
             "state": issue.state.upper(),
+            "author": {"login": issue.user_login},
         }
+        if "reviewThreads" in field.selection:
+            values["pullRequest"]["reviewThreads"] = review_threads(ctx, repo, issue)
     return values
 
 
@@ -151,6 +152,7 @@ QUERIES = {"viewer": _viewer, "rateLimit": _rate_limit, "repository": _repositor
 MUTATIONS = {
     "addPullRequestReview": _add_review,
     "markPullRequestReadyForReview": _ready_for_review,
+    **THREAD_MUTATIONS,
 }
 
 

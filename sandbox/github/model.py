@@ -140,6 +140,8 @@ class ReviewComment:
     at: float
     in_reply_to_id: int | None = None
     reactions: list[Reaction] = field(default_factory=list)
+    # On the first comment of a thread: who resolved the thread (None while it is open).
+    resolved_by: str | None = None
 
 
 @dataclass

@@ -28,6 +28,18 @@ def node_id(kind: str, *parts: object) -> str:
     return f"{kind}_" + base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
+def parse_node_id(kind: str, node: object) -> tuple[int, ...] | None:
+    """The numbers :func:`node_id` put into ``node``; None when it is not a ``kind`` id."""
+    if not isinstance(node, str) or not node.startswith(f"{kind}_"):
+        return None
+    tail = node[len(kind) + 1 :]
+    try:
+        raw = base64.urlsafe_b64decode(tail + "=" * (-len(tail) % 4)).decode()
+        return tuple(int(x) for x in raw.split(":"))
+    except ValueError:
+        return None
+
+
 def user(u: Urls, usr: User) -> JSON:
     base = f"{u.api}/users/{usr.login}"
     return {

@@ -84,3 +84,21 @@ def test_an_unknown_top_level_field_without_a_rest_twin_points_at_rest_in_genera
         match=r"'node' is not on the allow-list \(REST-first policy\): use the REST API$",
     ):
         check_graphql('{ node(id: "x") { id } }')
+
+
+def test_review_threads_of_a_pull_request_are_the_one_repository_read_allowed() -> None:
+    op = check_graphql(
+        "query($o: String!, $n: String!, $p: Int!) { repository(owner: $o, name: $n) "
+        "{ pullRequest(number: $p) { reviewThreads(first: 100) { nodes { id isResolved "
+        "resolvedBy { login } } } } } }"
+    )
+    assert op.kind == "query" and op.fields == ("repository",)
+    with pytest.raises(
+        GraphQLNotAllowed, match=r"'repository\.pullRequest'.*pulls/\{pull_number\}"
+    ):
+        check_graphql(
+            '{ repository(owner: "o", name: "r") '
+            "{ pullRequest(number: 1) { reviewThreads(first: 1) { totalCount } title } } }"
+        )
+    with pytest.raises(GraphQLNotAllowed, match=r"'repository' is not on the allow-list"):
+        check_graphql('{ repository(owner: "o", name: "r") { id } }')

@@ -48,6 +48,13 @@ def comment_on(swarm: Swarm, word: str) -> Any:
     return next(c for c in bot_comments(swarm) if word in c.body)
 
 
+async def reviewed(swarm: Swarm) -> tuple[Any, Any]:
+    """The PR reviewed once, the maintainer made admin: the bot's print( and TODO comments."""
+    assert (await swarm.review(WIDGETS, PR)).status == "succeeded"
+    grant(swarm.sandbox.state, WIDGETS, MAINTAINER, "admin")
+    return comment_on(swarm, "print("), comment_on(swarm, "TODO")
+
+
 async def learn(swarm: Swarm, *, auto_accept: bool = False) -> LearningReport:
     identity = swarm.runtime.roles["reviewer"].identity
     async with swarm.runtime.discovery(identity, [WIDGETS]) as (gateway, _verified):
@@ -73,9 +80,7 @@ async def test_a_dismissal_becomes_a_proposal_and_once_accepted_is_not_repeated_
 ) -> None:
     swarm = backend_swarm
     state = swarm.sandbox.state
-    assert (await swarm.review(WIDGETS, PR)).status == "succeeded"
-    printed, todo = comment_on(swarm, "print("), comment_on(swarm, "TODO")
-    grant(state, WIDGETS, MAINTAINER, "admin")
+    printed, todo = await reviewed(swarm)
     grant(state, WIDGETS, "bob-dev", "write")
     reply(state, WIDGETS, printed.id, "False positive: this print is the CLI's output.", MAINTAINER)
     reply(state, WIDGETS, todo.id, INJECTION, MAINTAINER)
@@ -138,11 +143,10 @@ async def test_auto_accept_takes_a_maintainers_dismissal_but_not_a_writers(
 ) -> None:
     swarm = backend_swarm
     state = swarm.sandbox.state
-    await swarm.review(WIDGETS, PR)
-    grant(state, WIDGETS, MAINTAINER, "admin")
+    printed, todo = await reviewed(swarm)
     grant(state, WIDGETS, "bob-dev", "write")
-    reply(state, WIDGETS, comment_on(swarm, "print(").id, "intended: CLI output", MAINTAINER)
-    reply(state, WIDGETS, comment_on(swarm, "TODO").id, "by design", "bob-dev")
+    reply(state, WIDGETS, printed.id, "intended: CLI output", MAINTAINER)
+    reply(state, WIDGETS, todo.id, "by design", "bob-dev")
     report = await learn(swarm, auto_accept=True)
     assert len(report.accepted) == 1 and len(report.proposed) == 1
     (active,) = swarm.runtime.store.list_memories(repo=WIDGETS)

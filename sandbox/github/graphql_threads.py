@@ -1,0 +1,97 @@
+"""Review threads over GraphQL, the only place GitHub says whether a thread is resolved and by
+whom: ``pullRequest.reviewThreads`` and the ``resolveReviewThread`` / ``unresolveReviewThread``
+mutations people (and Apps with pull request write access) send."""
+
+from __future__ import annotations
+
+from sandbox.github.clock import iso
+from sandbox.github.feedback import may_resolve, resolve, thread_root
+from sandbox.github.gate import Ctx
+from sandbox.github.graphql_parse import JSON, Field, GraphQLFailure, read_input
+from sandbox.github.model import Issue, Repo, ReviewComment
+from sandbox.github.render import node_id, parse_node_id
+
+
+def _comment_node(ctx: Ctx, repo: Repo, c: ReviewComment) -> JSON:
+    return {
+        "id": node_id("PRRC", c.id),
+        "databaseId": c.id,
+        "body": c.body,
+        "path": c.path,
+        "line": c.line,
+        "createdAt": iso(c.at),
+        "url": f"{ctx.urls.web}/{repo.full_name}/pull/{c.pull_number}#discussion_r{c.id}",
+        "author": {"login": c.user_login},
+        "replyTo": {"databaseId": c.in_reply_to_id} if c.in_reply_to_id else None,
+    }
+
+
+def thread_node(ctx: Ctx, repo: Repo, root: ReviewComment) -> JSON:
+    pull = repo.issues[root.pull_number].pull
+    assert pull is not None
+    members = [root] + [c for c in pull.review_comments if c.in_reply_to_id == root.id]
+    nodes = [_comment_node(ctx, repo, c) for c in members]
+    return {
+        "id": node_id("PRRT", repo.id, root.id),
+        "isResolved": root.resolved_by is not None,
+        "isOutdated": root.commit_id != pull.head_sha,
+        "path": root.path,
+        "line": root.line,
+        "resolvedBy": {"login": root.resolved_by} if root.resolved_by else None,
+        "comments": {"totalCount": len(nodes), "nodes": nodes},
+    }
+
+
+def review_threads(ctx: Ctx, repo: Repo, issue: Issue) -> JSON:
+    """Every thread of the pull request, oldest first, on one page."""
+    assert issue.pull is not None
+    roots = [c for c in issue.pull.review_comments if not c.in_reply_to_id]
+    nodes = [thread_node(ctx, repo, c) for c in sorted(roots, key=lambda c: (c.at, c.id))]
+    return {
+        "totalCount": len(nodes),
+        "nodes": nodes,
+        "pageInfo": {"hasNextPage": False, "endCursor": None},
+    }
+
+
+def _thread_by_node(ctx: Ctx, node: object) -> tuple[Repo, ReviewComment]:
+    parts = parse_node_id("PRRT", node)
+    repo = ctx.state.repo_by_id(parts[0]) if parts and len(parts) == 2 else None
+    root = thread_root(repo, parts[1]) if repo and parts else None
+    if repo is None or root is None or not ctx.identity.can_see(repo):
+        raise GraphQLFailure(
+            f"Could not resolve to a node with the global id of '{node}'", "NOT_FOUND"
+        )
+    return repo, root
+
+
+def _set_resolved(ctx: Ctx, field: Field, variables: JSON, resolved: bool) -> JSON:
+    repo, root = _thread_by_node(ctx, read_input(field, variables).get("threadId"))
+    login = ctx.identity.login
+    if ctx.identity.kind == "installation":
+        allowed = ctx.identity.has("pull_requests", "write")
+    else:
+        allowed = ctx.identity.has("pull_requests", "write") and may_resolve(
+            ctx.state, repo, root.pull_number, login
+        )
+    if not allowed:
+        raise GraphQLFailure(
+            f"{login} does not have permission to resolve review threads on this pull request.",
+            "FORBIDDEN",
+        )
+    if ctx.identity.kind == "installation":
+        root.resolved_by = login if resolved else None
+    else:
+        resolve(ctx.state, repo.full_name, root.id, login, resolved=resolved)
+    return {"thread": thread_node(ctx, repo, root)}
+
+
+def resolve_thread(ctx: Ctx, field: Field, variables: JSON) -> JSON:
+    return _set_resolved(ctx, field, variables, True)
+
+
+def unresolve_thread(ctx: Ctx, field: Field, variables: JSON) -> JSON:
+    return _set_resolved(ctx, field, variables, False)
+
+
+MUTATIONS = {"resolveReviewThread": resolve_thread, "unresolveReviewThread": unresolve_thread}

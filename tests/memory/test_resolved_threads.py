@@ -1,0 +1,154 @@
+"""A resolved review thread is feedback: people resolve the bot's threads on the sandbox GitHub
+through GraphQL with the real githubkit client, the next run reads `reviewThreads` as the bot,
+and a resolution by someone with write access becomes a proposed acknowledgement, one that
+never silences the finding (a resolved thread acknowledges, it does not dismiss)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from githubkit.exception import GraphQLFailed
+
+from agents.learning import LearningReport, learn_from_resolution
+from sandbox.github.seed import MAINTAINER, WIDGETS, WIDGETS_PR_DEBUG_PRINT
+from tests.memory.real_worker import first_user_text
+from tests.memory.test_feedback_learning import (
+    cli,
+    latest_review_bodies,
+    learn,
+    rereview,
+    reviewed,
+)
+from tests.sandbox.clients import token_client
+from tests.worker.conftest import Swarm
+
+pytestmark = pytest.mark.anyio
+
+PR = WIDGETS_PR_DEBUG_PRINT
+AUTHOR = "alice-dev"  # opened the PR; no write access on widgets in this test
+THREADS = """
+query($owner: String!, $name: String!, $number: Int!) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      reviewThreads(first: 50) {
+        nodes { id isResolved resolvedBy { login } comments(first: 1) { nodes { databaseId } } }
+      }
+    }
+  }
+}
+"""
+RESOLVE = """
+mutation($id: ID!) {
+  resolveReviewThread(input: {threadId: $id}) { thread { id isResolved resolvedBy { login } } }
+}
+"""
+
+
+async def resolve_as(swarm: Swarm, login: str, comment_id: int) -> dict[str, Any]:
+    """``login`` resolves the thread of ``comment_id`` the way a person's client does."""
+    gh = token_client(swarm.sandbox.url, swarm.sandbox.state.add_pat(login))
+    owner, name = WIDGETS.split("/")
+    data = await gh.async_graphql(THREADS, {"owner": owner, "name": name, "number": PR})
+    threads = data["repository"]["pullRequest"]["reviewThreads"]["nodes"]
+    thread = next(t for t in threads if t["comments"]["nodes"][0]["databaseId"] == comment_id)
+    resolved = await gh.async_graphql(RESOLVE, {"id": thread["id"]})
+    node: dict[str, Any] = resolved["resolveReviewThread"]["thread"]
+    return node
+
+
+async def test_a_thread_a_writer_resolves_becomes_an_acknowledgement_not_a_dismissal(
+    backend_swarm: Swarm,
+) -> None:
+    swarm = backend_swarm
+    printed, todo = await reviewed(swarm)
+    thread = await resolve_as(swarm, MAINTAINER, printed.id)
+    assert thread["isResolved"] and thread["resolvedBy"] == {"login": MAINTAINER}
+    # GitHub lets the PR's author resolve threads on their PR; without write access it
+    # teaches nothing. Someone who is neither may not resolve at all.
+    await resolve_as(swarm, AUTHOR, todo.id)
+    with pytest.raises(GraphQLFailed) as refused:
+        await resolve_as(swarm, "carol-dev", todo.id)
+    assert "does not have permission to resolve" in repr(refused.value)
+
+    report = await learn(swarm)
+    assert len(report.proposed) == 1 and report.accepted == []
+    assert (AUTHOR, "none access, not write") in report.ignored
+    assert (await learn(swarm)).proposed == []  # read twice, proposed once
+    store = swarm.runtime.store
+    (proposal,) = store.list_memories(repo=WIDGETS, states=("proposed",))
+    assert proposal.body.startswith(
+        f"@{MAINTAINER} (admin access) resolved the review thread of the finding"
+    )
+    assert proposal.body.endswith("acknowledged as useful, not dismissed")
+    assert proposal.source and proposal.source["signal"] == "acknowledgement"
+    assert proposal.source["comment_url"].endswith(f"r{printed.id}")
+    assert proposal.author == MAINTAINER and proposal.pr_number == PR
+
+    cli("memory", "review", "--accept", str(proposal.id))
+    requests = await rereview(swarm, {"NOTES.md": "unrelated\n"})
+    first = first_user_text(requests[0])
+    assert "resolved the review thread of the finding" in first
+    # an acknowledgement is not a dismissal: the same finding on unchanged code is posted again
+    bodies = latest_review_bodies(swarm)
+    assert any("print(" in b for b in bodies), bodies
+
+
+async def test_a_maintainers_resolution_is_auto_accepted_but_an_open_thread_teaches_nothing(
+    backend_swarm: Swarm,
+) -> None:
+    swarm = backend_swarm
+    printed, _ = await reviewed(swarm)
+    await resolve_as(swarm, MAINTAINER, printed.id)
+    # reopened: the thread is open again, and an open thread says nothing
+    gh = token_client(swarm.sandbox.url, swarm.sandbox.state.maintainer_pat)
+    owner, name = WIDGETS.split("/")
+    data = await gh.async_graphql(THREADS, {"owner": owner, "name": name, "number": PR})
+    (node,) = [
+        t for t in data["repository"]["pullRequest"]["reviewThreads"]["nodes"] if t["isResolved"]
+    ]
+    await gh.async_graphql(
+        "mutation($id: ID!) { unresolveReviewThread(input: {threadId: $id}) "
+        "{ thread { isResolved } } }",
+        {"id": node["id"]},
+    )
+    assert (await learn(swarm, auto_accept=True)).accepted == []
+
+    await resolve_as(swarm, MAINTAINER, printed.id)
+    report = await learn(swarm, auto_accept=True)
+    assert len(report.accepted) == 1 and report.proposed == []
+    (active,) = swarm.runtime.store.list_memories(repo=WIDGETS)
+    assert active.source and active.source["reviewed_by"] == "auto-accept (maintainer)"
+
+
+async def test_a_resolution_delivered_by_webhook_then_polled_is_proposed_once(
+    backend_swarm: Swarm,
+) -> None:
+    swarm = backend_swarm
+    printed, _ = await reviewed(swarm)
+    thread = await resolve_as(swarm, MAINTAINER, printed.id)
+    identity = swarm.runtime.roles["reviewer"].identity
+    async with swarm.runtime.discovery(identity, [WIDGETS]) as (gateway, _verified):
+        listed = await gateway.list_repo_review_comments(WIDGETS)
+        # `pull_request_review_thread` (resolved): the thread's node id and its comments
+        payload = {
+            "node_id": thread["id"],
+            "comments": [c for c in listed if c["id"] == printed.id],
+        }
+
+        async def deliver(login: str) -> LearningReport:
+            return await learn_from_resolution(
+                gateway,
+                swarm.runtime.store,
+                WIDGETS,
+                payload,
+                {"login": login, "type": "User"},
+                bot_logins={gateway.identity},
+            )
+
+        by_maintainer, by_author = await deliver(MAINTAINER), await deliver(AUTHOR)
+    assert len(by_maintainer.proposed) == 1
+    assert by_author.proposed == [] and (AUTHOR, "none access, not write") in by_author.ignored
+    assert (await learn(swarm)).proposed == []
+    (proposal,) = swarm.runtime.store.list_memories(repo=WIDGETS, states=("proposed",))
+    assert proposal.source and proposal.source["signal"] == "acknowledgement"
