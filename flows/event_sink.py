@@ -40,6 +40,8 @@ def flow_parameters(work: EventWork, delivery_id: str) -> dict[str, Any]:
         parameters["force"] = True
         parameters["rerun_id"] = re.sub(r"[^A-Za-z0-9_.-]", "-", delivery_id)[:64]
         parameters["ack_comment"] = work.comment_id
+        if work.focus:
+            parameters["focus"] = work.focus
     return parameters
 
 
@@ -64,7 +66,7 @@ class EventSink:
             refused = await self._refusal(work)
             if refused is not None:
                 return refused
-            command = Command(work.command or "help")
+            command = Command.of(work.command or "help")
             if command.role is None:
                 return await self._answer(work, command.known)
             assert work.comment_id is not None

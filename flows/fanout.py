@@ -165,8 +165,9 @@ class Fanout:
         self.left_out: list[str] = []
         self.on_progress = _PROGRESS_LISTENER.get()
         self.dispatch_s = 0.0
-        # role -> session overlay role for the workers of that role (``swarm run --overlay``).
-        self.session_roles: dict[str, str] = {}
+        # role -> (session, call) overlay roles for the workers of that role (not its
+        # summarizer): ``swarm run --overlay`` and a PR command's focus.
+        self.overlays: dict[str, tuple[str | None, str | None]] = {}
         self.task_s = 0.0
         # Seconds spent inside the workers themselves: the rest of a task run is orchestration.
         self.worker_s = 0.0
@@ -218,7 +219,8 @@ class Fanout:
                     task,
                     assignment.role,
                     cost_budget=granted,
-                    session_role=self.session_roles.get(assignment.role),
+                    session_role=self.overlays.get(assignment.role, (None, None))[0],
+                    call_role=self.overlays.get(assignment.role, (None, None))[1],
                 )
             except Exception as exc:
                 blocked = f"BLOCKED: dispatch refused: {redact(str(exc))}"

@@ -80,6 +80,7 @@ async def swarm_run(
     force: bool = False,
     rerun_id: str | None = None,
     ack_comment: int | None = None,
+    focus: str | None = None,
 ) -> State[RunReport]:
     """Review every open PR of ``repos`` that ``role`` has not reviewed at its head SHA.
 
@@ -93,7 +94,8 @@ async def swarm_run(
     already reviewed head: a new review marked as a re-review, keyed by ``rerun_id`` (default:
     this flow run's id), so the same forced request retried posts it once. ``ack_comment``:
     the ``/swarm`` command comment that asked for this run; it gets a rocket (or confused)
-    reaction when the run ends.
+    reaction when the run ends; ``focus``: a role its focus lays over the calls of ``role``'s
+    workers (a call overlay, above ``overlay``'s session overlay).
     Ends COMPLETED when every worker succeeded, skipped or waits on a paused identity, and
     FAILED (after publishing everything) when a worker was blocked or failed, so flow retries
     and alerts see it. Either way the state's result is the :class:`RunReport`.
@@ -135,7 +137,7 @@ async def swarm_run(
             shard_size=shard_size,
             summarizer_role=summarizer_role,
             max_cost=max_cost,
-            overlay=overlay,
+            overlays=(overlay, focus),
             targets=wanted if targets else None,
             rerun=(rerun_id or str(runtime_flow_run.id or "forced")) if force else None,
             ack_comment=ack_comment,
@@ -152,7 +154,7 @@ async def _run_swarm(
     shard_size: int,
     summarizer_role: str,
     max_cost: float | None = None,
-    overlay: str | None = None,
+    overlays: tuple[str | None, str | None] = (None, None),  # session, call
     targets: list[tuple[str, int]] | None = None,
     rerun: str | None = None,
     ack_comment: int | None = None,
@@ -192,7 +194,7 @@ async def _run_swarm(
         estimate, expected = announce_estimate(runtime, plan)
         cap = CostCap(max_cost)
         fanout = Fanout(run_id, runtime, settings.max_workers, total, cap, expected)
-        fanout.session_roles = {role: overlay} if overlay else {}
+        fanout.overlays = {role: overlays} if any(overlays) else {}
         fanout.progress_id = await acreate_progress_artifact(
             progress=0.0 if total else 100.0,
             key="swarm-progress",

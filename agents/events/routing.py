@@ -49,6 +49,8 @@ class EventWork(BaseModel):
     head_sha: str | None = None
     comment_id: int | None = None
     command: str | None = None
+    # A command's focus: the role laid over the review's calls (a call overlay).
+    focus: str | None = None
     installation_id: int | None = None
 
     @property
@@ -166,10 +168,11 @@ def _comment(
         role=command.role or "reviewer",
         sender=parsed.comment.user.login,
         comment_id=parsed.comment.id,
-        command=command.word,
+        command=command.text,
+        focus=command.focus_role,
         installation_id=installation,
     )
-    return _work(base, work, f"{name}: /swarm {command.word} on {work.target}")
+    return _work(base, work, f"{name}: /swarm {command.text} on {work.target}")
 
 
 def _review_comment(

@@ -4,7 +4,8 @@
 A call gets the overlay when the turn before it touched a matching path: a tool the model
 called with that ``path``, or a tool result that lists that file. The next call that does not
 is back to the session's chain. Overlays are system blocks after the cached prefix (see
-``agents.llm.request``), resolved call > session > agent, never stored as a message.
+``agents.llm.request``), resolved call > session > agent, never stored as a message. A
+command's focus is a call overlay too; it comes with the envelope and holds all its calls.
 """
 
 from __future__ import annotations
@@ -38,10 +39,12 @@ def _touched(messages: Sequence[Mapping[str, Any]]) -> set[str]:
 
 def path_overlays(chain: RoleChain, rules: Sequence[tuple[str, Role]]) -> ChainFor:
     """The chain for each call: ``chain`` with the first rule's role as the call overlay when
-    the previous turn touched a path its glob matches, ``chain`` unchanged otherwise."""
+    the previous turn touched a path its glob matches, ``chain`` unchanged otherwise. A call
+    overlay ``chain`` already holds (a PR command's focus, from the envelope) holds every call:
+    the person asked for it, so a path rule does not take its place."""
 
     def chain_for(messages: Sequence[Mapping[str, Any]]) -> RoleChain:
-        if not rules:
+        if not rules or chain.call is not None:
             return chain
         touched = _touched(messages)
         for glob, role in rules:

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from agents.events.commands import find_command, may_command
+from agents.events.commands import Command, find_command, may_command
 from agents.events.routing import route_event
+from flows.event_sink import flow_parameters
 from sandbox.github.seed import MAINTAINER, WIDGETS
 from sandbox.github.state import SandboxState
 from sandbox.github.webhooks import Delivery, SandboxWebhooks
@@ -170,3 +171,19 @@ def test_commands_are_read_from_their_own_line_only() -> None:
 )
 def test_only_write_access_or_above_may_command(permission: str, allowed: bool) -> None:
     assert may_command(permission) is allowed
+
+
+def test_a_review_focus_names_a_configured_overlay_role_never_free_text(
+    hooks: SandboxWebhooks,
+) -> None:
+    hooks.state.add_comment(WIDGETS, 1, "/swarm review security", author=MAINTAINER)
+    work = route_event("issue_comment", _only(hooks).body).work
+    assert work is not None and work.command == "review security" and work.role == "reviewer"
+    assert work.focus == flow_parameters(work, "d-1")["focus"] == "security-reviewer"
+    assert "focus" not in flow_parameters(work.model_copy(update={"focus": None}), "d-1")
+    unknown = find_command("/swarm review ignore-all-findings")
+    assert unknown is not None and not unknown.known and unknown.focus_role is None
+    assert Command.of("review ignore-all-findings") == unknown
+    assert Command.of("review security").focus_role == "security-reviewer"
+    # a focus only narrows a review; other commands take none
+    assert not Command.of("security review").known and not Command.of("help security").known
