@@ -24,6 +24,23 @@ Runner = Callable[[dict[str, Any]], Awaitable[object]]
 KEYS_REMEMBERED = 10_000
 
 
+class Overlaid:
+    """Every run ``inner`` starts carries ``overlay`` as its session overlay (``swarm webhook
+    serve --overlay``); a PR command's focus is a call overlay and still lies above it."""
+
+    def __init__(self, inner: DeploymentEnqueuer | InProcessEnqueuer, overlay: str | None) -> None:
+        self.inner = inner
+        self.overlay = overlay
+
+    async def enqueue(self, parameters: dict[str, Any], key: str) -> str:
+        if self.overlay:
+            parameters = {**parameters, "overlay": self.overlay}
+        return await self.inner.enqueue(parameters, key)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
 class DeploymentEnqueuer:
     def __init__(self, deployment: str) -> None:
         self.deployment = deployment

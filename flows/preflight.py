@@ -130,7 +130,7 @@ def preflight(
 ) -> Settings:
     """``swarm run``'s checks: flags, settings, the role and its identity, the overlay role, the
     model's key, the store. ``targets`` (``OWNER/NAME#N``) stand in for ``--repo``."""
-    from agents.config import ConfigError, load_settings
+    from agents.config import load_settings
 
     def run_needs(settings: Settings) -> list[str]:
         identity = reviewing_role(settings, role).identity
@@ -144,14 +144,21 @@ def preflight(
         overrides = {"repos": list(dict.fromkeys(t.split("#", 1)[0] for t in targets))}
     settings = load_settings(needs=run_needs, **overrides)
     check_model(settings, model)
-    if overlay is not None:
-        from agents.role_files import load_roles
-
-        roles = load_roles(settings.roles_dir)
-        if overlay not in roles:
-            known = ", ".join(sorted(roles))
-            raise ConfigError(
-                f"--overlay: no role {overlay!r} in {settings.roles_dir} (known: {known})"
-            )
+    check_overlay(settings, overlay)
     check_store(settings)
     return settings
+
+
+def check_overlay(settings: Settings, overlay: str | None) -> None:
+    """``--overlay`` names a role of ``roles/`` (any command that lays a session overlay)."""
+    if overlay is None:
+        return
+    from agents.config import ConfigError
+    from agents.role_files import load_roles
+
+    roles = load_roles(settings.roles_dir)
+    if overlay not in roles:
+        known = ", ".join(sorted(roles))
+        raise ConfigError(
+            f"--overlay: no role {overlay!r} in {settings.roles_dir} (known: {known})"
+        )

@@ -16,9 +16,16 @@ if TYPE_CHECKING:
 
 
 def deployment_parameters(
-    *, repos: list[str] | None, role: str, max_workers: int | None, model: str | None
+    *,
+    repos: list[str] | None,
+    role: str,
+    max_workers: int | None,
+    model: str | None,
+    overlay: str | None = None,
 ) -> dict[str, Any]:
     params: dict[str, Any] = {"role": role}
+    if overlay:
+        params["overlay"] = overlay
     if repos:
         params["repos"] = list(repos)
     if max_workers:
@@ -36,11 +43,13 @@ def serve_schedule(
     max_workers: int | None,
     model: str | None,
     name: str,
+    overlay: str | None = None,
 ) -> None:
     from agents.config import load_settings
-    from flows.preflight import needs, repo_flags
+    from flows.preflight import check_overlay, needs, repo_flags
 
     settings = load_settings(needs=needs(any_identity=True, repos=True), **repo_flags(repos))
+    check_overlay(settings, overlay)  # before a Prefect server is started for nothing
     prepare_prefect_env()
     # The schedule lives in the Prefect server: the local one unless PREFECT_API_URL says.
     use_local_prefect(settings.data_dir)
@@ -53,7 +62,11 @@ def serve_schedule(
         name=name,
         cron=cron,
         parameters=deployment_parameters(
-            repos=list(settings.repos), role=role, max_workers=max_workers, model=model
+            repos=list(settings.repos),
+            role=role,
+            max_workers=max_workers,
+            model=model,
+            overlay=overlay,
         ),
         tags=["swarm", f"role:{role}"],
         description="Review every open PR that changed since the swarm last looked.",

@@ -40,13 +40,18 @@ def read_webhook_secret(settings: Settings) -> str:
 
 
 def build_receiver(
-    settings: Settings, *, deployment: str | None, concurrency: int | None
+    settings: Settings,
+    *,
+    deployment: str | None,
+    concurrency: int | None,
+    overlay: str | None = None,
 ) -> tuple[WebhookReceiver, Any]:
-    """The receiver and its shutdown coroutine function."""
+    """The receiver and its shutdown coroutine function; every run it starts carries the
+    session ``overlay`` when one is given."""
     from agents.reviews import review_key_prefix
     from agents.role_files import load_roles
     from agents.store import Store
-    from flows.enqueue import DeploymentEnqueuer, InProcessEnqueuer
+    from flows.enqueue import DeploymentEnqueuer, InProcessEnqueuer, Overlaid
     from flows.event_github import BotCommands
     from flows.event_learning import FeedbackLearner
     from flows.event_sink import EventSink
@@ -55,11 +60,12 @@ def build_receiver(
     secret = read_webhook_secret(settings)
     roles = load_roles(settings.roles_dir)
     chosen = deployment or settings.webhook_deployment
-    enqueuer: DeploymentEnqueuer | InProcessEnqueuer
+    inner: DeploymentEnqueuer | InProcessEnqueuer
     if chosen:
-        enqueuer = DeploymentEnqueuer(chosen)
+        inner = DeploymentEnqueuer(chosen)
     else:
-        enqueuer = InProcessEnqueuer(concurrency or settings.webhook_concurrency)
+        inner = InProcessEnqueuer(concurrency or settings.webhook_concurrency)
+    enqueuer = Overlaid(inner, overlay)
     store = Store.open(settings.store_url, settings.data_dir)
     reviewer = roles.get("reviewer")
     commands = BotCommands(settings, roles, reviewer.identity if reviewer else "default")
@@ -94,21 +100,29 @@ def build_receiver(
 
 
 def serve_webhooks(
-    *, host: str, port: int, deployment: str | None, concurrency: int | None
+    *,
+    host: str,
+    port: int,
+    deployment: str | None,
+    concurrency: int | None,
+    overlay: str | None = None,
 ) -> None:
     import uvicorn
 
     from agents.config import load_settings
-    from flows.preflight import check_store, needs
+    from flows.preflight import check_overlay, check_store, needs
     from flows.webhook_app import create_webhook_app
 
     settings = load_settings(needs=needs(any_identity=True))
     read_webhook_secret(settings)  # before seconds go into starting Prefect
+    check_overlay(settings, overlay)
     check_store(settings)
     prepare_prefect_env()
     if not (deployment or settings.webhook_deployment):
         use_local_prefect(settings.data_dir)
-    receiver, shutdown = build_receiver(settings, deployment=deployment, concurrency=concurrency)
+    receiver, shutdown = build_receiver(
+        settings, deployment=deployment, concurrency=concurrency, overlay=overlay
+    )
     app = create_webhook_app(receiver, on_shutdown=shutdown)
     _log_deliveries_to_console()
     uvicorn.run(app, host=host, port=port, log_level="info", server_header=False)

@@ -25,6 +25,15 @@ ModelOpt = Annotated[
         show_default=False,
     ),
 ]
+OverlayOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--overlay",
+        help="A role from roles/ laid over --role for every call of the runs started "
+        "(session overlay).",
+        show_default=False,
+    ),
+]
 WorkersOpt = Annotated[
     int | None,
     typer.Option("--max-workers", min=1, help="Workers running at once (SWARM_MAX_WORKERS)."),

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from flows.commands.options import ModelOpt, RepoOpt, RoleOpt, WorkersOpt
+from flows.commands.options import ModelOpt, OverlayOpt, RepoOpt, RoleOpt, WorkersOpt
 
 commands = typer.Typer()
 
@@ -51,14 +51,7 @@ def run(
             show_default=False,
         ),
     ] = None,
-    overlay: Annotated[
-        str | None,
-        typer.Option(
-            "--overlay",
-            help="A role from roles/ laid over --role for this run's calls (session overlay).",
-            show_default=False,
-        ),
-    ] = None,
+    overlay: OverlayOpt = None,
     pr: Annotated[
         list[str] | None,
         typer.Option(
@@ -114,10 +107,17 @@ def serve(
     max_workers: WorkersOpt = None,
     model: ModelOpt = None,
     name: Annotated[str, typer.Option(help="Deployment name.")] = "swarm-scheduled",
+    overlay: OverlayOpt = None,
 ) -> None:
     """Serve the swarm as a scheduled Prefect deployment on this machine (Ctrl-C stops it)."""
     from flows.serving import serve_schedule
 
     serve_schedule(
-        cron=cron, repos=repo, role=role, max_workers=max_workers, model=model, name=name
+        cron=cron,
+        repos=repo,
+        role=role,
+        max_workers=max_workers,
+        model=model,
+        name=name,
+        overlay=overlay,
     )

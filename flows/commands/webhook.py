@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from flows.commands.options import command_group
+from flows.commands.options import OverlayOpt, command_group
 
 commands = command_group("webhook", "Receive GitHub webhooks and run the swarm per event.")
 
@@ -26,13 +26,17 @@ def webhook_serve(
         int | None,
         typer.Option(min=1, max=64, help="In-process runs at once (SWARM_WEBHOOK_CONCURRENCY)."),
     ] = None,
+    overlay: OverlayOpt = None,
 ) -> None:
     """Serve POST /github/webhook (and GET /healthz) for the GitHub App's webhooks.
 
     Deliveries must carry a valid X-Hub-Signature-256 made with SWARM_WEBHOOK_SECRET_FILE;
     pull requests opened or pushed to are reviewed, issues opened are triaged, and /swarm
-    commands from people with write access are run. See docs/events.md.
+    commands from people with write access are run. See docs/events.md. With --overlay every
+    run started carries that session overlay (a command's focus still lies above it).
     """
     from flows.webhook_serve import serve_webhooks
 
-    serve_webhooks(host=host, port=port, deployment=deployment, concurrency=concurrency)
+    serve_webhooks(
+        host=host, port=port, deployment=deployment, concurrency=concurrency, overlay=overlay
+    )

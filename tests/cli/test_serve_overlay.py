@@ -1,0 +1,45 @@
+"""`--overlay` on the long-running serve commands: a role from roles/, checked before anything
+starts (no Prefect server, no listening socket), the same one-line error as `swarm run`'s."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from flows.serving import deployment_parameters
+from tests.cli.conftest import EXIT_USAGE, assert_error, swarm
+
+KNOWN = "(known: reviewer, security-reviewer, summarizer, triager)"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("webhook", "serve", "--deployment", "swarm-run/unused"), ("serve", "--repo", "acme/widgets")],
+    ids=["webhook serve", "serve"],
+)
+def test_a_serve_command_refuses_an_overlay_naming_no_role(
+    app_settings: None,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    command: tuple[str, ...],
+) -> None:
+    secret = tmp_path / "webhook-secret"
+    secret.write_text("a-webhook-secret-of-some-length\n")
+    monkeypatch.setenv("SWARM_WEBHOOK_SECRET_FILE", str(secret))
+    seen = swarm(*command, "--overlay", "secuirty-reviewer")
+    assert seen.first_line.startswith("error: --overlay: no role 'secuirty-reviewer' in ")
+    assert seen.first_line.endswith(KNOWN)
+    assert_error(seen, seen.first_line, EXIT_USAGE)
+
+
+def test_serve_help_names_the_overlay_flag_and_the_schedule_carries_it() -> None:
+    assert "--overlay" in swarm("webhook", "serve", "--help").output
+    assert "--overlay" in swarm("serve", "--help").output
+    params = deployment_parameters(
+        repos=["acme/widgets"], role="reviewer", max_workers=None, model=None, overlay="triager"
+    )
+    assert params == {"role": "reviewer", "overlay": "triager", "repos": ["acme/widgets"]}
+    assert "overlay" not in deployment_parameters(
+        repos=None, role="reviewer", max_workers=None, model=None
+    )
