@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import socket
 import sys
 import threading
@@ -14,7 +15,9 @@ import uvicorn
 
 from sandbox.github.app import create_app
 from sandbox.github.clock import SandboxClock
+from sandbox.github.seed import COLLABORATORS
 from sandbox.github.state import SandboxState
+from sandbox.github.webhooks import Forwarder, SandboxWebhooks
 
 _START_TIMEOUT_S = 10.0
 
@@ -121,8 +124,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--long-tokens", action="store_true", help="mint ~520-char tokens with dots"
     )
+    parser.add_argument(
+        "--webhook-url",
+        help="send a signed delivery here for every PR opened, push, comment, reply and issue "
+        "opened (the secret is written to DIR/webhook-secret and named in sandbox.env)",
+    )
     args = parser.parse_args(argv)
     state = SandboxState(SandboxClock(speed=args.speed), long_tokens=args.long_tokens)
+    # People trying it by hand act as the maintainer, who administers the repositories (a
+    # `/swarm` command counts only from someone with write access).
+    for repo in state.repos.values():
+        repo.collaborators.update(COLLABORATORS)
     ports = [args.port] if args.port is not None else [DEFAULT_PORT, 0]
     for port in ports:
         try:
@@ -138,8 +150,13 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     env = state.write_credentials(args.dir, server.url)
+    settings = walkthrough_settings(args.dir)
+    forwarder = None
+    if args.webhook_url:
+        forwarder, secret_file = _forward_webhooks(state, args.dir, args.webhook_url, server.url)
+        settings.append(f"SWARM_WEBHOOK_SECRET_FILE={secret_file}")
     with env.open("a", encoding="utf-8") as handle:
-        handle.write("\n".join(walkthrough_settings(args.dir)) + "\n")
+        handle.write("\n".join(settings) + "\n")
     shown = os.path.relpath(env) if not os.path.relpath(env).startswith("..") else str(env)
     print(
         f"sandbox GitHub at {server.url} (Ctrl-C stops it)\n"
@@ -147,11 +164,29 @@ def main(argv: list[str] | None = None) -> int:
         f"in another terminal: set -a; . {shown}; set +a; uv run swarm run --dry-run",
         flush=True,
     )
+    if forwarder is not None:
+        print(f"webhooks: a signed delivery to {args.webhook_url} for every change", flush=True)
     try:
         while True:
             time.sleep(3600)
     except KeyboardInterrupt:
         pass
     finally:
+        if forwarder is not None:
+            forwarder.stop()
         server.stop()
     return 0
+
+
+def _forward_webhooks(
+    state: SandboxState, directory: Path, url: str, api_url: str
+) -> tuple[Forwarder, Path]:
+    """A new webhook secret (0600, in the sandbox's folder) and the thread that delivers."""
+    secret = secrets.token_urlsafe(32)
+    path = (directory / "webhook-secret").resolve()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(secret + "\n")
+    hooks = SandboxWebhooks(state, secret, api_url=api_url)
+    return Forwarder(hooks, url, report=lambda line: print(line, flush=True)).start(), path

@@ -26,6 +26,14 @@ def sandbox_serve(
             "to load in another terminal) and the store of runs against it.",
         ),
     ] = Path(".swarm/sandbox"),
+    webhook_url: Annotated[
+        str | None,
+        typer.Option(
+            help="Send a signed webhook delivery here for every PR opened, push, comment, reply "
+            "and issue opened, as GitHub would (for `swarm webhook serve`; the secret is "
+            "written to the sandbox's folder and named in sandbox.env)."
+        ),
+    ] = None,
 ) -> None:
     """Run the offline GitHub sandbox in the foreground (Ctrl-C stops it).
 
@@ -35,4 +43,5 @@ def sandbox_serve(
     from sandbox.server import main
 
     args = ["--dir", str(directory)] + (["--port", str(port)] if port is not None else [])
+    args += ["--webhook-url", webhook_url] if webhook_url else []
     raise typer.Exit(main(args))

@@ -50,6 +50,23 @@ def list_issues(ctx: Ctx) -> Reply:
     )
 
 
+def create_issue(ctx: Ctx) -> Reply:
+    ctx.require(("issues", "write"))
+    fields = ctx.body if isinstance(ctx.body, dict) else {}
+    title, body = fields.get("title"), fields.get("body")
+    if not isinstance(title, str) or not title.strip():
+        raise unprocessable(
+            "Validation Failed", [{"resource": "Issue", "field": "title", "code": "missing_field"}]
+        )
+    issue = ctx.state.add_issue(
+        ctx.the_repo.full_name,
+        title,
+        body if isinstance(body, str) else None,
+        author=ctx.identity.login,
+    )
+    return Reply(render_pulls.issue(ctx.urls, ctx.the_repo, issue, ctx.state.users), status=201)
+
+
 def get_issue(ctx: Ctx) -> Reply:
     issue = _issue(ctx)
     _require_for(ctx, issue, "read")
@@ -106,6 +123,7 @@ def add_labels(ctx: Ctx) -> Reply:
 _ISSUE = "/repos/{owner}/{repo}/issues/{issue_number}"
 ROUTES = [
     Route("GET", "/repos/{owner}/{repo}/issues", list_issues),
+    Route("POST", "/repos/{owner}/{repo}/issues", create_issue, content_creation=True),
     Route("GET", _ISSUE, get_issue),
     Route("GET", _ISSUE + "/comments", list_comments),
     Route("POST", _ISSUE + "/comments", create_comment, content_creation=True),
