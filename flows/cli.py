@@ -15,11 +15,14 @@ import importlib
 import os
 import sys
 import threading
+from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
 
 from flows.cli_errors import DEBUG_FLAG, SwarmGroup, set_debug
+from flows.warm_start import run_warm, warm_command
 
 # To add commands: a module in flows/commands/ defining `commands = typer.Typer(...)`, listed here.
 COMMAND_MODULES = (
@@ -77,14 +80,25 @@ def main() -> None:
     if DEBUG_FLAG in head:
         args.remove(DEBUG_FLAG)
         args.insert(0, DEBUG_FLAG)
+    if warm_command(args):
+        from flows.local_prefect import prefect_home
+
+        home = prefect_home(Path(os.environ.get("SWARM_DATA_DIR") or ".swarm"))
+        warm = run_warm(args, home)
+        if warm is not None:
+            leave(warm)
+    leave(run_command(args))
+
+
+def run_command(args: list[str]) -> int:
+    """Run ``swarm ARGS`` in this process; its exit status."""
     try:
         app(args=args, prog_name="swarm")
-        code = 0
     except KeyboardInterrupt:
-        code = 130
+        return 130
     except SystemExit as exc:
-        code = exit_status(exc)
-    leave(code)
+        return exit_status(exc)
+    return 0
 
 
 def exit_status(exc: SystemExit) -> int:
@@ -95,7 +109,7 @@ def exit_status(exc: SystemExit) -> int:
     return 1
 
 
-def leave(code: int) -> NoReturn:
+def leave(code: int, before_exit: Callable[[], object] | None = None) -> NoReturn:
     """Exit without tearing the interpreter down.
 
     After a run the process holds ~5,000 modules and thousands of pydantic classes, and freeing
@@ -111,4 +125,7 @@ def leave(code: int) -> NoReturn:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
+    if before_exit is not None:
+        with contextlib.suppress(OSError):
+            before_exit()
     os._exit(code)

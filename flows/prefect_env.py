@@ -50,8 +50,10 @@ def use_local_prefect(data_dir: Path, *, force: bool = False) -> str:
         if chosen:
             return chosen
     from flows.local_prefect import ensure_running, prefect_home
+    from flows.warm_server import start as start_warm_server
 
     server, _ = ensure_running(prefect_home(data_dir))
+    start_warm_server(server.home, server.pid)
     os.environ["PREFECT_API_URL"] = server.api_url
     os.environ.pop("PREFECT_API_KEY", None)
     return server.api_url
