@@ -211,30 +211,6 @@ async def learn_from_comments(
     return learner.report
 
 
-async def learn_from_resolution(
-    gateway: GitHubEndpoints,
-    store: MemoryBackend,
-    repo: str,
-    thread: Mapping[str, Any],
-    sender: Mapping[str, Any],
-    *,
-    bot_logins: Collection[str],
-    auto_accept: bool = False,
-) -> LearningReport:
-    """The webhook entry for a resolved thread: ``thread`` and ``sender`` of a
-    ``pull_request_review_thread`` event with action ``resolved`` (the thread's ``node_id`` and
-    its review comments, the person who resolved it); the same key as the polled path, so a
-    resolution read both ways is proposed once."""
-    learner = _Learner(gateway, store, repo, bot_logins, auto_accept)
-    comments = [c for c in thread.get("comments") or [] if isinstance(c, Mapping)]
-    first = _bot_comments(learner, comments[:1])
-    if first:
-        login, is_bot = _login({"user": sender})
-        (parent,) = first.values()
-        await learner.acknowledged(parent, login, is_bot, str(thread.get("node_id") or ""))
-    return learner.report
-
-
 async def learn_from_repo(
     gateway: GitHubEndpoints,
     store: MemoryBackend,

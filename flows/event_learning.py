@@ -1,5 +1,6 @@
-"""Feedback from webhooks: a reply to the bot's review comment (or a new comment on a PR it
-reviewed) is learned from within seconds instead of at the next run's poll.
+"""Feedback from webhooks: a reply to the bot's review comment, a thread of it resolved (or a
+new comment on a PR it reviewed) is learned from within seconds instead of at the next run's
+poll.
 
 The receiver only queues the work (:class:`flows.enqueue.InProcessEnqueuer`, a few at a time):
 learning asks GitHub for the PR's review comments, each teacher's permission and the reactions,
@@ -71,6 +72,7 @@ class FeedbackLearner:
                 comments,
                 bot_logins={login},
                 auto_accept=self.settings.memory_auto_accept,
+                read_threads=True,
             )
         log.info(
             "%s#%d: %d learning(s) proposed, %d accepted from feedback (webhook)",

@@ -89,6 +89,10 @@ class IssuesEvent(Envelope):
     issue: Issue
 
 
+class ReviewThreadEvent(Envelope):
+    pull_request: PullNumber
+
+
 class ReviewCommentEvent(Envelope):
     pull_request: PullNumber
     comment: ReviewComment

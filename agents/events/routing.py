@@ -11,6 +11,8 @@ to ignore it out; nothing is called and nothing is trusted beyond the signature 
   review comments and reactions on them: GitHub sends no event for a reaction, so a new comment
   on the PR is when they are read); whether the bot reviewed that PR at all, and who may
   teach, are decided later;
+- ``pull_request_review_thread`` resolved, by someone who is not a bot: feedback too (whose
+  thread it was and who resolved it are read back from GitHub by the learner);
 - anything else: ignored, with the reason.
 """
 
@@ -30,6 +32,7 @@ from agents.events.payloads import (
     IssuesEvent,
     PullRequestEvent,
     ReviewCommentEvent,
+    ReviewThreadEvent,
 )
 
 REVIEW_ACTIONS = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
@@ -125,6 +128,8 @@ def _route(event: str, raw: object, head: Envelope, base: Routed) -> Routed:
         return _comment(name, raw, head, base, installation)
     if event == "pull_request_review_comment":
         return _review_comment(name, raw, head, base, installation)
+    if event == "pull_request_review_thread":
+        return _review_thread(name, raw, head, base, installation)
     if event == "issues":
         if head.action != "opened":
             return _ignored(base, f"{name}: only opened issues are triaged")
@@ -187,6 +192,18 @@ def _review_comment(
     if _by_bot(parsed.comment.user, head):
         return _ignored(base, f"{name}: replies from bots teach nothing", number)
     return _learn(base, number, parsed.comment.user.login, installation, name)
+
+
+def _review_thread(
+    name: str, raw: object, head: Envelope, base: Routed, installation: int | None
+) -> Routed:
+    if head.action != "resolved":
+        return _ignored(base, f"{name}: only a resolved thread is feedback")
+    number = ReviewThreadEvent.model_validate(raw).pull_request.number
+    assert head.sender is not None
+    if _by_bot(head.sender, head):
+        return _ignored(base, f"{name}: threads bots resolve teach nothing", number)
+    return _learn(base, number, head.sender.login, installation, name)
 
 
 def _by_bot(author: Account, head: Envelope) -> bool:

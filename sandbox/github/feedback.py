@@ -116,6 +116,13 @@ def thread_root(repo: Repo, comment_id: int) -> ReviewComment | None:
     return comment
 
 
+def thread_of(repo: Repo, root: ReviewComment) -> list[ReviewComment]:
+    """The thread ``root`` starts: itself, then the replies to it, oldest first."""
+    pull = repo.issues[root.pull_number].pull
+    assert pull is not None
+    return [root] + [c for c in pull.review_comments if c.in_reply_to_id == root.id]
+
+
 def resolve(
     state: SandboxState, full_name: str, comment_id: int, login: str, *, resolved: bool = True
 ) -> ReviewComment:
@@ -126,4 +133,7 @@ def resolve(
         if not may_resolve(state, repo, root.pull_number, login):
             raise PermissionError(f"{login} may not resolve threads of #{root.pull_number}")
         root.resolved_by = login if resolved else None
+        if resolved:
+            issue = repo.issues[root.pull_number]
+            state.emit("pull_request_review_thread", "resolved", repo, issue, root)
         return root

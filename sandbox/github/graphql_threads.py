@@ -5,7 +5,7 @@ mutations people (and Apps with pull request write access) send."""
 from __future__ import annotations
 
 from sandbox.github.clock import iso
-from sandbox.github.feedback import may_resolve, resolve, thread_root
+from sandbox.github.feedback import may_resolve, resolve, thread_of, thread_root
 from sandbox.github.gate import Ctx
 from sandbox.github.graphql_parse import JSON, Field, GraphQLFailure, read_input
 from sandbox.github.model import Issue, Repo, ReviewComment
@@ -29,8 +29,7 @@ def _comment_node(ctx: Ctx, repo: Repo, c: ReviewComment) -> JSON:
 def thread_node(ctx: Ctx, repo: Repo, root: ReviewComment) -> JSON:
     pull = repo.issues[root.pull_number].pull
     assert pull is not None
-    members = [root] + [c for c in pull.review_comments if c.in_reply_to_id == root.id]
-    nodes = [_comment_node(ctx, repo, c) for c in members]
+    nodes = [_comment_node(ctx, repo, c) for c in thread_of(repo, root)]
     return {
         "id": node_id("PRRT", repo.id, root.id),
         "isResolved": root.resolved_by is not None,

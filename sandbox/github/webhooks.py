@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 
 from sandbox.github import render, render_pulls
+from sandbox.github.feedback import thread_of
 from sandbox.github.model import Issue, IssueComment, Repo, ReviewComment
 from sandbox.github.render import Urls
 from sandbox.github.seed import REVIEWER_INSTALLATION_ID
@@ -90,7 +91,10 @@ class SandboxWebhooks:
             payload["pull_request"] = render_pulls.pull(
                 self.urls, repo, issue, users, now, full=True
             )
-            if isinstance(comment, ReviewComment):
+            if event == "pull_request_review_thread" and isinstance(comment, ReviewComment):
+                payload["thread"] = self._thread(repo, comment)
+                sender = comment.resolved_by or sender
+            elif isinstance(comment, ReviewComment):
                 payload["comment"] = render_pulls.review_comment(self.urls, repo, comment, users)
                 sender = comment.user_login
         else:
@@ -104,6 +108,18 @@ class SandboxWebhooks:
         payload["sender"] = render.user(self.urls, users[sender])
         payload["installation"] = {"id": self.installation_id}
         self.pending.append(self.make(event, payload))
+
+    def _thread(self, repo: Repo, root: ReviewComment) -> dict[str, Any]:
+        """A review thread as ``pull_request_review_thread`` carries it: its node id (the one
+        GraphQL's ``reviewThreads`` gives) and its comments, first one first."""
+        users = self.state.users
+        return {
+            "node_id": render.node_id("PRRT", repo.id, root.id),
+            "comments": [
+                render_pulls.review_comment(self.urls, repo, c, users)
+                for c in thread_of(repo, root)
+            ],
+        }
 
     def make(self, event: str, payload: dict[str, Any], delivery_id: str | None = None) -> Delivery:
         """A delivery of ``payload``, signed with this sandbox's secret."""

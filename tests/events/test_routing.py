@@ -187,3 +187,27 @@ def test_a_review_focus_names_a_configured_overlay_role_never_free_text(
     assert Command.of("review security").focus_role == "security-reviewer"
     # a focus only narrows a review; other commands take none
     assert not Command.of("security review").known and not Command.of("help security").known
+
+
+@pytest.mark.parametrize(
+    ("login", "action", "reason"),
+    [
+        (MAINTAINER, "resolved", None),
+        (MAINTAINER, "unresolved", "only a resolved thread is feedback"),
+        ("dependabot[bot]", "resolved", "threads bots resolve teach nothing"),
+    ],
+)
+def test_a_review_thread_a_person_resolves_is_feedback(
+    hooks: SandboxWebhooks, login: str, action: str, reason: str | None
+) -> None:
+    user = {"login": login, "type": "Bot" if login.endswith("[bot]") else "User"}
+    payload = {
+        "action": action,
+        "repository": {"full_name": WIDGETS},
+        "sender": user,
+        "pull_request": {"number": 1},
+        "thread": {"node_id": "PRRT_x", "comments": []},
+    }
+    routed = route_event("pull_request_review_thread", hooks.make("x", payload).body)
+    assert routed.reason.endswith(reason or "feedback on acme/widgets#1")
+    assert (routed.work is None) == (reason is not None)

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from githubkit.exception import GraphQLFailed
 
-from agents.learning import LearningReport, learn_from_resolution
 from sandbox.github.seed import MAINTAINER, WIDGETS, WIDGETS_PR_DEBUG_PRINT
+from tests.events.harness import receiver_over
 from tests.memory.real_worker import first_user_text
 from tests.memory.test_feedback_learning import (
     cli,
@@ -121,34 +121,21 @@ async def test_a_maintainers_resolution_is_auto_accepted_but_an_open_thread_teac
     assert active.source and active.source["reviewed_by"] == "auto-accept (maintainer)"
 
 
-async def test_a_resolution_delivered_by_webhook_then_polled_is_proposed_once(
+async def test_a_resolution_delivered_by_webhook_is_learned_at_once_and_not_again_by_the_poll(
     backend_swarm: Swarm,
 ) -> None:
     swarm = backend_swarm
     printed, _ = await reviewed(swarm)
-    thread = await resolve_as(swarm, MAINTAINER, printed.id)
-    identity = swarm.runtime.roles["reviewer"].identity
-    async with swarm.runtime.discovery(identity, [WIDGETS]) as (gateway, _verified):
-        listed = await gateway.list_repo_review_comments(WIDGETS)
-        # `pull_request_review_thread` (resolved): the thread's node id and its comments
-        payload = {
-            "node_id": thread["id"],
-            "comments": [c for c in listed if c["id"] == printed.id],
-        }
-
-        async def deliver(login: str) -> LearningReport:
-            return await learn_from_resolution(
-                gateway,
-                swarm.runtime.store,
-                WIDGETS,
-                payload,
-                {"login": login, "type": "User"},
-                bot_logins={gateway.identity},
-            )
-
-        by_maintainer, by_author = await deliver(MAINTAINER), await deliver(AUTHOR)
-    assert len(by_maintainer.proposed) == 1
-    assert by_author.proposed == [] and (AUTHOR, "none access, not write") in by_author.ignored
-    assert (await learn(swarm)).proposed == []
+    async with receiver_over(swarm.sandbox, swarm.runtime.store) as events:
+        thread = await resolve_as(swarm, MAINTAINER, printed.id)
+        [delivery] = events.hooks.take()
+        assert delivery.event == "pull_request_review_thread"
+        assert delivery.payload["thread"]["node_id"] == thread["id"]
+        assert delivery.payload["sender"]["login"] == MAINTAINER
+        response = await events.post(delivery)
+        assert (response.status_code, response.json()) == (202, {"status": "accepted"})
+        await events.learner.drain()
     (proposal,) = swarm.runtime.store.list_memories(repo=WIDGETS, states=("proposed",))
     assert proposal.source and proposal.source["signal"] == "acknowledgement"
+    assert proposal.body.startswith(f"@{MAINTAINER} (admin access) resolved the review thread")
+    assert (await learn(swarm)).proposed == []  # the poll reads the same thread: no second one
