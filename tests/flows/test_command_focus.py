@@ -76,10 +76,13 @@ def test_a_review_commands_focus_is_a_call_overlay_on_that_review_only(
     assert all(overlays(r) == [] for r in push_calls)
     assert not any(in_messages(r) for r in claude.requests)
     with Store.open(None, swarm.data_dir) as store:
-        chains = [
-            tuple(c.role_chain) for w in store.list_workers() for c in store.list_llm_calls(w.id)
-        ]
+        workers = store.list_workers()
+        chains = [tuple(c.role_chain) for w in workers for c in store.list_llm_calls(w.id)]
+        # the stored history (user and assistant turns, tool calls) holds no overlay either
+        stored = json.dumps([e.content for w in workers for e in store.get_transcript(w.id)])
     assert set(chains) == {("security-reviewer", "reviewer"), ("reviewer",)}
+    assert stored.count("{") > 10 and 'scope=\\"call\\"' not in stored
+    assert "# Security reviewer" not in stored
     assert len(swarm.bot_reviews(WIDGETS, PR)) == 2
 
 
