@@ -17,6 +17,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+import anyio.to_thread
+
 from agents.redact import redact
 from flows.event_github import bot_gateway
 
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
     from agents.memory.ports import MemoryBackend
     from agents.roles import Role
     from flows.event_github import BotCommands
+    from flows.webhook_app import DeliveryLog
 
 log = logging.getLogger("flows.events")
 
@@ -33,24 +36,55 @@ LEARN_PERMISSIONS = {"metadata": "read", "pull_requests": "read"}
 
 
 class FeedbackLearner:
-    """The learning runner the receiver's learning queue calls, one PR at a time."""
+    """The learning runner the receiver's learning queue calls, one PR at a time; what it
+    learned (or why not) becomes the delivery's outcome in ``deliveries``."""
 
     def __init__(
-        self, settings: Settings, roles: dict[str, Role], bot: BotCommands, store: MemoryBackend
+        self,
+        settings: Settings,
+        roles: dict[str, Role],
+        bot: BotCommands,
+        store: MemoryBackend,
+        deliveries: DeliveryLog | None = None,
     ) -> None:
         self.settings, self.roles, self.bot, self.store = settings, roles, bot, store
+        self.deliveries = deliveries
 
     async def __call__(self, parameters: dict[str, Any]) -> LearningReport | None:
         repo, number = str(parameters["repo"]), int(parameters["number"])
-        role = self.roles.get(str(parameters.get("role") or "reviewer"))
+        delivery = parameters.get("delivery")
+        name = str(parameters.get("role") or "reviewer")
+        role = self.roles.get(name)
         if role is None or not role.feedback_signals:
+            await self._finish(delivery, "ignored", f"role {name!r} learns from no feedback")
             return None
         try:
-            return await self._learn(role, repo, number)
+            report = await self._learn(role, repo, number)
         except Exception as exc:
             # Nothing is lost: the next run's poll reads the same feedback.
-            log.warning("feedback on %s#%d not read: %s", repo, number, redact(str(exc)))
+            detail = f"{type(exc).__name__}: {redact(str(exc))}"
+            log.warning("feedback on %s#%d not read: %s", repo, number, detail)
+            await self._finish(delivery, "failed", detail)
             return None
+        if report is None:
+            await self._finish(delivery, "refused", "the token's login is not the bot's")
+            return None
+        detail = (
+            f"{len(report.proposed)} learning(s) proposed, {len(report.accepted)} accepted, "
+            f"{len(report.ignored)} ignored"
+        )
+        await self._finish(delivery, "done", detail)
+        return report
+
+    async def _finish(self, delivery: object, outcome: str, detail: str) -> None:
+        deliveries = self.deliveries
+        if delivery is None or deliveries is None:
+            return
+        await anyio.to_thread.run_sync(
+            lambda: deliveries.finish_delivery(
+                str(delivery), outcome, detail, only_from=("received", "enqueued")
+            )
+        )
 
     async def _learn(self, role: Role, repo: str, number: int) -> LearningReport | None:
         from agents.learning import learn_from_comments

@@ -59,7 +59,12 @@ class EventSink:
         if work.kind == "learn":
             if self.learner is None:
                 return Submitted("ignored", "learning from webhooks is not set up")
-            params = {"repo": work.repo, "number": work.number, "role": work.role}
+            params = {
+                "repo": work.repo,
+                "number": work.number,
+                "role": work.role,
+                "delivery": delivery_id,
+            }
             queued = await self.learner.enqueue(params, work.work_key(delivery_id))
             return Submitted("enqueued", f"feedback on {work.target}", queued)
         if work.kind == "command":

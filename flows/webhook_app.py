@@ -71,6 +71,8 @@ class DeliveryLog(Protocol):
         outcome: str,
         detail: str | None = None,
         flow_run_id: str | None = None,
+        *,
+        only_from: Collection[str] | None = None,
     ) -> None: ...
 
 
@@ -153,9 +155,10 @@ class WebhookReceiver:
             detail = f"{type(exc).__name__}: {redact(str(exc))}"
             log.warning("delivery %s (%s) failed: %s", delivery, work.target, detail)
             done = Submitted("failed", detail)
+        # Only over "received": queued work (feedback) may have ended and said so already.
         await anyio.to_thread.run_sync(
             lambda: self.deliveries.finish_delivery(
-                delivery, done.outcome, done.detail, done.flow_run_id
+                delivery, done.outcome, done.detail, done.flow_run_id, only_from=("received",)
             )
         )
 

@@ -74,7 +74,7 @@ def build_receiver(
     ]
     # Feedback is learned here, in the background, a few PRs at a time (GitHub reads only).
     learner = InProcessEnqueuer(
-        LEARNING_CONCURRENCY, runner=FeedbackLearner(settings, roles, commands, store)
+        LEARNING_CONCURRENCY, runner=FeedbackLearner(settings, roles, commands, store, store)
     )
 
     def reviewed(repo: str, number: int) -> bool:

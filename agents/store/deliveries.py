@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import sqlalchemy as sa
 
 from agents.store.base import StoreBase, check_id, clean, utcnow
@@ -53,14 +55,21 @@ class DeliveriesMixin(StoreBase):
         outcome: str,
         detail: str | None = None,
         flow_run_id: str | None = None,
+        *,
+        only_from: Collection[str] | None = None,
     ) -> None:
+        """Record what became of a delivery; with ``only_from``, only while its outcome is one of
+        those (two writers in either order: the later news is never overwritten by the older)."""
         values = {
             "outcome": outcome,
             "detail": clean(detail),
             "flow_run_id": clean(flow_run_id),
             "finished_at": utcnow(),
         }
-        self._update(webhook_deliveries, webhook_deliveries.c.delivery_id == delivery_id, values)
+        where = webhook_deliveries.c.delivery_id == delivery_id
+        if only_from is not None:
+            where = where & webhook_deliveries.c.outcome.in_(list(only_from))
+        self._update(webhook_deliveries, where, values)
 
     def get_delivery(self, delivery_id: str) -> DeliveryRecord | None:
         return self._first(

@@ -109,7 +109,7 @@ async def receiver_over(
     enqueuer = InProcessEnqueuer(2, runner=started)
     roles = load_roles(settings.roles_dir)
     commands = BotCommands(settings, roles, "default")
-    learner = InProcessEnqueuer(2, runner=FeedbackLearner(settings, roles, commands, store))
+    learner = InProcessEnqueuer(2, runner=FeedbackLearner(settings, roles, commands, store, store))
     receiver = WebhookReceiver(
         secret=SECRET,
         deliveries=store,

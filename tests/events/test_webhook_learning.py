@@ -1,8 +1,9 @@
 """Feedback through the webhook path: a reply to the bot's review comment, delivered signed by the
 sandbox to the real receiver, becomes a proposed learning within the delivery's handling, not at
-the next run's poll. The receiver answers before any GitHub call (the learner is queued); what
-counts follows authorship as in the poll (write access teaches, others and bots do not), and
-feedback on a PR the bot never reviewed starts nothing."""
+the next run's poll. The receiver answers before any GitHub call (the learner is queued, and
+records what it learned as the delivery's outcome); what counts follows authorship as in the
+poll (write access teaches, others and bots do not), and feedback on a PR the bot never reviewed
+starts nothing."""
 
 from __future__ import annotations
 
@@ -74,9 +75,10 @@ async def test_a_signed_reply_is_answered_at_once_and_learned_from_in_the_backgr
     assert record is not None
     assert (record.event, record.outcome, record.number) == (
         "pull_request_review_comment",
-        "enqueued",
+        "done",
         PR,
     )
+    assert record.detail == "1 learning(s) proposed, 0 accepted, 0 ignored"
     # A redelivery of the same reply starts nothing, and the poll proposes nothing twice.
     again = await events.post(delivery)
     assert (again.status_code, again.json()["status"]) == (200, "duplicate")
@@ -98,6 +100,10 @@ async def test_replies_from_people_without_write_access_and_from_bots_teach_noth
     assert [a.status_code for a in answers] == [202, 200]
     assert answers[1].json()["reason"].endswith("replies from bots teach nothing")
     assert _proposals(swarm) == []
+    record = events.store.get_delivery(outsider.delivery_id)
+    assert record is not None and record.outcome == "done"
+    # The learner read both replies on GitHub: neither teaches.
+    assert record.detail == "0 learning(s) proposed, 0 accepted, 2 ignored"
 
 
 async def test_feedback_on_a_pr_the_bot_never_reviewed_starts_nothing(
