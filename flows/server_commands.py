@@ -44,6 +44,9 @@ def start() -> None:
     home = _home()
     say("starting the local Prefect server (the first start takes a while)...")
     server, started = ensure_running(home)
+    from flows.warm_server import start as start_warm_server
+
+    start_warm_server(home, server.pid)
     verb = "started" if started else "already running"
     say(f"local Prefect server {verb}: {_describe(server)}")
     say(f"UI: {server.url}/runs   stop it with: swarm server stop")
@@ -78,4 +81,8 @@ def status() -> int:
         return EXIT_DOWN
     say(f"local Prefect server running: {_describe(server)}")
     say(f"UI: {server.url}/runs")
+    from flows.warm_server import running_pid
+
+    warm = running_pid(home)
+    say(f"warm starter: {f'running (pid {warm})' if warm else 'not running'}")
     return EXIT_UP

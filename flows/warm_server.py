@@ -55,7 +55,7 @@ def start(home: Path, watched_pid: int) -> None:
     it listens, commands run cold). A running one is left alone."""
     recorded = _recorded_pid(home)
     if recorded is not None and pid_alive(recorded):
-        return
+        return  # running, or still loading (it writes its pid first)
     # The server needs no credentials: each command brings its caller's environment.
     env = {k: v for k, v in os.environ.items() if not _secretish(k)}
     with (home / LOG_NAME).open("ab") as log:
@@ -179,6 +179,12 @@ def _text_stream(fd: int) -> io.TextIOWrapper:
         errors="backslashreplace" if fd == 2 else "strict",
         line_buffering=tty or fd == 2,
     )
+
+
+def running_pid(home: Path) -> int | None:
+    """The warm server of ``home`` when it runs and listens."""
+    pid = _recorded_pid(home)
+    return pid if pid is not None and pid_alive(pid) and socket_path(home).exists() else None
 
 
 def _recorded_pid(home: Path) -> int | None:

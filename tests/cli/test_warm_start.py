@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from agents.processes import pid_alive
-from flows.warm_server import start
+from flows.warm_server import running_pid, start
 from flows.warm_start import receive_message, send_message, socket_path
 
 CLIENT = (
@@ -89,6 +89,7 @@ def test_the_warm_server_holds_no_credentials(
 ) -> None:
     home, _ = warm_home
     pid = int((home / "warm.pid").read_text())
+    assert running_pid(home) == pid
     environ = Path(f"/proc/{pid}/environ").read_bytes()
     assert PLANTED_KEY.encode() not in environ
     assert b"ANTHROPIC_API_KEY=" not in environ
@@ -121,3 +122,4 @@ def test_the_warm_server_ends_with_the_prefect_server(
     prefect.wait()
     _wait_for(lambda: not pid_alive(pid), "the warm server to end", timeout=30)
     assert not socket_path(home).exists()
+    assert running_pid(home) is None
