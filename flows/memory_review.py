@@ -20,7 +20,10 @@ def review_list(*, repo: str | None) -> None:
     with open_store() as store:
         proposals = store.list_memories(repo=repo, include_global=False, states=("proposed",))
     if not proposals:
-        say("no proposed learnings; replies to the bot's review comments are read at each run")
+        say(
+            "no proposed learnings; replies, reactions and resolved threads on the bot's "
+            "review comments are read at each run"
+        )
         return
     rows = (
         [
