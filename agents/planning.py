@@ -124,6 +124,8 @@ class Discovery:
     skipped: list[SkippedItem]
     config_errors: dict[str, list[str]] = field(default_factory=dict)
     config_notices: list[ConfigNotice] = field(default_factory=list)
+    # The PRs (``acme/widgets#3``) the run has just told about an invalid file.
+    config_told: list[str] = field(default_factory=list)
 
     @property
     def already_reviewed(self) -> int:

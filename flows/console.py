@@ -102,5 +102,7 @@ def print_report(report: RunReport) -> None:
         console.print(f"  [yellow]{who}[/yellow] paused by rate limits until {until}")
     for line in report.config_errors:
         console.print(f"  [red]{escape(redact(line))}[/red] (repository skipped until fixed)")
+    if report.config_told:
+        console.print(f"  told on {escape(', '.join(report.config_told))} (once per file version)")
     for line in report.skipped:
         console.print(f"  skipped {escape(redact(line))}")

@@ -82,6 +82,7 @@ async def discover(
     items: list[Task] = []
     skipped: list[SkippedItem] = []
     config_errors: dict[str, list[str]] = {}
+    told: list[str] = []
     for owned in repos_by_owner(repos).values():
         async with runtime.discovery(identity, owned) as (gateway, verified_login):
             await read_review_feedback(runtime, gateway, owned, role)
@@ -99,30 +100,36 @@ async def discover(
         skipped += found.skipped
         config_errors.update(found.config_errors)
         if found.config_notices and not runtime.dry_run:
-            await post_config_notices(runtime, identity, found.config_notices)
-    return Discovery(items=items, skipped=skipped, config_errors=config_errors)
+            told += await post_config_notices(runtime, identity, found.config_notices)
+    return Discovery(items, skipped, config_errors, config_told=told)
 
 
 async def post_config_notices(
     runtime: Runtime, identity: str, notices: Sequence[ConfigNotice]
-) -> None:
+) -> list[str]:
     """One comment per PR and version of an invalid ``.github/swarm.yaml``, as the role's bot
-    with a token for those repositories that may comment and nothing more. Only a verified bot
-    posts (whose markers count rests on the login); a failure is logged, never the run's end."""
+    with a token for those repositories that may comment and nothing more; the PRs told now.
+    Only a verified bot posts (whose markers count rests on the login); a failure is logged,
+    never the run's end."""
     from agents.config_notice import post_notices
     from agents.redact import redact
 
     repos = [n.repo for n in notices]
     holder = f"notice-{uuid.uuid4().hex[:12]}"
+    told: list[str] = []
     try:
         async with runtime.discovery(identity, repos, NOTICE_PERMISSIONS) as (gateway, login):
             if login is None:
                 log.warning("config notices not posted: the bot's login is not verified")
-                return
+                return told
             for notice in notices:
-                await post_notices(notice, gateway, runtime.store, holder=holder, bot_login=login)
+                done = await post_notices(
+                    notice, gateway, runtime.store, holder=holder, bot_login=login
+                )
+                told += [f"{notice.repo}#{n}" for n, written in done.items() if written.posted]
     except Exception as exc:
         log.warning("config notices not posted: %s", redact(str(exc)))
+    return told
 
 
 async def _discover_triage(

@@ -65,6 +65,8 @@ class RunReport(BaseModel):
     # Invalid .github/swarm.yaml files ("acme/widgets: .github/swarm.yaml:4: ..."); each such
     # repository is skipped until its file is fixed.
     config_errors: list[str] = Field(default_factory=list)
+    # PRs this run told about their repository's invalid file (each once per file version).
+    config_told: list[str] = Field(default_factory=list)
     outcomes: list[WorkerOutcome] = Field(default_factory=list)
     paused: list[PausedIdentity] = Field(default_factory=list)
     # Per identity: whatever the gateway's snapshot says (limit, remaining, reset, paused until).
@@ -216,6 +218,11 @@ def markdown_summary(report: RunReport) -> str:
     if report.config_errors:
         lines += ["", "## Invalid .github/swarm.yaml (repository skipped until fixed)", ""]
         lines += [f"- {line}" for line in report.config_errors]
+        if report.config_told:
+            lines.append(
+                f"- told on the pull requests (once per file version): "
+                f"{', '.join(report.config_told)}"
+            )
     if report.skipped:
         lines += ["", "## Skipped by the repository's .github/swarm.yaml", ""]
         lines += [f"- {line}" for line in report.skipped]

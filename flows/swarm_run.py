@@ -214,6 +214,7 @@ async def _run_swarm(
             unreadable=[f"{s.where}: {redact(s.detail or '')}" for s in found.unreadable],
             skipped=config_skips(found),
             config_errors=config_problems(found),
+            config_told=found.config_told,
             outcomes=outcomes,
             paused=paused_identities(outcomes),
             estimate=estimate.line(),

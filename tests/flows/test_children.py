@@ -58,3 +58,22 @@ def test_a_child_that_left_no_report_fails_the_parent_and_names_its_repository()
     assert not report.ok
     assert report.unreadable == ["acme/b: child run fr-b ended Crashed without a report"]
     assert "1 repository(ies) could not be read" in report.headline()
+
+
+def test_a_childs_invalid_repository_configuration_fails_the_parent_and_is_listed() -> None:
+    broken = _report("acme/b", 0).model_copy(
+        update={
+            "config_errors": ["acme/b: .github/swarm.yaml:2: skip.draft: unknown key"],
+            "config_told": ["acme/b#4"],
+            "skipped": ["acme/b#5: author_skipped: author x is in skip.authors"],
+        }
+    )
+    children = [
+        ChildRun("acme/a", "fr-a", "Completed", _report("acme/a", 1)),
+        ChildRun("acme/b", "fr-b", "Failed", broken),
+    ]
+    report = merged_report("run-p", "reviewer", False, "scripted", children)
+    assert not report.ok
+    assert report.config_errors == broken.config_errors
+    assert report.config_told == ["acme/b#4"] and report.skipped == broken.skipped
+    assert "1 problem(s) in .github/swarm.yaml files" in report.headline()

@@ -11,6 +11,7 @@ import json
 import pytest
 
 from agents.store import Store
+from flows.report import markdown_summary
 from sandbox.github.seed import REVIEWER_BOT, WIDGETS
 from tests.flows.conftest import Swarm, run_swarm
 
@@ -116,6 +117,9 @@ def test_an_invalid_base_config_skips_the_repository_and_tells_each_pr_once(
             if c.user_login == REVIEWER_BOT
         ]
         assert ".github/swarm.yaml:2: skip.draft: unknown key" in notice.body
+    assert sorted(report.config_told) == sorted(f"{WIDGETS}#{n}" for n in pulls)
+    assert "told on the pull requests (once per file version)" in markdown_summary(report)
     _, again = run_swarm(repos=[WIDGETS])
     assert again.config_errors == report.config_errors  # still in the summary...
     assert len(swarm.writes_by(REVIEWER_BOT)) == len(pulls)  # ...but told on the PRs once
+    assert again.config_told == []
