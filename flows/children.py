@@ -74,7 +74,7 @@ async def run_children(
             as_subflow=True,
         )
         state = (flow_run.state.name or flow_run.state.type.value) if flow_run.state else "unknown"
-        return ChildRun(repo, str(flow_run.id), state, _report_of(store, str(flow_run.id)))
+        return ChildRun(repo, str(flow_run.id), state, child_report(store, str(flow_run.id), state))
 
     children = await asyncio.gather(*(one(repo) for repo in repos))
     for child in children:
@@ -88,11 +88,23 @@ async def run_children(
     return list(children)
 
 
-def _report_of(store: Store, flow_run_id: str) -> RunReport | None:
+def child_report(store: Store, flow_run_id: str, state: str) -> RunReport | None:
+    """The child's report; a child whose flow run is over but whose store run is still
+    "running" died with its process (a killed machine): its run and workers are failed now,
+    from whichever machine the parent is on, so the review keys they claimed are free for the
+    next run at once instead of after the heartbeat timeout."""
     record = store.run_for_flow_run(flow_run_id)
-    if record is None or "report" not in record.totals:
+    if record is None:
         return None
-    return RunReport.model_validate(record.totals["report"])
+    if "report" in record.totals:
+        return RunReport.model_validate(record.totals["report"])
+    if record.status == "running":
+        reason = f"stale: its flow run {flow_run_id} ended {state} without finishing"
+        for worker_id in store.abandon_run(record.id, reason):
+            log.warning(
+                "worker %s of child run %s died with it; marked failed", worker_id, record.id
+            )
+    return None
 
 
 def merged_report(

@@ -227,6 +227,25 @@ class RunsMixin(StoreBase):
                 self._append_recovery_event(worker_id, reason)
         return failed
 
+    def abandon_run(self, run_id: str, reason: str) -> list[str]:
+        """Fail a run whose process is known to be gone (its flow run crashed on a machine that
+        died), with every worker it left pending or running: at once, on any machine, instead
+        of after the heartbeat timeout. A run that already finished is left alone. Returns the
+        ids of the workers failed."""
+        now = utcnow()
+        failed: list[str] = []
+        for w in self.list_workers(run_id):
+            if w.status not in ("pending", "running"):
+                continue
+            unfinished = sa.and_(workers.c.id == w.id, workers.c.status.in_(("pending", "running")))
+            values = {"status": "failed", "blocked_reason": clean(reason), "finished_at": now}
+            if self._update(workers, unfinished, values):
+                failed.append(w.id)
+                self._append_recovery_event(w.id, reason)
+        still_running = sa.and_(swarm_runs.c.id == run_id, swarm_runs.c.status == "running")
+        self._update(swarm_runs, still_running, {"status": "failed", "finished_at": now})
+        return failed
+
     def _append_recovery_event(self, worker_id: str, reason: str) -> None:
         # Implemented by the transcript mixin; declared here so the recovery path is typed.
         raise NotImplementedError

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agents.outcome import WorkerOutcome
-from flows.children import ChildRun, child_parameters, merged_report
+from agents.store.store import Store
+from flows.children import ChildRun, child_parameters, child_report, merged_report
 from flows.report import RunReport
 
 
@@ -77,3 +80,32 @@ def test_a_childs_invalid_repository_configuration_fails_the_parent_and_is_liste
     assert report.config_errors == broken.config_errors
     assert report.config_told == ["acme/b#4"] and report.skipped == broken.skipped
     assert "1 problem(s) in .github/swarm.yaml files" in report.headline()
+
+
+def test_a_child_that_died_with_its_machine_has_its_store_run_and_workers_failed(
+    tmp_path: Path,
+) -> None:
+    with Store.open(None, tmp_path) as store:
+        run_id = store.create_run("flow", prefect_flow_run_id="fr-dead")
+        # Its process ran on another machine: no local check could tell it is gone.
+        held = store.create_worker(
+            run_id, role_chain=["reviewer"], status="running", host="gone.example", pid=4242
+        )
+        assert child_report(store, "fr-dead", "Crashed") is None
+        assert store.get_run(run_id).status == "failed"
+        worker = store.get_worker(held)
+        assert worker.status == "failed"
+        assert (
+            worker.blocked_reason == "stale: its flow run fr-dead ended Crashed without finishing"
+        )
+
+
+def test_a_finished_childs_report_is_read_back_and_its_run_left_alone(tmp_path: Path) -> None:
+    with Store.open(None, tmp_path) as store:
+        run_id = store.create_run("flow", prefect_flow_run_id="fr-ok")
+        report = _report("acme/a", 2)
+        store.finish_run(run_id, "succeeded", {"report": report.model_dump(mode="json")})
+        found = child_report(store, "fr-ok", "Completed")
+        assert found is not None and found.new_reviews == 2
+        assert store.get_run(run_id).status == "succeeded"
+        assert child_report(store, "fr-never-started", "Crashed") is None

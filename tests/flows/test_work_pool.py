@@ -1,205 +1,234 @@
 """The shipped ``prefect.yaml`` on a real process work pool, as an operator runs it.
 
 A Prefect server on PostgreSQL (its own database), the ``swarm-process`` pool, ``prefect deploy
---all`` from the repository with the file unmodified, and two ``prefect worker`` processes, each
-started in a directory of its own (the checkout's path must not matter). One run over six
-repositories fans out into one child run per repository; both workers execute children, every
-PR gets exactly one review, GitHub never answers with a rate limit, and the parent's report
-counts every child's work.
+--all`` from the repository with the file unmodified, the shipped dead-run automation, and two
+``prefect worker`` processes, each started in a directory of its own (the checkout's path must
+not matter). One pool serves the module (:mod:`tests.flows.pool`); each test has repositories of
+its own.
+
+- One run over six repositories fans out into one child run per repository; both workers
+  execute children, every PR gets exactly one review, GitHub never answers with a rate limit,
+  and the parent's report counts every child's work.
+- A schedule tick that finds a run going ends ``Skipped``; a run a person starts meanwhile runs.
+- A machine killed (worker and flow-run processes, no goodbye) in the middle of a child run:
+  the child ends Crashed, the parent ends, no store row is left running, and the next run
+  reviews the PRs the machine held, each exactly once.
 """
 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
+import threading
 import time
-import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
-import sqlalchemy as sa
 
+from agents.store.records import RunRecord, WorkerRecord
 from agents.store.store import Store
-from sandbox.github.state import SandboxState
-from sandbox.server import SandboxServer
-from tests.flows.conftest import ROOT, SEALING_KEY
-from tests.prefect_server import PrefectServer, client_env
+from tests.browser import Browser
+from tests.flows.pool import (
+    RUN_TIMEOUT_S,
+    WorkPool,
+    add_repos,
+    flow_run_of,
+    prefect,
+    work_pool,
+)
 
 POOL_REPOS = [f"acme/pool-{n}" for n in range(1, 7)]
 PRS_PER_REPO = 5
-RUN_TIMEOUT_S = 900
 
-pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.timeout(RUN_TIMEOUT_S + 300)]
-TERMINAL = {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}
+pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.timeout(3 * RUN_TIMEOUT_S)]
 
 
-@contextmanager
-def fresh_database(pg_url: str, driver: str) -> Iterator[str]:
-    """A new PostgreSQL database on the test server; its URL with ``driver``; dropped after."""
-    name = f"swarm_e2e_{uuid.uuid4().hex[:10]}"
-    admin = sa.create_engine(pg_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    url = sa.make_url(pg_url).set(drivername=driver, database=name)
-    try:
-        yield url.render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.dispose()
+@pytest.fixture(scope="module")
+def pool(pg_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkPool]:
+    with work_pool(pg_url, tmp_path_factory.mktemp("pool"), POOL_REPOS, PRS_PER_REPO) as found:
+        yield found
 
 
-def pool_sandbox() -> SandboxState:
-    state = SandboxState()
-    for repo in POOL_REPOS:
-        state.add_repo(repo, {"README.md": f"# {repo}\n", "src/app.py": "VALUE = 1\n"})
-        for n in range(PRS_PER_REPO):
-            change = f"def f{n}(x):\n    print('debug', x)  # TODO remove\n    return x * {n}\n"
-            state.add_pull(repo, f"Change {n}", {f"src/mod_{n}.py": change}, author="alice-dev")
-    return state
+@pytest.fixture
+def machines(pool: WorkPool) -> WorkPool:
+    """Both machines up (a test before may have killed one), GitHub answering at full speed."""
+    for name, machine in list(pool.machines.items()):
+        if not machine.alive():
+            pool.start_machine(name)
+    pool.sandbox.state.knobs.latency_s = 0.0
+    pool.sandbox.state.knobs.hold = None
+    return pool
 
 
-def operator_env(
-    server: PrefectServer, sandbox: SandboxServer, root: Path, store_url: str
-) -> dict[str, str]:
-    env = client_env(server.api_url, root / "prefect-home")
-    for key in [k for k in env if k.startswith("SWARM_") or k == "ANTHROPIC_API_KEY"]:
-        del env[key]
-    env_file = sandbox.state.write_credentials(root / "keys", sandbox.url)
-    for line in env_file.read_text().splitlines():
-        key, _, value = line.partition("=")
-        env[key] = value
-    env.update(
-        SWARM_STORE_URL=store_url,
-        SWARM_DATA_DIR=str(root / "data"),
-        SWARM_REPOS=",".join(POOL_REPOS),
-        SWARM_SEALING_KEY=SEALING_KEY,
-        SWARM_MODEL="scripted",
-        # Workers poll the pool every second instead of every ten.
-        PREFECT_WORKER_QUERY_SECONDS="1",
-    )
-    return env
+def store_of(pool: WorkPool) -> Store:
+    return Store.open(pool.store_url, pool.root / "data")
 
 
-def prefect(env: dict[str, str], *args: str, cwd: Path = ROOT) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "prefect", *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, f"prefect {' '.join(args)}:\n{done.stdout}\n{done.stderr}"
-    return done.stdout + done.stderr
+def runs_of(store: Store, flow_run_ids: set[str]) -> list[RunRecord]:
+    return [r for r in store.list_runs(limit=500) if r.prefect_flow_run_id in flow_run_ids]
 
 
-@contextmanager
-def pool_workers(env: dict[str, str], root: Path, count: int) -> Iterator[list[Path]]:
-    """``count`` ``prefect worker`` processes, each started in its own empty directory."""
-    procs: list[subprocess.Popen[bytes]] = []
-    logs: list[Path] = []
-    files: list[IO[bytes]] = []
-    try:
-        for n in range(count):
-            home = root / f"machine-{n}"
-            home.mkdir()
-            log_path = home / "worker.log"
-            out = log_path.open("wb")
-            files.append(out)
-            logs.append(log_path)
-            cmd = [sys.executable, "-m", "prefect", "worker", "start", "--pool", "swarm-process"]
-            cmd += ["--limit", "2", "--name", f"machine-{n}"]
-            procs.append(
-                subprocess.Popen(cmd, env=env, cwd=home, stdout=out, stderr=subprocess.STDOUT)
-            )
-        yield logs
-    finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        for log_file in files:
-            log_file.close()
-
-
-def wait_for(server: PrefectServer, flow_run_id: str) -> dict[str, Any]:
-    deadline = time.monotonic() + RUN_TIMEOUT_S
-    while time.monotonic() < deadline:
-        run = server.api("GET", f"/flow_runs/{flow_run_id}")
-        if run["state_type"] in TERMINAL:
-            return dict(run)
-        time.sleep(2)
-    raise AssertionError(f"flow run {flow_run_id} did not finish in {RUN_TIMEOUT_S} s")
+@pytest.fixture(scope="module")
+def fanned_out(pool: WorkPool) -> dict[str, Any]:
+    """The run over the six pool repositories, started as an operator does (the CLI), ended."""
+    started = prefect(pool.env, "deployment", "run", "swarm-run/review-open-prs")
+    found = re.search(r"UUID:\s*([0-9a-f-]{36})", started)
+    assert found, started
+    return pool.wait_for(found.group(1))
 
 
 def test_one_run_over_six_repositories_spreads_over_two_pool_workers(
-    pg_url: str, tmp_path: Path
+    pool: WorkPool, fanned_out: dict[str, Any]
 ) -> None:
-    with (
-        SandboxServer(pool_sandbox()) as sandbox,
-        fresh_database(pg_url, "postgresql+asyncpg") as prefect_db,
-        fresh_database(pg_url, "postgresql+psycopg") as store_url,
-    ):
-        server = PrefectServer(tmp_path / "prefect", database_url=prefect_db).start()
-        try:
-            env = operator_env(server, sandbox, tmp_path, store_url)
-            prefect(env, "work-pool", "create", "swarm-process", "--type", "process")
-            prefect(env, "deploy", "--all")  # the shipped prefect.yaml, from the checkout
-            with pool_workers(env, tmp_path, 2) as worker_logs:
-                started = prefect(env, "deployment", "run", "swarm-run/review-open-prs")
-                found = re.search(r"UUID:\s*([0-9a-f-]{36})", started)
-                assert found, started
-                parent = wait_for(server, found.group(1))
-            worker_text = [p.read_text(errors="replace") for p in worker_logs]
-            children = server.api(
-                "POST",
-                "/flow_runs/filter",
-                {"flow_runs": {"parent_flow_run_id": {"any_": [parent["id"]]}}, "limit": 50},
-            )
-        finally:
-            server.stop()
+    parent = fanned_out
+    children = pool.children(parent["id"])
 
-        # Subflows of the parent in the UI's tree, one per repository, named after it.
-        assert sorted(c["name"] for c in children) == [
-            f"swarm reviewer over {r}" for r in POOL_REPOS
+    # Subflows of the parent in the UI's tree, one per repository, named after it.
+    assert sorted(c["name"] for c in children) == [f"swarm reviewer over {r}" for r in POOL_REPOS]
+    assert {c["state_type"] for c in children} == {"COMPLETED"}
+    assert parent["state_type"] == "COMPLETED", parent.get("state")
+    assert parent["name"] == "swarm reviewer over acme/pool-1, acme/pool-2, acme/pool-3 and 3 more"
+
+    with store_of(pool) as store:
+        parent_run = store.run_for_flow_run(parent["id"])
+        child_runs = runs_of(store, {c["id"] for c in children})
+    assert parent_run is not None and parent_run.trigger == "flow-parent"
+    assert len(child_runs) == len(POOL_REPOS)
+    assert {r.trigger for r in child_runs} == {"flow"}
+    # Both machines ran some of the children (a worker that lost the race for a run logs
+    # "Aborted submission", not this line).
+    for machine in pool.machines.values():
+        text = machine.log.read_text(errors="replace")
+        assert re.findall(r"Flow run 'swarm reviewer over (acme/pool-\d)' submitted", text), text[
+            -3000:
         ]
-        assert {c["state_type"] for c in children} == {"COMPLETED"}
-        assert parent["state_type"] == "COMPLETED", parent.get("state")
-        assert (
-            parent["name"] == "swarm reviewer over acme/pool-1, acme/pool-2, acme/pool-3 and 3 more"
-        )
-
-        store = Store.open(store_url, tmp_path / "data")
-        try:
-            parent_run = store.run_for_flow_run(parent["id"])
-            assert parent_run is not None and parent_run.trigger == "flow-parent"
-            child_runs = [r for r in store.list_runs(limit=50) if r.trigger == "flow"]
-        finally:
-            store.close()
-        assert len(child_runs) == len(POOL_REPOS)
-        # Both machines ran some of the children (a worker that lost the race for a run logs
-        # "Aborted submission", not this line).
-        for text in worker_text:
-            ran = re.findall(r"Flow run 'swarm reviewer over (acme/pool-\d)' submitted", text)
-            assert ran, text[-3000:]
-        # The parent's report counts every child's reviews.
-        assert parent_run.totals["new_reviews"] == len(POOL_REPOS) * PRS_PER_REPO
-        assert parent_run.totals["failed"] == 0
+    # The parent's report counts every child's reviews.
+    assert parent_run.totals["new_reviews"] == len(POOL_REPOS) * PRS_PER_REPO
+    assert parent_run.totals["failed"] == 0
 
     for repo in POOL_REPOS:
         for number in range(1, PRS_PER_REPO + 1):
-            pull = sandbox.state.pull(repo, number).pull
-            assert pull is not None
-            bots = [r for r in pull.reviews if r.user_login.endswith("[bot]")]
-            assert len(bots) == 1, f"{repo}#{number}: {len(bots)} bot reviews"
-    for login, counters in sandbox.state.counters.items():
+            assert pool.bot_reviews(repo, number) == 1, f"{repo}#{number}"
+    for login, counters in pool.sandbox.state.counters.items():
+        assert counters.primary_limited == 0 and counters.secondary_limited == 0, login
+
+
+def test_the_parent_run_page_shows_its_child_runs_by_repository(
+    pool: WorkPool, fanned_out: dict[str, Any], browser: Browser, screenshots: Path
+) -> None:
+    """What a person sees of the fan-out in the Prefect UI: the children under the parent,
+    named after their repositories and tagged as children."""
+    page = browser.page(f"{pool.server.url}/runs/flow-run/{fanned_out['id']}")
+    page.wait_for_text([fanned_out["name"], "Completed"])
+    time.sleep(2)  # the run graph (a canvas) draws the child runs after the text is there
+    page.screenshot(screenshots / "fan-out.png")
+    page.click_text("Subflow Runs")
+    page.wait_for_text([f"swarm reviewer over {r}" for r in POOL_REPOS] + ["swarm-child"])
+    page.screenshot(screenshots / "fan-out-children.png")
+
+
+def test_a_schedule_tick_finding_a_run_going_is_skipped_while_a_persons_run_starts(
+    machines: WorkPool,
+) -> None:
+    pool = machines
+    add_repos(pool.sandbox.state, ["acme/overlap-a", "acme/overlap-b"], 1)
+    # GitHub holds every request, so the first run stays in the middle of its work.
+    hold = threading.Event()
+    pool.sandbox.state.knobs.hold = hold
+    try:
+        going = pool.trigger(repos=["acme/overlap-a"])
+        pool.wait_for(going, {"RUNNING"})
+        tick = pool.schedule_tick()
+        person = pool.trigger(repos=["acme/overlap-b"])
+        skipped = pool.wait_for(tick)
+        # The person's run started although the first one is still going.
+        pool.wait_for(person, {"RUNNING", "COMPLETED", "FAILED"})
+        assert pool.flow_run(going)["state_type"] == "RUNNING"
+    finally:
+        hold.set()
+    done = pool.wait_for(person)
+    first = pool.wait_for(going)
+
+    assert skipped["state_type"] == "COMPLETED"
+    assert skipped["state"]["name"] == "Skipped", skipped["state"]
+    assert skipped["auto_scheduled"]
+    assert done["state_type"] == "COMPLETED" and done["state"]["name"] == "Completed"
+    assert first["state_type"] == "COMPLETED"
+    assert pool.bot_reviews("acme/overlap-a", 1) == 1
+    assert pool.bot_reviews("acme/overlap-b", 1) == 1
+    with store_of(pool) as store:
+        # The skipped tick did no work: no store run, no review.
+        assert store.run_for_flow_run(tick) is None
+        assert store.run_for_flow_run(person) is not None
+
+
+def _victim(pool: WorkPool, parent_id: str, store: Store) -> tuple[str, list[WorkerRecord]]:
+    """A machine running a child (not the parent) with a worker in the middle of a review,
+    once every child has started: no child is caught between claim and start."""
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    while time.monotonic() < deadline:
+        children = pool.children(parent_id)
+        if children and all(c["state_type"] == "RUNNING" for c in children):
+            child_ids = {c["id"] for c in children}
+            running = [
+                w
+                for run in runs_of(store, child_ids)
+                for w in store.list_workers(run.id, status="running")
+            ]
+            for name, machine in pool.machines.items():
+                below = machine.flow_processes()
+                if parent_id in {flow_run_of(pid) for pid in below}:
+                    continue
+                held = [w for w in running if w.pid in below]
+                if held:
+                    return name, held
+        time.sleep(0.2)
+    raise AssertionError("no child run was caught with a worker running")
+
+
+def test_pull_requests_a_killed_machine_held_are_reviewed_once_by_the_next_run(
+    machines: WorkPool,
+) -> None:
+    pool = machines
+    repos = ["acme/kill-1", "acme/kill-2"]
+    prs = 4
+    add_repos(pool.sandbox.state, repos, prs)
+    # Slow GitHub down so a child is still reviewing when its machine goes.
+    pool.sandbox.state.knobs.latency_s = 0.5
+    parent_id = pool.trigger(repos=repos)
+    with store_of(pool) as store:
+        name, held = _victim(pool, parent_id, store)
+        pool.kill(pool.machines[name])
+    pool.sandbox.state.knobs.latency_s = 0.0
+    held_prs = {(w.task["repo"], w.task["number"]) for w in held}
+    assert held_prs
+
+    # The dead child is marked Crashed (no heartbeat: the shipped automation), so the parent
+    # ends instead of waiting forever, and reports the repository as unreadable.
+    first = pool.wait_for(parent_id)
+    assert first["state_type"] == "FAILED", first["state"]
+    crashed = [c for c in pool.children(parent_id) if c["state_type"] == "CRASHED"]
+    assert crashed
+    with store_of(pool) as store:
+        dead_runs = runs_of(store, {c["id"] for c in crashed})
+        # The parent failed the dead child's store run and its workers at once.
+        assert dead_runs and {r.status for r in dead_runs} == {"failed"}
+        for run in dead_runs:
+            for worker in store.list_workers(run.id):
+                assert worker.status != "running", worker
+        for worker in held:
+            assert (store.get_worker(worker.id).blocked_reason or "").startswith("stale:")
+
+    # The machine comes back; the next run reviews what the dead one held, nothing twice.
+    pool.start_machine(name)
+    second = pool.wait_for(pool.trigger(repos=repos))
+    assert second["state_type"] == "COMPLETED", second["state"]
+    for repo in repos:
+        for number in range(1, prs + 1):
+            assert pool.bot_reviews(repo, number) == 1, f"{repo}#{number}"
+    with store_of(pool) as store:
+        assert store.list_workers(status="running") == []
+        assert store.list_runs(status="running", limit=500) == []
+    for login, counters in pool.sandbox.state.counters.items():
         assert counters.primary_limited == 0 and counters.secondary_limited == 0, login

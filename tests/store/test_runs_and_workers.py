@@ -103,6 +103,36 @@ def test_worker_whose_process_is_gone_is_marked_failed_at_once(store: Store) -> 
     assert store.get_worker(alive).status == "running"
 
 
+def test_a_run_whose_machine_died_is_failed_with_its_unfinished_workers_from_anywhere(
+    store: Store,
+) -> None:
+    run_id = store.create_run("flow", prefect_flow_run_id="fr-dead")
+    # On another machine, heartbeat fresh: neither the pid check nor the timeout catches it.
+    held = store.create_worker(
+        run_id, role_chain=["reviewer"], status="running", host="gone.example", pid=4242
+    )
+    queued = store.create_worker(run_id, role_chain=["reviewer"], host="gone.example")
+    done = store.create_worker(run_id, role_chain=["reviewer"], status="running")
+    store.finish_worker(done, "succeeded")
+    assert store.mark_stale_workers_failed(timedelta(hours=1)) == []
+
+    reason = "stale: its flow run fr-dead ended Crashed without finishing"
+    assert sorted(store.abandon_run(run_id, reason)) == sorted([held, queued])
+
+    assert store.get_run(run_id).status == "failed"
+    for worker_id in (held, queued):
+        worker = store.get_worker(worker_id)
+        assert worker.status == "failed" and worker.blocked_reason == reason
+        assert store.get_transcript(worker_id)[-1].content == {"status": "failed", "reason": reason}
+    assert store.get_worker(done).status == "succeeded"
+    # A second look changes nothing, and a finished run keeps its status.
+    assert store.abandon_run(run_id, reason) == []
+    finished = store.create_run("flow")
+    store.finish_run(finished, "succeeded")
+    store.abandon_run(finished, reason)
+    assert store.get_run(finished).status == "succeeded"
+
+
 def test_an_id_that_looks_like_a_credential_is_refused(store: Store) -> None:
     with pytest.raises(StoreError) as err:
         store.create_run("manual", run_id="ghp_abcdef0123")

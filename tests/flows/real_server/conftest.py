@@ -7,7 +7,6 @@ tests then read what the server stored, through the same REST API the UI reads.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
@@ -21,7 +20,6 @@ import pytest
 
 from sandbox.github.seed import REPOS, credentials_env
 from sandbox.server import SandboxServer
-from tests.browser import Browser, chromium_path
 from tests.flows.conftest import PLANTED_ANTHROPIC_KEY, ROOT, SEALING_KEY
 from tests.prefect_server import PrefectServer, client_env
 
@@ -143,22 +141,3 @@ def observed(
         run = swarm.run(*[arg for repo in REPOS for arg in ("--repo", repo)])
         assert run.returncode == 0, run.output
         yield swarm
-
-
-@pytest.fixture(scope="session")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
-    """Headless Chromium; skipped where it is not installed, unless CI requires it."""
-    if chromium_path() is None:
-        if os.environ.get("SWARM_TEST_REQUIRE_BROWSER") == "1":
-            pytest.fail("chromium required but not installed (apt-get install -y chromium)")
-        pytest.skip("chromium is not installed (apt-get install -y chromium)")
-    with Browser(tmp_path_factory.mktemp("chromium-profile")) as found:
-        yield found
-
-
-@pytest.fixture(scope="session")
-def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where the UI tests save what they saw; ``SWARM_SCREENSHOTS_DIR=docs/img`` refreshes the
-    pictures in docs/operations.md."""
-    configured = os.environ.get("SWARM_SCREENSHOTS_DIR")
-    return Path(configured) if configured else tmp_path_factory.mktemp("screenshots")
