@@ -45,6 +45,7 @@ test: check test-only
 bench: install
 	$(UV) run python bench/identity.py
 	$(UV) run python bench/throttle.py
+	$(UV) run python bench/shared_budget.py
 	$(UV) run python bench/store.py --events 100000
 	$(UV) run python bench/prompt_cache.py
 	$(UV) run python bench/llm_throttle.py

@@ -91,3 +91,21 @@ def test_prefect_yaml_holds_no_secret_and_no_deploy_time_secret_template() -> No
     assert "{{" not in "\n".join(
         line for line in text.splitlines() if not line.lstrip().startswith("#")
     )
+
+
+def test_the_dead_run_automation_never_crashes_a_run_that_ended() -> None:
+    """Every way a swarm run ends is an expected event, swarm's own ``Skipped`` included: a run
+    that ended and so stopped sending heartbeats must not be marked Crashed 90 s later."""
+    from prefect.events.schemas.automations import AutomationCore, EventTrigger, Posture
+
+    text = (ROOT / "automations" / "dead-flow-runs.yaml").read_text(encoding="utf-8")
+    automation = AutomationCore.model_validate(yaml.safe_load(text))
+    trigger = automation.trigger
+    assert isinstance(trigger, EventTrigger) and trigger.posture == Posture.Proactive
+    assert trigger.after == {"prefect.flow-run.heartbeat"}
+    endings = {"Completed", "Skipped", "Failed", "TimedOut", "Cancelled", "Crashed"}
+    assert {f"prefect.flow-run.{name}" for name in endings} <= trigger.expect
+    # Three heartbeats (Prefect's shortest interval is 30 s) go missing before it fires.
+    assert trigger.within.total_seconds() >= 90
+    [action] = automation.actions
+    assert action.model_dump()["state"] == "CRASHED"
