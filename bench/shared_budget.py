@@ -55,13 +55,17 @@ class Shared:
 
     counts: SynchronizedArray[int]
     over: Synchronized[int]
-    t0: float
+    # Set by the parent once every process is ready: the start, and the first window's.
+    start: Synchronized[float]
+    go: Any
+    ready: Any
 
 
 def _answer(shared: Shared, sc: Scenario) -> tuple[int, dict[str, str]]:
     now = time.time()
-    index = min(int((now - shared.t0) // sc.window_s), WINDOWS - 1)
-    reset = shared.t0 + (index + 1) * sc.window_s
+    t0 = shared.start.value
+    index = min(int((now - t0) // sc.window_s), WINDOWS - 1)
+    reset = t0 + (index + 1) * sc.window_s
     with shared.counts.get_lock():
         shared.counts[index] += 1
         used = shared.counts[index]
@@ -81,7 +85,7 @@ def _answer(shared: Shared, sc: Scenario) -> tuple[int, dict[str, str]]:
 
 
 async def _hammer(
-    url: str, sc: Scenario, shared: Shared, workers: int, start_at: float
+    url: str, sc: Scenario, shared: Shared, workers: int
 ) -> tuple[list[float], list[float], list[float], float]:
     """This process's requests until the scenario ends: (send times, the throttle's grant
     times, ms per request, CPU s)."""
@@ -105,6 +109,9 @@ async def _hammer(
         throttle = IdentityThrottle(
             IDENTITY, limits=limits, clock=SystemClock(), backend=RowBackend(IdentityState, store)
         )
+        shared.ready.put(True)
+        await asyncio.to_thread(shared.go.wait)
+        start_at = shared.start.value
         await asyncio.sleep(max(0.0, start_at - time.time()))
         end = start_at + sc.seconds
         cpu = time.process_time()
@@ -133,10 +140,8 @@ async def _hammer(
         return [sent[i] for i in kept], [decided[i] for i in kept], spent, cpu
 
 
-def _process(
-    url: str, sc: Scenario, shared: Shared, workers: int, start_at: float, out: Any
-) -> None:
-    out.put(asyncio.run(_hammer(url, sc, shared, workers, start_at)))
+def _process(url: str, sc: Scenario, shared: Shared, workers: int, out: Any) -> None:
+    out.put(asyncio.run(_hammer(url, sc, shared, workers)))
 
 
 @dataclass
@@ -190,15 +195,20 @@ def _peak(times: list[float], span: float) -> int:
 
 def run(url: str, sc: Scenario, processes: int, workers: int) -> Row:
     ctx = mp.get_context("spawn")
-    t0 = math.ceil(time.time()) + 6.0  # processes import and connect meanwhile
-    shared = Shared(ctx.Array("i", WINDOWS), ctx.Value("i", 0), t0)
+    shared = Shared(
+        ctx.Array("i", WINDOWS), ctx.Value("i", 0), ctx.Value("d", 0.0), ctx.Event(), ctx.Queue()
+    )
     out = ctx.Queue()
     procs = [
-        ctx.Process(target=_process, args=(url, sc, shared, workers, t0, out))
-        for _ in range(processes)
+        ctx.Process(target=_process, args=(url, sc, shared, workers, out)) for _ in range(processes)
     ]
     for proc in procs:
         proc.start()
+    for _ in procs:
+        shared.ready.get(timeout=300)  # imported, connected
+    # A whole second, so GitHub's resets (whole seconds in its headers) fall on window ends.
+    shared.start.value = math.ceil(time.time()) + 1.0
+    shared.go.set()
     results = [out.get(timeout=sc.seconds + sc.window_s + 120) for _ in procs]
     for proc in procs:
         proc.join()
