@@ -22,6 +22,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from sandbox.github.seed import credentials_env
 from sandbox.github.state import SandboxState
 from sandbox.server import SandboxServer
 from tests.flows.conftest import ROOT, SEALING_KEY
@@ -63,10 +64,7 @@ def operator_env(
     env = client_env(server.api_url, root / "prefect-home")
     for key in [k for k in env if k.startswith("SWARM_") or k == "ANTHROPIC_API_KEY"]:
         del env[key]
-    env_file = sandbox.state.write_credentials(root / "keys", sandbox.url)
-    for line in env_file.read_text().splitlines():
-        key, _, value = line.partition("=")
-        env[key] = value
+    env.update(credentials_env(sandbox.state, root / "keys", sandbox.url))
     env.update(
         SWARM_STORE_URL=store_url,
         SWARM_DATA_DIR=str(root / "data"),
