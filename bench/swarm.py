@@ -1,165 +1,164 @@
-"""Benchmark: a 100-PR swarm on the sandbox GitHub with the scripted, zero-latency model.
+"""Benchmark: per-worker overhead of a swarm run, and CPU seconds per reviewed PR.
 
-Reports wall time, orchestration overhead per worker (Prefect's task runs, and ours: discovery,
-minting and sealing), GitHub calls per reviewed PR (REST and GraphQL, as the sandbox counted
-them) and the process's peak memory. Two passes over the same PRs:
+The sandbox GitHub with the scripted model at zero latency, in dry-run mode, through the real
+Prefect engine against a local Prefect server (started once; its start is not counted). The
+passes are in ``bench/swarm_passes.py``: one worker at a time ("alone", 20 PRs) and
+``--max-workers`` at a time ("wide", ``--prs`` PRs), each as the ``swarm-run`` flow and as the
+same workers with no Prefect ("bare"). Per-worker overhead, Prefect's task run plus ours
+(dispatch, artifacts, events, progress), is flow minus bare over the number of workers, in wall
+time and in CPU time (CPU time of the benchmark process without the sandbox GitHub's thread;
+the Prefect server's own CPU is reported beside it).
 
-- ``dry-run``: every worker reads its PR and prepares its review, nothing is posted. This is the
-  orchestration cost without GitHub's write pacing.
-- ``post``: the real thing. GitHub's secondary limits (one mutation per identity per second,
-  ~80 content-creating requests per minute) are honoured by the throttle, so with one identity
-  the posting pass cannot finish 100 reviews faster than ~100 s; that floor is GitHub's, not ours.
+Run: ``uv run python bench/swarm.py [--prs 100] [--max-workers 16] [--post]``
 
-Run: ``uv run python bench/swarm.py [--prs 100] [--max-workers 16] [--skip-post]``
-
-A first "probe" pass (20 PRs, one worker at a time) measures per-worker orchestration
-without contention; in the concurrent passes the same figure also holds event-loop waits.
+``--compare DIR`` runs the same passes over the code tree in DIR (e.g. main before a change,
+``git archive <commit> | tar -x -C DIR``) and over this checkout, each in a fresh process,
+alternating, ``--rounds`` times, against the one Prefect server, and prints both side by side
+with their ratios: the machine is shared and noisy, so only figures of one run are compared.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import json
 import os
 import resource
+import statistics
+import subprocess
 import sys
 import tempfile
-import time
-from collections import Counter
-from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-BENCH_REPO = "acme/bench"
-PROBE_REPO = "acme/probe"
-PROBE_PRS = 20
 
 
-def _files(n: int) -> dict[str, str]:
-    body = "def f{n}(x):\n    print('debug', x)  # TODO remove\n    return x * {n}\n"
-    return {f"src/bench/mod_{n:03d}.py": body.format(n=n)}
+def _child(args: argparse.Namespace) -> int:
+    code = Path(args.code).resolve()
+    sys.path.insert(0, str(code))
+    from swarm_passes import run_passes  # bench/ is on the path: this script's folder
 
-
-def build_sandbox(prs: int) -> Any:
-    from sandbox.github.limits import RateLimits
-    from sandbox.github.state import SandboxState
-
-    # GitHub's primary budget is far above what 100 PRs need; keep the sandbox's defaults for
-    # the secondary limits so the throttle has real limits to respect.
-    state = SandboxState(limits=RateLimits(core=15_000))
-    for repo, count in ((PROBE_REPO, PROBE_PRS), (BENCH_REPO, prs)):
-        state.add_repo(repo, {"README.md": "# bench\n", "src/bench/__init__.py": ""})
-        for n in range(count):
-            state.add_pull(repo, f"Bench change {n}", _files(n), author="alice-dev")
-    return state
-
-
-def configure(server: Any, data_dir: Path) -> None:
-    from sandbox.github.seed import credentials_env
-
-    os.environ.update(credentials_env(server.state, data_dir / "keys", server.url))
-    os.environ["SWARM_DATA_DIR"] = str(data_dir)
-    os.environ["SWARM_ROLES_DIR"] = str(ROOT / "roles")
-    os.environ["SWARM_REPOS"] = BENCH_REPO
-    os.environ.pop("ANTHROPIC_API_KEY", None)
-
-
-def run_pass(
-    server: Any, *, dry_run: bool, max_workers: int, repo: str = BENCH_REPO, name: str = ""
-) -> dict[str, Any]:
-    from flows.swarm_run import swarm_run
-
-    before = len(server.state.requests)
-    started = time.perf_counter()
-    pending = swarm_run(
-        repos=[repo], max_workers=max_workers, dry_run=dry_run, model="scripted", return_state=True
+    data_dir = Path(tempfile.mkdtemp(prefix="swarm-bench-"))
+    pgid = int(os.environ.get("BENCH_PREFECT_PGID", "0")) or None
+    result = run_passes(
+        args.prs, args.max_workers, data_dir, code, pgid, post=args.post, probe_prs=args.probe_prs
     )
-    state = asyncio.run(cast("Coroutine[Any, Any, Any]", pending))
-    wall = time.perf_counter() - started
-    report = state.result(raise_on_failure=False)
-    calls = [r for r in server.state.requests[before:] if (r.login or "").endswith("[bot]")]
-    kinds = Counter("graphql" if r.resource == "graphql" else "rest" for r in calls)
-    workers = max(len(report.outcomes), 1)
-    reviewed = sum(1 for o in report.outcomes if o.status == "succeeded") or 1
-    t = report.timings
-    return {
-        "pass": name or ("dry-run" if dry_run else "post"),
-        "workers": len(report.outcomes),
-        "succeeded": sum(1 for o in report.outcomes if o.status == "succeeded"),
-        "posted": report.new_reviews,
-        "wall_s": wall,
-        "flow_wall_s": t.wall_s,
-        "prefect_task_overhead_ms": 1000 * t.orchestration_s / workers,
-        "dispatch_ms": 1000 * t.dispatch_s / workers,
-        "setup_and_discovery_s": t.setup_and_discovery_s,
-        "worker_s_mean": t.worker_s / workers,
-        "rest_per_pr": kinds["rest"] / reviewed,
-        "graphql_per_pr": kinds["graphql"] / reviewed,
-    }
+    result["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    Path(args.out).write_text(json.dumps(result), encoding="utf-8")
+    return 0
+
+
+def _spawn(code: Path, args: argparse.Namespace, env: dict[str, str], out: Path) -> dict[str, Any]:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "--code", str(code)]
+    cmd += ["--prs", str(args.prs), "--max-workers", str(args.max_workers), "--out", str(out)]
+    cmd += ["--probe-prs", str(args.probe_prs)]
+    if args.post:
+        cmd.append("--post")
+    subprocess.run(cmd, env=env, check=True, cwd=code)
+    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sys.path.insert(0, str(ROOT))
+    from bench.cli import bench_parser
+
+    parser = bench_parser(__doc__, json_help="print every figure of every run as JSON")
     parser.add_argument("--prs", type=int, default=100)
     parser.add_argument("--max-workers", type=int, default=16)
-    parser.add_argument("--skip-post", action="store_true", help="only the dry-run pass")
+    parser.add_argument("--probe-prs", type=int, default=20, help="PRs of the 'alone' passes")
+    parser.add_argument("--post", action="store_true", help="also a posting pass at the end")
+    parser.add_argument("--compare", help="another code tree to run side by side with this one")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--code", default=str(ROOT), help=argparse.SUPPRESS)
+    parser.add_argument("--out", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child:
+        return _child(args)
 
-    from flows.local_prefect import prefect_home, stop
+    from flows.local_prefect import prefect_home, status, stop
     from flows.prefect_env import prepare_prefect_env, use_local_prefect
 
-    data_dir = Path(tempfile.mkdtemp(prefix="swarm-bench-"))
+    home = Path(tempfile.mkdtemp(prefix="swarm-bench-prefect-"))
     prepare_prefect_env()
-    use_local_prefect(data_dir, force=True)
+    use_local_prefect(home, force=True)
     try:
-        return _bench(args, data_dir)
+        server = status(prefect_home(home))
+        env = {**os.environ, "BENCH_PREFECT_PGID": str(server.pid if server else 0)}
+        trees = [("this", ROOT)]
+        if args.compare:
+            trees.insert(0, ("base", Path(args.compare).resolve()))
+        results: dict[str, list[dict[str, Any]]] = {label: [] for label, _ in trees}
+        for n in range(args.rounds):
+            order = trees if n % 2 == 0 else trees[::-1]
+            for label, code in order:
+                out = home / f"{label}-{n}.json"
+                results[label].append(_spawn(code, args, env, out))
     finally:
-        stop(prefect_home(data_dir))
-
-
-def _bench(args: argparse.Namespace, data_dir: Path) -> int:
-    from sandbox.server import SandboxServer
-
-    results = []
-    with SandboxServer(build_sandbox(args.prs)) as server:
-        configure(server, data_dir)
-        # The first flow run in a process pays for first-use imports; the probe then runs
-        # workers one at a time, so its per-worker overhead is not inflated by workers sharing
-        # the event loop.
-        for name in ("warm-up", "probe"):
-            results.append(
-                run_pass(server, dry_run=True, max_workers=1, repo=PROBE_REPO, name=name)
-            )
-        results.append(run_pass(server, dry_run=True, max_workers=args.max_workers))
-        if not args.skip_post:
-            results.append(run_pass(server, dry_run=False, max_workers=args.max_workers))
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-    print(
-        f"\nswarm benchmark: {args.prs} PRs, max_workers={args.max_workers}, scripted model"
-        f"\n  (warm-up and probe: {PROBE_PRS} PRs each, one worker at a time; 'task run beyond"
-        " worker' is Prefect's own overhead in the probe, plus event-loop waits when concurrent)"
-    )
-    for r in results:
-        print(
-            f"  {r['pass']:8} workers={r['workers']} ok={r['succeeded']} posted={r['posted']}"
-            f"  wall={r['wall_s']:.1f}s (flow {r['flow_wall_s']:.1f}s,"
-            f" setup+discovery {r['setup_and_discovery_s']:.1f}s)"
-        )
-        print(
-            f"           per worker: task run beyond worker {r['prefect_task_overhead_ms']:.1f} ms,"
-            f" dispatch (mint+seal) {r['dispatch_ms']:.1f} ms,"
-            f" worker {r['worker_s_mean'] * 1000:.0f} ms"
-        )
-        print(
-            f"           GitHub calls per reviewed PR: REST {r['rest_per_pr']:.2f},"
-            f" GraphQL {r['graphql_per_pr']:.2f}"
-        )
-    print(f"  peak memory (this process): {peak_mb:.0f} MB")
+        stop(prefect_home(home))
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        _print(args, results)
     return 0
+
+
+def _median(runs: list[dict[str, Any]], *path: str) -> float:
+    values = []
+    for run in runs:
+        value: Any = run
+        for key in path:
+            value = value[key]
+        values.append(float(value))
+    return statistics.median(values)
+
+
+ROWS: list[tuple[str, tuple[str, ...], float, str]] = [
+    ("overhead per worker alone, wall", ("alone", "overhead_wall_ms"), 1, "ms"),
+    ("overhead per worker alone, CPU", ("alone", "overhead_cpu_ms"), 1, "ms"),
+    ("  task run beyond worker, alone", ("passes", "alone", "task_beyond_worker_ms"), 1, "ms"),
+    ("  dispatch (mint + seal), alone", ("passes", "alone", "dispatch_ms"), 1, "ms"),
+    ("overhead per worker wide, wall", ("wide", "overhead_wall_ms"), 1, "ms"),
+    (
+        "  task run beyond worker, wide (latency)",
+        ("passes", "wide", "task_beyond_worker_ms"),
+        1,
+        "ms",
+    ),
+    ("overhead per worker wide, CPU", ("wide", "overhead_cpu_ms"), 1, "ms"),
+    ("Prefect server CPU per worker, wide", ("wide", "server_cpu_ms"), 1, "ms"),
+    ("worker alone (bare), wall", ("passes", "alone bare", "worker_ms"), 1, "ms"),
+    ("worker alone (bare), CPU", ("passes", "alone bare", "cpu_per_worker_ms"), 1, "ms"),
+    ("worker wide (bare), CPU", ("passes", "wide bare", "cpu_per_worker_ms"), 1, "ms"),
+    ("CPU per reviewed PR, wide flow", ("passes", "wide", "cpu_per_pr_s"), 1000, "ms"),
+    ("dry run wall, wide flow", ("passes", "wide", "wall_s"), 1, "s"),
+    ("  of which setup + discovery", ("passes", "wide", "setup_and_discovery_s"), 1, "s"),
+    ("dry run wall, wide bare", ("passes", "wide bare", "wall_s"), 1, "s"),
+    ("REST calls per reviewed PR", ("passes", "wide", "rest_per_pr"), 1, ""),
+    ("peak memory", ("peak_mb",), 1, "MB"),
+]
+
+
+def _print(args: argparse.Namespace, results: dict[str, list[dict[str, Any]]]) -> None:
+    labels = list(results)
+    first = results[labels[0]][0]["passes"]
+    print(
+        f"\nswarm benchmark: scripted model, dry run; alone = {first['alone']['workers']} "
+        f"workers one at a time, wide = {first['wide']['workers']} workers "
+        f"{args.max_workers} at a time; medians of {args.rounds} round(s)"
+    )
+    heading = "".join(f"{label:>12}" for label in labels)
+    print(f"  {'':40}{heading}" + ("   ratio" * (len(labels) > 1)))
+    for title, path, scale, unit in ROWS:
+        values = [scale * _median(results[label], *path) for label in labels]
+        cells = "".join(f"{v:>9.1f} {unit:2}" for v in values)
+        ratio = f"   {values[-1] / values[0]:.2f}" if len(values) > 1 and values[0] else ""
+        print(f"  {title:40}{cells}{ratio}")
+    for label in labels:
+        for run in results[label]:
+            ok = {name: f"{p['succeeded']}/{p['workers']}" for name, p in run["passes"].items()}
+            print(f"  {label}: succeeded {ok}")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from agents.worker.deps import WorkerDeps
 
 log = logging.getLogger("flows.fanout")
-
+PROGRESS_EVERY_S = 1.0
 
 # Who watches the progress of the runs started in this context, called with (finished, total):
 # the CLI's progress bar. Context-local, so concurrent runs in other contexts never see it.
@@ -160,17 +160,16 @@ class Fanout:
         self.limit = asyncio.Semaphore(max_workers)
         self.total = max(total, 1)
         self.done = 0
+        self._next_tick = 0.0
         self.progress_id: uuid.UUID | None = None
-        # PRs (labels) the cost cap left without a review.
-        self.left_out: list[str] = []
+        self.left_out: list[str] = []  # PRs (labels) the cost cap left without a review
         self.on_progress = _PROGRESS_LISTENER.get()
         self.dispatch_s = 0.0
         # role -> (session, call) overlay roles for the workers of that role (not its
         # summarizer): ``swarm run --overlay`` and a PR command's focus.
         self.overlays: dict[str, tuple[str | None, str | None]] = {}
         self.task_s = 0.0
-        # Seconds spent inside the workers themselves: the rest of a task run is orchestration.
-        self.worker_s = 0.0
+        self.worker_s = 0.0  # inside the workers: the rest of a task run is orchestration
         self._worker_task = _worker_task(runtime.worker, self)
         # Task-run name -> assignment, for the worker's page; task-run names are unique per run.
         self._assignments: dict[str, Assignment] = {}
@@ -259,6 +258,12 @@ class Fanout:
         self.done += 1
         if self.on_progress is not None:
             self.on_progress(self.done, self.total)
+        # The log line and the UI's progress bar cost a record and an API call each: at most
+        # one a second per run, and always the last.
+        now = time.monotonic()
+        if now < self._next_tick and self.done < self.total:
+            return
+        self._next_tick = now + PROGRESS_EVERY_S
         log.info("%d of %d workers finished", self.done, self.total)
         if self.progress_id is not None:
             await aupdate_progress_artifact(
