@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agents.once import Written, create_or_find, write_once
+from agents.once import Written, create_or_find
 from agents.reviews import comment_key, find_own_comment, with_comment_marker
 from agents.tools.context import WorkerContext
-from agents.tools.review import holder_alive
+from agents.tools.review import worker_writes_once
 
 
 async def post_comment_once(ctx: WorkerContext, number: int, body: str) -> Written:
@@ -32,11 +32,4 @@ async def post_comment_once(ctx: WorkerContext, number: int, body: str) -> Writt
             lambda: ctx.gateway.create_issue_comment(repo, number, marked), find, f"comment {key}"
         )
 
-    return await write_once(
-        ctx.store,
-        key,
-        ctx.worker_id,
-        find=find,
-        create=create,
-        alive=lambda claim: holder_alive(ctx, claim),
-    )
+    return await worker_writes_once(ctx, key, find, create)

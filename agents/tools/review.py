@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agents.once import Claim, create_or_find, write_once
+from agents.once import Claim, Create, Find, Written, create_or_find, write_once
 from agents.reviews import find_marked, review_key, with_marker
 from agents.store.base import UnknownWorkerError
 from agents.tools.base import ToolError
@@ -30,6 +30,19 @@ def holder_alive(ctx: WorkerContext, claim: Claim) -> bool:
         return ctx.store.get_worker(claim.worker_id).status in ("pending", "running")
     except UnknownWorkerError:
         return False
+
+
+async def worker_writes_once(ctx: WorkerContext, key: str, find: Find, create: Create) -> Written:
+    """``write_once`` as a worker: its store, its id, and a claim that stands while its holder
+    is still at work."""
+    return await write_once(
+        ctx.store,
+        key,
+        ctx.worker_id,
+        find=find,
+        create=create,
+        alive=lambda claim: holder_alive(ctx, claim),
+    )
 
 
 def posted_review_url(ctx: WorkerContext) -> str | None:
@@ -71,14 +84,7 @@ async def post_once(
             lambda: _create(ctx, key, body, event, comments), find, f"review {key}"
         )
 
-    written = await write_once(
-        ctx.store,
-        key,
-        ctx.worker_id,
-        find=find,
-        create=create,
-        alive=lambda claim: holder_alive(ctx, claim),
-    )
+    written = await worker_writes_once(ctx, key, find, create)
     if written.held_by is not None:
         raise ReviewInProgress(f"worker {written.held_by} is posting this review now")
     if written.already:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 from agents.processes import pid_alive
 from flows.warm_server import running_pid, start
 from flows.warm_start import receive_message, send_message, socket_path
+from tests.python_process import run_python
 
 CLIENT = (
     "import sys; from pathlib import Path; from flows.warm_start import run_warm; "
@@ -56,15 +56,7 @@ def warm_home(
 def _client(
     home: Path, args: list[str], env: dict[str, str], cwd: Path
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", CLIENT, str(home), *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return run_python("-c", CLIENT, str(home), *args, env=env, cwd=cwd)
 
 
 def test_a_warm_command_uses_the_callers_environment_directory_and_exit_status(
