@@ -27,6 +27,7 @@ from sandbox.github.state import SandboxState
 from sandbox.server import SandboxServer
 from tests.flows.conftest import ROOT, SEALING_KEY
 from tests.prefect_server import PrefectServer, client_env
+from tests.python_process import run_python
 
 RUN_TIMEOUT_S = 900
 TERMINAL = {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}
@@ -84,15 +85,7 @@ def operator_env(
 
 
 def prefect(env: dict[str, str], *args: str, cwd: Path = ROOT) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "prefect", *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_python("-m", "prefect", *args, env=env, cwd=cwd)
     assert done.returncode == 0, f"prefect {' '.join(args)}:\n{done.stdout}\n{done.stderr}"
     return done.stdout + done.stderr
 
