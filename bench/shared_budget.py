@@ -131,8 +131,8 @@ async def _hammer(
             due = start_at + interval * n / workers
             while time.time() < end:
                 if interval:
-                    due += interval
                     await asyncio.sleep(max(0.0, due - time.time()))
+                    due += interval
                 began = time.perf_counter()
                 try:
                     permit = await throttle.acquire(f"w{n}", spec)
