@@ -157,10 +157,7 @@ def main(argv: list[str] | None = None) -> int:
                     {"flow_runs": {"parent_flow_run_id": {"any_": [parent["id"]]}}, "limit": 50},
                 )
             finally:
-                for p in workers:
-                    p.terminate()
-                for p in workers:
-                    p.wait(timeout=60)
+                _stop(workers)
                 server.stop()
             statuses = _statuses(store_url, root)
             limited = sum(1 for r in sandbox.state.requests if r.status in (403, 429))
@@ -168,6 +165,18 @@ def main(argv: list[str] | None = None) -> int:
             _drop(names)
     _print(args, parent, children, wall, worker_cpu, server_cpu, statuses, limited, root)
     return 0
+
+
+def _stop(workers: list[subprocess.Popen[bytes]]) -> None:
+    """Stop the pool's workers; one that does not stop within a minute is killed."""
+    for p in workers:
+        p.terminate()
+    for p in workers:
+        try:
+            p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait(timeout=30)
 
 
 def _wait(server: Any, flow_run_id: str, timeout: float) -> dict[str, Any]:
