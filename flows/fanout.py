@@ -141,8 +141,7 @@ async def _outcome_from_state(
 
 
 class Fanout:
-    """One run's context: dispatches and runs its workers under one concurrency cap, counts
-    progress as they end, and keeps the run's timings."""
+    """One run's context: its workers under one concurrency cap, their progress and timings."""
 
     def __init__(
         self,
@@ -165,8 +164,7 @@ class Fanout:
         self.left_out: list[str] = []  # PRs (labels) the cost cap left without a review
         self.on_progress = _PROGRESS_LISTENER.get()
         self.dispatch_s = 0.0
-        # role -> (session, call) overlay roles for the workers of that role (not its
-        # summarizer): ``swarm run --overlay`` and a PR command's focus.
+        # role -> (session, call) overlays of its workers, not its summarizer: --overlay, focus.
         self.overlays: dict[str, tuple[str | None, str | None]] = {}
         self.task_s = 0.0
         self.worker_s = 0.0  # inside the workers: the rest of a task run is orchestration
@@ -178,8 +176,7 @@ class Fanout:
         self.pages: list[tuple[WorkerOutcome, str]] = []
 
     async def show(self, label: str, outcome: WorkerOutcome, budgets: Budgets | None) -> None:
-        """Inside the worker's task run: its markdown artifact and its event, if any. What the
-        UI shows must never fail the worker, so a failure here is a warning."""
+        """The worker's artifact and event, in its task run; failing here is only a warning."""
         assignment = self._assignments[label]
         emit_for(assignment, outcome)
         try:
