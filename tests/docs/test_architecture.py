@@ -73,3 +73,14 @@ def test_imports_point_the_way_the_architecture_page_says() -> None:
             if here in SHARED and there in LAYERS:
                 wrong.append(f"{name} imports {imported}: shared modules import no layer")
     assert wrong == []
+
+
+def test_no_module_under_agents_or_flows_is_longer_than_one_reader_holds() -> None:
+    longest = 300
+    too_long = {
+        str(path.relative_to(ROOT)): lines
+        for folder in ("agents", "flows")
+        for path in (ROOT / folder).rglob("*.py")
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > longest
+    }
+    assert not too_long, f"split these (over {longest} lines): {too_long}"
