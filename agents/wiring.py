@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from agents.github.limits import ThrottleLimits
     from agents.github.records import CallObserver
     from agents.github.snapshot import IdentitySnapshot
-    from agents.github.throttle import IdentityThrottle
+    from agents.github.throttle import BudgetBackend, IdentityThrottle
+    from agents.github.throttles import IdentityThrottles
     from agents.llm.client import LLMClient
     from agents.transport.client import GitHubTransport
 
@@ -68,11 +69,11 @@ class Runtime:
     verifier: IdentityVerifier
     llm: LLMClient
     model_id: str
+    # Every identity's throttle, by login: its workers and the identity layer's calls share it.
+    throttles: IdentityThrottles
     dry_run: bool = False
-    throttle_limits: ThrottleLimits | None = None
     # What each worker gets: composed once, here, from the parts above.
     worker: WorkerDeps = field(init=False)
-    _throttles: dict[str, IdentityThrottle] = field(default_factory=dict)
     # One transport (connection pools, githubkit configuration) per identity, shared by all
     # its gateways: building one per worker cost a new pool and new connections each time.
     _transports: dict[str, GitHubTransport] = field(default_factory=dict)
@@ -95,25 +96,7 @@ class Runtime:
 
     def throttle(self, login: str) -> IdentityThrottle:
         """The identity's throttle: every worker of one bot login shares it."""
-        from agents.github.buckets import IdentityState
-        from agents.github.throttle import BudgetBackend, IdentityThrottle
-        from agents.ratelimit import InMemoryBackend, RowBackend
-
-        with self._lock:
-            found = self._throttles.get(login)
-            if found is None:
-                backend: BudgetBackend
-                if self.settings.shared_throttle():
-                    backend = RowBackend(IdentityState, self.store)  # the store's rows
-                else:
-                    backend = InMemoryBackend(IdentityState)
-                found = IdentityThrottle(login, limits=self.throttle_limits, backend=backend)
-                self._throttles[login] = found
-            return found
-
-    def throttles(self) -> dict[str, IdentityThrottle]:
-        with self._lock:
-            return dict(self._throttles)
+        return self.throttles(login)
 
     def gateway(
         self,
@@ -187,14 +170,13 @@ class Runtime:
             await self.dispatcher.release_lease(identity_name, lease)
 
     async def snapshots(self) -> list[IdentitySnapshot]:
-        return [await t.snapshot() for t in self.throttles().values()]
+        return [await t.snapshot() for t in self.throttles.all().values()]
 
     async def aclose(self) -> None:
         await self.dispatcher.aclose()
         await asyncio.to_thread(self.verifier.close)
         await self.llm.aclose()
-        for throttle in self.throttles().values():
-            throttle.backend.close()
+        self.throttles.close()
         with self._lock:
             transports, self._transports = list(self._transports.values()), {}
         for transport in transports:
@@ -228,15 +210,21 @@ def build_runtime(
     """Everything one process needs to dispatch and run workers, from validated settings and
     the model client (closed with the runtime); ``model_id`` is asked for when a role names
     no model."""
+    from agents.github.identity_calls import ThrottledIdentityCalls
+    from agents.github.throttles import IdentityThrottles
+
     maintainer = settings.require_maintainer_login()
     roles = load_roles(settings.roles_dir)
     overlay_rules(settings, roles)  # a bad overlay is refused before anything opens
     key = settings.sealing_key or generate_sealing_key()
     sealer = EnvelopeSealer(key)
     store = Store.open(settings.store_url, settings.data_dir)
-    dispatcher = Dispatcher(settings, roles, sealer)
+    throttles = IdentityThrottles(lambda: budget_backend(settings, store), throttle_limits)
+    # The identity layer's calls made as an identity (verifying, revoking) spend its budget too.
+    calls = ThrottledIdentityCalls(throttles)
+    dispatcher = Dispatcher(settings, roles, sealer, source_options={"calls": calls})
     verifier = IdentityVerifier(
-        settings.github_api_url, maintainer, timeout=settings.http_timeout_seconds
+        settings.github_api_url, maintainer, timeout=settings.http_timeout_seconds, calls=calls
     )
     return Runtime(
         settings=settings,
@@ -247,6 +235,16 @@ def build_runtime(
         verifier=verifier,
         llm=llm,
         model_id=model_id,
+        throttles=throttles,
         dry_run=dry_run,
-        throttle_limits=throttle_limits,
     )
+
+
+def budget_backend(settings: Settings, store: Store) -> BudgetBackend:
+    """Where an identity's budget lives: the store's rows when processes share it."""
+    from agents.github.buckets import IdentityState
+    from agents.ratelimit import InMemoryBackend, RowBackend
+
+    if settings.shared_throttle():
+        return RowBackend(IdentityState, store)
+    return InMemoryBackend(IdentityState)

@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from agents.config import Settings
     from agents.dispatch import Dispatcher
     from agents.github.gateway import GitHubGateway
-    from agents.github.throttle import IdentityThrottle
     from agents.roles import Role
     from agents.wiring import Runtime
 
@@ -60,26 +59,30 @@ class BotCommands:
 
     def __init__(self, settings: Settings, roles: dict[str, Role], identity: str) -> None:
         from agents.dispatch import Dispatcher
+        from agents.github.identity_calls import ThrottledIdentityCalls
+        from agents.github.throttles import IdentityThrottles
         from agents.sealing import EnvelopeSealer, generate_sealing_key
 
         self.settings = settings
         self.identity = identity
-        # Nothing is sealed here: the dispatcher is used for its token leases only.
-        self.dispatcher = Dispatcher(settings, roles, EnvelopeSealer(generate_sealing_key()))
-        self._throttles: dict[str, IdentityThrottle] = {}
+        self.throttles = IdentityThrottles()
+        # Nothing is sealed here: the dispatcher is used for its token leases only. Revoking a
+        # token spends the bot's budget, so it goes through the bot's throttle too.
+        calls = ThrottledIdentityCalls(self.throttles)
+        self.dispatcher = Dispatcher(
+            settings, roles, EnvelopeSealer(generate_sealing_key()), source_options={"calls": calls}
+        )
 
     def gateway(
         self, login: str, token: Callable[[], str | SecretStr], worker_id: str
     ) -> GitHubGateway:
         from agents.github.gateway import GitHubGateway
-        from agents.github.throttle import IdentityThrottle
 
-        throttle = self._throttles.setdefault(login, IdentityThrottle(login))
         return GitHubGateway(
             self.settings.github_api_url,
             login,
             token,
-            throttle,
+            self.throttles(login),
             worker_id=worker_id,
             timeout=self.settings.http_timeout_seconds,
         )

@@ -11,6 +11,7 @@ own lane: a mutation waiting out its 1 s spacing does not hold up reads.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import uuid
 from collections import OrderedDict, deque
@@ -84,6 +85,8 @@ class IdentityThrottle:
             fail_all=self._fail_all,
         )
         self._background: set[asyncio.Future[None]] = set()
+        # The loop this throttle's waiters wait on, once one has waited: where ``wake`` reaches.
+        self._home: asyncio.AbstractEventLoop | None = None
 
     # -- state access -------------------------------------------------------------------------
     async def _transact(self, step: Callable[[IdentityState], T]) -> T:
@@ -120,7 +123,8 @@ class IdentityThrottle:
             if self._too_long(decision, now):
                 raise self._paused_error(decision, now)
             lane = self._lanes.setdefault(lane_key, OrderedDict())
-        future: asyncio.Future[Permit] = asyncio.get_running_loop().create_future()
+        self._home = asyncio.get_running_loop()
+        future: asyncio.Future[Permit] = self._home.create_future()
         lane.setdefault(worker_id, deque()).append(_Waiter(worker_id, spec, rid, requested, future))
         self._waiting += 1
         self._pump.kick()
@@ -226,6 +230,19 @@ class IdentityThrottle:
     async def abandon(self, permit: Permit) -> None:
         """Hand back a permit whose request got no answer (timeout, connection error)."""
         await self.complete(permit, None, {})
+
+    def wake(self) -> None:
+        """Thread-safe: the state changed outside this loop (a request from another thread ended),
+        so waiters for an in-flight request's end look again."""
+        home = self._home
+        if home is not None and not home.is_closed():
+            # Closed in between: nobody is left waiting there.
+            with contextlib.suppress(RuntimeError):
+                home.call_soon_threadsafe(self._look_again)
+
+    def _look_again(self) -> None:
+        if self._waiting:
+            self._pump.kick()
 
     def pause_error(self, pause: Pause) -> IdentityPaused:
         return IdentityPaused(self.identity, pause.until, pause.reason, now=self.clock.now())

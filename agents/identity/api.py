@@ -4,25 +4,50 @@ App JWT: ``GET /app`` (the slug) and minting. Installation token: revoking itsel
 repositories, GraphQL ``viewer``. Bot PAT: ``GET /user``. Transport failures become identity-layer
 errors: no answer is :class:`~agents.identity.errors.GitHubUnreachable`, a credential the auth
 strategy will not send is a mismatch.
+
+Every call made with an identity's own credential (installation token, bot PAT) spends that
+identity's budget, the one its workers share: it goes out through :class:`IdentityCalls` when one
+is given (the wiring gives the identity's throttle). Calls made with the App JWT spend the App's
+budget, not an installation's, and are not the identity's to account.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import httpx
 
 from agents.identity.errors import GitHubUnreachable, IdentityBlocked
 from agents.transport import CredentialRefused
 from agents.transport import GitHubUnreachable as NoAnswer
-from agents.transport.auth import AppJwtAuth, CredentialAuth, InstallationTokenAuth
+from agents.transport.auth import AppJwtAuth, BotPatAuth, CredentialAuth, InstallationTokenAuth
 from agents.transport.client import GitHubTransport
 from agents.transport.reply import Reply
 
 VIEWER_QUERY = "query { viewer { login } }"
 
 
+class IdentityCalls(Protocol):
+    """Sends one call made as ``login`` within that identity's budget (waiting its turn, folding
+    in the answer); ``send`` makes the call. Runs in the caller's thread: the identity layer is
+    synchronous."""
+
+    def send(
+        self,
+        login: str,
+        method: str,
+        path: str,
+        send: Callable[[], httpx.Response],
+        *,
+        graphql: bool,
+    ) -> httpx.Response: ...
+
+
 class IdentityApi:
-    def __init__(self, transport: GitHubTransport) -> None:
+    def __init__(self, transport: GitHubTransport, calls: IdentityCalls | None = None) -> None:
         self.transport = transport
+        self.calls = calls
 
     def __repr__(self) -> str:
         return f"IdentityApi({self.transport.urls.rest!r})"
@@ -30,27 +55,51 @@ class IdentityApi:
     def close(self) -> None:
         self.transport.close()
 
+    # -- as the App (its JWT): the App's budget ------------------------------------------------
+
     def app(self, auth: AppJwtAuth) -> Reply:
         return self._call("GET", "/app", auth)
 
     def mint(self, auth: AppJwtAuth, installation_id: int, body: dict[str, Any]) -> Reply:
         return self._call("POST", f"/app/installations/{installation_id}/access_tokens", auth, body)
 
-    def revoke(self, auth: InstallationTokenAuth) -> Reply:
-        return self._call("DELETE", "/installation/token", auth)
+    # -- as the identity (``login``): its budget -----------------------------------------------
 
-    def viewer(self, auth: CredentialAuth) -> Reply:
-        return self._call("POST", self.transport.urls.graphql, auth, {"query": VIEWER_QUERY})
+    def revoke(self, auth: InstallationTokenAuth, login: str) -> Reply:
+        return self._call("DELETE", "/installation/token", auth, login=login)
 
-    def user(self, auth: CredentialAuth) -> Reply:
-        return self._call("GET", "/user", auth)
+    def viewer(self, auth: CredentialAuth, login: str) -> Reply:
+        body = {"query": VIEWER_QUERY}
+        return self._call(
+            "POST", self.transport.urls.graphql, auth, body, login=login, graphql=True
+        )
 
-    def installation_repositories(self, auth: InstallationTokenAuth, page: int) -> Reply:
-        return self._call("GET", f"/installation/repositories?per_page=100&page={page}", auth)
+    def user(self, auth: BotPatAuth, login: str) -> Reply:
+        return self._call("GET", "/user", auth, login=login)
 
-    def _call(self, method: str, url: str, auth: CredentialAuth, json: Any = None) -> Reply:
+    def installation_repositories(
+        self, auth: InstallationTokenAuth, page: int, login: str
+    ) -> Reply:
+        path = f"/installation/repositories?per_page=100&page={page}"
+        return self._call("GET", path, auth, login=login)
+
+    def _call(
+        self,
+        method: str,
+        url: str,
+        auth: CredentialAuth,
+        json: Any = None,
+        *,
+        login: str | None = None,
+        graphql: bool = False,
+    ) -> Reply:
+        def send() -> httpx.Response:
+            return self.transport.send(method, url, auth=auth, json=json)
+
         try:
-            return Reply.of(self.transport.send(method, url, auth=auth, json=json))
+            if login is None or self.calls is None:
+                return Reply.of(send())
+            return Reply.of(self.calls.send(login, method, url, send, graphql=graphql))
         except NoAnswer as exc:
             raise GitHubUnreachable(str(exc)) from None
         except CredentialRefused as exc:

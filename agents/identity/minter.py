@@ -23,7 +23,7 @@ from typing import TypedDict, Unpack
 from pydantic import SecretStr
 
 from agents.config import DEFAULT_IDENTITY, IdentityKind, IdentitySettings
-from agents.identity.api import IdentityApi
+from agents.identity.api import IdentityApi, IdentityCalls
 from agents.identity.app_jwt import AppJwtSigner, Clock, read_private_key, utc_now
 from agents.identity.claim import MintRecord, TokenScope
 from agents.identity.errors import MintRefused
@@ -46,6 +46,7 @@ class MinterOptions(TypedDict, total=False):
     clock: Clock
     timeout: float
     transport: GitHubTransport | None
+    calls: IdentityCalls | None
 
 
 _CacheKey = tuple[str, int, int, tuple[tuple[str, str], ...], tuple[str, ...]]
@@ -77,6 +78,7 @@ class InstallationMinter:
         clock: Clock = utc_now,
         timeout: float = 30.0,
         transport: GitHubTransport | None = None,
+        calls: IdentityCalls | None = None,
     ) -> None:
         self.name = identity_name
         self.api_url = api_url.rstrip("/")
@@ -87,8 +89,10 @@ class InstallationMinter:
         self.stats = MintStats()
         self._clock = clock
         self._signer = AppJwtSigner(app_id, private_key, identity_name=identity_name, clock=clock)
+        # Minting spends the App's budget; revoking, the installation's (through ``calls``).
         self._api = IdentityApi(
-            transport or GitHubTransport(self.api_url, identity=identity_name, timeout=timeout)
+            transport or GitHubTransport(self.api_url, identity=identity_name, timeout=timeout),
+            calls,
         )
         self._jwt = AppJwtAuth(self._signer.jwt, identity_name)
         self._bot_login = bot_login
@@ -183,7 +187,9 @@ class InstallationMinter:
             key = self._key(lease.scope)
             if self._current.get(key) is minted:
                 del self._current[key]
-        self._revoke(minted)
+        if not self._revoke(minted):
+            with self._lock:  # still alive at GitHub (a refusal, a pause): close() tries again
+                self._by_fingerprint.setdefault(lease.fingerprint, minted)
 
     def close(self) -> None:
         """End of run: revoke every token still alive, then drop the connection pool."""
@@ -274,7 +280,10 @@ class InstallationMinter:
     def _revoke_token(self, token: SecretStr) -> bool:
         fp = fingerprint(token)
         try:
-            reply = self._api.revoke(InstallationTokenAuth.fixed(token, self.name))
+            # The login is known: no token is minted before ``bot_login`` has answered.
+            reply = self._api.revoke(
+                InstallationTokenAuth.fixed(token, self.name), self.bot_login()
+            )
         except Exception as exc:  # the run must go on; the failure is counted and logged
             self.stats.revocation_failures += 1
             log.warning("could not revoke token %s: %s", fp, type(exc).__name__)

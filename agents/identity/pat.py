@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pydantic import SecretStr
 
 from agents.config import ConfigError, IdentityKind
-from agents.identity.api import IdentityApi
+from agents.identity.api import IdentityApi, IdentityCalls
 from agents.identity.claim import TokenScope
 from agents.identity.errors import IdentityBlocked
 from agents.identity.lease import MintStats, TokenLease
@@ -81,7 +81,7 @@ def read_grant(
             "the maintainer login is unknown (set SWARM_MAINTAINER_LOGIN), so the bot PAT cannot "
             "be told apart from the maintainer's"
         )
-    reply = api.user(BotPatAuth.fixed(credential, identity))
+    reply = api.user(BotPatAuth.fixed(credential, identity), expected_login)
     login = reply.field("login")
     if not reply.ok or not isinstance(login, str):
         raise IdentityBlocked.mismatch(
@@ -130,6 +130,7 @@ class BotPatIdentity:
         accept_broader_grant: bool = False,
         timeout: float = 30.0,
         transport: GitHubTransport | None = None,
+        calls: IdentityCalls | None = None,
     ) -> None:
         if token_kind(token) not in BOT_PAT_KINDS:
             raise ConfigError(
@@ -145,6 +146,7 @@ class BotPatIdentity:
         self._api_url = api_url.rstrip("/")
         self._timeout = timeout
         self._transport = transport
+        self._calls = calls
         self._api: IdentityApi | None = None
         self._grant: PatGrant | None = None
         self._lock = threading.Lock()
@@ -161,7 +163,7 @@ class BotPatIdentity:
                     transport = self._transport or GitHubTransport(
                         self._api_url, identity=self.name, timeout=self._timeout
                     )
-                    self._api = IdentityApi(transport)
+                    self._api = IdentityApi(transport, self._calls)
                 self._grant = read_grant(
                     self._api,
                     self._token,

@@ -55,6 +55,7 @@ def open_identity(
             accept_broader_grant=ident.accept_broader_grant,
             timeout=options.get("timeout", settings.http_timeout_seconds),
             transport=options.get("transport"),
+            calls=options.get("calls"),
         )
     defaults = MinterOptions(
         timeout=settings.http_timeout_seconds, per_worker=settings.per_worker_tokens

@@ -18,7 +18,7 @@ from typing import Protocol
 from pydantic import BaseModel, ConfigDict, SecretStr
 
 from agents.config import IdentityKind
-from agents.identity.api import IdentityApi
+from agents.identity.api import IdentityApi, IdentityCalls
 from agents.identity.app_jwt import utc_now
 from agents.identity.claim import IdentityClaim
 from agents.identity.errors import GitHubUnreachable, IdentityBlocked
@@ -70,15 +70,17 @@ class IdentityVerifier:
         *,
         timeout: float = 30.0,
         transport: GitHubTransport | None = None,
+        calls: IdentityCalls | None = None,
     ) -> None:
         if not maintainer_login:
             raise ValueError("maintainer_login is required to refuse acting as the maintainer")
         self.api_url = api_url.rstrip("/")
         self.maintainer_login = maintainer_login
         # One transport for every identity it verifies: each call carries its own credential and
-        # nothing is cached, so no answer can cross identities.
+        # nothing is cached, so no answer can cross identities. ``calls`` puts each in the budget
+        # of the identity it claims to be: the one its workers spend next.
         self._api = IdentityApi(
-            transport or GitHubTransport(self.api_url, identity="verifier", timeout=timeout)
+            transport or GitHubTransport(self.api_url, identity="verifier", timeout=timeout), calls
         )
         self._lock = threading.Lock()
         self._verified: dict[tuple[str, str], VerifiedIdentity] = {}
@@ -156,15 +158,15 @@ class IdentityVerifier:
             )
             return grant.login, claim.repositories
         token = InstallationTokenAuth.fixed(credential, claim.name)
-        login = self._viewer_login(token)
+        login = self._viewer_login(token, claim.expected_login)
         if login.lower() == self.maintainer_login.lower():
             raise IdentityBlocked.mismatch(f"login is the maintainer {login}")
         if login.lower() != claim.expected_login.lower():
             raise IdentityBlocked.mismatch(f"login is {login}, expected {claim.expected_login}")
         return login, self._reachable_repositories(claim, token)
 
-    def _viewer_login(self, auth: InstallationTokenAuth) -> str:
-        reply = self._api.viewer(auth)
+    def _viewer_login(self, auth: InstallationTokenAuth, claimed: str) -> str:
+        reply = self._api.viewer(auth, claimed)
         data = reply.field("data")
         viewer = data.get("viewer") if isinstance(data, dict) else None
         login = viewer.get("login") if isinstance(viewer, dict) else None
@@ -180,7 +182,7 @@ class IdentityVerifier:
         found: list[str] = []
         page = 1
         while True:
-            reply = self._api.installation_repositories(auth, page)
+            reply = self._api.installation_repositories(auth, page, claim.expected_login)
             repos = reply.field("repositories")
             if not reply.ok or not isinstance(repos, list):
                 raise IdentityBlocked.mismatch(

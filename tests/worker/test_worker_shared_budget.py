@@ -22,6 +22,7 @@ async def test_the_bot_budget_is_kept_in_the_store_shared_state_rows(
         store = swarm.runtime.store
         state = store.transact_state("swarm-reviewer[bot]", lambda doc: (doc, doc))
     assert outcome.status == "succeeded", outcome.reason
-    assert state["requests_by_worker"] == {outcome.worker_id: outcome.github_calls}
+    # Verification's two reads (viewer, installation repositories) spend the bot's budget too.
+    assert state["requests_by_worker"] == {outcome.worker_id: outcome.github_calls, "identity": 2}
     assert state["buckets"]["core"]["limit"] is not None
     assert state["inflight"] == {}
