@@ -130,10 +130,29 @@ class Dispatcher:
             self._leases[envelope.envelope_id] = (source, lease)
         return sealed
 
-    async def release(self, sealed: SealedEnvelope) -> None:
-        """The worker holding this envelope is done: drop its hold on the token."""
+    async def hold_like(self, sealed: SealedEnvelope) -> str | None:
+        """Hold the token of ``sealed`` for the run itself, so it outlives that worker: a later
+        worker of the same scope then shares it instead of minting, verifying and revoking one
+        of its own. Returns the key to :meth:`release` it by; None when the token is not shared
+        (per-worker tokens) or the envelope holds nothing any more."""
         with self._lock:
-            held = self._leases.pop(sealed.envelope.envelope_id, None)
+            held = self._leases.get(sealed.envelope.envelope_id)
+        if held is None or not held[1].shared:
+            return None
+        source, lease = held
+        key = f"hold-{uuid.uuid4().hex[:12]}"
+        kept = await asyncio.to_thread(
+            source.acquire, lease.scope, role=sealed.envelope.roles.agent, holder=key
+        )
+        with self._lock:
+            self._leases[key] = (source, kept)
+        return key
+
+    async def release(self, sealed: SealedEnvelope | str) -> None:
+        """The holder of this envelope (or hold key) is done: drop its hold on the token."""
+        key = sealed if isinstance(sealed, str) else sealed.envelope.envelope_id
+        with self._lock:
+            held = self._leases.pop(key, None)
         if held is not None:
             source, lease = held
             await asyncio.to_thread(source.release, lease)

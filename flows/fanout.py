@@ -22,7 +22,6 @@ from prefect import tags as prefect_tags
 from prefect.artifacts import aupdate_progress_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import State
-from prefect.states import Cancelled, Completed, Failed
 
 from agents.costs import CostCap
 from agents.envelope import Budgets, SealedEnvelope
@@ -33,7 +32,9 @@ from agents.work import Assignment
 from agents.work import Task as WorkTask
 from flows.runtime_glue import role_identity
 from flows.swarm_events import emit_for
+from flows.token_keeper import TokenKeeper
 from flows.worker_pages import publish_worker, ui_link, worker_key
+from flows.worker_states import outcome_from_state, worker_state
 
 if TYPE_CHECKING:
     from agents.wiring import Runtime
@@ -63,23 +64,6 @@ class WorkerCrashed(RuntimeError):
     """A worker raised instead of returning an outcome; the message is already redacted."""
 
 
-def _worker_state(outcome: WorkerOutcome) -> State[WorkerOutcome]:
-    """The task run state people see in the UI for each way a worker can end."""
-    message = f"{outcome.target}: {outcome.status}" + (
-        f": {outcome.reason}" if outcome.reason else ""
-    )
-    if outcome.status == "succeeded":
-        return Completed(message=message, data=outcome)
-    if outcome.status == "skipped":
-        return Completed(name="Skipped", message=message, data=outcome)
-    if outcome.status == "paused":
-        return Cancelled(name="Paused", message=message, data=outcome)
-    name = {"blocked": "Blocked", "budget_exhausted": "BudgetExhausted"}.get(
-        outcome.status, "Failed"
-    )
-    return Failed(name=name, message=message, data=outcome)
-
-
 WorkerTask = Task[..., Coroutine[Any, Any, State[WorkerOutcome]]]
 
 
@@ -107,7 +91,7 @@ def _worker_task(worker: WorkerDeps, timings: Fanout) -> WorkerTask:
                 worker_id="-", role=role, target=target, status="blocked", reason=blocked_reason
             )
             await timings.show(label, outcome, None)
-            return _worker_state(outcome)
+            return worker_state(outcome)
         from agents.worker.run import run_worker
 
         started = time.perf_counter()
@@ -119,25 +103,9 @@ def _worker_task(worker: WorkerDeps, timings: Fanout) -> WorkerTask:
         finally:
             timings.worker_s += time.perf_counter() - started
         await timings.show(label, outcome, sealed.envelope.budgets)
-        return _worker_state(outcome)
+        return worker_state(outcome)
 
     return worker_task
-
-
-async def _outcome_from_state(
-    state: State[WorkerOutcome], assignment: Assignment, worker_id: str
-) -> WorkerOutcome:
-    data = await state.aresult(raise_on_failure=False)
-    if isinstance(data, WorkerOutcome):
-        return data
-    reason = redact(str(data)) if isinstance(data, BaseException) else (state.message or "")
-    return WorkerOutcome(
-        worker_id=worker_id,
-        role=assignment.role,
-        target=assignment.task.label,
-        status="failed",
-        reason=f"crashed: {reason}",
-    )
 
 
 class Fanout:
@@ -169,6 +137,7 @@ class Fanout:
         self.task_s = 0.0
         self.worker_s = 0.0  # inside the workers: the rest of a task run is orchestration
         self._worker_task = _worker_task(runtime.worker, self)
+        self.keeper = TokenKeeper(runtime.dispatcher)
         # Task-run name -> assignment, for the worker's page; task-run names are unique per run.
         self._assignments: dict[str, Assignment] = {}
         self._pages: dict[str, str] = {}
@@ -200,10 +169,13 @@ class Fanout:
             task = task.with_findings([f for parent in parents for f in parent.findings])
         tags = [f"role:{assignment.role}", f"identity:{identity}", f"repo:{task.repo}"]
         self._assignments[assignment.run_name] = assignment
+        key = (assignment.role, task.repo)
+        self.keeper.queue(key)
         async with self.limit:
             role_budget = self.runtime.roles[assignment.role].limits.max_cost_usd
             granted = self.cap.grant(assignment.run_name, role_budget, self.expected(task))
             if granted is None:
+                await self.keeper.leave(key, None)
                 await self._tick()
                 return None
             sealed: SealedEnvelope | None = None
@@ -221,6 +193,7 @@ class Fanout:
             except Exception as exc:
                 blocked = f"BLOCKED: dispatch refused: {redact(str(exc))}"
                 log.warning("%s: %s", assignment.run_name, blocked)
+            await self.keeper.leave(key, sealed)
             dispatched = time.perf_counter()
             self.dispatch_s += dispatched - started
             try:
@@ -239,7 +212,7 @@ class Fanout:
                 if sealed is not None:
                     await self._release(sealed, assignment)
         worker_id = sealed.envelope.worker_id if sealed is not None else "-"
-        outcome = await _outcome_from_state(state, assignment, worker_id)
+        outcome = await outcome_from_state(state, assignment, worker_id)
         self.pages.append((outcome, self._pages.pop(assignment.run_name, "-")))
         self.cap.settle(assignment.run_name, outcome.cost_usd)
         await self._tick()

@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-from flows.local_prefect import OFFLINE, LoopbackServer
+from flows.local_prefect import KEEPALIVE, OFFLINE, LoopbackServer
 
 START_TIMEOUT_S = 180.0
 
@@ -82,6 +82,7 @@ class PrefectServer(LoopbackServer):
             self.database_url or f"sqlite+aiosqlite:///{self.database}"
         )
         env["PREFECT_SERVER_LOGGING_LEVEL"] = "WARNING"
+        env.update(KEEPALIVE)  # as docs/deploying.md asks of a production server
         # Through settings, not only --host/--port: the UI's API address is derived from these
         # (with only the flags, the pages the server serves call the API on port 4200).
         env["PREFECT_SERVER_API_HOST"] = "127.0.0.1"

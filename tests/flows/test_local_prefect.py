@@ -3,7 +3,9 @@ secret, and stopped on request."""
 
 from __future__ import annotations
 
+import http.client
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,25 @@ def _environ_of(pid: int) -> dict[str, str]:
     raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     pairs = (item.decode(errors="replace").partition("=") for item in raw if item)
     return {key: value for key, _, value in pairs}
+
+
+def _connection_survives_idle(port: int, *, idle_s: float) -> bool:
+    """Whether one kept-alive connection still answers after ``idle_s``: Prefect's client reuses
+    a connection idle up to 25 s, so a server closing it at 5 s races the client's next request."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", "/api/health")
+        assert conn.getresponse().read() == b"true"
+        first = conn.sock
+        time.sleep(idle_s)
+        try:
+            conn.request("GET", "/api/health")
+            answered = conn.getresponse().read() == b"true"
+        except (OSError, http.client.HTTPException):
+            return False
+        return answered and conn.sock is first
+    finally:
+        conn.close()
 
 
 @pytest.mark.slow
@@ -42,6 +63,7 @@ def test_one_server_is_started_reused_and_stopped(
         assert leaked == []
         assert not [k for k in env if k.startswith("SWARM_")]
         assert (home / "prefect.db").is_file()
+        assert _connection_survives_idle(server.port, idle_s=6.0)
         # Another data dir whose record points at this server's port is not served by it.
         other = tmp_path / "other" / "prefect"
         other.mkdir(parents=True)
@@ -74,7 +96,10 @@ def test_the_server_environment_is_an_allow_list() -> None:
         "PREFECT_HOME": "/data/prefect",
         "DO_NOT_TRACK": "1",
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_SERVER_API_KEEPALIVE_TIMEOUT": "65",
     }
+    own = server_environment({"PREFECT_SERVER_API_KEEPALIVE_TIMEOUT": "120"}, Path("/p"))
+    assert own["PREFECT_SERVER_API_KEEPALIVE_TIMEOUT"] == "120"
 
 
 def test_a_record_of_a_dead_server_is_not_trusted(tmp_path: Path) -> None:
