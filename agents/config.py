@@ -21,6 +21,7 @@ from pydantic import (
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pydantic_settings.exceptions import SettingsError
 
+from agents.data_dir import DEFAULT_DATA_DIR
 from agents.identity_settings import ConfigError as ConfigError
 from agents.identity_settings import IdentityKind as IdentityKind
 from agents.identity_settings import IdentitySettings as IdentitySettings
@@ -57,7 +58,7 @@ class Settings(BaseSettings):
 
     maintainer_login: str | None = None
     store_url: str | None = None
-    data_dir: Path = Path(".swarm")
+    data_dir: Path = DEFAULT_DATA_DIR
     # Envelope sealing key (urlsafe base64, 32 bytes). Generated per run when not configured.
     sealing_key: SecretStr | None = None
 

@@ -16,7 +16,6 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
@@ -81,9 +80,10 @@ def main() -> None:
         args.remove(DEBUG_FLAG)
         args.insert(0, DEBUG_FLAG)
     if warm_command(args):
+        from agents.data_dir import data_dir_from
         from flows.local_prefect import prefect_home
 
-        home = prefect_home(Path(os.environ.get("SWARM_DATA_DIR") or ".swarm"))
+        home = prefect_home(data_dir_from())
         warm = run_warm(args, home)
         if warm is not None:
             leave(warm)

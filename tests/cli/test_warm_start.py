@@ -115,3 +115,18 @@ def test_the_warm_server_ends_with_the_prefect_server(
     _wait_for(lambda: not pid_alive(pid), "the warm server to end", timeout=30)
     assert not socket_path(home).exists()
     assert running_pid(home) is None
+
+
+@pytest.mark.parametrize("configured", [None, "elsewhere/data"])
+def test_the_warm_client_looks_where_the_settings_keep_the_data(
+    configured: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agents.config import load_settings
+    from agents.data_dir import data_dir_from
+
+    for key in list(os.environ):
+        if key.startswith("SWARM_"):
+            monkeypatch.delenv(key)
+    if configured is not None:
+        monkeypatch.setenv("SWARM_DATA_DIR", configured)
+    assert data_dir_from() == load_settings().data_dir
