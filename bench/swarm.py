@@ -9,7 +9,7 @@ same workers with no Prefect ("bare"). Per-worker overhead, Prefect's task run p
 time and in CPU time (CPU time of the benchmark process without the sandbox GitHub's thread;
 the Prefect server's own CPU is reported beside it).
 
-Run: ``uv run python bench/swarm.py [--prs 100] [--max-workers 16] [--post]``
+Run: ``uv run python bench/swarm.py [--prs 100] [--max-workers 16] [--post] [--prefect-db URL]``
 
 ``--compare DIR`` runs the same passes over the code tree in DIR (e.g. main before a change,
 ``git archive <commit> | tar -x -C DIR``) and over this checkout, each in a fresh process,
@@ -70,6 +70,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--post", action="store_true", help="also a posting pass at the end")
     parser.add_argument("--compare", help="another code tree to run side by side with this one")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument(
+        "--prefect-db",
+        help="Prefect server database (postgresql+asyncpg://...), as production runs it; "
+        "default: the local server's SQLite",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--code", default=str(ROOT), help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
@@ -81,6 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     from flows.prefect_env import prepare_prefect_env, use_local_prefect
 
     home = Path(tempfile.mkdtemp(prefix="swarm-bench-prefect-"))
+    if args.prefect_db:
+        os.environ["PREFECT_API_DATABASE_CONNECTION_URL"] = args.prefect_db  # the server's only
     prepare_prefect_env()
     use_local_prefect(home, force=True)
     try:

@@ -40,10 +40,9 @@ SERVER_ENV_NAMES = ("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "USER", 
 SERVER_ENV_PREFIXES = ("LC_", "PREFECT_")
 SERVER_ENV_DENIED = ("PREFECT_API_URL", "PREFECT_API_KEY", "PREFECT_PROFILE", "PREFECT_HOME")
 OFFLINE = {"DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
-# Prefect's client reuses an idle connection for up to 25 s, its server closes one after 5 s: a
-# request sent as the server closes fails and the client retries it 2 s later (measured: one
-# worker in 20-40 waited 2.4 s to start). A server that keeps connections longer than any client
-# reuses them never closes one under a request.
+# Prefect's client reuses an idle connection for up to 25 s, its server closes one after 5 s, so
+# a request can meet a connection the server is closing and be retried seconds later. A server
+# that keeps connections longer than any client reuses them never closes one under a request.
 KEEPALIVE = {"PREFECT_SERVER_API_KEEPALIVE_TIMEOUT": "65"}
 
 
