@@ -78,7 +78,7 @@ def operator_env(
         # on a loaded machine); a held request must not time out meanwhile.
         SWARM_HTTP_TIMEOUT_SECONDS="180",
         # What docs/deploying.md asks of every worker machine: heartbeats, so the shipped
-        # automation can tell a dead flow run from a slow one.
+        # automations can tell a dead flow run from a slow one.
         PREFECT_FLOWS_HEARTBEAT_FREQUENCY="30",
     )
     return env

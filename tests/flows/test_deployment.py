@@ -93,19 +93,46 @@ def test_prefect_yaml_holds_no_secret_and_no_deploy_time_secret_template() -> No
     )
 
 
+def _dead_run_automations() -> dict[str, Any]:
+    """The shipped file's automations by name, as ``prefect automation create`` validates them."""
+    from prefect.events.schemas.automations import AutomationCore
+
+    text = (ROOT / "automations" / "dead-flow-runs.yaml").read_text(encoding="utf-8")
+    loaded = yaml.safe_load(text)["automations"]
+    return {a["name"]: AutomationCore.model_validate(a) for a in loaded}
+
+
+ENDINGS = {"Completed", "Skipped", "Failed", "TimedOut", "Cancelled", "Crashed"}
+
+
 def test_the_dead_run_automation_never_crashes_a_run_that_ended() -> None:
     """Every way a swarm run ends is an expected event, swarm's own ``Skipped`` included: a run
     that ended and so stopped sending heartbeats must not be marked Crashed 90 s later."""
-    from prefect.events.schemas.automations import AutomationCore, EventTrigger, Posture
+    from prefect.events.schemas.automations import EventTrigger, Posture
 
-    text = (ROOT / "automations" / "dead-flow-runs.yaml").read_text(encoding="utf-8")
-    automation = AutomationCore.model_validate(yaml.safe_load(text))
+    automation = _dead_run_automations()["swarm dead flow runs"]
     trigger = automation.trigger
     assert isinstance(trigger, EventTrigger) and trigger.posture == Posture.Proactive
     assert trigger.after == {"prefect.flow-run.heartbeat"}
-    endings = {"Completed", "Skipped", "Failed", "TimedOut", "Cancelled", "Crashed"}
-    assert {f"prefect.flow-run.{name}" for name in endings} <= trigger.expect
+    assert {f"prefect.flow-run.{name}" for name in ENDINGS} <= trigger.expect
     # Three heartbeats (Prefect's shortest interval is 30 s) go missing before it fires.
     assert trigger.within.total_seconds() >= 90
+    [action] = automation.actions
+    assert action.model_dump()["state"] == "CRASHED"
+
+
+def test_the_never_started_automation_is_satisfied_by_every_start_and_every_ending() -> None:
+    """A run that reached Running under any of the names Prefect gives it (a retry is
+    ``Retrying``, a second run ``Rerunning``), or ended, is never marked Crashed by it; it waits
+    far longer than a flow-run process takes to start (8-9 s here)."""
+    from prefect.events.schemas.automations import EventTrigger, Posture
+
+    automation = _dead_run_automations()["swarm flow runs that never started"]
+    trigger = automation.trigger
+    assert isinstance(trigger, EventTrigger) and trigger.posture == Posture.Proactive
+    assert trigger.after == {"prefect.flow-run.Pending"}
+    starts = {"Running", "Retrying", "Rerunning"}
+    assert {f"prefect.flow-run.{name}" for name in starts | ENDINGS} <= trigger.expect
+    assert trigger.within.total_seconds() >= 120
     [action] = automation.actions
     assert action.model_dump()["state"] == "CRASHED"

@@ -1,7 +1,7 @@
 """The shipped ``prefect.yaml`` on a real process work pool, as an operator runs it.
 
 A Prefect server on PostgreSQL (its own database), the ``swarm-process`` pool, ``prefect deploy
---all`` from the repository with the file unmodified, the shipped dead-run automation, and two
+--all`` from the repository with the file unmodified, the shipped dead-run automations, and two
 ``prefect worker`` processes, each started in a directory of its own (the checkout's path must
 not matter). One pool serves the module (:mod:`tests.flows.pool`); each test has repositories of
 its own.
