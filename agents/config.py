@@ -22,6 +22,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pydantic_settings.exceptions import SettingsError
 
 from agents.data_dir import DEFAULT_DATA_DIR
+from agents.github.limits import ThrottleLimits
 from agents.identity_settings import ConfigError as ConfigError
 from agents.identity_settings import IdentityKind as IdentityKind
 from agents.identity_settings import IdentitySettings as IdentitySettings
@@ -79,6 +80,9 @@ class Settings(BaseSettings):
     # "auto": shared through the store when the store is a server database (several processes,
     # several machines share it), in memory for a SQLite file (one machine, usually one process).
     throttle_backend: Literal["auto", "memory", "store"] = "auto"
+    # The numbers each identity's throttle keeps to: GitHub's published ones unless a GitHub
+    # Enterprise Server's administrators set others (SWARM_GITHUB_LIMITS__REST_POINTS_PER_MINUTE).
+    github_limits: ThrottleLimits = Field(default_factory=ThrottleLimits)
     # Hidden runtime records (events, call logs, snapshots) older than this are pruned by
     # `swarm store prune`; user-visible memory is never pruned.
     retention_days: int = Field(default=30, ge=1)

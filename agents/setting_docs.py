@@ -116,6 +116,14 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
         "`store`: buckets shared through the store by every process; `memory`: one process; "
         "`auto`: `store` on PostgreSQL, `memory` on SQLite.",
     ),
+    "github_limits": (
+        "GitHub's published limits",
+        "What each identity's throttle keeps to, field by field: "
+        "`SWARM_GITHUB_LIMITS__REST_POINTS_PER_MINUTE`, `..._GRAPHQL_POINTS_PER_MINUTE`, "
+        "`..._CONTENT_PER_MINUTE`, `..._MAX_CONCURRENCY` and the other fields of "
+        "`agents/github/limits.py`. For a GitHub Enterprise Server whose administrators set "
+        "other limits.",
+    ),
     "path_overlays": (
         "`{}`",
         'Call overlays as JSON, path glob to role id (`{"src/auth/**": '

@@ -219,7 +219,9 @@ def build_runtime(
     key = settings.sealing_key or generate_sealing_key()
     sealer = EnvelopeSealer(key)
     store = Store.open(settings.store_url, settings.data_dir)
-    throttles = IdentityThrottles(lambda: budget_backend(settings, store), throttle_limits)
+    throttles = IdentityThrottles(
+        lambda: budget_backend(settings, store), throttle_limits or settings.github_limits
+    )
     # The identity layer's calls made as an identity (verifying, revoking) spend its budget too.
     calls = ThrottledIdentityCalls(throttles)
     dispatcher = Dispatcher(settings, roles, sealer, source_options={"calls": calls})

@@ -188,3 +188,20 @@ def test_deliberate_extras_are_allowed_by_name_or_prefix(monkeypatch: pytest.Mon
     monkeypatch.setenv("SWARM_OWNER_TEAM", "platform")
     monkeypatch.setenv("SWARM_ALLOW_UNKNOWN", "SWARM_DEPLOY_*, swarm_owner_team")
     assert load_settings().retention_days == 30
+
+
+def test_github_limits_are_set_field_by_field_and_a_wrong_one_is_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SWARM_GITHUB_LIMITS__REST_POINTS_PER_MINUTE", "5000")
+    limits = load_settings().github_limits
+    assert (limits.rest_points_per_minute, limits.graphql_points_per_minute) == (5000, 2000)
+    monkeypatch.setenv("SWARM_GITHUB_LIMITS__REST_POINTS_PER_MINUTE", "0")
+    with pytest.raises(ConfigError, match="SWARM_GITHUB_LIMITS__REST_POINTS_PER_MINUTE"):
+        load_settings()
+    monkeypatch.delenv("SWARM_GITHUB_LIMITS__REST_POINTS_PER_MINUTE")
+    monkeypatch.setenv("SWARM_GITHUB_LIMITS__REST_POINTS", "5000")
+    with pytest.raises(
+        ConfigError, match="SWARM_GITHUB_LIMITS__REST_POINTS is not a swarm setting"
+    ):
+        load_settings()

@@ -157,3 +157,27 @@ async def test_a_revoke_paused_too_long_to_wait_is_retried_when_the_run_ends(
     await swarm.runtime.aclose()
     assert (source.stats.revocations, source.stats.revocation_failures) == (1, 1)
     assert _revokes(swarm) == [(403, "secondary"), (204, None)]
+
+
+@pytest.mark.parametrize(
+    "sandbox", [{"rest_points_per_window": 30, "secondary_window_s": WINDOW_S}], indirect=True
+)
+async def test_limits_an_operator_sets_in_the_environment_are_the_ones_kept(
+    make_swarm: Callable[..., Swarm], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A GitHub Enterprise Server whose administrators allow 30 REST points a (short) minute.
+    for field, value in {
+        "REST_POINTS_PER_MINUTE": "30",
+        "MINUTE_S": str(WINDOW_S * 1.2),
+        "MIN_WRITE_INTERVAL": "0",
+    }.items():
+        monkeypatch.setenv(f"SWARM_GITHUB_LIMITS__{field}", value)
+    async with make_swarm(dry_run=True) as swarm:
+        assert swarm.runtime.throttle(REVIEWER_BOT).limits.rest_points_per_minute == 30
+        for _ in range(WORKERS):
+            sealed = await swarm.dispatch(swarm.pull_task(WIDGETS, WIDGETS_PR_CLEAN))
+            outcome = await swarm.run(sealed)
+            assert outcome.status == "succeeded", outcome.reason
+            await swarm.runtime.dispatcher.release(sealed)
+    counters = swarm.sandbox.state.counter(REVIEWER_BOT)
+    assert (counters.secondary_limited, counters.primary_limited) == (0, 0)
