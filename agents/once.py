@@ -16,6 +16,7 @@ worker, a run killed minutes ago) is taken over once GitHub shows no marker.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -25,6 +26,9 @@ from typing import Any, Protocol
 from agents.github.errors import GitHubApiError, GitHubUnavailable, TokenRefused
 
 log = logging.getLogger("swarm.review")
+
+# Every claim step is a store query: run in a thread, it holds up no other worker on the loop.
+_off = asyncio.to_thread
 
 
 class Claim(Protocol):
@@ -89,35 +93,36 @@ async def write_once(
     """Write under ``key`` at most once; ``find`` looks for the bot's own marker of ``key`` on
     GitHub, ``create`` writes (with the marker), ``alive`` says whether another holder's claim
     still stands."""
-    known = claims.get_review_key(key)
+    known = await _off(claims.get_review_key, key)
     if known is not None and known.state == "posted":
         return Written(False, known.review_id, known.review_url)
-    if not claims.claim_review_key(key, holder):
-        known = claims.get_review_key(key)
+    if not await _off(claims.claim_review_key, key, holder):
+        known = await _off(claims.get_review_key, key)
         if known is not None and known.state == "posted":
             return Written(False, known.review_id, known.review_url)
         # Claimed but not posted: GitHub has the last word on whether it was written.
         existing = await find()
         if existing is not None:
-            return _adopt(claims, key, holder, existing)
+            return await _off(_adopt, claims, key, holder, existing)
         if known is not None:
-            if known.worker_id != holder and alive(known):
+            if known.worker_id != holder and await _off(alive, known):
                 return Written(False, held_by=known.worker_id)
-            claims.release_review_key(key, known.worker_id)
-        if not claims.claim_review_key(key, holder):
+            await _off(claims.release_review_key, key, known.worker_id)
+        if not await _off(claims.claim_review_key, key, holder):
             return Written(False, held_by="another writer, a moment ago")
     else:
         existing = await find()
         if existing is not None:
-            return _adopt(claims, key, holder, existing)
+            return await _off(_adopt, claims, key, holder, existing)
     try:
         created = await create()
     except BaseException:
         # Not written (or not known to be): the next attempt's marker check decides.
-        claims.release_review_key(key, holder)
+        # Shielded: a worker cancelled by its wall-time budget still gives the claim back.
+        await asyncio.shield(_off(claims.release_review_key, key, holder))
         raise
     written_id, url = int(created.get("id") or 0), str(created.get("html_url") or "")
-    claims.mark_review_posted(key, written_id, url)
+    await _off(claims.mark_review_posted, key, written_id, url)
     return Written(True, written_id, url)
 
 

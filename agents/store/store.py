@@ -12,6 +12,7 @@ from agents.store.deliveries import DeliveriesMixin
 from agents.store.engine import Database, make_engine
 from agents.store.memory_rows import MemoryRowsMixin
 from agents.store.migrate import upgrade_to_head
+from agents.store.reader import StoreReader
 from agents.store.retention import RetentionMixin
 from agents.store.reviews import ReviewsMixin
 from agents.store.runs import RunsMixin
@@ -31,11 +32,13 @@ class Store(
     DeliveriesMixin,
 ):
     """Thread-safe; open one per process (it detects a fork and reconnects). ``writer`` takes
-    writes that need no answer off the caller's thread (a worker's record)."""
+    writes that need no answer off the caller's thread (a worker's record); ``reader`` runs the
+    calls a worker needs an answer from off the event loop, after that worker's writes."""
 
     def __init__(self, db: Database) -> None:
         super().__init__(db)
         self.writer = StoreWriter(self)
+        self.reader = StoreReader(self.writer)
 
     @classmethod
     def open(cls, url: str | None = None, data_dir: Path = Path(".swarm")) -> Store:
@@ -50,6 +53,7 @@ class Store(
         return cls(db)
 
     def close(self) -> None:
+        self.reader.close()
         self.writer.close()
         self._db.dispose()
 

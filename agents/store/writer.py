@@ -52,6 +52,8 @@ class _Job:
     event: NewEvent | None = None
     write: Callable[[], object] | None = None
     flushed: Future[None] | None = None
+    # A barrier (a read waiting for the worker's writes) leaves a failure for the flush.
+    barrier: bool = False
 
 
 @dataclass
@@ -103,6 +105,13 @@ class StoreWriter:
         """:meth:`flush` for the event loop: other workers run while this one waits."""
         await asyncio.wrap_future(self._flush_future(worker_id))
 
+    async def settled(self, worker_id: str) -> None:
+        """Wait until this worker's writes queued so far are in the store (or have failed: a
+        failure is still raised by its next flush, not here). A read after it sees them."""
+        done: Future[None] = Future()
+        self._put(_Job(worker_id, flushed=done, barrier=True))
+        await asyncio.wrap_future(done)
+
     def close(self) -> None:
         """Write everything queued, then stop the thread."""
         with self._lock:
@@ -149,8 +158,10 @@ class StoreWriter:
             self._write_events(job.worker_id, held.events.pop(job.worker_id, []))
             if job.write is not None:
                 self._attempt(job.worker_id, job.write)
-            elif job.flushed is not None:
-                error = self._errors.pop(job.worker_id, None)
+            elif job.flushed is not None and job.flushed.set_running_or_notify_cancel():
+                # (A waiter cancelled meanwhile, e.g. by its worker's wall time, takes no answer:
+                # answering it would kill this thread. Its failure stays for the next flush.)
+                error = None if job.barrier else self._errors.pop(job.worker_id, None)
                 if error is None:
                     job.flushed.set_result(None)
                 else:

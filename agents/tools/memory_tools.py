@@ -41,15 +41,17 @@ class ProgressArgs(_Args):
 
 def memory_tools(ctx: WorkerContext) -> list[OfferedTool]:
     async def memory_search(args: MemorySearchArgs) -> ToolResult:
-        hits = ctx.memory.recall(args.query, args.limit)
+        hits = await ctx.store.reader.run(ctx.worker_id, ctx.memory.recall, args.query, args.limit)
         text = render_recall([h.cited for h in hits]) or "No memory matches."
         return ToolResult(text, summary=f"{len(hits)} hit(s)")
 
     async def history_search_tool(args: HistorySearchArgs) -> ToolResult:
-        # The session's own record so far, not only what the writer thread has got to.
-        await ctx.store.writer.aflush(ctx.worker_id)
+        # Read after this worker's queued writes: the session's own record so far, not only
+        # what the writer thread has got to.
         try:
-            hits = history_search(
+            hits = await ctx.store.reader.run(
+                ctx.worker_id,
+                history_search,
                 ctx.store,
                 ctx.worker_id,
                 query=args.query,
@@ -64,7 +66,7 @@ def memory_tools(ctx: WorkerContext) -> list[OfferedTool]:
         return ToolResult(format_hits(hits), summary=f"{len(hits)} hit(s)")
 
     async def memory_note(args: MemoryNoteArgs) -> ToolResult:
-        row = ctx.memory.note(args.note)
+        row = await ctx.store.reader.run(ctx.worker_id, ctx.memory.note, args.note)
         return ToolResult(f"noted (note:{row.id})")
 
     async def record_progress(args: ProgressArgs) -> ToolResult:

@@ -45,7 +45,7 @@ async def worker_writes_once(ctx: WorkerContext, key: str, find: Find, create: C
     )
 
 
-def posted_review_url(ctx: WorkerContext) -> str | None:
+async def posted_review_url(ctx: WorkerContext) -> str | None:
     """The URL of the review already posted for this task's key ("" when unknown), or None.
 
     Shards post nothing and dry runs never look: both do their work whatever was posted.
@@ -56,7 +56,7 @@ def posted_review_url(ctx: WorkerContext) -> str | None:
     if task.number is None or task.head_sha is None:
         return None
     key = review_key(task.repo, task.number, task.head_sha, ctx.role_id, task.rerun)
-    known = ctx.store.get_review_key(key)
+    known = await ctx.store.reader.run(ctx.worker_id, ctx.store.get_review_key, key)
     if known is not None and known.state == "posted":
         return known.review_url or ""
     return None

@@ -8,7 +8,7 @@ so a session that ends early still leaves its transcript.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -24,7 +24,7 @@ from agents.worker.window import ContextWindow
 CUT_OFF_NOTE = " Your last reply was cut off at the output limit: finish briefly."
 
 
-def _no_recall(_query: str) -> Sequence[str]:
+async def _no_recall(_query: str) -> Sequence[str]:
     return ()
 
 
@@ -42,8 +42,9 @@ class Session:
     max_tokens: int
     # The trusted task line of every ``<turn_context>``.
     task: str
-    # Memory written since the session started, for the turn after tool results.
-    recall: Callable[[str], Sequence[str]] = field(default=_no_recall)
+    # Memory written since the session started, for the turn after tool results (awaited: it
+    # reads the store, which must not hold up the other workers on the event loop).
+    recall: Callable[[str], Awaitable[Sequence[str]]] = field(default=_no_recall)
     # The frozen memory snapshot's hash, recorded with every call beside the prefix hash.
     memory_hash: str | None = None
     # The chain of each call, from the history so far (call overlays); None: always ``chain``.
@@ -121,7 +122,7 @@ async def run_session(
         if stop == "tool_use":
             uses = [ToolUse.from_block(block) for block in result.tool_uses]
             results = await _call_tools(tools, recorder, uses)
-            say(session.task, results, session.recall(session.task))
+            say(session.task, results, await session.recall(session.task))
         elif stop == "pause_turn":
             # The provider paused a long turn: send the conversation back as it is to resume.
             continue

@@ -90,12 +90,12 @@ class StoreRecorder:
             return
         self.store.update_worker(self.worker_id, status="running")
 
-    def turned_away(self, run_id: str, reason: str) -> None:
+    async def turned_away(self, run_id: str, reason: str) -> None:
         """A malformed envelope named this worker: its row says BLOCKED and why. A row of
         another run, or one already ended, is not this envelope's to change. Written before
         it returns (the caller reports the refusal at once)."""
         self._write(self._turned_away, run_id, reason)
-        self.store.writer.flush(self.worker_id)
+        await self.store.writer.aflush(self.worker_id)
 
     def _turned_away(self, run_id: str, reason: str) -> None:
         try:

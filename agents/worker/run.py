@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING
 
 from agents.envelope import EnvelopeRejected, OpenedEnvelope, SealedEnvelope
@@ -23,9 +24,7 @@ from agents.identity.errors import IdentityBlocked, IdentityError
 from agents.llm.client import LLMError
 from agents.llm.context import ContextFull
 from agents.llm.models import UnknownModel
-from agents.memory.feedback import accepted_learnings
 from agents.memory.operational import AgentMemory
-from agents.memory.snapshot import frozen_snapshot
 from agents.outcome import OutcomeStatus, WorkerOutcome
 from agents.ratelimit import Paused
 from agents.redact import redact
@@ -33,13 +32,13 @@ from agents.roles import resolve_chain
 from agents.tools import WorkerContext, build_toolbox
 from agents.tools.review import posted_review_url
 from agents.worker import story
-from agents.worker.briefing import learnings_briefing
 from agents.worker.budget import BudgetExhausted, Meter
 from agents.worker.deps import WorkerDeps
 from agents.worker.loop import Session, SessionResult, run_session
 from agents.worker.overlays import path_overlays
 from agents.worker.prompt import build_prefix, describe_task
 from agents.worker.record import StoreRecorder
+from agents.worker.session_memory import recaller, starting_memory
 from agents.worker.window import ContextWindow
 
 if TYPE_CHECKING:
@@ -121,7 +120,7 @@ async def run_worker(arrived: Arrival, deps: WorkerDeps) -> WorkerOutcome:
     try:
         sealed = admit_envelope(arrived)
     except EnvelopeRejected as exc:
-        return _turned_away(arrived, deps, exc.message)
+        return await _turned_away(arrived, deps, exc.message)
     env = sealed.envelope
     record = StoreRecorder(deps.store, env.worker_id)
     record.register(sealed, env.roles.ids())
@@ -147,11 +146,11 @@ async def run_worker(arrived: Arrival, deps: WorkerDeps) -> WorkerOutcome:
     return await record.reported(_finish(sealed, record, meter, login, end))
 
 
-def _turned_away(arrived: object, deps: WorkerDeps, reason: str) -> WorkerOutcome:
+async def _turned_away(arrived: object, deps: WorkerDeps, reason: str) -> WorkerOutcome:
     worker_id, run_id = _named(arrived)
     if worker_id is not None and run_id is not None:
         try:
-            StoreRecorder(deps.store, worker_id).turned_away(run_id, redact(reason))
+            await StoreRecorder(deps.store, worker_id).turned_away(run_id, redact(reason))
         except Exception as exc:  # ids the store will not take: the outcome still says why
             log.warning("could not record the refusal of %s: %s", worker_id, type(exc).__name__)
     reason = redact(reason)  # a validator's message may quote the hostile input
@@ -222,7 +221,7 @@ async def _work(
         history_scope=agent.history_scope,
         bot_login=gateway.identity,
     )
-    posted = posted_review_url(ctx)
+    posted = await posted_review_url(ctx)
     if posted is not None:
         return _End("skipped", "already reviewed at this head SHA", review_url=posted)
     model_id = chain.model or deps.model_id
@@ -234,34 +233,30 @@ async def _work(
     meter.context = window.record
     ctx.pages = window.policy
     toolbox = build_toolbox(ctx, chain.allowed_tools())
-    previous = memory.previous_continuity()
-    snapshot = frozen_snapshot(deps.store, task.repo, agent.id, continuity=previous)
+    start = await starting_memory(deps.store, memory, task.repo)
+    snapshot = start.snapshot
     prefix = await build_prefix(
         agent, toolbox.schemas(), snapshot.text, ctx.guidance_file, tier=ctx.pages
     )
     record.session_start(prefix, snapshot, window.record())
-    frozen = {f"memory:{i}" for i in snapshot.memory_ids}
-
-    def recall(query: str) -> list[str]:
-        """Memory written after the session started (the snapshot already holds the rest)."""
-        hits = memory.recall(query, limit=3)
-        return [h.text for h in hits if h.source not in frozen and h.kind != "note"]
-
     session = Session(
         prefix=prefix,
         chain=chain,
         model=model_id,
         max_tokens=max_tokens,
         task=describe_task(task),
-        recall=recall,
+        recall=recaller(deps.store, memory, snapshot),
         memory_hash=snapshot.hash,
         window=window,
-        briefing=learnings_briefing(accepted_learnings(deps.store, task.repo)),
+        briefing=start.briefing,
         chain_for=path_overlays(chain, deps.path_overlays) if deps.path_overlays else None,
     )
     result: SessionResult = await run_session(deps.model, toolbox, record, session, meter)
     if result.ended == "done" and result.text:
-        memory.save_continuity(result.text[:CONTINUITY_CHARS])
+        # Through the writer: nothing waits for it, and it is in before the outcome is reported.
+        deps.store.writer.write(
+            env.worker_id, partial(memory.save_continuity, result.text[:CONTINUITY_CHARS])
+        )
     return _end_of_session(result, ctx)
 
 

@@ -180,7 +180,7 @@ class TurnRecall:
         self.by_turn = by_turn
         self.turn = 1
 
-    def __call__(self, _query: str) -> Sequence[str]:
+    async def __call__(self, _query: str) -> Sequence[str]:
         self.turn += 1
         return self.by_turn.get(self.turn, ())
 

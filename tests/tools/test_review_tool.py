@@ -27,14 +27,14 @@ async def test_a_posted_review_carries_its_marker_and_is_remembered(
 ) -> None:
     task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
     ctx = await tool_context(task)
-    assert posted_review_url(ctx) is None
+    assert await posted_review_url(ctx) is None
     posted = await post_once(ctx, body="Looks fine.", event="COMMENT", comments=[])
     assert not posted.already_posted and posted.url
     key = review_key(WIDGETS, WIDGETS_PR_DEBUG_PRINT, str(task.head_sha), "reviewer")
     [review] = _reviews(swarm)
     assert review.body.endswith(marker(key))
     assert review.user_login == REVIEWER_BOT
-    assert posted_review_url(await tool_context(task)) == posted.url
+    assert await posted_review_url(await tool_context(task)) == posted.url
 
 
 async def test_a_review_github_has_but_the_store_lost_is_adopted_not_posted_again(
@@ -63,7 +63,7 @@ async def test_shards_and_dry_runs_never_skip_and_never_post(
     await post_once(await tool_context(task), body="Posted.", event="COMMENT", comments=[])
     shard = await tool_context(task.model_copy(update={"shard": Shard(index=0, count=2)}))
     dry = await tool_context(task, dry_run=True)
-    assert posted_review_url(shard) is None and posted_review_url(dry) is None
+    assert await posted_review_url(shard) is None and await posted_review_url(dry) is None
 
     for ctx in (shard, dry):
         toolbox = build_toolbox(ctx, ["submit_review"])

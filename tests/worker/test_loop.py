@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -43,6 +43,13 @@ class Chain:
         return ["reviewer"]
 
 
+def _recalled(hits: Sequence[str]) -> Callable[[str], Awaitable[Sequence[str]]]:
+    async def recall(_query: str) -> Sequence[str]:
+        return list(hits)
+
+    return recall
+
+
 def _session(recall: Sequence[str] = (), identity: str = "You review pull requests.") -> Session:
     prefix = PrefixBuilder(identity).tools(TOOLS).session_timestamp(T0).build()
     return Session(
@@ -51,7 +58,7 @@ def _session(recall: Sequence[str] = (), identity: str = "You review pull reques
         model=MODEL,
         max_tokens=512,
         task=TASK,
-        recall=lambda _query: list(recall),
+        recall=_recalled(recall),
         clock=lambda: T0,
     )
 
