@@ -9,7 +9,8 @@ same workers with no Prefect ("bare"). Per-worker overhead, Prefect's task run p
 time and in CPU time (CPU time of the benchmark process without the sandbox GitHub's thread;
 the Prefect server's own CPU is reported beside it).
 
-Run: ``uv run python bench/swarm.py [--prs 100] [--max-workers 16] [--post] [--prefect-db URL]``
+Run: ``uv run python bench/swarm.py [--prs 100] [--max-workers 16] [--post] [--unpaced]
+[--prefect-db URL]``
 
 ``--compare DIR`` runs the same passes over the code tree in DIR (e.g. main before a change,
 ``git archive <commit> | tar -x -C DIR``) and over this checkout, each in a fresh process,
@@ -41,7 +42,14 @@ def _child(args: argparse.Namespace) -> int:
     data_dir = Path(tempfile.mkdtemp(prefix="swarm-bench-"))
     pgid = int(os.environ.get("BENCH_PREFECT_PGID", "0")) or None
     result = run_passes(
-        args.prs, args.max_workers, data_dir, code, pgid, post=args.post, probe_prs=args.probe_prs
+        args.prs,
+        args.max_workers,
+        data_dir,
+        code,
+        pgid,
+        post=args.post,
+        probe_prs=args.probe_prs,
+        unpaced=args.unpaced,
     )
     result["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     Path(args.out).write_text(json.dumps(result), encoding="utf-8")
@@ -52,8 +60,7 @@ def _spawn(code: Path, args: argparse.Namespace, env: dict[str, str], out: Path)
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "--code", str(code)]
     cmd += ["--prs", str(args.prs), "--max-workers", str(args.max_workers), "--out", str(out)]
     cmd += ["--probe-prs", str(args.probe_prs)]
-    if args.post:
-        cmd.append("--post")
+    cmd += ["--post"] * args.post + ["--unpaced"] * args.unpaced
     subprocess.run(cmd, env=env, check=True, cwd=code)
     result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
     return result
@@ -70,6 +77,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--post", action="store_true", help="also a posting pass at the end")
     parser.add_argument("--compare", help="another code tree to run side by side with this one")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument(
+        "--unpaced",
+        action="store_true",
+        help="GitHub's secondary point limits raised, so no pass waits on the throttle's pacing",
+    )
     parser.add_argument(
         "--prefect-db",
         help="Prefect server database (postgresql+asyncpg://...), as production runs it; "

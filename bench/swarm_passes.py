@@ -36,13 +36,35 @@ def _files(n: int) -> dict[str, str]:
     return {f"src/bench/mod_{n:03d}.py": body.format(n=n)}
 
 
-def build_sandbox(repos: dict[str, int]) -> Any:
+UNPACED_POINTS = 10**7
+
+
+def unpace() -> None:
+    """Secondary point limits far above what a pass spends, for GitHub and the throttle alike.
+
+    Per-worker overhead is Prefect's and ours; with GitHub's 900 REST points a minute the throttle
+    spreads a pass's calls over seconds, and the flow and bare passes spend different points
+    (the flow mints, verifies and revokes per scope), so pacing would be counted as overhead.
+    The throttle's defaults are raised in this process only (both code trees have them; the
+    ``SWARM_GITHUB_LIMITS__*`` settings are newer than some trees compared).
+    """
+    from agents.github.limits import ThrottleLimits
+
+    for name in ("rest_points_per_minute", "graphql_points_per_minute"):
+        ThrottleLimits.model_fields[name].default = UNPACED_POINTS
+    ThrottleLimits.model_rebuild(force=True)
+
+
+def build_sandbox(repos: dict[str, int], *, unpaced: bool = False) -> Any:
     from sandbox.github.limits import RateLimits
     from sandbox.github.state import SandboxState
 
     # GitHub's primary budget is far above what the benchmark needs; the secondary limits keep
-    # their defaults so the throttle has real limits to respect.
-    state = SandboxState(limits=RateLimits(core=15_000 + 20 * sum(repos.values())))
+    # their defaults so the throttle has real limits to respect (unless ``unpaced``).
+    points = {"rest_points_per_window": UNPACED_POINTS, "graphql_points_per_window": UNPACED_POINTS}
+    state = SandboxState(
+        limits=RateLimits(core=15_000 + 20 * sum(repos.values()), **(points if unpaced else {}))
+    )
     for repo, count in repos.items():
         state.add_repo(repo, {"README.md": "# bench\n", "src/bench/__init__.py": ""})
         for n in range(count):
@@ -250,12 +272,16 @@ def run_passes(
     server_pgid: int | None,
     post: bool = False,
     probe_prs: int = PROBE_PRS,
+    unpaced: bool = False,
 ) -> dict[str, Any]:
     """Warm-up, then one worker at a time (flow, bare), then ``max_workers`` at a time."""
     from sandbox.server import SandboxServer
 
+    if unpaced:
+        unpace()
     passes: dict[str, dict[str, Any]] = {}
-    with SandboxServer(build_sandbox({PROBE_REPO: probe_prs, BENCH_REPO: prs})) as server:
+    sandbox = build_sandbox({PROBE_REPO: probe_prs, BENCH_REPO: prs}, unpaced=unpaced)
+    with SandboxServer(sandbox) as server:
         configure(server, data_dir, code)
         clocks = Clocks(server, server_pgid)
         # The first flow run and the first runtime of a process pay for first-use imports.
