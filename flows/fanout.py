@@ -141,19 +141,29 @@ class Fanout:
         # Task-run name -> assignment, for the worker's page; task-run names are unique per run.
         self._assignments: dict[str, Assignment] = {}
         self._pages: dict[str, str] = {}
+        self._publishing: list[asyncio.Task[None]] = []
         # (outcome, link or key of its page) in the order workers ended, for the run's table.
         self.pages: list[tuple[WorkerOutcome, str]] = []
 
     async def show(self, label: str, outcome: WorkerOutcome, budgets: Budgets | None) -> None:
-        """The worker's artifact and event, in its task run; failing here is only a warning."""
+        """The worker's event, and its artifact published beside the next worker's run (the
+        task's context goes with it, so it is still the task run's): :meth:`settle` waits."""
+        emit_for(self._assignments[label], outcome)
+        self._publishing.append(asyncio.create_task(self._publish(label, outcome, budgets)))
+
+    async def _publish(self, label: str, outcome: WorkerOutcome, budgets: Budgets | None) -> None:
         assignment = self._assignments[label]
-        emit_for(assignment, outcome)
         try:
             artifact_id = await publish_worker(assignment, outcome, budgets)
-        except Exception as exc:
+        except Exception as exc:  # a page that cannot be published is only a warning
             log.warning("%s: its artifact could not be published: %s", label, redact(str(exc)))
             return
         self._pages[label] = ui_link(artifact_id) or worker_key(assignment)
+
+    async def settle(self) -> None:
+        """Every worker's page published, and :attr:`pages` pointing at them."""
+        await asyncio.gather(*self._publishing)
+        self.pages = [(o, self._pages.get(label, "-")) for o, label in self.pages]
 
     def page_of(self, outcome: WorkerOutcome) -> str:
         """Where this outcome's worker page is (matched by identity: outcomes are values)."""
@@ -213,7 +223,7 @@ class Fanout:
                     await self._release(sealed, assignment)
         worker_id = sealed.envelope.worker_id if sealed is not None else "-"
         outcome = await outcome_from_state(state, assignment, worker_id)
-        self.pages.append((outcome, self._pages.pop(assignment.run_name, "-")))
+        self.pages.append((outcome, assignment.run_name))  # its page once settled
         self.cap.settle(assignment.run_name, outcome.cost_usd)
         await self._tick()
         return outcome

@@ -201,6 +201,7 @@ async def _run_swarm(
             description=f"0 of {total} workers finished",
         )
         per_pr = await asyncio.gather(*(fanout.run_pr(p) for p in plan))
+        await fanout.settle()
         outcomes = [o for group in per_pr for o in group]
         report = RunReport(
             run_id=run_id,
