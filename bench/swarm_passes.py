@@ -40,7 +40,7 @@ UNPACED_POINTS = 10**7
 
 
 def unpace() -> None:
-    """Secondary point limits far above what a pass spends, for GitHub and the throttle alike.
+    """Point limits far above what a pass spends, for GitHub and the throttle alike.
 
     Per-worker overhead is Prefect's and ours; with GitHub's 900 REST points a minute the throttle
     spreads a pass's calls over seconds, and the flow and bare passes spend different points
@@ -61,10 +61,11 @@ def build_sandbox(repos: dict[str, int], *, unpaced: bool = False) -> Any:
 
     # GitHub's primary budget is far above what the benchmark needs; the secondary limits keep
     # their defaults so the throttle has real limits to respect (unless ``unpaced``).
+    # Unpaced, the primary budget too: the throttle reads it from GitHub's headers and spreads what
+    # is left over the hour, and every pass inherits what the passes before it spent.
+    core = UNPACED_POINTS if unpaced else 15_000 + 20 * sum(repos.values())
     points = {"rest_points_per_window": UNPACED_POINTS, "graphql_points_per_window": UNPACED_POINTS}
-    state = SandboxState(
-        limits=RateLimits(core=15_000 + 20 * sum(repos.values()), **(points if unpaced else {}))
-    )
+    state = SandboxState(limits=RateLimits(core=core, **(points if unpaced else {})))
     for repo, count in repos.items():
         state.add_repo(repo, {"README.md": "# bench\n", "src/bench/__init__.py": ""})
         for n in range(count):
