@@ -93,7 +93,7 @@ class ThrottledClient:
         retrying = AsyncRetrying(
             stop=stop_after_attempt(attempts),
             wait=wait_exponential_jitter(
-                initial=lim.transient_backoff_initial, max=lim.transient_backoff_max
+                multiplier=lim.transient_backoff_initial, max=lim.transient_backoff_max
             ),
             retry=retry_if_exception_type(_Transient),
             sleep=self.throttle.clock.sleep,
