@@ -148,6 +148,14 @@ class Dispatcher:
             self._leases[key] = (source, kept)
         return key
 
+    def same_token(self, hold: str, sealed: SealedEnvelope) -> bool:
+        """Whether the hold ``hold`` and the envelope ``sealed`` carry one token."""
+        with self._lock:
+            held, other = self._leases.get(hold), self._leases.get(sealed.envelope.envelope_id)
+        return (
+            held is not None and other is not None and held[1].fingerprint == other[1].fingerprint
+        )
+
     async def release(self, sealed: SealedEnvelope | str) -> None:
         """The holder of this envelope (or hold key) is done: drop its hold on the token."""
         key = sealed if isinstance(sealed, str) else sealed.envelope.envelope_id

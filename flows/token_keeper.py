@@ -33,15 +33,21 @@ class TokenKeeper:
 
     async def leave(self, key: ScopeKey, sealed: SealedEnvelope | None) -> None:
         """One worker of ``key`` left the queue, holding ``sealed`` (None: it got no token)."""
+        stale: str | None = None
         async with self._lock:
             self._queued[key] -= 1
             if self._queued[key] > 0:
-                if key not in self._holds and sealed is not None:
+                held = self._holds.get(key)
+                # A worker handed a newer token (the held one is near its expiry) moves the hold:
+                # the old token then dies with the last worker that still uses it.
+                if sealed is not None and (
+                    held is None or not self.dispatcher.same_token(held, sealed)
+                ):
                     hold = await self.dispatcher.hold_like(sealed)
                     if hold is not None:
-                        self._holds[key] = hold
-                return
-            del self._queued[key]
-            hold = self._holds.pop(key, None)
-        if hold is not None:
-            await self.dispatcher.release(hold)
+                        self._holds[key], stale = hold, held
+            else:
+                del self._queued[key]
+                stale = self._holds.pop(key, None)
+        if stale is not None:
+            await self.dispatcher.release(stale)
