@@ -175,7 +175,7 @@ def decide(
             now,
             spec.points,
             lim.graphql_points_per_minute,
-            lim.minute_s,
+            lim.minute_s + lim.points_window_margin,
             lim.window_burst_fraction,
         )
     else:
@@ -184,7 +184,7 @@ def decide(
             now,
             spec.points,
             lim.rest_points_per_minute,
-            lim.minute_s,
+            lim.minute_s + lim.points_window_margin,
             lim.window_burst_fraction,
         )
     if points_tat < 0:
