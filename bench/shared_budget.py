@@ -40,6 +40,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from sandbox.github.limits import peak_in_any_window  # noqa: E402
+
 WINDOWS = 64
 IDENTITY = "bench-shared[bot]"
 
@@ -199,17 +201,6 @@ HEADER = [
 ]
 
 
-def _peak(times: list[float], span: float) -> int:
-    """The most requests sent within ``span`` seconds of each other (a sliding window)."""
-    times = sorted(times)
-    best, lo = 0, 0
-    for hi, t in enumerate(times):
-        while times[lo] <= t - span:
-            lo += 1
-        best = max(best, hi - lo + 1)
-    return best
-
-
 def run(url: str, sc: Scenario, processes: int, workers: int) -> Row:
     ctx = mp.get_context("spawn")
     shared = Shared(
@@ -240,7 +231,8 @@ def run(url: str, sc: Scenario, processes: int, workers: int) -> Row:
         windows = ", ".join(f"{shared.counts[i]}/{sc.limit}" for i in range(finished))
     secondary = "-"
     if sc.rest_points < 10**8:
-        secondary = f"{_peak(sent, sc.minute_s)} ({_peak(decided, sc.minute_s)})/{sc.rest_points}"
+        peak = peak_in_any_window
+        secondary = f"{peak(sent, sc.minute_s)} ({peak(decided, sc.minute_s)})/{sc.rest_points}"
     return Row(
         sc.name,
         processes,

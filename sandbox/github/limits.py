@@ -174,3 +174,15 @@ class RateLimiter:
 
 def _after(window: Window, now: float, length: float) -> int:
     return max(1, math.ceil(window.reset_at(now, length) - now))
+
+
+def peak_in_any_window(times: list[float], span: float) -> int:
+    """The most of ``times`` within ``span`` seconds of each other: what a sliding window of that
+    length, aligned anywhere, would count (the sandbox's own windows are fixed)."""
+    times = sorted(times)
+    best, lo = 0, 0
+    for hi, t in enumerate(times):
+        while times[lo] <= t - span:
+            lo += 1
+        best = max(best, hi - lo + 1)
+    return best
