@@ -142,8 +142,8 @@ class Fanout:
         self._assignments: dict[str, Assignment] = {}
         self._pages: dict[str, str] = {}
         self._publishing: list[asyncio.Task[None]] = []
-        # (outcome, link or key of its page) in the order workers ended, for the run's table.
-        self.pages: list[tuple[WorkerOutcome, str]] = []
+        # (outcome, task-run name) in the order workers ended, for the run's table.
+        self._ended: list[tuple[WorkerOutcome, str]] = []
 
     async def show(self, label: str, outcome: WorkerOutcome, budgets: Budgets | None) -> None:
         """The worker's event, and its artifact published beside the next worker's run (the
@@ -161,13 +161,17 @@ class Fanout:
         self._pages[label] = ui_link(artifact_id) or worker_key(assignment)
 
     async def settle(self) -> None:
-        """Every worker's page published, and :attr:`pages` pointing at them."""
+        """Every worker's page published: :attr:`pages` links them all from here on."""
         await asyncio.gather(*self._publishing)
-        self.pages = [(o, self._pages.get(label, "-")) for o, label in self.pages]
+
+    @property
+    def pages(self) -> list[tuple[WorkerOutcome, str]]:
+        """(outcome, link or key of its page, "-" if none) in the order workers ended."""
+        return [(o, self._pages.get(label, "-")) for o, label in self._ended]
 
     def page_of(self, outcome: WorkerOutcome) -> str:
         """Where this outcome's worker page is (matched by identity: outcomes are values)."""
-        return next((page for o, page in self.pages if o is outcome), "-")
+        return next((self._pages.get(name, "-") for o, name in self._ended if o is outcome), "-")
 
     async def run(
         self, assignment: Assignment, parents: Sequence[WorkerOutcome] = ()
@@ -223,7 +227,7 @@ class Fanout:
                     await self._release(sealed, assignment)
         worker_id = sealed.envelope.worker_id if sealed is not None else "-"
         outcome = await outcome_from_state(state, assignment, worker_id)
-        self.pages.append((outcome, assignment.run_name))  # its page once settled
+        self._ended.append((outcome, assignment.run_name))
         self.cap.settle(assignment.run_name, outcome.cost_usd)
         await self._tick()
         return outcome
