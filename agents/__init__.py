@@ -1,0 +1,42 @@
+"""The worker runtime, plain Python: the shared nouns at this level, one folder per step and layer.
+
+- ``dispatch/``: Dispatch: a planned task becomes a sealed envelope with a down-scoped credential
+- ``event_kinds.py``: What a transcript event can be: vocabulary the store and memory both import,
+  never each other
+- ``events/``: GitHub events turned into work: signatures, payload fields, routing, PR commands
+- ``github/``: GitHub layer: per-identity gateway over githubkit, throttle and buckets, REST-first
+  policy
+- ``identity/``: GitHub identities for workers: App JWTs, down-scoped installation tokens, bot PATs,
+  and the worker-side proof that a credential is the identity its envelope names
+- ``llm/``: The LLM layer: prompt assembly (cached prefix + ephemeral turn), the Anthropic client,
+  usage
+- ``memory/``: Memory surfaces: user-visible memory, agent operational memory, bounded history
+  retrieval
+- ``outcome.py``: What a worker reports back to the flow that dispatched it: plain data, nothing
+  secret
+- ``permissions.py``: The worker permission ceiling and the GitHub App permission allow-list, in one
+  place
+- ``planning/``: Planning: which pull requests and issues to work on, in which shards, at what cost
+- ``posting/``: Posting: the exactly-once writes to GitHub and the hidden markers that prove them
+- ``processes.py``: Whether a process still runs, asked of the operating system (no signal is sent)
+- ``ratelimit/``: The rate-limit engine both provider layers build on: clocks and shared-state
+  backends
+- ``redact/``: Secret redaction: one rule table (:mod:`agents.redact.rules`) plus the configured
+  secret values, used for store writes, log records, Prefect artifacts and every body sent to GitHub
+  or to the model
+- ``roles/``: Roles: the ``Role`` schema, the call > session > agent overlay chain, and its
+  resolution
+- ``settings/``: The ``SWARM_*`` settings: one model, the secrets it reads, and the names and docs
+  made from it
+- ``store/``: The shared SQL store (SQLite or PostgreSQL) for runs, transcripts, audit and memory
+  rows
+- ``tools/``: What the model may call
+- ``transport/``: The one way to GitHub over HTTP, beneath both the identity layer and the gateway
+- ``wiring.py``: The one place the layers meet: builds a ``Runtime`` (store, roles, sealer,
+  dispatcher, verifier, gateways, the worker's narrow ``WorkerDeps``) from ``Settings`` and a model
+  client
+- ``work.py``: The unit of work: one ``Task`` from discovery to the worker, and the ``Assignment``
+  of a role
+- ``worker/``: The worker: open the envelope, verify the identity, run the session loop, report an
+  outcome
+"""

@@ -1,6 +1,6 @@
 """The one place the layers meet: build a Runtime (store, roles, sealer, dispatcher, verifier,
 gateways, and the worker's narrow dependencies) from Settings and a model client. Flows and the
-CLI build one per process; the model client is built by the caller (``flows.models``)."""
+CLI build one per process; the model client is built by the caller (``flows.run.models``)."""
 
 from __future__ import annotations
 
@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
 
-from agents.config import Settings
-from agents.dispatch import DISCOVERY_PERMISSIONS, Dispatcher
+from agents.dispatch.dispatcher import DISCOVERY_PERMISSIONS, Dispatcher
+from agents.dispatch.sealing import EnvelopeSealer, generate_sealing_key
 from agents.identity.claim import IdentityClaim, TokenScope
 from agents.identity.errors import IdentityBlocked
 from agents.identity.lease import TokenLease
 from agents.identity.verify import IdentityVerifier
-from agents.role_files import load_roles
 from agents.roles import Role
-from agents.sealing import EnvelopeSealer, generate_sealing_key
+from agents.roles.files import load_roles
+from agents.settings.model import Settings
 from agents.store.store import Store
 from agents.worker.deps import WorkerDeps
 
@@ -31,12 +31,12 @@ log = logging.getLogger("swarm.wiring")
 
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
-    from agents.github.limits import ThrottleLimits
     from agents.github.records import CallObserver
-    from agents.github.snapshot import IdentitySnapshot
-    from agents.github.throttle import BudgetBackend, IdentityThrottle
-    from agents.github.throttles import IdentityThrottles
     from agents.llm.client import LLMClient
+    from agents.ratelimit.github.limits import ThrottleLimits
+    from agents.ratelimit.github.registry import IdentityThrottles
+    from agents.ratelimit.github.snapshot import IdentitySnapshot
+    from agents.ratelimit.github.throttle import BudgetBackend, IdentityThrottle
     from agents.transport.client import GitHubTransport
 
 
@@ -186,7 +186,7 @@ class Runtime:
 
 def overlay_rules(settings: Settings, roles: Mapping[str, Role]) -> tuple[tuple[str, Role], ...]:
     """``SWARM_PATH_OVERLAYS`` resolved against the roles; an unknown role is a setting error."""
-    from agents.config import ConfigError
+    from agents.settings.model import ConfigError
 
     rules = []
     for glob, role_id in settings.path_overlays.items():
@@ -211,7 +211,7 @@ def build_runtime(
     the model client (closed with the runtime); ``model_id`` is asked for when a role names
     no model."""
     from agents.github.identity_calls import ThrottledIdentityCalls
-    from agents.github.throttles import IdentityThrottles
+    from agents.ratelimit.github.registry import IdentityThrottles
 
     maintainer = settings.require_maintainer_login()
     roles = load_roles(settings.roles_dir)
@@ -244,8 +244,8 @@ def build_runtime(
 
 def budget_backend(settings: Settings, store: Store) -> BudgetBackend:
     """Where an identity's budget lives: the store's rows when processes share it."""
-    from agents.github.buckets import IdentityState
     from agents.ratelimit import InMemoryBackend, RowBackend
+    from agents.ratelimit.github.buckets import IdentityState
 
     if settings.shared_throttle():
         return RowBackend(IdentityState, store)

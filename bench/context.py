@@ -89,10 +89,10 @@ def unstubbed() -> Callable[[], None]:
 
 
 async def review(server: Any, case: str, mode: str, read_files: bool) -> Row:
-    from agents.config import load_settings
     from agents.llm.client import LLMClient
     from agents.llm.models import ModelRegistry
     from agents.llm.usage import Usage, input_cost
+    from agents.settings.model import load_settings
     from agents.wiring import build_runtime
     from agents.work import Task
     from agents.worker.run import run_worker

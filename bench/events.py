@@ -62,9 +62,9 @@ async def receiver_costs(
     import httpx
 
     from agents.store import Store
-    from flows.enqueue import InProcessEnqueuer
-    from flows.event_sink import EventSink
-    from flows.webhook_app import WebhookReceiver, create_webhook_app
+    from flows.webhook.app import WebhookReceiver, create_webhook_app
+    from flows.webhook.enqueue import InProcessEnqueuer
+    from flows.webhook.sink import EventSink
     from sandbox.github.webhooks import SandboxWebhooks
 
     class NoGitHub:
@@ -110,13 +110,13 @@ async def flow_latency(server: Any, data_dir: Path, pushes: int) -> list[dict[st
     import httpx
     from prefect.client.orchestration import get_client
 
-    from agents.config import load_settings
-    from agents.role_files import load_roles
+    from agents.roles.files import load_roles
+    from agents.settings.model import load_settings
     from agents.store import Store
-    from flows.enqueue import InProcessEnqueuer, run_flow_here
-    from flows.event_github import BotCommands
-    from flows.event_sink import EventSink
-    from flows.webhook_app import WebhookReceiver, create_webhook_app
+    from flows.run.bot import BotCommands
+    from flows.webhook.app import WebhookReceiver, create_webhook_app
+    from flows.webhook.enqueue import InProcessEnqueuer, run_flow_here
+    from flows.webhook.sink import EventSink
     from sandbox.github.webhooks import SandboxWebhooks
 
     settings = load_settings()
@@ -181,8 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from bench.swarm import configure
-    from flows.local_prefect import prefect_home, stop
-    from flows.prefect_env import prepare_prefect_env, use_local_prefect
+    from flows.local.env import prepare_prefect_env
+    from flows.local.prefect_server import prefect_home, stop, use_local_prefect
     from sandbox.server import SandboxServer
 
     print("signature check (githubkit verify, sha256):")

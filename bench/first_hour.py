@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-SWARM = "import sys; sys.argv[0] = 'swarm'; from flows.cli import main; main()"
+SWARM = "import sys; sys.argv[0] = 'swarm'; from flows.cli.app import main; main()"
 
 
 def checkout(ref: str, into: Path) -> Path:
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         print("needs hyperfine (apt-get install hyperfine)", file=sys.stderr)
         return 2
 
-    from flows.local_prefect import prefect_home, stop
+    from flows.local.prefect_server import prefect_home, stop
     from sandbox.github.seed import credentials_env
     from sandbox.server import SandboxServer
 

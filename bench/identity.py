@@ -33,15 +33,15 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents.config import Settings, load_settings  # noqa: E402
-from agents.envelope import DispatchEnvelope, SealedEnvelope  # noqa: E402
+from agents.dispatch.envelope import DispatchEnvelope, SealedEnvelope  # noqa: E402
+from agents.dispatch.sealing import EnvelopeSealer, generate_sealing_key  # noqa: E402
 from agents.identity import IdentityError, TokenScope  # noqa: E402
 from agents.identity.lease import TokenLease  # noqa: E402
 from agents.identity.minter import InstallationMinter  # noqa: E402
 from agents.identity.sources import open_identity  # noqa: E402
 from agents.identity.verify import IdentityVerifier, check_offline  # noqa: E402
 from agents.roles import RoleRefs  # noqa: E402
-from agents.sealing import EnvelopeSealer, generate_sealing_key  # noqa: E402
+from agents.settings.model import Settings, load_settings  # noqa: E402
 from agents.transport.client import GitHubTransport  # noqa: E402
 from agents.work import Task  # noqa: E402
 from bench.cli import bench_parser  # noqa: E402

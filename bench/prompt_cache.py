@@ -24,14 +24,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents.envelope import Budgets  # noqa: E402
+from agents.dispatch.envelope import Budgets  # noqa: E402
 from agents.llm.client import LLMClient, LLMResult  # noqa: E402
 from agents.llm.prompt import CachedPrefix, PrefixBuilder  # noqa: E402
 from agents.llm.turn import ToolResult  # noqa: E402
 from agents.llm.untrusted import wrap_untrusted  # noqa: E402
 from agents.llm.usage import Usage, cost, input_cost  # noqa: E402
-from agents.role_files import load_roles  # noqa: E402
 from agents.roles import RoleChain  # noqa: E402
+from agents.roles.files import load_roles  # noqa: E402
 from agents.worker.budget import Meter  # noqa: E402
 from agents.worker.loop import Session, run_session  # noqa: E402
 from agents.worker.ports import ModelTurn, ToolUse  # noqa: E402

@@ -99,9 +99,9 @@ async def _hammer(
     """This process's requests until the scenario ends: (send times, the throttle's grant
     times, ms per request, CPU s)."""
     from agents.github import IdentityThrottle, SystemClock, ThrottleLimits, classify_rest
-    from agents.github.buckets import IdentityState
     from agents.github.errors import IdentityPaused
     from agents.ratelimit import RowBackend
+    from agents.ratelimit.github.buckets import IdentityState
     from agents.store import Store
 
     limits = ThrottleLimits(

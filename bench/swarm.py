@@ -94,8 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         return _child(args)
 
-    from flows.local_prefect import prefect_home, status, stop
-    from flows.prefect_env import prepare_prefect_env, use_local_prefect
+    from flows.local.env import prepare_prefect_env
+    from flows.local.prefect_server import prefect_home, status, stop, use_local_prefect
 
     home = Path(tempfile.mkdtemp(prefix="swarm-bench-prefect-"))
     if args.prefect_db:

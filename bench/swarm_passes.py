@@ -48,7 +48,7 @@ def unpace() -> None:
     The throttle's defaults are raised in this process only (both code trees have them; the
     ``SWARM_GITHUB_LIMITS__*`` settings are newer than some trees compared).
     """
-    from agents.github.limits import ThrottleLimits
+    from agents.ratelimit.github.limits import ThrottleLimits
 
     for name in ("rest_points_per_minute", "graphql_points_per_minute"):
         ThrottleLimits.model_fields[name].default = UNPACED_POINTS
@@ -120,7 +120,7 @@ class Clocks:
 @contextmanager
 def fanout_starts(clocks: Clocks) -> Iterator[list[tuple[float, float]]]:
     """The clocks at the moment each flow run builds its ``Fanout`` (after discovery)."""
-    from flows import fanout
+    from flows.run import fanout
 
     starts: list[tuple[float, float]] = []
     original = fanout.Fanout.__init__
@@ -153,7 +153,7 @@ def next_minute(server: Any) -> None:
 def flow_pass(
     server: Any, clocks: Clocks, *, repo: str, max_workers: int, name: str, dry_run: bool = True
 ) -> dict[str, Any]:
-    from flows.swarm_run import swarm_run
+    from flows.run.flow import swarm_run
 
     next_minute(server)
     before = len(server.state.requests)
@@ -208,11 +208,11 @@ def bare_pass(
 async def _bare(
     server: Any, clocks: Clocks, repo: str, max_workers: int, name: str
 ) -> dict[str, Any]:
-    from agents.config import load_settings
+    from agents.settings.model import load_settings
     from agents.wiring import build_runtime
     from agents.work import Task
     from agents.worker.run import run_worker
-    from flows.models import scripted_model
+    from flows.run.models import scripted_model
 
     model = scripted_model()
     runtime = build_runtime(load_settings(), model.client, model.model_id, dry_run=True)

@@ -51,9 +51,9 @@ from agents.github import (  # noqa: E402
     ThrottleLimits,
     classify_rest,
 )
-from agents.github.buckets import IdentityState  # noqa: E402
 from agents.github.gateway import GitHubGateway  # noqa: E402
 from agents.ratelimit import RowBackend  # noqa: E402
+from agents.ratelimit.github.buckets import IdentityState  # noqa: E402
 from agents.store import Store  # noqa: E402
 from agents.transport.client import GitHubTransport  # noqa: E402
 from bench.cli import bench_parser  # noqa: E402

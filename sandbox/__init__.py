@@ -1,0 +1,7 @@
+"""Offline stand-ins for the demo and the tests: a GitHub API server and a scripted model.
+
+- ``github/``: An offline stand-in for the parts of GitHub's REST and GraphQL APIs swarm uses
+- ``model/``: The scripted model: an offline, deterministic stand-in for the Anthropic Messages API
+- ``server.py``: Run the sandbox GitHub on a loopback port, in a background thread or in the
+  foreground
+"""

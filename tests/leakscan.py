@@ -9,7 +9,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from agents.envelope import SealedEnvelope
+from agents.dispatch.envelope import SealedEnvelope
 
 
 def database_text(url: str) -> str:

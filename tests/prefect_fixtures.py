@@ -18,7 +18,7 @@ def prefect_harness() -> Iterator[None]:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     from prefect.testing.utilities import prefect_test_harness
 
-    from flows.prefect_env import prepare_prefect_env
+    from flows.local.env import prepare_prefect_env
 
     prepare_prefect_env()
     with prefect_test_harness(server_startup_timeout=180):

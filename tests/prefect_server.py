@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-from flows.local_prefect import KEEPALIVE, OFFLINE, LoopbackServer
+from flows.local.prefect_server import KEEPALIVE, OFFLINE, LoopbackServer
 
 START_TIMEOUT_S = 180.0
 

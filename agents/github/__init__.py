@@ -1,13 +1,30 @@
 """GitHub layer: per-identity gateway over githubkit, throttle and buckets, REST-first policy.
 
 The gateway imports githubkit (slow); it loads on first use of ``GitHubGateway``.
+
+- ``endpoints.py``: What the tools call: typed helpers over :meth:``GitHubGateway.request``, one per
+  REST route
+- ``errors.py``: Errors the gateway raises
+- ``gateway.py``: The only path from workers to GitHub: a gateway per identity (views per worker)
+  over one transport, sending the identity's own token through the identity's throttle
+- ``graphql_policy.py``: REST first: the few GraphQL operations the swarm may send, checked before
+  anything goes out
+- ``identity_calls.py``: The identity layer's GitHub calls (verifying, revoking a token), through
+  the throttle of the identity they are made as
+- ``paths.py``: Repository paths and names as URL segments that cannot leave their route: traversal
+  in any encoding refused, each segment quoted
+- ``records.py``: One GitHub call as the audit log sees it: who, what route, what it cost, what came
+  back
+- ``responses.py``: Reading GitHub's answers: error messages, GraphQL rate limiting, exact GraphQL
+  cost
+- ``throttled_client.py``: The one request path from workers to GitHub: throttle, transport,
+  retries, audit record
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agents.github.clock import Clock, ScaledClock, SystemClock
 from agents.github.errors import (
     GitHubApiError,
     GitHubUnavailable,
@@ -15,11 +32,12 @@ from agents.github.errors import (
     IdentityPaused,
 )
 from agents.github.graphql_policy import check_graphql
-from agents.github.limits import ThrottleLimits
 from agents.github.records import GitHubCallRecord
-from agents.github.requests import RequestSpec, classify_graphql, classify_rest
-from agents.github.snapshot import IdentitySnapshot, ResourceBudget
-from agents.github.throttle import BudgetBackend, IdentityThrottle, Permit
+from agents.ratelimit.clock import Clock, ScaledClock, SystemClock
+from agents.ratelimit.github.limits import ThrottleLimits
+from agents.ratelimit.github.requests import RequestSpec, classify_graphql, classify_rest
+from agents.ratelimit.github.snapshot import IdentitySnapshot, ResourceBudget
+from agents.ratelimit.github.throttle import BudgetBackend, IdentityThrottle, Permit
 
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway

@@ -10,9 +10,9 @@ from urllib.parse import quote
 from agents.github.errors import GitHubApiError
 from agents.github.graphql_policy import check_graphql
 from agents.github.paths import repo_name, repo_path
-from agents.github.requests import classify_graphql
-from agents.github.snapshot import IdentitySnapshot
 from agents.github.throttled_client import ThrottledClient
+from agents.ratelimit.github.requests import classify_graphql
+from agents.ratelimit.github.snapshot import IdentitySnapshot
 
 REVIEW_EVENTS = frozenset({"COMMENT", "APPROVE", "REQUEST_CHANGES"})
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})

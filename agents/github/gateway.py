@@ -13,7 +13,7 @@ import copy
 from agents.github.endpoints import GitHubEndpoints
 from agents.github.errors import IdentityPaused
 from agents.github.records import CallObserver
-from agents.github.throttle import IdentityThrottle
+from agents.ratelimit.github.throttle import IdentityThrottle
 from agents.transport.auth import BotTokenAuth, CredentialProvider
 from agents.transport.client import GitHubTransport
 from agents.transport.urls import ApiUrls

@@ -21,13 +21,13 @@ from collections.abc import Callable
 
 import httpx
 
-from agents.github.buckets import Decision, IdentityState, Pause, decide
-from agents.github.clock import Clock
 from agents.github.errors import IdentityPaused
-from agents.github.readings import Answer, observe
-from agents.github.requests import RequestSpec, classify_graphql, classify_rest
 from agents.github.responses import error_message, graphql_rate_limited
-from agents.github.throttle import IdentityThrottle, Permit
+from agents.ratelimit.clock import Clock
+from agents.ratelimit.github.buckets import Decision, IdentityState, Pause, decide
+from agents.ratelimit.github.readings import Answer, observe
+from agents.ratelimit.github.requests import RequestSpec, classify_graphql, classify_rest
+from agents.ratelimit.github.throttle import IdentityThrottle, Permit
 from agents.ratelimit.waiting import MIN_SLEEP
 
 # The worker id the identity layer's calls are counted under in the budget state.

@@ -23,9 +23,9 @@ from tenacity import (
 
 from agents.github.errors import GitHubApiError, GitHubUnavailable, TokenRefused
 from agents.github.records import CallObserver, GitHubCallRecord
-from agents.github.requests import RequestSpec, classify_rest
 from agents.github.responses import error_message, graphql_cost, graphql_rate_limited
-from agents.github.throttle import IdentityThrottle, Permit
+from agents.ratelimit.github.requests import RequestSpec, classify_rest
+from agents.ratelimit.github.throttle import IdentityThrottle, Permit
 from agents.redact import redact_obj
 from agents.transport import CredentialRefused, GitHubUnreachable
 from agents.transport.auth import CredentialAuth

@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from pydantic import SecretStr
 
-from agents.config import DEFAULT_IDENTITY, ConfigError, IdentitySettings
+from agents.settings.model import DEFAULT_IDENTITY, ConfigError, IdentitySettings
 
 JWT_BACKDATE = timedelta(seconds=60)
 JWT_LIFETIME = timedelta(minutes=9)

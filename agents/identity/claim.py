@@ -9,9 +9,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agents.config import IdentityKind
 from agents.identity.errors import PermissionRefused
 from agents.permissions import check_permissions
+from agents.settings.model import IdentityKind
 
 # GitHub adds metadata:read to every repository-scoped token whether asked or not; it is inside
 # the worker ceiling, so a grant of it is never "more than asked".

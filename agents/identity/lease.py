@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 from pydantic import SecretStr
 
-from agents.config import IdentityKind
 from agents.identity.claim import IdentityClaim, MintRecord, TokenScope
+from agents.settings.model import IdentityKind
 
 
 @dataclass(frozen=True)

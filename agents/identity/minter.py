@@ -22,7 +22,6 @@ from typing import TypedDict, Unpack
 
 from pydantic import SecretStr
 
-from agents.config import DEFAULT_IDENTITY, IdentityKind, IdentitySettings
 from agents.identity.api import IdentityApi, IdentityCalls
 from agents.identity.app_jwt import AppJwtSigner, Clock, read_private_key, utc_now
 from agents.identity.claim import MintRecord, TokenScope
@@ -30,6 +29,7 @@ from agents.identity.errors import MintRefused
 from agents.identity.grant import excess_grant, permission_text, record_of, token_of
 from agents.identity.lease import MintStats, TokenLease
 from agents.identity.tokens import fingerprint
+from agents.settings.model import DEFAULT_IDENTITY, IdentityKind, IdentitySettings
 from agents.transport.auth import AppJwtAuth, InstallationTokenAuth
 from agents.transport.client import GitHubTransport
 

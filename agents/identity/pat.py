@@ -18,12 +18,12 @@ from dataclasses import dataclass
 
 from pydantic import SecretStr
 
-from agents.config import ConfigError, IdentityKind
 from agents.identity.api import IdentityApi, IdentityCalls
 from agents.identity.claim import TokenScope
 from agents.identity.errors import IdentityBlocked
 from agents.identity.lease import MintStats, TokenLease
 from agents.identity.tokens import BOT_PAT_KINDS, fingerprint, token_kind
+from agents.settings.model import ConfigError, IdentityKind
 from agents.transport.auth import BotPatAuth
 from agents.transport.client import GitHubTransport
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Protocol, Unpack
 
-from agents.config import ConfigError, IdentityKind, IdentitySettings, Settings
 from agents.identity.claim import TokenScope
 from agents.identity.lease import MintStats, TokenLease
 from agents.identity.minter import InstallationMinter, MinterOptions
 from agents.identity.pat import BotPatIdentity, setting_name
+from agents.settings.model import ConfigError, IdentityKind, IdentitySettings, Settings
 
 __all__ = ["BotPatIdentity", "IdentitySource", "open_identity"]
 

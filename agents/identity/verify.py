@@ -17,7 +17,6 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, SecretStr
 
-from agents.config import IdentityKind
 from agents.identity.api import IdentityApi, IdentityCalls
 from agents.identity.app_jwt import utc_now
 from agents.identity.claim import IdentityClaim
@@ -25,6 +24,7 @@ from agents.identity.errors import GitHubUnreachable, IdentityBlocked
 from agents.identity.offline import check_offline
 from agents.identity.pat import read_grant
 from agents.identity.tokens import fingerprint
+from agents.settings.model import IdentityKind
 from agents.transport.auth import InstallationTokenAuth
 from agents.transport.client import GitHubTransport
 
@@ -37,7 +37,8 @@ class _HasIdentity(Protocol):
 
 
 class OpenedLike(Protocol):
-    """What verification needs from an opened envelope (``agents.envelope.OpenedEnvelope``)."""
+    """What verification needs from an opened envelope
+    (``agents.dispatch.envelope.OpenedEnvelope``)."""
 
     @property
     def envelope(self) -> _HasIdentity: ...

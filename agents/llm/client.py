@@ -31,13 +31,13 @@ from agents.llm.errors import (
     LLMUnavailable,
 )
 from agents.llm.estimate import Calibrations, request_chars
-from agents.llm.keystate import KeyState
-from agents.llm.limits import LLMLimits
 from agents.llm.models import DEFAULT_REGISTRY, ModelRegistry, ModelSpec
 from agents.llm.outbound import redact_request
-from agents.llm.throttle import KeyPermit, KeyThrottle
 from agents.llm.usage import Usage
 from agents.ratelimit import Clock, StateBackend, SystemClock
+from agents.ratelimit.anthropic.limits import LLMLimits
+from agents.ratelimit.anthropic.meters import KeyState
+from agents.ratelimit.anthropic.throttle import KeyPermit, KeyThrottle
 from agents.redact import fingerprint, redact
 
 __all__ = [

@@ -1,6 +1,19 @@
 """Memory surfaces: user-visible memory, agent operational memory, bounded history retrieval.
 
 Works over any backend that fits :mod:`agents.memory.ports` (the store).
+
+- ``feedback.py``: Learnings from feedback on the bot's review comments: classify a reply or
+  reaction, word it as a quoted fact, propose it once
+- ``history.py``: ``history_search``: the bounded, redacting history-retrieval tool workers call
+- ``learning.py``: Reading what people said about the bot's review comments, and turning it into
+  proposals
+- ``operational.py``: Agent operational memory: append-only notes and a per-worker continuity
+  summary, plus ``recall`` for the per-turn layer
+- ``ports.py``: What the memory surfaces need from the store, as structural types
+- ``snapshot.py``: The frozen memory snapshot taken once at worker start for the cached prompt
+  prefix
+- ``user_memory.py``: User-visible memory: facts and procedures a person lists, adds, edits and
+  deletes (``swarm memory list|add|edit|rm``)
 """
 
 from agents.memory.history import HistoryHit, HistorySearchError, format_hits, history_search

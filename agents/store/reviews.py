@@ -1,6 +1,6 @@
 """Review idempotency keys: at most one review per (repo, PR, head SHA, role), across workers.
 
-Keys are opaque here; ``agents.reviews`` defines what they say."""
+Keys are opaque here; ``agents.posting.keys`` defines what they say."""
 
 from __future__ import annotations
 

@@ -1,4 +1,24 @@
-"""What the model may call. A worker gets only the tools its role lists and its token allows."""
+"""What the model may call. A worker gets only the tools its role lists and its token allows.
+
+- ``anchors.py``: Where an inline review comment can sit: the lines of the PR's diff hunks; the rest
+  moves into the review body
+- ``base.py``: The tool contract: a name, a pydantic argument model, a handler, and what it needs to
+  run
+- ``comment.py``: Posting the triager's single comment on an issue exactly once, whichever worker
+  posts it (store claim per issue and role, hidden marker)
+- ``context.py``: What every tool of one worker shares: its task, its gateway, the store, its
+  buffers
+- ``github_tools.py``: GitHub tools: read the task's pull request or issue, and the few writes a
+  role may make
+- ``memory_tools.py``: Memory and history tools: recall, the bounded history search, notes, progress
+  checkpoints
+- ``pages.py``: Paging tool output to the session's tier: long patches, files and listings in pages
+  that name the next call, never cut
+- ``pull_files.py``: The pull request's files as the tools see them: the reviewed set and the whole
+  PR's patches comments anchor to
+- ``review.py``: Posting exactly one review per (PR, head SHA, role), even across retries, re-runs
+  and crashes
+"""
 
 from __future__ import annotations
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agents.once import Written, create_or_find
-from agents.reviews import comment_key, find_own_comment, with_comment_marker
+from agents.posting.keys import comment_key, find_own_comment, with_comment_marker
+from agents.posting.once import Written, create_or_find
 from agents.tools.context import WorkerContext
 from agents.tools.review import worker_writes_once
 

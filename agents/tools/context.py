@@ -37,7 +37,7 @@ class WorkerContext:
     permissions: dict[str, str]
     dry_run: bool = False
     history_scope: str = "session"
-    # The verified login this worker acts as (whose review markers count is agents.reviews').
+    # The verified login this worker acts as (whose review markers count is agents.posting.keys').
     bot_login: str | None = None
     # Page sizes of the session's context tier (``agents.llm.context``).
     pages: TierPolicy = field(default_factory=lambda: tier_for(200_000))

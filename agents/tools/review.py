@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agents.once import Claim, Create, Find, Written, create_or_find, write_once
-from agents.reviews import find_marked, review_key, with_marker
+from agents.posting.keys import find_marked, review_key, with_marker
+from agents.posting.once import Claim, Create, Find, Written, create_or_find, write_once
 from agents.store.base import UnknownWorkerError
 from agents.tools.base import ToolError
 from agents.tools.context import PostedReview, WorkerContext

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from agents.envelope import Budgets
+from agents.dispatch.envelope import Budgets
 from agents.llm.client import LLMResult
 from agents.llm.models import DEFAULT_REGISTRY, ModelRegistry, UnknownModel
 from agents.llm.usage import Usage, cost

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from pydantic import SecretStr
 
-from agents.envelope import OpenedEnvelope, SealedEnvelope
+from agents.dispatch.envelope import OpenedEnvelope, SealedEnvelope
 from agents.llm.estimate import Calibrations
 from agents.llm.models import DEFAULT_REGISTRY, ModelRegistry
 from agents.roles import Role

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from agents.envelope import SealedEnvelope, envelope_hash
+from agents.dispatch.envelope import SealedEnvelope, envelope_hash
 from agents.llm.prompt import CachedPrefix
 from agents.llm.turn import ToolResult
 from agents.memory.snapshot import MemorySnapshot

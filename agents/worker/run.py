@@ -17,8 +17,8 @@ from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING
 
-from agents.envelope import EnvelopeRejected, OpenedEnvelope, SealedEnvelope
-from agents.envelope_admission import Arrival, admit_envelope
+from agents.dispatch.admission import Arrival, admit_envelope
+from agents.dispatch.envelope import EnvelopeRejected, OpenedEnvelope, SealedEnvelope
 from agents.github.errors import GitHubApiError, GitHubUnavailable
 from agents.identity.errors import IdentityBlocked, IdentityError
 from agents.llm.client import LLMError

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from flows.cli import app
+from flows.cli.app import app
 
 ROOT = Path(__file__).resolve().parents[2]
 EXIT_FAILED = 1

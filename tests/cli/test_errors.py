@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.cli_errors import describe
+from flows.cli.errors import describe
 from sandbox.github.seed import credentials_env
 from sandbox.server import SandboxServer
 from tests.cli.conftest import EXIT_FAILED, EXIT_USAGE, ROOT, assert_error, swarm

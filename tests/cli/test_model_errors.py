@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents.config import load_settings
-from flows.models import check_model
+from agents.settings.model import load_settings
+from flows.run.models import check_model
 from tests.cli.conftest import EXIT_USAGE, swarm
 
 KNOWN = "known: claude-haiku-4-5, "

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.serving import deployment_parameters
+from flows.run.serve import deployment_parameters
 from tests.cli.conftest import EXIT_USAGE, assert_error, swarm
 
 KNOWN = "(known: reviewer, security-reviewer, summarizer, triager)"

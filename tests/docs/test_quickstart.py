@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.local_prefect import prefect_home, stop
+from flows.local.prefect_server import prefect_home, stop
 from sandbox.model import ScriptedModel
 from sandbox.model.server import ScriptedServer
 

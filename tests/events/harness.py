@@ -14,13 +14,13 @@ from typing import Any
 import httpx
 import pytest
 
-from agents.reviews import review_key_prefix
+from agents.posting.keys import review_key_prefix
 from agents.store import Store
-from flows.enqueue import InProcessEnqueuer
-from flows.event_github import BotCommands
-from flows.event_learning import FeedbackLearner
-from flows.event_sink import EventSink
-from flows.webhook_app import WebhookReceiver, create_webhook_app
+from flows.run.bot import BotCommands
+from flows.webhook.app import WebhookReceiver, create_webhook_app
+from flows.webhook.enqueue import InProcessEnqueuer
+from flows.webhook.learning import FeedbackLearner
+from flows.webhook.sink import EventSink
 from sandbox.github.seed import (
     COLLABORATORS,
     REPOS,
@@ -98,8 +98,8 @@ def sandbox_server() -> Iterator[SandboxServer]:
 async def receiver_over(
     server: SandboxServer, store: Store, *, max_body: int = 64 * 1024
 ) -> AsyncIterator[Events]:
-    from agents.config import load_settings
-    from agents.role_files import load_roles
+    from agents.roles.files import load_roles
+    from agents.settings.model import load_settings
 
     settings = load_settings()
     for name in REPOS:

@@ -8,7 +8,7 @@ import pytest
 
 from agents.events.commands import Command, find_command, may_command
 from agents.events.routing import route_event
-from flows.event_sink import flow_parameters
+from flows.webhook.sink import flow_parameters
 from sandbox.github.seed import MAINTAINER, WIDGETS
 from sandbox.github.state import SandboxState
 from sandbox.github.webhooks import Delivery, SandboxWebhooks

@@ -9,11 +9,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agents.config import load_settings
-from flows.enqueue import InProcessEnqueuer, Overlaid
-from flows.event_sink import EventSink
-from flows.webhook_app import create_webhook_app
-from flows.webhook_serve import build_receiver
+from agents.settings.model import load_settings
+from flows.webhook.app import create_webhook_app
+from flows.webhook.enqueue import InProcessEnqueuer, Overlaid
+from flows.webhook.serve import build_receiver
+from flows.webhook.sink import EventSink
 from sandbox.github.seed import COLLABORATORS, REPOS, WIDGETS, WIDGETS_PR_CLEAN, WRITER
 from sandbox.github.webhooks import SandboxWebhooks
 from sandbox.server import SandboxServer

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from agents.github import BudgetBackend, IdentityThrottle, ScaledClock, ThrottleLimits
-from agents.github.clock import Clock
 from agents.github.gateway import GitHubGateway
+from agents.ratelimit.clock import Clock
 from sandbox.github.clock import SandboxClock
 from sandbox.github.limits import RateLimits
 from sandbox.github.seed import REVIEWER_BOT, REVIEWER_INSTALLATION_ID

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from agents.github.buckets import IdentityState, decide
-from agents.github.limits import ThrottleLimits
-from agents.github.readings import Answer, observe
-from agents.github.requests import classify_rest
+from agents.ratelimit.github.buckets import IdentityState, decide
+from agents.ratelimit.github.limits import ThrottleLimits
+from agents.ratelimit.github.readings import Answer, observe
+from agents.ratelimit.github.requests import classify_rest
 from sandbox.github.limits import peak_in_any_window
 
 MINUTE_S = 15.0

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from agents.github import classify_graphql, classify_rest
-from agents.github.requests import route_template
+from agents.ratelimit.github.requests import route_template
 
 
 def test_a_pull_request_read_costs_one_core_point_and_names_its_route() -> None:

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from agents.github import BudgetBackend, ThrottleLimits, classify_rest
-from agents.github.buckets import BucketState, Decision, IdentityState, decide
-from agents.github.readings import apply_bucket
 from agents.ratelimit import RowBackend
+from agents.ratelimit.github.buckets import BucketState, Decision, IdentityState, decide
+from agents.ratelimit.github.readings import apply_bucket
 from agents.store import Store
 from tests.store.backends import fresh_pg_schema
 

@@ -14,15 +14,15 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from pydantic import SecretStr
 
-from agents.config import Settings, load_settings
-from agents.envelope import DispatchEnvelope, OpenedEnvelope
+from agents.dispatch.envelope import DispatchEnvelope, OpenedEnvelope
+from agents.dispatch.sealing import EnvelopeSealer, generate_sealing_key
 from agents.identity import TokenScope
 from agents.identity.lease import TokenLease
 from agents.identity.minter import InstallationMinter
 from agents.identity.sources import IdentitySource, open_identity
 from agents.identity.verify import IdentityVerifier
 from agents.roles import RoleRefs
-from agents.sealing import EnvelopeSealer, generate_sealing_key
+from agents.settings.model import Settings, load_settings
 from agents.work import Task
 from sandbox.github.seed import MAINTAINER, credentials_env
 from sandbox.server import SandboxServer

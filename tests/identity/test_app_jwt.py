@@ -12,10 +12,10 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from pydantic import SecretStr
 
-from agents.config import ConfigError, IdentitySettings, load_settings
 from agents.identity import IdentityError
 from agents.identity.app_jwt import AppJwtSigner, read_private_key
 from agents.identity.sources import BotPatIdentity, open_identity
+from agents.settings.model import ConfigError, IdentitySettings, load_settings
 
 NOW = datetime(2026, 11, 29, 14, 0, tzinfo=UTC)
 

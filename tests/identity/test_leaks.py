@@ -11,15 +11,20 @@ import pytest
 import respx
 from pydantic import SecretStr
 
-from agents.config import ConfigError
-from agents.envelope import DispatchEnvelope, EnvelopeRejected, OpenedEnvelope, SealedEnvelope
+from agents.dispatch.envelope import (
+    DispatchEnvelope,
+    EnvelopeRejected,
+    OpenedEnvelope,
+    SealedEnvelope,
+)
+from agents.dispatch.sealing import EnvelopeSealer, SealRefused, generate_sealing_key
 from agents.identity import IdentityError, TokenScope
 from agents.identity.app_jwt import AppJwtSigner
 from agents.identity.minter import InstallationMinter
 from agents.identity.sources import open_identity
 from agents.identity.verify import IdentityVerifier
 from agents.roles import RoleRefs
-from agents.sealing import EnvelopeSealer, SealRefused, generate_sealing_key
+from agents.settings.model import ConfigError
 from agents.work import Task
 from sandbox.github.seed import MAINTAINER, REVIEWER_APP_ID
 from sandbox.server import SandboxServer

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from agents.config import Settings
 from agents.identity import MintRefused, PermissionRefused, TokenScope
 from agents.identity.minter import InstallationMinter
 from agents.identity.sources import open_identity
 from agents.identity.tokens import fingerprint
+from agents.settings.model import Settings
 from sandbox.github.seed import REVIEWER_APP_ID, REVIEWER_INSTALLATION_ID
 from sandbox.github.state import SandboxState
 from sandbox.server import SandboxServer

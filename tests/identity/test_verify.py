@@ -20,13 +20,13 @@ import pytest
 import respx
 from pydantic import SecretStr
 
-from agents.config import Settings
-from agents.envelope import OpenedEnvelope
+from agents.dispatch.envelope import OpenedEnvelope
+from agents.dispatch.sealing import EnvelopeSealer, generate_sealing_key
 from agents.identity import IdentityBlocked, IdentityClaim, TokenScope
 from agents.identity.minter import InstallationMinter
 from agents.identity.sources import open_identity
 from agents.identity.verify import IdentityVerifier, verify_identity
-from agents.sealing import EnvelopeSealer, generate_sealing_key
+from agents.settings.model import Settings
 from sandbox.server import SandboxServer
 from tests.identity.conftest import (
     MAINTAINER,

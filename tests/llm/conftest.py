@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.role_files import load_roles
 from agents.roles import Role
+from agents.roles.files import load_roles
 
 ROLES_DIR = Path(__file__).resolve().parents[2] / "roles"
 

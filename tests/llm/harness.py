@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from agents.envelope import Budgets
+from agents.dispatch.envelope import Budgets
 from agents.llm.client import LLMClient
 from agents.llm.prompt import CachedPrefix, PrefixBuilder
 from agents.llm.request import OverlayChain

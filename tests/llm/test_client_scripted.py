@@ -14,10 +14,10 @@ from agents.llm.client import (
     LLMPaused,
     LLMRequestError,
 )
-from agents.llm.limits import LLMLimits
 from agents.llm.request import build_request
 from agents.llm.turn import ToolResult, TurnContext, assistant_message, user_message
 from agents.llm.usage import is_cache_miss
+from agents.ratelimit.anthropic.limits import LLMLimits
 from agents.roles import Role, RoleChain
 from sandbox.model import ScriptedModel, ScriptedServer
 from tests.llm.clocks import VirtualClock

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agents.llm.keystate import KeyState, decide, settle
-from agents.llm.limits import LLMLimits
-from agents.llm.readings import NO_READING, Reading, read_headers
+from agents.ratelimit.anthropic.limits import LLMLimits
+from agents.ratelimit.anthropic.meters import KeyState, decide, settle
+from agents.ratelimit.anthropic.readings import NO_READING, Reading, read_headers
 
 LIM = LLMLimits(refill_safety=1.0)
 T0 = 1_700_000_000.0

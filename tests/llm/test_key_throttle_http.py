@@ -11,7 +11,7 @@ import asyncio
 from typing import Any
 
 from agents.llm.client import LLMClient
-from agents.llm.throttle import KeyThrottle
+from agents.ratelimit.anthropic.throttle import KeyThrottle
 from sandbox.github.clock import SandboxClock
 from sandbox.model import ScriptedModel, ScriptedServer
 from sandbox.model.ratelimit import ProviderLimits

@@ -17,8 +17,8 @@ import pytest
 import sqlalchemy as sa
 
 from agents.llm.client import LLMClient
-from agents.llm.keystate import KeyState
 from agents.ratelimit import RowBackend, ScaledClock
+from agents.ratelimit.anthropic.meters import KeyState
 from agents.store import Store
 from agents.store.schema import throttle_state
 from sandbox.github.clock import SandboxClock

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agents.store import NewEvent
-from flows.cli import app
+from flows.cli.app import app
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_CLEAN, WIDGETS_PR_DEBUG_PRINT
 from tests.memory.real_worker import system_text
 from tests.worker.conftest import Swarm

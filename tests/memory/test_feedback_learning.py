@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from agents.learning import LearningReport, learn_from_repo
-from flows.cli import app
+from agents.memory.learning import LearningReport, learn_from_repo
+from flows.cli.app import app
 from sandbox.github.feedback import grant, react, reply
 from sandbox.github.seed import MAINTAINER, WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from tests.memory.real_worker import first_user_text, system_text

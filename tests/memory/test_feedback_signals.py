@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from agents.learning import commented_code
 from agents.memory.feedback import Feedback, classify_reaction, classify_reply, propose
+from agents.memory.learning import commented_code
 from agents.store import Store
 
 PLANTED = "ghp_" + "Z" * 36

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agents.github.buckets import IdentityState
-from agents.llm.keystate import KeyState
 from agents.ratelimit import RowBackend
+from agents.ratelimit.anthropic.meters import KeyState
+from agents.ratelimit.github.buckets import IdentityState
 from agents.store import Store
 
 

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agents.envelope import SealedEnvelope
+from agents.dispatch.envelope import SealedEnvelope
 from agents.identity import IdentityClaim
-from flows.cli import app
+from flows.cli.app import app
 from sandbox.github.seed import BOT_USER, MAINTAINER, WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from sandbox.server import SandboxServer
 from tests.cli.conftest import EXIT_USAGE, Seen, assert_error
-from tests.flows.conftest import use_sandbox_settings
+from tests.run.conftest import use_sandbox_settings
 from tests.worker.conftest import Swarm, make_swarm
 
 __all__ = ["make_swarm"]  # the worker tests' fixture: a live sandbox and a runtime

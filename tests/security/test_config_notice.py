@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from agents.config_notice import ConfigNotice, notice_key
-from agents.repo_config import RepoConfigError, parse_repo_config
-from agents.reviews import with_comment_marker
-from flows.discovery import post_config_notices
+from agents.planning.config_notice import ConfigNotice, notice_key
+from agents.planning.repo_config import RepoConfigError, parse_repo_config
+from agents.posting.keys import with_comment_marker
+from flows.run.discovery import post_config_notices
 from sandbox.github.records import Rendezvous
 from sandbox.github.seed import REVIEWER_BOT, WIDGETS, WIDGETS_PR_CLEAN, WIDGETS_PR_DEBUG_PRINT
 from sandbox.server import SandboxServer
@@ -107,7 +107,7 @@ async def test_a_marker_pasted_by_the_pr_author_does_not_silence_the_notice(
 
 
 async def test_a_dry_run_posts_no_notice(make_swarm: Callable[..., Swarm]) -> None:
-    from flows.discovery import discover
+    from flows.run.discovery import discover
 
     dry = make_swarm(dry_run=True)
     dry.sandbox.state.commit_to_branch(WIDGETS, {".github/swarm.yaml": "skip:\n  draft: 1\n"})

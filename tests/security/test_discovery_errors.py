@@ -9,11 +9,11 @@ import asyncio
 
 import pytest
 
-from agents.planning import Discovery, discover_work
-from flows.runtime_glue import GatewayPullSource
+from agents.planning.discover import Discovery, discover_work
+from flows.run.adapters import GatewayPullSource
 from sandbox.server import SandboxServer
-from tests.flows.conftest import Swarm, run_swarm, swarm
 from tests.github.sandbox_helpers import reviewer_gateway
+from tests.run.conftest import Swarm, run_swarm, swarm
 
 __all__ = ["swarm"]  # the flow tests' sandbox fixture (the Prefect harness is a root plugin)
 
@@ -66,7 +66,7 @@ def test_a_run_reviews_the_other_repositories_and_names_the_unreadable_one(
     assert line.startswith(f"{GADGETS}: cannot list PRs: ")
     assert "1 repository(ies) could not be read" in report.headline()
 
-    from flows.console import console, print_report
+    from flows.cli.console import console, print_report
 
     with console.capture() as shown:
         print_report(report)

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from flows.cli import app
+from flows.cli.app import app
 from sandbox.server import SandboxServer
-from tests.flows.conftest import Swarm, use_sandbox_settings
+from tests.run.conftest import Swarm, use_sandbox_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 MAINTAINER_PAT = "ghp_MAINTAINERplantedHOSTtoken00000000042"

@@ -10,10 +10,10 @@ from collections.abc import Callable
 
 import pytest
 
-from agents.planning import Discovery
-from agents.reviews import review_key, with_marker
+from agents.planning.discover import Discovery
+from agents.posting.keys import review_key, with_marker
 from agents.wiring import Runtime
-from flows.discovery import discover
+from flows.run.discovery import discover
 from sandbox.github.seed import REVIEWER_BOT, WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from tests.security.conftest import as_user, bot_reviews
 from tests.worker.conftest import Swarm

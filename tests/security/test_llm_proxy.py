@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from agents.llm.client import LLMClient, LLMUnavailable
-from agents.llm.limits import LLMLimits
+from agents.ratelimit.anthropic.limits import LLMLimits
 from sandbox.model import ScriptedModel, ScriptedServer
 
 KEY = "sk-ant-api03-PROXYPLANTED-do-not-leak"
@@ -147,8 +147,8 @@ def _through_settings(
     monkeypatch: pytest.MonkeyPatch, base_url: str, proxy: str | None = None
 ) -> Any:
     """One request as a run makes it: settings from the environment, then ``open_model``."""
-    from agents.config import load_settings
-    from flows.models import open_model
+    from agents.settings.model import load_settings
+    from flows.run.models import open_model
 
     for name in list(os.environ):
         if name.startswith("SWARM_"):

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from agents.reviews import review_key
+from agents.posting.keys import review_key
 from agents.work import Task
 from sandbox.github.seed import REVIEWER_BOT, WIDGETS, WIDGETS_ISSUE_DOCS, WIDGETS_PR_DEBUG_PRINT
 from sandbox.server import SandboxServer
-from tests.flows.conftest import PLANTED_ANTHROPIC_KEY, SEALING_KEY, run_swarm, use_sandbox_settings
-from tests.flows.conftest import Swarm as FlowSwarm
+from tests.run.conftest import PLANTED_ANTHROPIC_KEY, SEALING_KEY, run_swarm, use_sandbox_settings
+from tests.run.conftest import Swarm as FlowSwarm
 from tests.security.conftest import bot_reviews
 from tests.worker.conftest import Swarm
 from tests.worker.fake_models import ReplayModel, message, tool_use

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from agents.envelope import EnvelopeRejected, SealedEnvelope
-from agents.envelope_admission import Arrival, admit_envelope
+from agents.dispatch.admission import Arrival, admit_envelope
+from agents.dispatch.envelope import EnvelopeRejected, SealedEnvelope
 from agents.outcome import WorkerOutcome
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from tests.worker.conftest import Swarm, make_swarm, swarm

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from agents.envelope import SealedEnvelope
+from agents.dispatch.envelope import SealedEnvelope
 from agents.identity import IdentityClaim, MintRecord
 from agents.identity.tokens import fingerprint
 from sandbox.github.seed import (

@@ -18,9 +18,9 @@ import httpx
 import pytest
 import respx
 
+from agents.dispatch.sealing import SealRefused
 from agents.identity import MintRefused
 from agents.identity.tokens import fingerprint
-from agents.sealing import SealRefused
 from sandbox.github.seed import REVIEWER_INSTALLATION_ID, WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from tests.worker.conftest import Swarm, make_swarm, swarm
 

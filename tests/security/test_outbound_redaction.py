@@ -21,8 +21,8 @@ import pytest
 from sandbox.github.state import SandboxState
 from sandbox.model import ScriptedModel, ScriptedServer
 from sandbox.server import SandboxServer
-from tests.flows.conftest import Swarm, run_swarm, swarm
 from tests.github.sandbox_helpers import reviewer_gateway
+from tests.run.conftest import Swarm, run_swarm, swarm
 
 __all__ = ["swarm"]  # the flow tests' sandbox fixture (the Prefect harness is a root plugin)
 

@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents.config import load_settings
+from agents.dispatch.sealing import EnvelopeSealer, generate_sealing_key
 from agents.redact import redact, redact_obj
-from agents.sealing import EnvelopeSealer, generate_sealing_key
+from agents.settings.model import load_settings
 
 PATIENT = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ALNUM = string.ascii_letters + string.digits

@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from agents.reviews import review_key
+from agents.posting.keys import review_key
 from agents.worker.record import StoreRecorder
 from sandbox.github.records import Rendezvous
 from sandbox.github.seed import REVIEWER_BOT, WIDGETS, WIDGETS_PR_DEBUG_PRINT

@@ -10,7 +10,7 @@ import asyncio
 
 import pytest
 
-from agents.reviews import comment_key
+from agents.posting.keys import comment_key
 from agents.work import Task
 from agents.worker.record import StoreRecorder
 from sandbox.github.records import Rendezvous

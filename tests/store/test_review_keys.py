@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from agents.reviews import review_key
+from agents.posting.keys import review_key
 from agents.store import Store
 
 

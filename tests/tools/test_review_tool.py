@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.reviews import marker, review_key
+from agents.posting.keys import marker, review_key
 from agents.tools import build_toolbox
 from agents.tools.review import post_once, posted_review_url
 from agents.work import Shard

@@ -10,16 +10,16 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from agents.config import load_settings
-from agents.envelope import DispatchEnvelope, SealedEnvelope
+from agents.dispatch.envelope import DispatchEnvelope, SealedEnvelope
 from agents.identity import IdentityClaim
 from agents.llm.client import LLMClient
 from agents.outcome import WorkerOutcome
 from agents.roles import RoleRefs
+from agents.settings.model import load_settings
 from agents.wiring import Runtime, build_runtime
 from agents.work import Task
 from agents.worker.run import run_worker
-from flows.models import scripted_model
+from flows.run.models import scripted_model
 from sandbox.github.seed import MAINTAINER, credentials_env
 from sandbox.model import ScriptedModel
 from sandbox.server import SandboxServer

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agents.envelope import Budgets
+from agents.dispatch.envelope import Budgets
 from agents.llm.prompt import PrefixBuilder
 from agents.llm.turn import ToolResult
 from agents.llm.usage import Usage

@@ -1,4 +1,4 @@
-"""The run's hold on a scope's token (``flows/token_keeper.py``) never keeps a token alive that no
+"""The run's hold on a scope's token (``flows/run/tokens.py``) never keeps a token alive that no
 worker uses: when the minter hands later workers a fresh token (the held one is near its expiry),
 the hold moves to it, and the old token is revoked with the last worker that still holds it."""
 
@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from agents.identity.minter import InstallationMinter
-from flows.token_keeper import TokenKeeper
+from flows.run.tokens import TokenKeeper
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_CLEAN
 from tests.worker.conftest import Swarm
 

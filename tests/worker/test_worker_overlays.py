@@ -75,7 +75,7 @@ async def test_a_call_overlay_from_configuration_scopes_exactly_the_calls_after_
 async def test_an_overlay_naming_no_role_is_refused_before_anything_opens(
     make_swarm: Callable[..., Swarm], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agents.config import ConfigError
+    from agents.settings.model import ConfigError
 
     monkeypatch.setenv("SWARM_PATH_OVERLAYS", json.dumps({"docs/**": "docs-writer"}))
     with pytest.raises(ConfigError, match="SWARM_PATH_OVERLAYS: 'docs/\\*\\*' names no role"):

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agents.envelope import SealedEnvelope
+from agents.dispatch.envelope import SealedEnvelope
 from agents.identity.claim import IdentityClaim
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from tests.conftest import HOST_GH_TOKEN

@@ -1,0 +1,241 @@
+"""Reading what people said about the bot's review comments, and turning it into proposals.
+
+Polled at the start of each run of a repository (``learn_from_repo``), or fed one webhook
+comment at a time (``learn_from_comments``, for the events path). Trust follows authorship:
+only replies, reactions and thread resolutions by people whose collaborator permission on the
+repository is write or above count; bots (our own included) and everyone else, the PR's author
+without write access too (GitHub lets an author resolve threads), are ignored, whatever they did.
+What counts is stored by :mod:`agents.memory.feedback` as a proposed, quoted learning.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from agents.memory.feedback import (
+    WRITE_PERMISSIONS,
+    Feedback,
+    Signal,
+    classify_reaction,
+    classify_reply,
+    propose,
+)
+from agents.memory.ports import MemoryBackend
+
+if TYPE_CHECKING:
+    from agents.github.endpoints import GitHubEndpoints
+
+log = logging.getLogger("agents.memory.learning")
+# Resolved threads are read per pull request (one GraphQL query each): the newest this many
+# pull requests with the bot's comments, so a long-lived repository costs a bounded poll.
+THREAD_PULLS = 20
+
+
+@dataclass
+class LearningReport:
+    proposed: list[int] = field(default_factory=list)
+    accepted: list[int] = field(default_factory=list)
+    ignored: list[tuple[str, str]] = field(default_factory=list)  # (login, why)
+
+
+def _login(obj: Mapping[str, Any]) -> tuple[str, bool]:
+    user = obj.get("user") or {}
+    login = str(user.get("login") or "")
+    return login, user.get("type") == "Bot" or login.endswith("[bot]")
+
+
+def _pr_number(comment: Mapping[str, Any]) -> int:
+    url = str(comment.get("pull_request_url") or "")
+    tail = url.rstrip("/").rsplit("/", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
+def commented_code(diff_hunk: str) -> str:
+    """The line a review comment is on: the last line of its diff hunk, without the marker."""
+    lines = [line for line in diff_hunk.splitlines() if not line.startswith("@@")]
+    return lines[-1][1:].strip() if lines else ""
+
+
+class _Learner:
+    def __init__(
+        self,
+        gateway: GitHubEndpoints,
+        store: MemoryBackend,
+        repo: str,
+        bot_logins: Collection[str],
+        auto_accept: bool,
+    ) -> None:
+        self.gateway, self.store, self.repo = gateway, store, repo
+        self.bots = set(bot_logins)
+        self.auto_accept = auto_accept
+        self.permissions: dict[str, str] = {}
+        self.report = LearningReport()
+
+    async def may_teach(self, login: str, is_bot: bool) -> str | None:
+        """The person's permission when it is write or above; None (and why) otherwise."""
+        # GraphQL names an App's bot user without the "[bot]" that REST adds.
+        if is_bot or not login or login in self.bots or f"{login}[bot]" in self.bots:
+            self.report.ignored.append((login, "a bot"))
+            return None
+        if login not in self.permissions:
+            self.permissions[login] = await self.gateway.collaborator_permission(self.repo, login)
+        permission = self.permissions[login]
+        if permission not in WRITE_PERMISSIONS:
+            self.report.ignored.append((login, f"{permission} access, not write"))
+            return None
+        return permission
+
+    def keep(
+        self,
+        bot_comment: Mapping[str, Any],
+        by: str,
+        permission: str,
+        signal: Signal,
+        said: str,
+        reply_url: str | None,
+        key: str,
+    ) -> None:
+        item = Feedback(
+            repo=self.repo,
+            pr_number=_pr_number(bot_comment),
+            comment_id=int(bot_comment["id"]),
+            comment_url=str(bot_comment.get("html_url") or bot_comment.get("url") or ""),
+            path=str(bot_comment.get("path") or ""),
+            line=bot_comment.get("line") if isinstance(bot_comment.get("line"), int) else None,
+            code=commented_code(str(bot_comment.get("diff_hunk") or "")),
+            finding=str(bot_comment.get("body") or ""),
+            by=by,
+            permission=permission,
+            signal=signal,
+            said=said,
+            reply_url=reply_url,
+            key=key,
+        )
+        row, new = propose(self.store, item, auto_accept=self.auto_accept)
+        if new:
+            (self.report.accepted if row.state == "active" else self.report.proposed).append(row.id)
+
+    async def replies(self, comments: Iterable[Mapping[str, Any]], bot: Mapping[int, Any]) -> None:
+        for reply in comments:
+            parent = bot.get(reply.get("in_reply_to_id") or 0)
+            if parent is None:
+                continue
+            login, is_bot = _login(reply)
+            permission = await self.may_teach(login, is_bot)
+            signal = classify_reply(str(reply.get("body") or ""))
+            if permission is None or signal is None:
+                continue
+            url = str(reply.get("html_url") or reply.get("url") or "")
+            key = f"{self.repo}:reply:{reply['id']}"
+            self.keep(parent, login, permission, signal, str(reply.get("body")), url, key)
+
+    async def reactions(self, bot: Mapping[int, Mapping[str, Any]]) -> None:
+        for comment in bot.values():
+            summary = comment.get("reactions")
+            if isinstance(summary, Mapping) and not summary.get("-1"):
+                continue  # GitHub counts reactions on the comment: nothing to fetch
+            for reaction in await self.gateway.list_review_comment_reactions(
+                self.repo, int(comment["id"])
+            ):
+                signal = classify_reaction(str(reaction.get("content")))
+                if signal is None:
+                    continue
+                login, is_bot = _login(reaction)
+                permission = await self.may_teach(login, is_bot)
+                if permission is not None:
+                    key = f"{self.repo}:reaction:{reaction['id']}"
+                    self.keep(comment, login, permission, signal, ":-1:", None, key)
+
+    async def resolutions(self, bot: Mapping[int, Mapping[str, Any]]) -> None:
+        """Each resolved thread that starts with one of ``bot``'s comments: an acknowledgement
+        by whoever resolved it, when they have write access."""
+        latest: dict[int, int] = {}
+        for comment_id, comment in bot.items():
+            number = _pr_number(comment)
+            if number:
+                latest[number] = max(latest.get(number, 0), comment_id)
+        newest = sorted(latest, key=lambda n: latest[n], reverse=True)[:THREAD_PULLS]
+        for number in newest:
+            for thread in await self.gateway.list_review_threads(self.repo, number):
+                first = ((thread.get("comments") or {}).get("nodes") or [{}])[0]
+                parent = bot.get(int(first.get("databaseId") or 0))
+                resolver = thread.get("resolvedBy") or {}
+                if thread.get("isResolved") and parent is not None:
+                    login = str(resolver.get("login") or "")
+                    await self.acknowledged(parent, login, False, str(thread.get("id")))
+
+    async def acknowledged(
+        self, parent: Mapping[str, Any], login: str, is_bot: bool, thread_id: str
+    ) -> None:
+        """``login`` resolved the thread ``thread_id`` that ``parent`` (the bot's) starts."""
+        permission = await self.may_teach(login, is_bot)
+        if permission is not None:
+            key = f"{self.repo}:resolved:{thread_id}:{login}"
+            self.keep(parent, login, permission, "acknowledgement", "", None, key)
+
+
+def _bot_comments(learner: _Learner, listed: Iterable[Mapping[str, Any]]) -> dict[int, Any]:
+    """The bot's own comments that start a thread, by id."""
+    return {
+        int(c["id"]): c
+        for c in listed
+        if _login(c)[0] in learner.bots and not c.get("in_reply_to_id")
+    }
+
+
+async def learn_from_comments(
+    gateway: GitHubEndpoints,
+    store: MemoryBackend,
+    repo: str,
+    comments: Iterable[Mapping[str, Any]],
+    *,
+    bot_logins: Collection[str],
+    auto_accept: bool = False,
+    read_reactions: bool = True,
+    read_threads: bool = False,
+) -> LearningReport:
+    """Learn from ``comments`` (review comments of ``repo`` as GitHub renders them: a page of
+    the repository listing, or one webhook ``comment`` with its parent fetched by the caller);
+    ``read_threads`` also reads whether the threads of the bot's comments were resolved."""
+    learner = _Learner(gateway, store, repo, bot_logins, auto_accept)
+    listed = list(comments)
+    bot = _bot_comments(learner, listed)
+    await learner.replies(listed, bot)
+    if read_reactions:
+        await learner.reactions(bot)
+    if read_threads:
+        await learner.resolutions(bot)
+    return learner.report
+
+
+async def learn_from_repo(
+    gateway: GitHubEndpoints,
+    store: MemoryBackend,
+    repo: str,
+    *,
+    bot_logins: Collection[str],
+    auto_accept: bool = False,
+) -> LearningReport:
+    """Poll ``repo``'s review comments and their threads once (at the start of a run) and
+    learn from replies, reactions and resolved threads."""
+    comments = await gateway.list_repo_review_comments(repo)
+    report = await learn_from_comments(
+        gateway,
+        store,
+        repo,
+        comments,
+        bot_logins=bot_logins,
+        auto_accept=auto_accept,
+        read_threads=True,
+    )
+    if report.proposed or report.accepted:
+        log.info(
+            "%s: %d learning(s) proposed, %d accepted from review feedback",
+            repo,
+            len(report.proposed),
+            len(report.accepted),
+        )
+    return report

@@ -1,0 +1,13 @@
+"""Planning: which pull requests and issues to work on, in which shards, at what cost.
+
+Plain Python, no Prefect: the flow calls it through ``flows.run.discovery``.
+
+- ``discover.py``: work discovery: open PRs per repository, minus the ones already reviewed
+- ``shards.py``: one worker per PR, or reviewer shards plus a summarizer for a large one
+- ``triage.py``: which open issues the triager still has to triage
+- ``costs.py``: a run's expected cost before it starts and its cost cap while it runs
+- ``repo_config.py``: ``.github/swarm.yaml``: what one repository asks of the swarm, strict schema
+- ``repo_policy.py``: what that file means for one PR: skip it, which files, which guidance
+- ``globs.py``: ``.gitignore``-style path globs for ``.github/swarm.yaml``
+- ``config_notice.py``: telling a PR, once, that its repository's ``.github/swarm.yaml`` is invalid
+"""

@@ -1,0 +1,295 @@
+"""Work discovery for a swarm run: plain Python, no Prefect.
+
+Discovery answers "which open PRs need this role's review now?" Two independent records say a
+PR was already reviewed at its head SHA: the store's review keys (fast, no GitHub call) and the
+hidden marker the worker writes into every review body (survives a lost or fresh store). Either
+one is enough to skip. A PR reviewed at an older SHA is re-reviewed with ``since_sha`` set, so the
+worker looks only at what changed.
+
+The repository's ``.github/swarm.yaml`` (read at the default branch) decides what is skipped
+(roles, authors, labels, drafts) and which files a review covers; every skip has its reason.
+Sharding a task into workers is :mod:`agents.planning.shards`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from agents.github.errors import IdentityPaused, TokenRefused
+from agents.planning.config_notice import ConfigNotice
+from agents.planning.repo_config import CONFIG_PATH, RepoConfig, RepoConfigError, parse_repo_config
+from agents.planning.repo_policy import (
+    PolicySkip,
+    guidance_for,
+    review_scope,
+    scope_problem,
+    skip_rule,
+)
+from agents.posting.keys import marked_keys, parse_review_key, review_key
+from agents.work import Task
+
+log = logging.getLogger("swarm.planning")
+
+
+# -- what discovery reads ------------------------------------------------------------------------
+
+
+class OpenPull(BaseModel):
+    """An open pull request as the list endpoint describes it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    repo: str
+    number: int
+    title: str = ""
+    head_sha: str
+    base_sha: str | None = None
+    draft: bool = False
+    author: str | None = None
+    labels: tuple[str, ...] = ()
+
+
+class ExistingReview(BaseModel):
+    """A review already on a PR: who wrote it, at which commit, and its body (for the marker)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    user_login: str | None = None
+    commit_id: str | None = None
+    body: str = ""
+
+
+class PullSource(Protocol):
+    """The GitHub reads discovery needs. Implemented over the bot's gateway."""
+
+    async def open_pulls(self, repo: str) -> list[OpenPull]: ...
+
+    async def reviews(self, repo: str, number: int) -> list[ExistingReview]: ...
+
+    async def changed_files(self, repo: str, number: int) -> list[str]: ...
+
+    async def repo_config(self, repo: str) -> str | None:
+        """The text of ``.github/swarm.yaml`` at the default branch, None when absent."""
+        ...
+
+
+class ReviewLedger(Protocol):
+    """What the store remembers about posted reviews."""
+
+    def has_review(self, key: str) -> bool: ...
+
+    def last_reviewed_sha(self, repo: str, number: int, roles: Sequence[str]) -> str | None: ...
+
+
+class NoLedger:
+    """A ledger that remembers nothing: discovery then relies on review markers alone."""
+
+    def has_review(self, key: str) -> bool:
+        return False
+
+    def last_reviewed_sha(self, repo: str, number: int, roles: Sequence[str]) -> str | None:
+        return None
+
+
+# -- what discovery produces ---------------------------------------------------------------------
+
+SkipReason = Literal["already_reviewed", "unreadable"] | PolicySkip
+
+
+@dataclass(frozen=True)
+class SkippedItem:
+    """A PR discovery left out, and why (shown in the run summary); number 0 stands for a whole
+    repository whose pull requests could not be listed."""
+
+    repo: str
+    number: int
+    head_sha: str
+    reason: SkipReason
+    detail: str | None = None
+
+    @property
+    def where(self) -> str:
+        return f"{self.repo}#{self.number}" if self.number else self.repo
+
+
+@dataclass
+class Discovery:
+    """Discovery's answer: the review tasks to do (one per PR) and what was skipped.
+
+    ``config_errors``: per repository whose ``.github/swarm.yaml`` is invalid, its problems as
+    ``file:line: what``; such a repository is skipped until the file is fixed, and
+    ``config_notices`` name the pull requests to tell (once per version of the file).
+    """
+
+    items: list[Task]
+    skipped: list[SkippedItem]
+    config_errors: dict[str, list[str]] = field(default_factory=dict)
+    config_notices: list[ConfigNotice] = field(default_factory=list)
+    # The PRs (``acme/widgets#3``) the run has just told about an invalid file.
+    config_told: list[str] = field(default_factory=list)
+
+    @property
+    def already_reviewed(self) -> int:
+        return sum(1 for s in self.skipped if s.reason == "already_reviewed")
+
+    @property
+    def unreadable(self) -> list[SkippedItem]:
+        return [s for s in self.skipped if s.reason == "unreadable"]
+
+
+async def discover_work(
+    source: PullSource,
+    repos: Sequence[str],
+    role: str,
+    ledger: ReviewLedger | None = None,
+    *,
+    bot_login: str | None,
+    posting_roles: Sequence[str] = (),
+    include_drafts: bool = False,
+    targets: Collection[tuple[str, int]] | None = None,
+    rerun: str | None = None,
+) -> Discovery:
+    """Open PRs of ``repos`` that ``role`` has not yet reviewed at their head SHA.
+
+    ``posting_roles`` are other roles whose review stands for this role's: the summarizer posts
+    the single review of a sharded PR under its own key. ``bot_login`` is the login verified for
+    the bot discovery reads as (None: unverified): only its markers count
+    (:func:`agents.posting.keys.marker_counts`), so a marker pasted by a PR author neither skips the
+    PR nor moves its re-review base.
+    ``targets`` narrows discovery to those (repo, number) pairs. ``rerun`` forces a review:
+    a PR already reviewed at its head gets a new one under the key's re-review form, and the
+    repository's skip rules (authors, labels, drafts) give way; its path rules still hold.
+    """
+    ledger = ledger or NoLedger()
+    roles = (role, *[r for r in posting_roles if r != role])
+    wanted = {(r.lower(), n) for r, n in targets} if targets is not None else None
+    found = Discovery(items=[], skipped=[])
+    for repo in repos:
+        try:
+            pulls = await source.open_pulls(repo)
+        except (TokenRefused, IdentityPaused):
+            raise  # our own identity's failure or pause: every repository would fail alike
+        except Exception as exc:
+            # One repository that cannot be listed must not hide the others' pull requests.
+            log.warning("%s: cannot list its pull requests: %s", repo, exc)
+            found.skipped.append(SkippedItem(repo, 0, "", "unreadable", f"cannot list PRs: {exc}"))
+            continue
+        if wanted is not None:
+            pulls = [p for p in pulls if (repo.lower(), p.number) in wanted]
+            if not pulls:
+                continue
+        try:
+            config = await _repo_config(source, repo)
+        except RepoConfigError as exc:
+            log.warning("%s: %s; the repository is skipped", repo, exc)
+            found.config_errors[repo] = exc.problems
+            if exc.digest is not None:  # read but invalid (not unreadable): tell its PRs
+                numbers = tuple(p.number for p in pulls if include_drafts or not p.draft)
+                notice = ConfigNotice(repo, exc.digest, tuple(exc.problems), numbers)
+                found.config_notices.append(notice)
+            continue
+        for pull in pulls:
+            await _consider(
+                found, source, ledger, config, pull, roles, bot_login, rerun, include_drafts
+            )
+    return found
+
+
+async def _repo_config(source: PullSource, repo: str) -> RepoConfig:
+    try:
+        text = await source.repo_config(repo)
+    except Exception as exc:
+        # Unreadable is not "absent": reviewing with defaults could undo the repository's skips.
+        raise RepoConfigError([f"{CONFIG_PATH}: could not be read: {exc}"]) from None
+    return RepoConfig() if text is None else parse_repo_config(text)
+
+
+async def _consider(
+    found: Discovery,
+    source: PullSource,
+    ledger: ReviewLedger,
+    config: RepoConfig,
+    pull: OpenPull,
+    roles: Sequence[str],
+    bot_login: str | None,
+    rerun: str | None,
+    include_drafts: bool,
+) -> None:
+    """Add ``pull`` to ``found`` as a task, or as skipped with its reason."""
+    repo, role = pull.repo, roles[0]
+
+    def skip(reason: SkipReason, detail: str | None = None) -> None:
+        found.skipped.append(SkippedItem(repo, pull.number, pull.head_sha, reason, detail))
+
+    rule = skip_rule(
+        config,
+        role=role,
+        author=pull.author,
+        labels=pull.labels,
+        draft=pull.draft and not include_drafts,
+    )
+    if rule is not None and (rerun is None or rule[0] == "role_disabled"):
+        skip(rule[0], rule[1])
+        return
+    keys = {review_key(repo, pull.number, pull.head_sha, r) for r in roles}
+    reviewed_here = any(ledger.has_review(k) for k in keys)
+    if reviewed_here and rerun is None:
+        skip("already_reviewed")
+        return
+    since = ledger.last_reviewed_sha(repo, pull.number, roles)
+    try:
+        reviews = await source.reviews(repo, pull.number)
+        files = await source.changed_files(repo, pull.number)
+    except Exception as exc:
+        # One unreadable PR must not hide the others; the next run tries it again.
+        log.warning("%s#%d: cannot read it for planning: %s", repo, pull.number, exc)
+        skip("unreadable", str(exc))
+        return
+    marked_here, marker_since = _scan_markers(reviews, keys, roles, bot_login)
+    if marked_here and rerun is None:
+        log.info("%s#%d already carries a review marker at this SHA", repo, pull.number)
+        skip("already_reviewed")
+        return
+    scope = review_scope(config, files)
+    problem = scope_problem(config, scope)
+    if problem is not None:
+        skip(problem[0], problem[1])
+        return
+    since = since or marker_since
+    found.items.append(
+        Task(
+            kind="review_pr",
+            repo=repo,
+            number=pull.number,
+            head_sha=pull.head_sha,
+            base_sha=pull.base_sha,
+            since_sha=since if since != pull.head_sha else None,
+            files=scope.kept,
+            guidance=guidance_for(config, scope.kept),
+            language=config.language,
+            rerun=rerun if (reviewed_here or marked_here) else None,
+        )
+    )
+
+
+def _scan_markers(
+    reviews: Iterable[ExistingReview],
+    keys: set[str],
+    roles: Sequence[str],
+    bot_login: str | None,
+) -> tuple[bool, str | None]:
+    """(a review with one of these keys exists, the commit of these roles' latest review)."""
+    latest: str | None = None
+    for review in reviews:
+        for found in marked_keys(review.user_login, review.body, bot_login):
+            if found in keys:
+                return True, None
+            parts = parse_review_key(found)
+            if parts is not None and parts.role in roles and review.commit_id:
+                latest = review.commit_id
+    return False, latest

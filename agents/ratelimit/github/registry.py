@@ -1,0 +1,49 @@
+"""Every identity's throttle in one process, by bot login, built on first use.
+
+One login, one throttle: all workers of the identity and the identity layer's own calls as it
+(verifying a token, revoking it) draw on the same budget.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from agents.ratelimit import InMemoryBackend
+from agents.ratelimit.github.buckets import IdentityState
+from agents.ratelimit.github.limits import ThrottleLimits
+from agents.ratelimit.github.throttle import BudgetBackend, IdentityThrottle
+
+
+def in_memory() -> BudgetBackend:
+    return InMemoryBackend(IdentityState)
+
+
+class IdentityThrottles:
+    """``throttles(login)``: the identity's throttle; thread-safe, so worker threads may ask."""
+
+    def __init__(
+        self,
+        backend: Callable[[], BudgetBackend] = in_memory,
+        limits: ThrottleLimits | None = None,
+    ) -> None:
+        self.limits = limits
+        self._backend = backend
+        self._throttles: dict[str, IdentityThrottle] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, login: str) -> IdentityThrottle:
+        with self._lock:
+            found = self._throttles.get(login)
+            if found is None:
+                found = IdentityThrottle(login, limits=self.limits, backend=self._backend())
+                self._throttles[login] = found
+            return found
+
+    def all(self) -> dict[str, IdentityThrottle]:
+        with self._lock:
+            return dict(self._throttles)
+
+    def close(self) -> None:
+        for throttle in self.all().values():
+            throttle.backend.close()

@@ -1,0 +1,281 @@
+"""The redaction rule table: what a secret looks like, and what replaces it.
+
+Every rule replaces what it finds with ``[REDACTED:<kind>]``. Rules are ordered so that the
+most specific ones (PEM blocks, JWTs, GitHub tokens) claim their text before the generic
+``key=value`` and base64 rules look at it. :mod:`agents.redact` runs the table.
+
+Where a secret may start matters as much as its shape: in JSON or ``repr`` text a token often
+follows an escape (``\\nghs_...``, ``\\u00e9ghs_...``), where ``\\b`` sees no word boundary, and
+in names it follows a word character (``my_ghs_...``). :data:`START` accepts all of those.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agents.redact.encoded import B64_MIN, B64_RUN, decoded_text, looks_like_blob
+
+MARK_PREFIX = "[REDACTED:"
+
+
+def mark(kind: str) -> str:
+    return f"{MARK_PREFIX}{kind}]"
+
+
+# Names whose *value* is a secret wherever they appear as a key (JSON, YAML, query, env).
+# A key matches when it ends with one of these words, so ``input_tokens`` or
+# ``token_fingerprint`` stay readable while ``GITHUB_TOKEN`` or ``client_secret`` do not.
+SECRET_KEY_WORDS = (
+    r"password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|private[_-]?key"
+    r"|access[_-]?key|secret[_-]?key|credentials?|authorization|cookie|session[_-]?id"
+    r"|client[_-]?secret|signature|sealing[_-]?key|signing[_-]?key|encryption[_-]?key"
+    r"|master[_-]?key|fernet[_-]?key"
+)
+SECRET_KEY_RE = re.compile(rf"(?i)^(?:.*[_\-.])?(?:{SECRET_KEY_WORDS})$")
+
+# Not inside a longer alphanumeric word, or right after a JSON/repr escape that ends in a letter.
+START = r"(?:(?<![A-Za-z0-9])|(?<=\\[nrtbfv0])|(?<=\\u[0-9A-Fa-f]{4})|(?<=\\x[0-9A-Fa-f]{2}))"
+
+
+def _started(literal: str) -> str:
+    """Checked after matching ``literal`` (fixed width), so the regex engine can scan for it."""
+    return rf"(?<={START}{literal})"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One kind of secret: a pattern, how to rewrite a match, and a cheap pre-check.
+
+    ``needs`` lists lowercase substrings of which at least one must occur for the pattern to
+    possibly match; most text contains none, and skipping the regex keeps redaction cheap
+    enough to run on every stored event. A rule without ``needs`` runs on text of at least
+    ``min_len`` characters.
+    """
+
+    kind: str
+    pattern: re.Pattern[str]
+    replace: Callable[[re.Match[str]], str]
+    needs: tuple[str, ...] = ()
+    min_len: int = 0
+
+
+def whole(kind: str) -> Callable[[re.Match[str]], str]:
+    return lambda _m: mark(kind)
+
+
+def keep_group1(kind: str) -> Callable[[re.Match[str]], str]:
+    return lambda m: m.group(1) + mark(kind)
+
+
+def _quoted_value(m: re.Match[str]) -> str:
+    return f"{m.group('head')}{m.group('q')}{mark('secret')}{m.group('q')}"
+
+
+def _unquoted_value(m: re.Match[str]) -> str:
+    return f"{m.group('head')}{mark('secret')}"
+
+
+def _blob(m: re.Match[str]) -> str:
+    return mark("base64") if looks_like_blob(m.group(0)) else m.group(0)
+
+
+def _basic(m: re.Match[str]) -> str:
+    value = m.group(2)
+    exact = m.group(1).startswith("Basic") and any(c.isdigit() or c == "=" for c in value)
+    decoded = decoded_text(value)
+    # Prose ("basic understanding") never decodes to "user:password".
+    if exact or (decoded is not None and ":" in decoded):
+        return m.group(1) + mark("basic-auth")
+    return m.group(0)
+
+
+_GH_PREFIX = r"(?:gh[pousr]_|github_pat_)"
+_TOKEN_TAIL = r"[A-Za-z0-9_]+(?:[.\-][A-Za-z0-9_]+)*"
+# Text wrapped at a fixed width carries a token's tail on the next lines (or after a "\n"). A
+# continuation line is one run of token characters that fills its line.
+_NEWLINE = r"(?:\r?\n|\\r\\n|\\n)"
+_LINE_RUN = r"[ \t]*[.\-]?[A-Za-z0-9_]+(?:[.\-][A-Za-z0-9_]+)*(?=\Z|[\r\n\"'`]|\\[nr])"
+_WRAPPED = rf"(?P<cont>(?:{_NEWLINE}{_LINE_RUN})*)"
+_CONT_LINE = re.compile(rf"({_NEWLINE})({_LINE_RUN})")
+_WRAP_MIN = 12
+
+
+def _full_length(token: str) -> int:
+    """How long a token of this prefix is when whole (0: no fixed length known)."""
+    lowered = token.lower()
+    if lowered.startswith("github_pat_"):
+        return len("github_pat_") + 82
+    if lowered.startswith("sk-ant-api"):
+        return 108
+    return len("ghs_") + 36 if lowered.startswith("gh") else 0
+
+
+def _continues(token: str, line: str) -> bool:
+    """Whether ``line`` is the next piece of a wrapped ``token`` rather than text of its own."""
+    run = line.strip(" \t.-")
+    cut_short = _WRAP_MIN <= len(token) < _full_length(token)
+    # A capital after the first letter or a digit: random, not a word that starts a sentence.
+    looks_random = len(run) >= 8 and any(c.isdigit() or c.isupper() for c in run[1:])
+    return bool(run) and (cut_short or looks_random)
+
+
+def _token(kind: str, redact: Callable[[str], str]) -> Callable[[re.Match[str]], str]:
+    def replace(m: re.Match[str]) -> str:
+        cont = m.group("cont")
+        token = m.group(0)[: len(m.group(0)) - len(cont)]
+        rest = 0
+        for line in _CONT_LINE.finditer(cont):
+            if not _continues(token, line.group(2)):
+                break
+            token += line.group(2).strip(" \t")
+            rest = line.end()
+        if rest == len(cont):
+            return mark(kind)
+        return mark(kind) + redact(cont[rest:])  # the lines left may hold a secret of their own
+
+    return replace
+
+
+_URL_SECRET_PARAMS = (
+    r"token|access_token|id_token|refresh_token|code|signature|sig|key|api_key|auth|otp"
+    r"|magic|login_token|session|password|secret|X-Amz-Signature|X-Amz-Credential"
+)
+
+_HEADER_NEEDS = ("authorization", "cookie", "x-api-key", "x-github-token")
+_SECRET_NEEDS = (
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "key",
+    "credential",
+    "authorization",
+    "cookie",
+    "session",
+    "signature",
+)
+
+
+def rule_table(redact: Callable[[str], str]) -> tuple[Rule, ...]:
+    """The rules in the order they run. ``redact`` is the whole redaction, for the one rule
+    that hands the rest of a wrapped token's lines back to it (they may hold a secret too)."""
+    return RULES_BEFORE_TOKENS + _token_rules(redact) + RULES_AFTER_TOKENS
+
+
+RULES_BEFORE_TOKENS: tuple[Rule, ...] = (
+    Rule(
+        "private-key",
+        re.compile(
+            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY-----"
+            r"|[A-Za-z0-9+/=\s\\n]*)",
+            re.DOTALL,
+        ),
+        whole("private-key"),
+        needs=("private key",),
+    ),
+    Rule(
+        "jwt",
+        re.compile(rf"eyJ{_started('eyJ')}[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*"),
+        whole("jwt"),
+        needs=("eyj",),
+    ),
+)
+
+
+def _token_rules(redact: Callable[[str], str]) -> tuple[Rule, ...]:
+    return (
+        Rule(
+            "github-token",
+            re.compile(
+                # At a start, any length; glued to a word, only with a random-looking run after it.
+                rf"{_GH_PREFIX}(?:{_started('gh[pousr]_')}|{_started('github_pat_')}"
+                r"|(?=[A-Za-z0-9]{20}))"
+                rf"{_TOKEN_TAIL}{_WRAPPED}"
+            ),
+            _token("github-token", redact),
+            needs=("gh", "github_pat_"),
+        ),
+        Rule(
+            "anthropic-key",
+            re.compile(rf"sk-ant-[A-Za-z0-9_\-]+{_WRAPPED}"),
+            _token("anthropic-key", redact),
+            needs=("sk-ant-",),
+        ),
+    )
+
+
+RULES_AFTER_TOKENS: tuple[Rule, ...] = (
+    Rule(
+        "api-key",
+        re.compile(rf"sk-{_started('sk-')}(?:proj-)?[A-Za-z0-9_\-]{{20,}}"),
+        whole("api-key"),
+        needs=("sk-",),
+    ),
+    Rule(
+        "header",
+        re.compile(
+            r"(?im)^([ \t]*(?:Authorization|Proxy-Authorization|Cookie|Set-Cookie|X-Api-Key"
+            r"|X-GitHub-Token)[ \t]*:[ \t]*)(?!\[REDACTED:)\S.*$"
+        ),
+        keep_group1("header"),
+        needs=_HEADER_NEEDS,
+    ),
+    Rule(
+        "header",
+        # Mid-line forms (curl -H "...", dict reprs): the scheme word is kept, the credential goes.
+        re.compile(
+            rf"(?i){START}((?:Proxy-)?Authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+            r"(?:(?:Bearer|Basic|token|Digest)[ \t]+)?)(?!\[REDACTED:)[^\s\"',;]+"
+        ),
+        keep_group1("header"),
+        needs=_HEADER_NEEDS,
+    ),
+    Rule(
+        "bearer",
+        re.compile(rf"(?i){START}(Bearer[ \t]+)(?!\[REDACTED:)[A-Za-z0-9\-._~+/]{{8,}}=*"),
+        keep_group1("bearer"),
+        needs=("bearer",),
+    ),
+    Rule(
+        "basic-auth",
+        re.compile(rf"(?i){START}(Basic[ \t]+)(?!\[REDACTED:)([A-Za-z0-9+/]{{8,}}=*)"),
+        _basic,
+        needs=("basic",),
+    ),
+    Rule(
+        "url-credentials",
+        re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s:@\[\]]+:[^/\s@\[\]]+@"),
+        lambda m: f"{m.group(1)}{mark('url-credentials')}@",
+        needs=("@",),
+    ),
+    Rule(
+        "magic-link",
+        re.compile(rf"(?i)([?&#](?:{_URL_SECRET_PARAMS})=)(?!\[REDACTED:)[^&\s#\"'<>\]]+"),
+        keep_group1("magic-link"),
+        needs=("=",),
+    ),
+    Rule(
+        "secret",
+        re.compile(
+            rf"(?i)(?P<head>(?P<kq>[\"']?)\b[\w.\-]*(?:{SECRET_KEY_WORDS})(?P=kq)[ \t]*[:=][ \t]*)"
+            r"(?P<q>[\"'])(?!\[REDACTED:)(?P<v>[^\"'\n]+)(?P=q)"
+        ),
+        _quoted_value,
+        needs=_SECRET_NEEDS,
+    ),
+    Rule(
+        "secret",
+        re.compile(
+            rf"(?i)(?P<head>\b[\w.\-]*(?:{SECRET_KEY_WORDS})[ \t]*[:=][ \t]*)"
+            # Skip code: dotted names, calls, subscripts and literals are not secret values.
+            r"(?!\[REDACTED:)(?![A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b)"
+            r"(?!(?:None|True|False|null|true|false)\b)"
+            r"(?P<v>[A-Za-z0-9_\-.+/~=]+)(?![\w(\[.])"
+        ),
+        _unquoted_value,
+        needs=_SECRET_NEEDS,
+    ),
+    Rule("base64", B64_RUN, _blob, min_len=B64_MIN),
+)

@@ -1,0 +1,47 @@
+"""The ``swarm`` commands, one small module per topic.
+
+Each module defines ``commands``, a :class:`typer.Typer`: without a name its commands join the
+top level (``swarm run``), with a name they form a group (``swarm memory list``). To add commands,
+write a module here and add its name to :data:`flows.cli.app.COMMAND_MODULES`. Command bodies
+import what they need inside the function so ``swarm --help`` stays fast, and raise
+:class:`agents.settings.model.ConfigError` (or any error :mod:`flows.cli.errors` knows) for
+mistakes a person can fix: the CLI turns those into one line and exit status 2.
+
+- ``app.py``: The ``swarm`` command line: the top-level app and the list of command modules
+- ``config.py``: ``swarm config check PATH``: validate a repository's ``.github/swarm.yaml`` locally
+- ``console.py``: Rich rendering for the CLI: the run summary table and small helpers
+- ``demo.py``: ``swarm demo``: one swarm over the offline sandbox, the embedded default
+- ``errors.py``: What a person sees when a command fails: one or two lines, the right exit status,
+  no secret
+- ``exec_env.py``: What a program launched by ``swarm exec`` gets: an environment built from an
+  allow-list
+- ``history.py``: ``swarm runs``, ``transcript``, ``limits`` and ``audit``: what the swarm did, from
+  the store
+- ``identities.py``: ``swarm verify`` and ``swarm exec``: the configured identities, checked and
+  lent
+- ``identity_actions.py``: ``swarm verify`` and ``swarm exec``: identities checked and lent, never
+  shown
+- ``memory.py``: ``swarm memory list|add|edit|rm``: the memories workers see, with their provenance
+- ``memory_actions.py``: ``swarm memory list|add|edit|rm``: user-visible memory, with errors that
+  name the flag
+- ``memory_review.py``: ``swarm memory review``: proposed learnings listed with their links,
+  accepted or rejected by a person
+- ``memory_views.py``: ``swarm memory show|notes|continuity``: memories, agent notes and continuity
+  with their provenance
+- ``options.py``: Options shared by several commands, so each reads and behaves the same everywhere
+- ``preflight.py``: What a command needs before it starts, checked at once and before Prefect spends
+  seconds
+- ``role_actions.py``: ``swarm roles check``: role files validated, and their identities resolved
+  when configured
+- ``roles.py``: ``swarm roles check``: every role file validated, with what each role may do
+- ``run.py``: ``swarm demo``, ``swarm run`` and ``swarm serve``: a swarm over pull requests, now or
+  on cron
+- ``runner.py``: Running the ``swarm-run`` flow once from the command line and printing what it did
+- ``sandbox.py``: ``swarm sandbox serve``: the offline GitHub stand-in, in the foreground
+- ``server.py``: ``swarm server start|stop|status``: the local Prefect server runs and the UI share
+- ``server_actions.py``: What ``swarm server start|stop|status`` do and print
+- ``store.py``: ``swarm store prune``: upkeep of the shared store
+- ``store_actions.py``: Read-back and upkeep commands over the shared store: runs, transcripts,
+  limits, audit, prune
+- ``webhook.py``: ``swarm webhook serve``: react to GitHub events instead of polling
+"""

@@ -1,0 +1,120 @@
+"""``swarm demo``: one swarm over the offline sandbox, the embedded default.
+
+The demo starts the sandbox GitHub in a thread, writes the sandbox Apps' keys and settings into
+its own folder of the data directory (never the folder of a running ``swarm sandbox serve``),
+runs one swarm through the local Prefect server of the data directory (started on first use,
+then reused, so the UI shows every demo run), and prints what happened. The sandbox is rebuilt
+identically on every start (same repositories, same commit SHAs), so a second demo run finds
+every PR already reviewed at its head SHA in the store and posts nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from flows.local.env import prepare_prefect_env
+from flows.local.prefect_server import prefect_home, status, use_local_prefect
+
+DEMO_SHARD_THRESHOLD = 30
+DEMO_SHARD_SIZE = 15
+CLAUDE_DEFAULT_MODEL = "claude-sonnet-4-5"
+# The demo's sandbox keys; `swarm sandbox serve` keeps its own in .swarm/sandbox.
+DEMO_KEYS_DIR = "demo-sandbox"
+
+
+def load_env_file(path: Path) -> dict[str, str]:
+    """``KEY=VALUE`` lines (the sandbox's ``sandbox.env``) into os.environ; returns them."""
+    values: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key.strip() and not key.lstrip().startswith("#"):
+            values[key.strip()] = value.strip()
+    os.environ.update(values)
+    return values
+
+
+def choose_model(requested: str | None) -> str:
+    """Scripted unless asked otherwise, or Claude when an Anthropic key is present."""
+    if requested:
+        return requested
+    if os.environ.get("ANTHROPIC_API_KEY"):
+        return CLAUDE_DEFAULT_MODEL
+    return "scripted"
+
+
+def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> int:
+    """Start the sandbox and a local Prefect, run one swarm, print the summary. Exit status."""
+    data_dir = data_dir.resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    prepare_prefect_env()
+
+    from agents.settings.model import load_settings
+    from flows.cli.console import console, print_report
+    from flows.cli.runner import execute_flow
+    from sandbox.github.seed import REPOS
+    from sandbox.server import SandboxServer
+
+    chosen = choose_model(model)
+    # The demo is self-contained: settings from the shell (another store, another GitHub,
+    # identities) must not mix with the sandbox's.
+    for key in [k for k in os.environ if k.upper().startswith("SWARM_")]:
+        del os.environ[key]
+    with SandboxServer() as sandbox:
+        env_file = sandbox.state.write_credentials(data_dir / DEMO_KEYS_DIR, sandbox.url)
+        load_env_file(env_file)
+        os.environ["SWARM_DATA_DIR"] = str(data_dir)
+        os.environ["SWARM_REPOS"] = ",".join(REPOS)
+        settings = load_settings()
+        console.print(
+            f"[bold]sandbox GitHub[/bold] at {sandbox.url} with {len(REPOS)} repositories; "
+            f"model: [bold]{chosen}[/bold]"
+        )
+        started = time.monotonic()
+        if status(prefect_home(data_dir)) is None:
+            console.print("starting the local Prefect server (the first time takes a while)")
+        # A demo never talks to a remote API, whatever the user's shell says.
+        ui = use_local_prefect(data_dir, force=True).removesuffix("/api")
+        report = execute_flow(
+            repos=list(REPOS),
+            role="reviewer",
+            max_workers=max_workers,
+            dry_run=False,
+            model=chosen,
+            shard_threshold_files=DEMO_SHARD_THRESHOLD,
+            shard_size=DEMO_SHARD_SIZE,
+        )
+        elapsed = time.monotonic() - started
+        reviews_on_sandbox = _count_bot_reviews(sandbox.state)
+    print_report(report)
+    if report.new_reviews == 0 and report.idempotent_skips:
+        console.print(
+            f"[cyan]Nothing new to post: {report.idempotent_skips} PR(s) already reviewed at "
+            "their head SHA (idempotent re-run).[/cyan]"
+        )
+    console.print(
+        f"\nfinished in {elapsed:.1f}s; the sandbox held {reviews_on_sandbox} bot review(s) "
+        "(it starts fresh on every demo; the store keeps every run)"
+    )
+    console.print(f"store:  {report.store_location or settings.resolved_store_url()}")
+    console.print(
+        "        read it back with: [bold]uv run swarm runs[/bold], "
+        "[bold]uv run swarm transcript <worker>[/bold] "
+        f"(with SWARM_DATA_DIR={data_dir})"
+    )
+    console.print(
+        f"Prefect UI: {ui}/runs (flow run 'swarm reviewer over ...'); "
+        "[bold]uv run swarm server stop[/bold] stops the server"
+    )
+    return 0 if report.ok else 1
+
+
+def _count_bot_reviews(state: object) -> int:
+    """Reviews by a ``[bot]`` user across the sandbox's pull requests."""
+    total = 0
+    for repo in getattr(state, "repos", {}).values():
+        for issue in repo.issues.values():
+            if issue.pull is not None:
+                total += sum(1 for r in issue.pull.reviews if r.user_login.endswith("[bot]"))
+    return total

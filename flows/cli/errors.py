@@ -1,0 +1,131 @@
+"""What a person sees when a command fails: one or two lines, the right exit status, no secret.
+
+Every command runs inside :class:`SwarmGroup`, which turns an exception into a message:
+
+- a mistake the person can fix (a setting, a flag, a role file, an unknown id, an App that is not
+  installed where asked) is ``error: <what to change>`` and exit status 2;
+- anything else is ``error: <type>: <first line>`` plus a hint, and exit status 1;
+- ``swarm --debug ...`` re-raises instead, for the full traceback.
+
+A failed run (a worker blocked or failed) is not an exception: the run command returns 1 itself.
+Messages pass the redaction table, so a token or password inside an exception text never
+reaches the terminal. The error classes are looked up in ``sys.modules``: an exception of a
+class whose module was never imported cannot be raised, so nothing heavy is imported here.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import typer
+from typer._click.exceptions import NoArgsIsHelpError, UsageError
+from typer.core import TyperGroup
+
+DEBUG_FLAG = "--debug"
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+# Errors whose message already names what to change: (module, class name).
+USER_ERRORS = (
+    ("agents.settings.model", "ConfigError"),
+    ("agents.roles.files", "RoleLoadError"),
+    ("agents.store.base", "StoreError"),
+    ("agents.store.engine", "StoreConfigError"),
+    ("agents.memory.user_memory", "MemoryInputError"),
+    ("agents.identity.errors", "IdentityError"),
+    ("agents.dispatch.sealing", "SealRefused"),
+)
+# Failures of the machine, not of the person or the code: the message is the whole story.
+OPERATIONAL_ERRORS = (("flows.local.prefect_server", "ServerStartError"),)
+# The store's database could not be reached or opened: the URL or the server is wrong.
+STORE_UNREACHABLE = (
+    ("sqlalchemy.exc", "OperationalError"),
+    ("sqlalchemy.exc", "InterfaceError"),
+)
+
+_debug = False
+
+
+def set_debug(on: bool) -> None:
+    global _debug
+    _debug = on
+
+
+def debug_enabled() -> bool:
+    return _debug
+
+
+def _classes(names: tuple[tuple[str, str], ...]) -> tuple[type[BaseException], ...]:
+    found = []
+    for module, name in names:
+        loaded = sys.modules.get(module)
+        cls = getattr(loaded, name, None) if loaded is not None else None
+        if isinstance(cls, type) and issubclass(cls, BaseException):
+            found.append(cls)
+    return tuple(found)
+
+
+def _clean(text: str) -> str:
+    from agents.redact import redact
+
+    return redact(text).strip()
+
+
+def describe(exc: BaseException) -> tuple[int, str]:
+    """The exit status and the message a person sees for ``exc``."""
+    if isinstance(exc, _classes(USER_ERRORS)):
+        return EXIT_USAGE, f"error: {_clean(str(exc))}"
+    if isinstance(exc, _classes(OPERATIONAL_ERRORS)):
+        return EXIT_FAILED, f"error: {_clean(str(exc))}"
+    if isinstance(exc, _classes(STORE_UNREACHABLE)):
+        cause = getattr(exc, "orig", None) or exc
+        first = (_clean(str(cause)).splitlines() or [type(cause).__name__])[0]
+        return EXIT_USAGE, f"error: cannot open the store (check SWARM_STORE_URL): {first}"
+    first = (_clean(str(exc)).splitlines() or [""])[0]
+    return EXIT_FAILED, (
+        f"error: {type(exc).__name__}: {first}\n"
+        f"(this looks like a bug; `swarm {DEBUG_FLAG} ...` shows the traceback)"
+    )
+
+
+def usage_message(exc: UsageError) -> str:
+    """A wrong flag or argument in two lines, instead of Typer's framed usage block."""
+    text = exc.format_message().strip()
+    where = exc.ctx.command_path if exc.ctx is not None else "swarm"
+    return f"error: {text[:1].lower()}{text[1:]}\nsee `{where} --help`"
+
+
+def _is_typer_control(exc: BaseException) -> bool:
+    """Typer's exit and abort (and help for a bare group): Typer handles them itself."""
+    return isinstance(exc, NoArgsIsHelpError) or type(exc).__module__.startswith("typer.")
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    typer.echo(message, err=True)
+    return typer.Exit(code)
+
+
+class SwarmGroup(TyperGroup):
+    """The root command group: runs the command and turns its errors into messages."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().make_context(*args, **kwargs)
+        except UsageError as exc:  # `swarm --bogus`
+            if isinstance(exc, NoArgsIsHelpError):
+                raise
+            raise _fail(usage_message(exc), EXIT_USAGE) from None
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except UsageError as exc:
+            if isinstance(exc, NoArgsIsHelpError):
+                raise
+            raise _fail(usage_message(exc), EXIT_USAGE) from None
+        except Exception as exc:
+            if _debug or _is_typer_control(exc):
+                raise
+            code, message = describe(exc)
+            raise _fail(message, code) from None

@@ -1,0 +1,56 @@
+"""``swarm runs``, ``transcript``, ``limits`` and ``audit``: what the swarm did, from the store."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+commands = typer.Typer()
+
+
+@commands.command()
+def runs(
+    run_id: Annotated[
+        str | None,
+        typer.Argument(help="A run id: list that run's workers (default: the latest run's)."),
+    ] = None,
+    limit: Annotated[int, typer.Option(help="How many recent runs.")] = 20,
+) -> None:
+    """List recent swarm runs from the store, and the workers of one of them."""
+    from flows.cli.store_actions import show_runs
+
+    show_runs(limit, run_id=run_id)
+
+
+@commands.command()
+def transcript(
+    worker: Annotated[str, typer.Argument(help="Worker id (see `swarm runs`).")],
+    full: Annotated[bool, typer.Option("--full", help="Show tool calls in full.")] = False,
+) -> None:
+    """Print one worker's transcript, readable (tool calls compact unless --full)."""
+    from flows.cli.store_actions import show_transcript
+
+    show_transcript(worker, full=full)
+
+
+@commands.command()
+def limits() -> None:
+    """Show each identity's rate-limit buckets as last recorded in the store."""
+    from flows.cli.store_actions import show_limits
+
+    show_limits()
+
+
+@commands.command()
+def audit(
+    identity: Annotated[str, typer.Option("--identity", help="Bot login, e.g. swarm[bot].")],
+    since: Annotated[
+        str | None,
+        typer.Option(help="Only after this time: ISO date/time or a duration like 24h, 7d."),
+    ] = None,
+) -> None:
+    """List every GitHub write an identity made (for incident review)."""
+    from flows.cli.store_actions import show_audit
+
+    show_audit(identity, since)

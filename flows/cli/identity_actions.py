@@ -1,0 +1,144 @@
+"""``swarm verify`` and ``swarm exec``: identities checked and lent, never shown.
+
+``swarm exec`` is the pattern's contract for worker programs that are not ours (``gh``, another
+agent): the child gets ``GH_TOKEN`` set to a freshly minted installation token limited to one
+repository and the role's permissions, in an environment built from an allow-list with a fresh
+temporary HOME (:mod:`flows.cli.exec_env`), and nothing of the host's credentials. The token is
+revoked and the HOME removed as soon as the child exits, whatever its exit status.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+
+def exec_with_token(
+    *, role: str, repo: str, command: Sequence[str], env_names: Sequence[str] = ()
+) -> int:
+    """Mint, run ``command`` with the token, revoke; the child's exit status is returned.
+
+    The child's environment is built from an allow-list (:mod:`flows.cli.exec_env`) plus the host
+    variables named in ``env_names``; those are checked before any token is minted.
+    """
+    from agents.roles.files import load_roles
+    from agents.settings.model import ConfigError, load_settings
+    from flows.cli.preflight import needs, repo_flags
+
+    repo_flags([repo])
+    settings = load_settings()
+    roles = load_roles(settings.roles_dir)
+    if role not in roles:
+        known = ", ".join(sorted(roles))
+        raise ConfigError(f"--role: no role {role!r} in {settings.roles_dir} (known: {known})")
+    spec = roles[role]
+    settings = load_settings(needs=needs(identities=[spec.identity]))
+    from flows.cli.exec_env import child_environment, chosen_variables, host_secrets
+
+    chosen = chosen_variables(env_names, os.environ, host_secrets(settings, os.environ))
+    from agents.identity import TokenScope
+    from agents.identity.sources import open_identity
+
+    source = open_identity(settings, spec.identity, per_worker=True)
+    try:
+        scope = TokenScope(repositories=(repo,), permissions=dict(spec.permissions))
+        lease = source.acquire(scope, role=role, holder=f"exec:{role}")
+        try:
+            with child_environment(
+                os.environ,
+                lease.token.get_secret_value(),
+                api_url=settings.github_api_url,
+                chosen=chosen,
+            ) as env:
+                try:
+                    completed = subprocess.run(list(command), env=env, check=False)
+                except FileNotFoundError:
+                    raise ConfigError(f"cannot run {command[0]!r}: no such program") from None
+                return completed.returncode
+        finally:
+            source.release(lease)
+    finally:
+        source.close()
+
+
+def verify_identities() -> int:
+    """Print each identity's login, kind, effective grant and what each of its roles can be
+    granted. Exit 2 when an identity is refused (a configuration to fix), 1 on other failures."""
+    from agents.settings.model import ConfigError, load_settings
+    from flows.cli.preflight import needs
+
+    settings = load_settings(needs=needs(any_identity=True))
+    maintainer = settings.require_maintainer_login()
+    from agents.identity import IdentityBlocked, IdentityError, TokenScope
+    from agents.identity.pat import BotPatIdentity
+    from agents.identity.sources import open_identity
+    from agents.roles.files import load_roles
+    from flows.cli.console import console, say, table
+
+    roles = load_roles(settings.roles_dir)
+    identities = settings.all_identities()
+    rows: list[list[Any]] = []
+    refusals: list[str] = []
+    grants: list[str] = []
+    failed = 0
+    for name, ident in sorted(identities.items()):
+        users = sorted(r.id for r in roles.values() if r.identity == name)
+        try:
+            source = open_identity(settings, name, per_worker=True)
+        except Exception as exc:
+            rows.append([name, ident.kind, "-", "-", f"FAILED: {exc}"])
+            if isinstance(exc, ConfigError):
+                refusals.append(f"identity {name!r}: {exc}")
+            else:
+                failed += 1
+            continue
+        try:
+            login = source.bot_login()
+            if login.lower() == maintainer.lower():
+                rows.append([name, ident.kind, login, "-", "FAILED: this is the maintainer"])
+                refusals.append(f"identity {name!r}: BLOCKED: {login} is the maintainer")
+                continue
+            checked = _check_roles(source, roles, users, settings.repos, TokenScope)
+            if isinstance(source, BotPatIdentity):
+                grants.append(f"identity {name!r} ({login}): grant: {source.grant().text()}")
+            rows.append([name, ident.kind, login, ", ".join(users) or "(no role)", checked])
+        except IdentityError as exc:
+            rows.append([name, ident.kind, "-", ", ".join(users), f"FAILED: {exc}"])
+            if isinstance(exc, IdentityBlocked):
+                refusals.append(f"identity {name!r}: {exc}")
+            else:
+                failed += 1
+        finally:
+            source.close()
+    console.print(table("identities", ["identity", "kind", "login", "roles", "check"], rows))
+    # Below the table, whole: a cell folds a long line over several.
+    for line in grants + refusals:
+        say(line)
+    return 2 if refusals else 1 if failed else 0
+
+
+def _check_roles(
+    source: Any, roles: Mapping[str, Any], users: Sequence[str], repos: Sequence[str], scope: Any
+) -> str:
+    """Mint (and revoke at once) each role's scope over the configured repositories."""
+    if not repos:
+        return "login ok (set SWARM_REPOS to test-mint each role's token)"
+    # One installation token covers one owner: test with the first owner's repositories.
+    owner = repos[0].split("/", 1)[0].lower()
+    repos = [r for r in repos if r.split("/", 1)[0].lower() == owner]
+    granted: list[str] = []
+    for role_id in users:
+        permissions = dict(roles[role_id].permissions)
+        lease = source.acquire(
+            scope(repositories=tuple(repos), permissions=permissions),
+            role=role_id,
+            holder=f"verify:{role_id}",
+        )
+        try:
+            got = lease.record.permissions if lease.record else permissions
+            granted.append(f"{role_id}: " + ", ".join(f"{k}:{v}" for k, v in sorted(got.items())))
+        finally:
+            source.release(lease)
+    return "ok; " + "; ".join(granted)

@@ -1,0 +1,219 @@
+"""Read-back and upkeep commands over the shared store: runs, transcripts, limits, audit, prune."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agents.store import Store
+
+_DURATION = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
+_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_duration(text: str, what: str) -> timedelta:
+    """``30d``, ``12h``, ``45m``: a clear error names the option when it is none of those."""
+    from agents.settings.model import ConfigError
+
+    match = _DURATION.match(text)
+    if not match:
+        raise ConfigError(f"{what}: {text!r} is not a duration like 30d, 12h or 45m")
+    return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+
+
+def parse_since(text: str) -> datetime:
+    """A duration back from now (``24h``) or an ISO date/time (UTC when no zone is given)."""
+    from agents.settings.model import ConfigError
+
+    if _DURATION.match(text):
+        return datetime.now(UTC) - parse_duration(text, "--since")
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise ConfigError(
+            f"--since: {text!r} is neither a duration (24h, 7d) nor an ISO date/time"
+        ) from None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+@contextmanager
+def open_store() -> Iterator[Store]:
+    from agents.settings.model import load_settings
+    from agents.store import Store
+
+    settings = load_settings()
+    store = Store.open(settings.store_url, settings.data_dir)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def when(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M:%S") if value else "-"
+
+
+def show_runs(limit: int, *, run_id: str | None = None) -> None:
+    """Recent runs, then the workers of ``run_id`` (default: the latest run with workers)."""
+    from agents.settings.model import ConfigError
+    from agents.store import UnknownRunError
+    from flows.cli.console import console, say, table
+
+    with open_store() as store:
+        records = store.list_runs(limit=limit)
+        if run_id is not None:
+            try:
+                store.get_run(run_id)
+            except UnknownRunError:
+                raise ConfigError(f"no run {run_id!r}; `swarm runs` lists the runs") from None
+        shown, workers = run_id, store.list_workers(run_id=run_id) if run_id else []
+        # Without an id: the latest run that had workers (a re-run that skipped all has none).
+        for run in records if run_id is None else []:
+            shown, workers = run.id, store.list_workers(run_id=run.id)
+            if workers:
+                break
+    if run_id is None:
+        console.print(table("swarm runs", RUN_COLUMNS, (_run_row(run) for run in records)))
+    if shown is None:
+        say("no runs yet; `swarm demo` or `swarm run` makes one")
+        return
+    console.print(
+        table(
+            f"workers of {shown}",
+            ["worker", "roles", "identity", "task", "status", "reason"],
+            (
+                [
+                    w.id,
+                    " > ".join(w.role_chain),
+                    w.identity_login,
+                    _task_label(w.task),
+                    w.status,
+                    w.blocked_reason,
+                ]
+                for w in workers
+            ),
+        )
+    )
+
+
+RUN_COLUMNS = [
+    "run",
+    "trigger",
+    "status",
+    "started",
+    "finished",
+    "workers",
+    "new",
+    "skipped",
+    "failed",
+]
+
+
+def _run_row(run: Any) -> list[object]:
+    totals = run.totals or {}
+    return [
+        run.id,
+        run.trigger,
+        run.status,
+        when(run.started_at),
+        when(run.finished_at),
+        *(totals.get(k, "-") for k in ("workers", "new_reviews", "already_reviewed", "failed")),
+    ]
+
+
+def _task_label(task: dict[str, object]) -> str:
+    from agents.work import Task
+
+    try:  # older rows hold more fields: read only the label's
+        return Task.model_validate({k: task.get(k) for k in Task.label_fields}).label
+    except ValueError:
+        return str(task)
+
+
+def show_transcript(worker: str, *, full: bool) -> None:
+    from agents.settings.model import ConfigError
+    from agents.store import UnknownWorkerError, render_transcript
+    from flows.cli.console import console
+
+    with open_store() as store:
+        try:
+            store.get_worker(worker)
+        except UnknownWorkerError:
+            raise ConfigError(f"no worker {worker!r} in the store; see `swarm runs`") from None
+        console.print(render_transcript(store, worker, compact_tools=not full), markup=False)
+
+
+def show_limits() -> None:
+    """The latest recorded snapshot per identity and resource."""
+    from flows.cli.console import console, say, table
+
+    with open_store() as store:
+        rows = [
+            [
+                r.identity,
+                r.resource,
+                r.limit,
+                r.remaining,
+                when(r.reset_at),
+                when(r.paused_until),
+                when(r.at),
+            ]
+            for r in store.latest_rate_limits()
+        ]
+    if not rows:
+        say("no rate-limit snapshots recorded yet; run a swarm first")
+        return
+    console.print(
+        table(
+            "rate-limit buckets (latest snapshot)",
+            ["identity", "resource", "limit", "remaining", "reset", "paused until", "taken"],
+            rows,
+        )
+    )
+
+
+def show_audit(identity: str, since: str | None) -> None:
+    from flows.cli.console import console, say, table
+
+    after = parse_since(since) if since else None
+    with open_store() as store:
+        records = store.audit(identity=identity, since=after)
+    if not records:
+        say(f"no recorded writes by {identity}")
+        return
+    console.print(
+        table(
+            f"writes by {identity}",
+            ["at", "worker", "method", "route", "target", "status", "remaining"],
+            (
+                [
+                    when(r.at),
+                    r.worker_id,
+                    r.method,
+                    r.route,
+                    r.target,
+                    r.status,
+                    r.ratelimit_remaining,
+                ]
+                for r in records
+            ),
+        )
+    )
+
+
+def prune(older_than: str) -> None:
+    from flows.cli.console import say
+
+    age = parse_duration(older_than, "--older-than")
+    with open_store() as store:
+        counts = store.prune(age)
+    say(
+        f"pruned {counts.total} record(s) older than {older_than}: "
+        f"{counts.transcript_events} transcript events, {counts.llm_calls} LLM calls, "
+        f"{counts.github_calls} GitHub calls, {counts.rate_limit_snapshots} rate-limit snapshots; "
+        "user-visible memory kept"
+    )

@@ -1,0 +1,7 @@
+"""The developer's machine: a local Prefect server and the warm starter.
+
+- ``env.py``: Prefect's environment, set before Prefect is first imported
+- ``prefect_server.py``: one local Prefect server per data directory, started on first use
+- ``warm_client.py``: hands ``swarm`` commands to a warm process that has the libraries loaded
+- ``warm_server.py``: the warm process: libraries imported once, a forked child per command
+"""

@@ -1,0 +1,248 @@
+"""One local Prefect server per data directory, started in the background on first use.
+
+Without ``PREFECT_API_URL`` Prefect would start a temporary server inside every process (about
+30 s each on this machine, and its history gone with the process). Instead the CLI starts one
+``prefect server start`` in the background, with its home (database, logs) in
+``<data dir>/prefect``, analytics off, and every later command reuses it: ``swarm run``, the demo
+and ``swarm server start`` (the UI) all talk to the same server, so the UI shows what ran.
+
+``server.json`` in that home says which process serves which port. A file lock makes two
+commands that start at once share one server. The server gets an environment built from an
+allow-list: no ``SWARM_`` setting, no API key or token reaches it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+
+from agents.processes import pid_alive
+
+PREFERRED_PORT = 4200
+STATE_FILE = "server.json"
+LOG_FILE = "server.log"
+LOCK_FILE = "server.lock"
+START_TIMEOUT_S = 240.0
+START_ATTEMPTS = 3
+STOP_TIMEOUT_S = 15.0
+# What the server process may see of ours: locale, paths, and Prefect's own settings.
+SERVER_ENV_NAMES = ("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "USER", "LOGNAME")
+SERVER_ENV_PREFIXES = ("LC_", "PREFECT_")
+SERVER_ENV_DENIED = ("PREFECT_API_URL", "PREFECT_API_KEY", "PREFECT_PROFILE", "PREFECT_HOME")
+OFFLINE = {"DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+# Prefect's client reuses an idle connection for up to 25 s, its server closes one after 5 s, so
+# a request can meet a connection the server is closing and be retried seconds later. A server
+# that keeps connections longer than any client reuses them never closes one under a request.
+KEEPALIVE = {"PREFECT_SERVER_API_KEEPALIVE_TIMEOUT": "65"}
+
+
+class ServerStartError(RuntimeError):
+    """The local server did not come up; the message says where its log is."""
+
+
+class LoopbackServer:
+    """A Prefect server on this machine's loopback interface, known by its port."""
+
+    port: int
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def api_url(self) -> str:
+        return f"{self.url}/api"
+
+
+@dataclass(frozen=True)
+class LocalServer(LoopbackServer):
+    """A running local Prefect server."""
+
+    pid: int
+    port: int
+    home: Path
+
+
+def prefect_home(data_dir: Path) -> Path:
+    return data_dir.resolve() / "prefect"
+
+
+def status(home: Path) -> LocalServer | None:
+    """The server recorded in ``home`` if it is alive and answers; a stale record is removed."""
+    recorded = _read_state(home)
+    if recorded is None:
+        return None
+    if pid_alive(recorded.pid) and _serves(recorded):
+        return recorded
+    if not pid_alive(recorded.pid):
+        (home / STATE_FILE).unlink(missing_ok=True)
+    return None
+
+
+def ensure_running(home: Path, *, timeout: float = START_TIMEOUT_S) -> tuple[LocalServer, bool]:
+    """The server of ``home``, started when none runs; ``True`` when this call started it."""
+    home.mkdir(parents=True, exist_ok=True)
+    with _locked(home):
+        running = status(home)
+        if running is not None:
+            return running, False
+        recorded = _read_state(home)
+        if recorded is not None and pid_alive(recorded.pid):
+            # Alive but not answering: an earlier start that hangs. Replace it.
+            _terminate(recorded.pid)
+        return _start(home, timeout), True
+
+
+def stop(home: Path) -> LocalServer | None:
+    """Stop the server of ``home``; returns what was stopped, or None when nothing ran."""
+    if not home.is_dir():
+        return None
+    with _locked(home):
+        recorded = _read_state(home)
+        if recorded is None:
+            return None
+        if pid_alive(recorded.pid):
+            _terminate(recorded.pid)
+        (home / STATE_FILE).unlink(missing_ok=True)
+        return recorded
+
+
+def server_environment(host: Mapping[str, str], home: Path) -> dict[str, str]:
+    """The server's environment: an allow-list of the host's, plus its home, offline."""
+    env = {
+        key: value
+        for key, value in host.items()
+        if (key in SERVER_ENV_NAMES or key.startswith(SERVER_ENV_PREFIXES))
+        and key not in SERVER_ENV_DENIED
+    }
+    env.update(OFFLINE)
+    env = {**KEEPALIVE, **env}  # an operator's own keep-alive setting wins
+    env["PREFECT_HOME"] = str(home)
+    return env
+
+
+def _start(home: Path, timeout: float) -> LocalServer:
+    """Start a server; when another process takes its port first, try again on a free one."""
+    deadline = time.monotonic() + timeout
+    for attempt in range(START_ATTEMPTS):
+        server = _launch(home, _free_port(preferred=attempt == 0), deadline)
+        if server is not None:
+            _write_state(server)
+            return server
+    raise ServerStartError(f"the local Prefect server did not start; see {home / LOG_FILE}")
+
+
+def _launch(home: Path, port: int, deadline: float) -> LocalServer | None:
+    """One start on ``port``: the server once it answers as ours, None when it exited early."""
+    command = [sys.executable, "-m", "prefect", "server", "start"]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--analytics-off"]
+    with (home / LOG_FILE).open("ab") as log:
+        process = subprocess.Popen(
+            command,
+            env=server_environment(os.environ, home),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=home,
+            start_new_session=True,  # Ctrl-C on the command that started it leaves it running
+        )
+    server = LocalServer(pid=process.pid, port=port, home=home)
+    while not _serves(server):
+        if process.poll() is not None:
+            return None  # e.g. the port was taken between choosing and binding it
+        if time.monotonic() > deadline:
+            _terminate(process.pid)
+            raise ServerStartError(
+                f"the local Prefect server did not start in time; see {home / LOG_FILE}"
+            )
+        time.sleep(0.25)
+    return server
+
+
+def _free_port(*, preferred: bool) -> int:
+    """4200 (the port people know the Prefect UI by) when it is free, else any free port."""
+    for port in (PREFERRED_PORT, 0) if preferred else (0,):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return int(sock.getsockname()[1])
+    raise ServerStartError("no free port on 127.0.0.1 for the local Prefect server")
+
+
+def _serves(server: LocalServer) -> bool:
+    """Whether the server at ``server.url`` answers and is this home's (not another Prefect
+    server that happens to hold the port)."""
+    try:
+        with urllib.request.urlopen(f"{server.api_url}/admin/settings", timeout=2) as reply:  # noqa: S310
+            settings = json.loads(reply.read())
+    except (OSError, ValueError):
+        return False
+    return isinstance(settings, dict) and settings.get("home") == str(server.home)
+
+
+def _terminate(pid: int) -> None:
+    """SIGTERM the server's process group, SIGKILL what is left after a grace period."""
+    for sig, grace in ((signal.SIGTERM, STOP_TIMEOUT_S), (signal.SIGKILL, 5.0)):
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, sig)
+        deadline = time.monotonic() + grace
+        while pid_alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if not pid_alive(pid):
+            return
+
+
+def _read_state(home: Path) -> LocalServer | None:
+    try:
+        data = json.loads((home / STATE_FILE).read_text(encoding="utf-8"))
+        return LocalServer(pid=int(data["pid"]), port=int(data["port"]), home=home)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _write_state(server: LocalServer) -> None:
+    path = server.home / STATE_FILE
+    path.write_text(json.dumps({"pid": server.pid, "port": server.port}), encoding="utf-8")
+
+
+@contextmanager
+def _locked(home: Path) -> Iterator[None]:
+    import fcntl
+
+    with (home / LOCK_FILE).open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def use_local_prefect(data_dir: Path, *, force: bool = False) -> str:
+    """Point Prefect at the local server of ``data_dir`` (started when needed) unless the person
+    configured a Prefect API; ``force`` ignores their configuration (the offline demo).
+    Returns the API URL in use."""
+    if not force:
+        from flows.local.env import configured_api_url
+
+        chosen = configured_api_url()
+        if chosen:
+            return chosen
+    from flows.local.warm_client import start as start_warm_server
+
+    server, _ = ensure_running(prefect_home(data_dir))
+    start_warm_server(server.home, server.pid)
+    os.environ["PREFECT_API_URL"] = server.api_url
+    os.environ.pop("PREFECT_API_KEY", None)
+    return server.api_url

@@ -1,0 +1,236 @@
+"""Adapters between the flow and the runtime's parts: discovery reads, the review ledger, the
+store's run record and bucket snapshots. Kept apart from the flow so the flow reads as steps."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, Protocol
+
+from agents.planning.discover import ExistingReview, OpenPull
+from agents.planning.triage import OpenIssue
+from agents.posting.keys import latest_reviewed_sha, review_key_prefix
+from agents.redact import redact, redact_obj
+
+if TYPE_CHECKING:
+    from agents.github.gateway import GitHubGateway
+    from agents.ratelimit.github.snapshot import IdentitySnapshot
+    from agents.store.records import ReviewKeyRecord
+    from agents.store.store import Store
+    from agents.wiring import Runtime
+    from flows.run.report import RunReport
+
+log = logging.getLogger("flows.run.adapters")
+
+
+class PullReads(Protocol):
+    """The gateway reads discovery makes (``GitHubGateway`` provides them), GitHub's JSON."""
+
+    async def list_pulls(self, repo: str, state: str = "open") -> list[dict[str, Any]]: ...
+
+    async def list_reviews(self, repo: str, number: int) -> list[dict[str, Any]]: ...
+
+    async def list_pull_files(self, repo: str, number: int) -> list[dict[str, Any]]: ...
+
+    async def get_file(self, repo: str, path: str, ref: str | None = None) -> str: ...
+
+
+class GatewayPullSource:
+    """Discovery's GitHub reads, made through the bot identity's throttled gateway (REST)."""
+
+    def __init__(self, gateway: PullReads) -> None:
+        self.gateway = gateway
+
+    async def open_pulls(self, repo: str) -> list[OpenPull]:
+        pulls = await self.gateway.list_pulls(repo, "open")
+        return [
+            OpenPull(
+                repo=repo,
+                number=int(p["number"]),
+                title=str(p.get("title") or ""),
+                head_sha=str(p["head"]["sha"]),
+                base_sha=(p.get("base") or {}).get("sha"),
+                draft=bool(p.get("draft")),
+                author=(p.get("user") or {}).get("login"),
+                labels=tuple(str(lbl.get("name")) for lbl in p.get("labels") or ()),
+            )
+            for p in pulls
+        ]
+
+    async def reviews(self, repo: str, number: int) -> list[ExistingReview]:
+        found = await self.gateway.list_reviews(repo, number)
+        return [
+            ExistingReview(
+                user_login=(r.get("user") or {}).get("login"),
+                commit_id=r.get("commit_id"),
+                body=str(r.get("body") or ""),
+            )
+            for r in found
+        ]
+
+    async def changed_files(self, repo: str, number: int) -> list[str]:
+        files = await self.gateway.list_pull_files(repo, number)
+        return [str(f["filename"]) for f in files]
+
+    async def repo_config(self, repo: str) -> str | None:
+        """``.github/swarm.yaml`` at the default branch (no ``ref``): never a PR's head."""
+        from agents.github.errors import GitHubApiError
+        from agents.planning.repo_config import CONFIG_PATH
+
+        try:
+            return await self.gateway.get_file(repo, CONFIG_PATH)
+        except GitHubApiError as exc:
+            if exc.status == 404:
+                return None
+            raise
+
+
+class GatewayIssueSource:
+    """Triage discovery's reads, as the triager's bot."""
+
+    def __init__(self, gateway: Any) -> None:
+        self.gateway = gateway
+
+    async def open_issues(self, repo: str) -> list[OpenIssue]:
+        issues = await self.gateway.list_issues(repo, "open")
+        return [
+            OpenIssue(repo=repo, number=int(i["number"]), is_pull="pull_request" in i)
+            for i in issues
+        ]
+
+    async def comment_authors(self, repo: str, number: int) -> list[str]:
+        comments = await self.gateway.list_issue_comments(repo, number)
+        return [str((c.get("user") or {}).get("login")) for c in comments]
+
+
+def repos_by_owner(repos: Sequence[str]) -> dict[str, list[str]]:
+    """One installation token covers one owner: discovery reads owner by owner."""
+    grouped: dict[str, list[str]] = {}
+    for repo in repos:
+        grouped.setdefault(repo.split("/", 1)[0].lower(), []).append(repo)
+    return grouped
+
+
+class ReviewKeys(Protocol):
+    """The store's review keys, as far as discovery reads them."""
+
+    def get_review_key(self, key: str) -> ReviewKeyRecord | None: ...
+
+    def posted_review_keys(self, prefix: str) -> list[str]: ...
+
+
+class StoreLedger:
+    """The store's review keys, seen as discovery's ledger."""
+
+    def __init__(self, store: ReviewKeys) -> None:
+        self.store = store
+
+    def has_review(self, key: str) -> bool:
+        record = self.store.get_review_key(key)
+        return record is not None and record.state == "posted"
+
+    def last_reviewed_sha(self, repo: str, number: int, roles: Sequence[str]) -> str | None:
+        posted = self.store.posted_review_keys(review_key_prefix(repo, number))
+        return latest_reviewed_sha(posted, repo, number, roles)
+
+
+def role_identity(runtime: Runtime, role: str) -> str:
+    """The identity name a role acts as (``default`` when the role does not say)."""
+    found = runtime.roles.get(role) if isinstance(runtime.roles, Mapping) else None
+    if found is None:
+        from agents.settings.model import ConfigError
+
+        known = ", ".join(sorted(runtime.roles)) if isinstance(runtime.roles, Mapping) else ""
+        raise ConfigError(f"role {role!r} is not defined in the roles directory (known: {known})")
+    return str(getattr(found, "identity", None) or "default")
+
+
+# A live worker appends an event every turn, which refreshes its heartbeat; an hour of silence
+# (or a dead process on this host) means it crashed.
+STALE_WORKER_AFTER = timedelta(hours=1)
+
+
+def start_store_run(runtime: Runtime, *, trigger: str, flow_run_id: str | None) -> str:
+    # Workers an earlier run left "running" (process killed) are marked failed, not left forever.
+    for worker_id in runtime.store.mark_stale_workers_failed(STALE_WORKER_AFTER):
+        log.warning("worker %s of an earlier run had crashed; marked failed", worker_id)
+    return str(runtime.store.create_run(trigger, prefect_flow_run_id=flow_run_id))
+
+
+def finish_store_run(store: Store, run_id: str, report: RunReport) -> None:
+    status = "succeeded" if report.ok else "partial"
+    if report.outcomes and all(o.status in ("blocked", "failed") for o in report.outcomes):
+        status = "failed"
+    totals = {
+        "workers": len(report.outcomes),
+        "new_reviews": report.new_reviews,
+        "already_reviewed": report.idempotent_skips,
+        "failed": len(report.failed),
+        "github_calls": sum(o.github_calls for o in report.outcomes),
+        "cost_usd": round(sum(o.cost_usd for o in report.outcomes), 6),
+        "dry_run": report.dry_run,
+        # The whole report, so a parent run on another machine can aggregate it (redacted by
+        # the store like every JSON column).
+        "report": report.model_dump(mode="json"),
+    }
+    store.finish_run(run_id, status, totals)
+
+
+async def bucket_snapshots(runtime: Runtime) -> dict[str, Any]:
+    """Each used identity's buckets as plain, redacted data; also recorded in the store."""
+    out: dict[str, Any] = {}
+    try:
+        snapshots = await runtime.snapshots()
+    except Exception as exc:
+        log.warning("bucket snapshots failed: %s", exc)
+        return out
+    for snap in snapshots:
+        data = snap.model_dump(mode="json")
+        out[str(snap.identity)] = redact_obj(data)
+        _record_snapshot(runtime, snap)
+    return out
+
+
+def _record_snapshot(runtime: Runtime, snap: IdentitySnapshot) -> None:
+    """Keep the end-of-run budget per identity and resource, for ``swarm limits`` and audit."""
+    try:
+        for name, budget in snap.resources.items():
+            runtime.store.record_rate_limit_snapshot(
+                identity=snap.identity,
+                resource=name,
+                limit=budget.limit,
+                remaining=budget.remaining,
+                reset_at=budget.reset,
+                paused_until=snap.paused_until,
+                by_worker=dict(snap.requests_by_worker),
+            )
+    except Exception as exc:
+        log.warning("recording the bucket snapshot of %s failed: %s", snap.identity, exc)
+
+
+async def read_review_feedback(
+    runtime: Runtime, gateway: GitHubGateway, repos: Sequence[str], role: str
+) -> None:
+    """Replies and reactions to the bot's review comments become proposed learnings before the
+    run's reviews start (polling; a webhook can call
+    ``agents.memory.learning.learn_from_comments``), for a role that declares
+    ``feedback_signals``. A GitHub error here is logged and never stops the run."""
+    from agents.github.errors import GitHubApiError, GitHubUnavailable
+    from agents.memory.learning import learn_from_repo
+
+    found = runtime.roles.get(role) if isinstance(runtime.roles, Mapping) else None
+    if found is None or not found.feedback_signals:
+        return
+
+    for repo in repos:
+        try:
+            await learn_from_repo(
+                gateway,
+                runtime.store,
+                repo,
+                bot_logins={gateway.identity},
+                auto_accept=runtime.settings.memory_auto_accept,
+            )
+        except (GitHubApiError, GitHubUnavailable) as exc:
+            log.warning("%s: review feedback not read: %s", repo, redact(str(exc)))

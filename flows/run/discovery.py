@@ -1,0 +1,155 @@
+"""Discovery as the flow runs it: owner by owner, as the role's bot, through the runtime.
+
+Review roles get open pull requests needing their review (under each repository's
+``.github/swarm.yaml``); the triager gets open issues its bot has not commented on yet.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from agents.planning.config_notice import ConfigNotice
+from agents.planning.discover import Discovery, SkippedItem, discover_work
+from agents.work import Task
+from flows.run.adapters import (
+    GatewayIssueSource,
+    GatewayPullSource,
+    StoreLedger,
+    read_review_feedback,
+    repos_by_owner,
+    role_identity,
+)
+
+if TYPE_CHECKING:
+    from agents.wiring import Runtime
+
+log = logging.getLogger("flows.run.discovery")
+
+# An invalid .github/swarm.yaml is told on the PRs it stops: a comment, and nothing else.
+NOTICE_PERMISSIONS = {"metadata": "read", "pull_requests": "write"}
+
+
+# Skips the repository's .github/swarm.yaml decided: listed in the report with their reasons.
+CONFIG_SKIPS = frozenset(
+    {"role_disabled", "author_skipped", "label_skipped", "no_reviewable_files", "too_many_files"}
+)
+
+
+def config_skips(found: Discovery) -> list[str]:
+    """``acme/widgets#3: reason: detail`` for each PR the repository's configuration skipped."""
+    return [
+        f"{s.repo}#{s.number}: {s.reason}" + (f": {s.detail}" if s.detail else "")
+        for s in found.skipped
+        if s.reason in CONFIG_SKIPS
+    ]
+
+
+def config_problems(found: Discovery) -> list[str]:
+    """``acme/widgets: .github/swarm.yaml:4: ...`` for each problem of an invalid file."""
+    from agents.redact import redact
+
+    return [
+        f"{repo}: {redact(problem)}"
+        for repo, problems in found.config_errors.items()
+        for problem in problems
+    ]
+
+
+def triages(runtime: Runtime, role: str) -> bool:
+    """A role that comments on issues rather than reviewing pull requests."""
+    found = runtime.roles.get(role)
+    tools = set(getattr(found, "tools", ()) or ())
+    return "submit_review" not in tools and "comment_issue" in tools
+
+
+async def discover(
+    runtime: Runtime,
+    repos: Sequence[str],
+    role: str,
+    summarizer_role: str,
+    targets: list[tuple[str, int]] | None,
+    rerun: str | None,
+) -> Discovery:
+    """Open PRs needing ``role``'s review, read as the role's bot (never the maintainer), after
+    reading the feedback on its earlier reviews."""
+    identity = role_identity(runtime, role)
+    if triages(runtime, role):
+        return await _discover_triage(runtime, identity, repos, targets)
+    ledger = StoreLedger(runtime.store)
+    items: list[Task] = []
+    skipped: list[SkippedItem] = []
+    config_errors: dict[str, list[str]] = {}
+    told: list[str] = []
+    for owned in repos_by_owner(repos).values():
+        async with runtime.discovery(identity, owned) as (gateway, verified_login):
+            await read_review_feedback(runtime, gateway, owned, role)
+            found = await discover_work(
+                GatewayPullSource(gateway),
+                owned,
+                role,
+                ledger,
+                posting_roles=(summarizer_role,),
+                bot_login=verified_login,
+                targets=targets,
+                rerun=rerun,
+            )
+        items += found.items
+        skipped += found.skipped
+        config_errors.update(found.config_errors)
+        if found.config_notices and not runtime.dry_run:
+            told += await post_config_notices(runtime, identity, found.config_notices)
+    return Discovery(items, skipped, config_errors, config_told=told)
+
+
+async def post_config_notices(
+    runtime: Runtime, identity: str, notices: Sequence[ConfigNotice]
+) -> list[str]:
+    """One comment per PR and version of an invalid ``.github/swarm.yaml``, as the role's bot
+    with a token for those repositories that may comment and nothing more; the PRs told now.
+    Only a verified bot posts (whose markers count rests on the login); a failure is logged,
+    never the run's end."""
+    from agents.planning.config_notice import post_notices
+    from agents.redact import redact
+
+    repos = [n.repo for n in notices]
+    holder = f"notice-{uuid.uuid4().hex[:12]}"
+    told: list[str] = []
+    try:
+        async with runtime.discovery(identity, repos, NOTICE_PERMISSIONS) as (gateway, login):
+            if login is None:
+                log.warning("config notices not posted: the bot's login is not verified")
+                return told
+            for notice in notices:
+                done = await post_notices(
+                    notice, gateway, runtime.store, holder=holder, bot_login=login
+                )
+                told += [f"{notice.repo}#{n}" for n, written in done.items() if written.posted]
+    except Exception as exc:
+        log.warning("config notices not posted: %s", redact(str(exc)))
+    return told
+
+
+async def _discover_triage(
+    runtime: Runtime,
+    identity: str,
+    repos: Sequence[str],
+    targets: list[tuple[str, int]] | None,
+) -> Discovery:
+    from agents.dispatch.dispatcher import TRIAGE_DISCOVERY_PERMISSIONS
+    from agents.planning.triage import discover_triage
+
+    found = Discovery(items=[], skipped=[])
+    for owned in repos_by_owner(repos).values():
+        async with runtime.discovery(identity, owned, TRIAGE_DISCOVERY_PERMISSIONS) as (
+            gateway,
+            verified_login,
+        ):
+            part = await discover_triage(
+                GatewayIssueSource(gateway), owned, bot_login=verified_login, targets=targets
+            )
+        found.items += part.items
+        found.skipped += part.skipped
+    return found

@@ -1,0 +1,300 @@
+"""The ``swarm-run`` flow: discover -> plan -> dispatch -> fan out workers -> summarize -> publish.
+
+The flow stays thin: discovery and sharding live in :mod:`agents.planning.discover` and
+:mod:`agents.planning.shards`, the worker in :mod:`agents.worker`, minting and sealing in the
+dispatcher. What the flow adds is what Prefect is good at: every worker is a task run with a
+readable name and tags, its state says how it ended (a blocked worker is a FAILED task run
+carrying its reason), progress and results are artifacts,
+and the project's logs land in the run logs, redacted.
+
+Workers are tasks, not subflows (a few ms of orchestration each instead of about a second), and
+are awaited directly in this flow's event loop under a semaphore, so they share the runtime's
+gateways, throttles and store without crossing threads. Only sealed envelopes travel as task
+parameters; the raw token never does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from prefect import flow
+from prefect.artifacts import (
+    acreate_markdown_artifact,
+    acreate_progress_artifact,
+    acreate_table_artifact,
+)
+from prefect.client.schemas.objects import State
+from prefect.runtime import deployment as runtime_deployment
+from prefect.runtime import flow_run as runtime_flow_run
+from prefect.states import Completed, Failed
+
+from agents.planning.costs import CostCap
+from agents.redact import redact
+from flows.run.adapters import bucket_snapshots, finish_store_run, start_store_run
+from flows.run.bot import acknowledge
+from flows.run.children import fan_out_report
+from flows.run.deployed import rename_run, run_name, scheduled_tick_overlaps
+from flows.run.discovery import config_problems, config_skips, discover
+from flows.run.fanout import Fanout
+from flows.run.logs import project_logs_in_run
+from flows.run.pages import publish_identities, workers_section
+from flows.run.report import (
+    RunReport,
+    RunTimings,
+    markdown_summary,
+    outcome_row,
+    paused_identities,
+)
+from flows.run.spend import announce_estimate
+
+if TYPE_CHECKING:
+    from agents.settings.model import Settings
+
+log = logging.getLogger("flows.run.flow")
+
+
+def _flow_run_name() -> str:
+    params = runtime_flow_run.parameters or {}
+    repos = params.get("targets") or params.get("repos") or ["configured repos"]
+    name = run_name(params.get("role", "reviewer"), repos, bool(params.get("dry_run")))
+    return name + (" (forced)" if params.get("force") else "")
+
+
+@flow(name="swarm-run", flow_run_name=_flow_run_name, log_prints=False)
+async def swarm_run(
+    repos: list[str] | None = None,
+    role: str = "reviewer",
+    max_workers: int | None = None,
+    dry_run: bool = False,
+    model: str | None = None,
+    shard_threshold_files: int = 40,
+    shard_size: int = 20,
+    summarizer_role: str = "summarizer",
+    fan_out: bool = True,
+    max_cost: float | None = None,
+    overlay: str | None = None,
+    targets: list[str] | None = None,
+    force: bool = False,
+    rerun_id: str | None = None,
+    ack_comment: int | None = None,
+    focus: str | None = None,
+) -> State[RunReport]:
+    """Review every open PR of ``repos`` that ``role`` has not reviewed at its head SHA.
+
+    Started from a deployment over several repositories (and ``fan_out``), the run starts one
+    child run per repository on the work pool and reports over them (:mod:`flows.run.children`).
+    With ``max_cost`` (USD) no worker starts once what the run spent plus what its running
+    workers hold would pass it; the report names the PRs left and why (a run that fans out to
+    child runs does not pass the cap on: it holds for ``swarm run``, one process).
+    ``targets`` (``OWNER/NAME#N``) narrows the run to those pull requests (their repositories
+    need not be in ``repos``; such a run never fans out). ``force`` reviews them even at an
+    already reviewed head: a new review marked as a re-review, keyed by ``rerun_id`` (default:
+    this flow run's id), so the same forced request retried posts it once. ``ack_comment``:
+    the ``/swarm`` command comment that asked for this run; it gets a rocket (or confused)
+    reaction when the run ends; ``focus``: a role its focus lays over the calls of ``role``'s
+    workers (a call overlay, above ``overlay``'s session overlay).
+    Ends COMPLETED when every worker succeeded, skipped or waits on a paused identity, and
+    FAILED (after publishing everything) when a worker was blocked or failed, so flow retries
+    and alerts see it. Either way the state's result is the :class:`RunReport`.
+    """
+    from agents.settings.model import ConfigError, load_settings
+    from agents.work import parse_target
+
+    overrides: dict[str, Any] = {}
+    try:
+        wanted = [parse_target(t) for t in targets or ()]
+    except ValueError as exc:
+        raise ConfigError(f"targets: {exc}") from None
+    if wanted:
+        repos = list(dict.fromkeys(r for r, _ in wanted))
+    if repos:
+        overrides["repos"] = repos
+    if max_workers:
+        overrides["max_workers"] = max_workers
+    if model:
+        overrides["model"] = model
+    settings = load_settings(**overrides)
+    with project_logs_in_run(settings.log_level):
+        deployment_id = runtime_deployment.id
+        if deployment_id:
+            flow_run_id = str(runtime_flow_run.id)
+            if await scheduled_tick_overlaps(flow_run_id, deployment_id):
+                log.info("an earlier run of this deployment is still going; tick skipped")
+                return Completed(name="Skipped", message="an earlier run is still going")
+            if not repos:
+                await rename_run(flow_run_id, run_name(role, settings.repos, dry_run))
+            if fan_out and not wanted and len(settings.repos) > 1:
+                return await _fan_out(settings, deployment_id, flow_run_id, role, dry_run, model)
+        return await _run_swarm(
+            settings,
+            role=role,
+            dry_run=dry_run,
+            model=model,
+            shard_threshold_files=shard_threshold_files,
+            shard_size=shard_size,
+            summarizer_role=summarizer_role,
+            max_cost=max_cost,
+            overlays=(overlay, focus),
+            targets=wanted if targets else None,
+            rerun=(rerun_id or str(runtime_flow_run.id or "forced")) if force else None,
+            ack_comment=ack_comment,
+        )
+
+
+async def _run_swarm(
+    settings: Settings,
+    *,
+    role: str,
+    dry_run: bool,
+    model: str | None,
+    shard_threshold_files: int,
+    shard_size: int,
+    summarizer_role: str,
+    max_cost: float | None = None,
+    overlays: tuple[str | None, str | None] = (None, None),  # session, call
+    targets: list[tuple[str, int]] | None = None,
+    rerun: str | None = None,
+    ack_comment: int | None = None,
+) -> State[RunReport]:
+    from agents.planning.shards import plan_assignments
+    from agents.wiring import build_runtime
+    from flows.run.models import open_model
+
+    if not settings.repos:
+        raise ValueError("no repositories to work on: pass repos or set SWARM_REPOS")
+    started = time.perf_counter()
+    chosen = open_model(settings, model)
+    try:
+        runtime = build_runtime(settings, chosen.client, chosen.model_id, dry_run=dry_run)
+    except BaseException:
+        await chosen.client.aclose()
+        raise
+    run_id = start_store_run(runtime, trigger="flow", flow_run_id=runtime_flow_run.id)
+    try:
+        found = await discover(runtime, settings.repos, role, summarizer_role, targets, rerun)
+        discovered = time.perf_counter()
+        plan = plan_assignments(
+            found.items,
+            role,
+            shard_threshold_files=shard_threshold_files,
+            shard_size=shard_size,
+            summarizer_role=summarizer_role,
+        )
+        total = sum(len(p.assignments) for p in plan)
+        log.info(
+            "swarm %s: %d PR(s) to review with %d worker(s); %d already reviewed at head SHA",
+            run_id,
+            len(plan),
+            total,
+            found.already_reviewed,
+        )
+        estimate, expected = announce_estimate(runtime, plan)
+        cap = CostCap(max_cost)
+        fanout = Fanout(run_id, runtime, settings.max_workers, total, cap, expected)
+        fanout.overlays = {role: overlays} if any(overlays) else {}
+        fanout.progress_id = await acreate_progress_artifact(
+            progress=0.0 if total else 100.0,
+            key="swarm-progress",
+            description=f"0 of {total} workers finished",
+        )
+        per_pr = await asyncio.gather(*(fanout.run_pr(p) for p in plan))
+        await fanout.settle()
+        outcomes = [o for group in per_pr for o in group]
+        report = RunReport(
+            run_id=run_id,
+            role=role,
+            repos=list(settings.repos),
+            dry_run=dry_run,
+            model=model or settings.model,
+            discovered=len(found.items),
+            already_reviewed=found.already_reviewed,
+            drafts_skipped=sum(1 for s in found.skipped if s.reason == "draft"),
+            unreadable=[f"{s.where}: {redact(s.detail or '')}" for s in found.unreadable],
+            skipped=config_skips(found),
+            config_errors=config_problems(found),
+            config_told=found.config_told,
+            outcomes=outcomes,
+            paused=paused_identities(outcomes),
+            estimate=estimate.line(),
+            max_cost_usd=max_cost,
+            left_by_cost_cap=fanout.left_out,
+            cost_cap_reason=cap.reason() if fanout.left_out else None,
+            buckets=await bucket_snapshots(runtime),
+            store_location=_store_location(settings.resolved_store_url()),
+            timings=RunTimings(
+                setup_and_discovery_s=discovered - started,
+                dispatch_s=fanout.dispatch_s,
+                worker_s=fanout.worker_s,
+                task_runs_s=fanout.task_s,
+                wall_s=time.perf_counter() - started,
+            ),
+        )
+        await _publish(report, fanout)
+        finish_store_run(runtime.store, run_id, report)
+        if ack_comment is not None and targets:
+            await acknowledge(runtime, role, targets[0][0], ack_comment, report.ok)
+        if report.ok:
+            return Completed(message=report.headline(), data=report)
+        return Failed(message=report.headline(), data=report)
+    finally:
+        await runtime.aclose()
+
+
+async def _fan_out(
+    settings: Settings,
+    deployment_id: str,
+    flow_run_id: str,
+    role: str,
+    dry_run: bool,
+    model: str | None,
+) -> State[RunReport]:
+    from agents.store.store import Store
+
+    store = Store.open(settings.store_url, settings.data_dir)
+    try:
+        report = await fan_out_report(
+            store,
+            deployment_id=deployment_id,
+            parent_flow_run_id=flow_run_id,
+            parameters=dict(runtime_flow_run.parameters or {}),
+            repos=settings.repos,
+            role=role,
+            dry_run=dry_run,
+            model=model or settings.model,
+        )
+    finally:
+        store.close()
+    await _publish(report, None)
+    if report.ok:
+        return Completed(message=report.headline(), data=report)
+    return Failed(message=report.headline(), data=report)
+
+
+def _store_location(url: str) -> str:
+    """Where the store lives, without a password if the URL carries one."""
+    return redact(url)
+
+
+async def _publish(report: RunReport, fanout: Fanout | None) -> None:
+    """The run's artifacts; a fan-out parent has no workers of its own (``fanout`` None): each
+    worker's page is in its child run."""
+    rows = [
+        {**outcome_row(o), "details": fanout.page_of(o) if fanout else "see its child run"}
+        for o in report.outcomes
+    ]
+    await acreate_table_artifact(
+        table=rows or [{"worker": "-", "outcome": "no work: every open PR is up to date"}],
+        key="swarm-workers",
+        description=f"Workers of swarm run {report.run_id}: {report.headline()}",
+    )
+    await acreate_markdown_artifact(
+        markdown=redact(
+            markdown_summary(report) + (workers_section(fanout.pages) if fanout else "")
+        ),
+        key="swarm-summary",
+        description=report.headline(),
+    )
+    await publish_identities(report.buckets)

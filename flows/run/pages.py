@@ -1,0 +1,168 @@
+"""What the Prefect UI shows of each worker and identity, besides the logs: one markdown artifact
+per worker (findings, review link, cost and budget use) and one table artifact per identity (its
+rate-limit buckets). The formatting is plain functions; ``publish_*`` create the artifacts.
+
+Artifact keys may hold only lowercase letters, digits and dashes, so each is built from the
+repository, the PR and the role (and the shard): the same worker of a later run adds a new
+version under the same key, and the UI's artifact page shows how it went run after run.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agents.dispatch.envelope import Budgets
+from agents.outcome import WorkerOutcome
+from agents.redact import redact
+from agents.work import Assignment
+
+KEY_CHARS = 100
+
+
+def artifact_key(*parts: str) -> str:
+    """``("swarm", "acme/widgets#1", "reviewer")`` -> ``swarm-acme-widgets-1-reviewer``."""
+    key = re.sub(r"[^a-z0-9]+", "-", "-".join(parts).lower()).strip("-")
+    return key[:KEY_CHARS].rstrip("-")
+
+
+def worker_key(assignment: Assignment) -> str:
+    task = assignment.task
+    target = task.repo if task.number is None else f"{task.repo}-{task.number}"
+    shard = task.shard
+    part = f"shard-{shard.index + 1}-of-{shard.count}" if shard else ""
+    return artifact_key("swarm", target, assignment.role, part)
+
+
+def identity_key(identity: str) -> str:
+    return artifact_key("swarm", "identity", identity)
+
+
+def ui_link(artifact_id: uuid.UUID | None) -> str | None:
+    """The artifact's page in the Prefect UI, when the API has one (not under the harness)."""
+    from prefect.settings import get_current_settings
+
+    base = get_current_settings().ui_url
+    if artifact_id is None or not base:
+        return None
+    return f"{base.rstrip('/')}/artifacts/artifact/{artifact_id}"
+
+
+def _spent(used: float, limit: float, fmt: str) -> str:
+    share = f" ({100 * used / limit:.0f}%)" if limit else ""
+    return f"{fmt.format(used)} of {fmt.format(limit)}{share}"
+
+
+def worker_markdown(outcome: WorkerOutcome, title: str, budgets: Budgets | None) -> str:
+    """One worker's page: how it ended, its review, findings, cost and budget use."""
+    tokens = (
+        outcome.input_tokens
+        + outcome.output_tokens
+        + outcome.cache_read_tokens
+        + outcome.cache_write_tokens
+    )
+    ended = f"**{outcome.status}**" + (f": {outcome.reason}" if outcome.reason else "")
+    lines = [
+        f"# {title}",
+        "",
+        ended,
+        "",
+        f"- worker: `{outcome.worker_id}`; identity: `{outcome.identity_login or '-'}`",
+        f"- target: `{outcome.target}`",
+    ]
+    if outcome.review_url:
+        verb = "posted" if outcome.posted else "already there"
+        lines.append(f"- review ({verb}): [{outcome.review_url}]({outcome.review_url})")
+    elif outcome.dry_run_preview:
+        lines.append("- dry run: nothing posted")
+    lines += ["", "## Findings", ""]
+    if outcome.findings:
+        for f in outcome.findings:
+            body = " ".join(str(f.get("body", "")).split())
+            lines.append(f"- `{f.get('path')}:{f.get('line')}`: {body}")
+    else:
+        lines.append("- none")
+    lines += ["", "## Cost and budget use", ""]
+    calls = outcome.github_calls + outcome.graphql_calls
+    hit = f"(cache hit {outcome.cache_hit_ratio * 100:.0f}%)"
+    if budgets is not None:
+        lines += [
+            f"- cost: {_spent(outcome.cost_usd, budgets.cost_usd, '${:.4f}')}",
+            f"- LLM calls: {_spent(outcome.llm_calls, budgets.turns, '{:.0f}')}",
+            f"- tokens: {_spent(tokens, budgets.llm_tokens, '{:.0f}')} {hit}",
+            f"- GitHub calls: {_spent(calls, budgets.github_calls, '{:.0f}')}",
+        ]
+    else:
+        lines += [
+            f"- cost: ${outcome.cost_usd:.4f}",
+            f"- LLM calls: {outcome.llm_calls}; tokens: {tokens} {hit}",
+            f"- GitHub calls: {calls}",
+        ]
+    return redact("\n".join(lines) + "\n")
+
+
+def bucket_rows(snapshot: Mapping[str, Any]) -> list[dict[str, str]]:
+    """One row per rate-limit bucket of an identity's snapshot (as ``bucket_snapshots`` gives)."""
+    paused = snapshot.get("paused_until")
+    reason = snapshot.get("pause_reason")
+    rows = []
+    for name, budget in sorted((snapshot.get("resources") or {}).items()):
+        rows.append(
+            {
+                "bucket": str(name),
+                "limit": _cell(budget.get("limit")),
+                "remaining": _cell(budget.get("remaining")),
+                "used": _cell(budget.get("used")),
+                "reset": _cell(budget.get("reset")),
+                "paused until": _cell(paused) + (f" ({reason})" if paused and reason else ""),
+            }
+        )
+    if not rows:
+        empty = dict.fromkeys(("bucket", "limit", "remaining", "used", "reset"), "-")
+        rows.append({**empty, "paused until": _cell(paused)})
+    return rows
+
+
+def _cell(value: object) -> str:
+    return "-" if value is None else str(value)
+
+
+async def publish_worker(
+    assignment: Assignment, outcome: WorkerOutcome, budgets: Budgets | None
+) -> uuid.UUID:
+    """The worker's markdown artifact, attached to the task run it is created in."""
+    from prefect.artifacts import acreate_markdown_artifact
+
+    return await acreate_markdown_artifact(
+        markdown=worker_markdown(outcome, assignment.run_name, budgets),
+        key=worker_key(assignment),
+        description=redact(f"{assignment.run_name}: {outcome.status}"),
+    )
+
+
+async def publish_identities(buckets: Mapping[str, Any]) -> None:
+    """One table artifact per identity the run used: its buckets at the end of the run."""
+    from prefect.artifacts import acreate_table_artifact
+
+    for identity, snapshot in sorted(buckets.items()):
+        paused = snapshot.get("paused_until") if isinstance(snapshot, Mapping) else None
+        await acreate_table_artifact(
+            table=bucket_rows(snapshot if isinstance(snapshot, Mapping) else {}),
+            key=identity_key(identity),
+            description=f"Rate-limit buckets of {identity}"
+            + (f": paused until {paused}" if paused else ""),
+        )
+
+
+def workers_section(pages: Sequence[tuple[WorkerOutcome, str]]) -> str:
+    """The summary's list of worker pages: a link where the UI has one, else the artifact key."""
+    if not pages:
+        return ""
+    lines = ["", "## Workers", ""]
+    for outcome, page in pages:
+        name = f"{outcome.target} as {outcome.role}: {outcome.status}"
+        shown = f"[{name}]({page})" if page.startswith("http") else f"{name} (artifact `{page}`)"
+        lines.append(f"- {shown}")
+    return "\n".join(lines) + "\n"

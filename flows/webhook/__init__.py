@@ -1,0 +1,8 @@
+"""The GitHub webhook receiver (``swarm webhook serve``).
+
+- ``app.py``: ``POST /github/webhook`` and ``GET /healthz``, as a Starlette app
+- ``serve.py``: the receiver built from settings and run under uvicorn
+- ``sink.py``: what the receiver does with accepted work after it has answered GitHub
+- ``enqueue.py``: the two ways to start the flow run an event asks for
+- ``learning.py``: learning from review replies and resolved threads within seconds
+"""

@@ -1,0 +1,109 @@
+"""What the webhook receiver does with work, after it has answered GitHub.
+
+A review or a triage becomes one ``swarm-run`` flow run for exactly that target. A command is
+first checked against GitHub (the commenter needs write access; asked as the bot), then
+acknowledged with an eyes reaction and run as a forced review; the flow adds rocket or confused
+when it ends. ``/swarm help`` and unknown commands get a short reply instead of a run.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any, Protocol
+
+from agents.events.commands import HELP_TEXT, Command, may_command
+from agents.events.routing import EventWork
+from flows.webhook.app import Submitted
+
+log = logging.getLogger("flows.events")
+
+
+class CommandGitHub(Protocol):
+    async def permission(self, repo: str, login: str) -> str: ...
+
+    async def react(self, repo: str, comment_id: int, content: str) -> None: ...
+
+    async def reply(self, repo: str, number: int, body: str) -> None: ...
+
+
+class Enqueuer(Protocol):
+    async def enqueue(self, parameters: dict[str, Any], key: str) -> str:
+        """Start (or find, for a key seen before) the flow run; its id."""
+        ...
+
+
+def flow_parameters(work: EventWork, delivery_id: str) -> dict[str, Any]:
+    """The ``swarm-run`` parameters for ``work``: plain data, nothing secret."""
+    parameters: dict[str, Any] = {"targets": [work.target], "role": work.role}
+    if work.kind == "command":
+        parameters["force"] = True
+        parameters["rerun_id"] = re.sub(r"[^A-Za-z0-9_.-]", "-", delivery_id)[:64]
+        parameters["ack_comment"] = work.comment_id
+        if work.focus:
+            parameters["focus"] = work.focus
+    return parameters
+
+
+class EventSink:
+    """``learner``: where feedback is queued (in process, bounded; None: not learned from)."""
+
+    def __init__(
+        self, enqueuer: Enqueuer, github: CommandGitHub, learner: Enqueuer | None = None
+    ) -> None:
+        self.enqueuer = enqueuer
+        self.github = github
+        self.learner = learner
+
+    async def submit(self, work: EventWork, delivery_id: str) -> Submitted:
+        if work.kind == "learn":
+            if self.learner is None:
+                return Submitted("ignored", "learning from webhooks is not set up")
+            params = {
+                "repo": work.repo,
+                "number": work.number,
+                "role": work.role,
+                "delivery": delivery_id,
+            }
+            queued = await self.learner.enqueue(params, work.work_key(delivery_id))
+            return Submitted("enqueued", f"feedback on {work.target}", queued)
+        if work.kind == "command":
+            refused = await self._refusal(work)
+            if refused is not None:
+                return refused
+            command = Command.of(work.command or "help")
+            if command.role is None:
+                return await self._answer(work, command.known)
+            assert work.comment_id is not None
+            await self.github.react(work.repo, work.comment_id, "eyes")
+        run_id = await self.enqueuer.enqueue(
+            flow_parameters(work, delivery_id), work.work_key(delivery_id)
+        )
+        log.info("%s %s as %s: flow run %s", work.kind, work.target, work.role, run_id)
+        return Submitted("enqueued", f"{work.kind} {work.target} as {work.role}", run_id)
+
+    async def _refusal(self, work: EventWork) -> Submitted | None:
+        permission = await self.github.permission(work.repo, work.sender)
+        if may_command(permission):
+            return None
+        # Ignored without a reply: answering every read-only commenter would be a spam channel.
+        log.info(
+            "/swarm %s on %s by %s (%s access): ignored",
+            work.command,
+            work.target,
+            work.sender,
+            permission,
+        )
+        return Submitted("refused", f"{work.sender} has {permission} access; commands need write")
+
+    async def _answer(self, work: EventWork, known: bool) -> Submitted:
+        assert work.comment_id is not None
+        if known:
+            await self.github.reply(work.repo, work.number, HELP_TEXT)
+            await self.github.react(work.repo, work.comment_id, "eyes")
+            return Submitted("done", "help posted")
+        await self.github.reply(
+            work.repo, work.number, f"Unknown command `/swarm {work.command}`.\n\n{HELP_TEXT}"
+        )
+        await self.github.react(work.repo, work.comment_id, "confused")
+        return Submitted("done", f"unknown command {work.command!r}")

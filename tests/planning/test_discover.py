@@ -1,0 +1,194 @@
+"""Discovery skips what this role already reviewed at a PR's head SHA; big PRs are sharded."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pytest
+
+from agents.planning.discover import ExistingReview, OpenPull, discover_work
+from agents.planning.shards import plan_assignments
+from agents.posting.keys import marker, review_key
+from agents.work import Task
+
+REPO = "acme/widgets"
+SHA_OLD = "a" * 40
+SHA_NEW = "b" * 40
+BOT = "swarm-reviewer[bot]"
+
+
+@dataclass
+class ListedGitHub:
+    """The three reads discovery makes, answered from lists (GitHub's shape, already parsed)."""
+
+    pulls: dict[str, list[OpenPull]]
+    reviews_by_pr: dict[int, list[ExistingReview]] = field(default_factory=dict)
+    files_by_pr: dict[int, list[str]] = field(default_factory=dict)
+    calls: list[str] = field(default_factory=list)
+    config_text: str | None = None
+
+    async def open_pulls(self, repo: str) -> list[OpenPull]:
+        self.calls.append(f"pulls {repo}")
+        return self.pulls.get(repo, [])
+
+    async def reviews(self, repo: str, number: int) -> list[ExistingReview]:
+        self.calls.append(f"reviews {number}")
+        return self.reviews_by_pr.get(number, [])
+
+    async def changed_files(self, repo: str, number: int) -> list[str]:
+        self.calls.append(f"files {number}")
+        return self.files_by_pr.get(number, ["src/a.py"])
+
+    async def repo_config(self, repo: str) -> str | None:
+        self.calls.append(f"config {repo}")
+        return self.config_text
+
+
+@dataclass
+class KeySet:
+    keys: set[str]
+
+    def has_review(self, key: str) -> bool:
+        return key in self.keys
+
+    def last_reviewed_sha(self, repo: str, number: int, roles: Sequence[str]) -> str | None:
+        return None
+
+
+def _pull(number: int, sha: str = SHA_NEW, draft: bool = False) -> OpenPull:
+    return OpenPull(repo=REPO, number=number, title=f"PR {number}", head_sha=sha, draft=draft)
+
+
+def _marked(key: str, commit: str) -> ExistingReview:
+    return ExistingReview(
+        user_login=BOT,
+        commit_id=commit,
+        body=f"Looks fine.\n\n{marker(key)}",
+    )
+
+
+def test_discovery_skips_a_pr_whose_key_is_in_the_store_without_asking_github() -> None:
+    github = ListedGitHub({REPO: [_pull(1), _pull(2)]})
+    ledger = KeySet({review_key(REPO, 1, SHA_NEW, "reviewer")})
+    found = asyncio.run(discover_work(github, [REPO], "reviewer", ledger, bot_login=BOT))
+    assert [i.number for i in found.items] == [2]
+    assert found.already_reviewed == 1
+    assert "reviews 1" not in github.calls
+
+
+def test_discovery_skips_a_pr_carrying_this_roles_marker_at_the_head_sha() -> None:
+    key = review_key(REPO, 1, SHA_NEW, "reviewer")
+    github = ListedGitHub({REPO: [_pull(1)]}, reviews_by_pr={1: [_marked(key, SHA_NEW)]})
+    found = asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT))
+    assert found.items == []
+    assert found.already_reviewed == 1
+
+
+def test_another_roles_marker_does_not_count_as_reviewed() -> None:
+    key = review_key(REPO, 1, SHA_NEW, "security-reviewer")
+    github = ListedGitHub({REPO: [_pull(1)]}, reviews_by_pr={1: [_marked(key, SHA_NEW)]})
+    found = asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT))
+    assert [i.number for i in found.items] == [1]
+    assert found.items[0].since_sha is None
+
+
+def test_new_commits_are_re_reviewed_since_the_last_reviewed_sha() -> None:
+    old_key = review_key(REPO, 1, SHA_OLD, "reviewer")
+    github = ListedGitHub(
+        {REPO: [_pull(1, SHA_NEW)]}, reviews_by_pr={1: [_marked(old_key, SHA_OLD)]}
+    )
+    found = asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT))
+    assert len(found.items) == 1
+    assert found.items[0].head_sha == SHA_NEW
+    assert found.items[0].since_sha == SHA_OLD
+
+
+def test_the_ledgers_last_reviewed_sha_for_any_posting_role_sets_since() -> None:
+    class Remembers(KeySet):
+        def last_reviewed_sha(self, repo: str, number: int, roles: Sequence[str]) -> str | None:
+            return SHA_OLD if "summarizer" in roles else None
+
+    github = ListedGitHub({REPO: [_pull(1, SHA_NEW)]})
+    ledger = Remembers(set())
+    found = asyncio.run(
+        discover_work(
+            github, [REPO], "reviewer", ledger, bot_login=BOT, posting_roles=("summarizer",)
+        )
+    )
+    assert found.items[0].since_sha == SHA_OLD
+    assert (
+        asyncio.run(discover_work(github, [REPO], "reviewer", ledger, bot_login=BOT))
+        .items[0]
+        .since_sha
+        is None
+    )
+
+
+def test_drafts_are_skipped_unless_asked_for() -> None:
+    github = ListedGitHub({REPO: [_pull(1, draft=True)]})
+    assert asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT)).items == []
+    found = asyncio.run(
+        discover_work(github, [REPO], "reviewer", bot_login=BOT, include_drafts=True)
+    )
+    assert [i.number for i in found.items] == [1]
+
+
+def _item(number: int, files: int) -> Task:
+    return Task(
+        kind="review_pr",
+        repo=REPO,
+        number=number,
+        head_sha=SHA_NEW,
+        files=tuple(f"src/f{i:02d}.py" for i in range(files)),
+    )
+
+
+def test_a_small_pr_gets_one_reviewer_and_no_summarizer() -> None:
+    [planned] = plan_assignments([_item(1, 3)], "reviewer", shard_threshold_files=10, shard_size=5)
+    assert planned.summarizer is None
+    [only] = planned.reviewers
+    assert (only.role, only.task.kind, only.task.shard) == ("reviewer", "review_pr", None)
+    assert only.run_name == f"review {REPO}#1@{SHA_NEW[:7]} as reviewer"
+
+
+def test_a_large_pr_is_sharded_by_files_with_one_summarizer() -> None:
+    [planned] = plan_assignments(
+        [_item(7, 23)], "reviewer", shard_threshold_files=10, shard_size=10
+    )
+    shards = planned.reviewers
+    assert [len(s.task.files) for s in shards] == [10, 10, 3]
+    assert [s.task.shard.index for s in shards if s.task.shard] == [0, 1, 2]
+    assert {s.task.shard.count for s in shards if s.task.shard} == {3}
+    covered = [f for s in shards for f in s.task.files]
+    assert covered == list(_item(7, 23).files)
+    summarizer = planned.summarizer
+    assert summarizer is not None
+    assert (summarizer.role, summarizer.task.kind) == ("summarizer", "summarize")
+    assert summarizer.task.files == _item(7, 23).files and summarizer.task.shard is None
+    assert shards[1].run_name == f"review {REPO}#7@{SHA_NEW[:7]} [shard 2/3] as reviewer"
+
+
+def test_sharding_settings_that_cannot_work_are_refused_with_their_names() -> None:
+    with pytest.raises(ValueError, match="shard_size must be at least 1, got 0"):
+        plan_assignments([], "reviewer", shard_threshold_files=10, shard_size=0)
+    with pytest.raises(
+        ValueError, match=r"shard_threshold_files \(5\) must be at least shard_size \(10\)"
+    ):
+        plan_assignments([], "reviewer", shard_threshold_files=5, shard_size=10)
+
+
+def test_a_pr_that_cannot_be_read_is_skipped_as_unreadable_not_fatal() -> None:
+    class Flaky(ListedGitHub):
+        async def changed_files(self, repo: str, number: int) -> list[str]:
+            if number == 1:
+                raise RuntimeError("GitHub GET files failed with 502")
+            return await super().changed_files(repo, number)
+
+    found = asyncio.run(
+        discover_work(Flaky({REPO: [_pull(1), _pull(2)]}), [REPO], "reviewer", bot_login=BOT)
+    )
+    assert [i.number for i in found.items] == [2]
+    [unreadable] = found.unreadable
+    assert (unreadable.number, unreadable.detail) == (1, "GitHub GET files failed with 502")

@@ -1,0 +1,127 @@
+"""Discovery under a repository's ``.github/swarm.yaml``: skips with reasons, narrowed files,
+guidance on the task, an invalid file skipping its repository, and forced one-PR runs."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+
+from agents.planning.discover import ExistingReview, OpenPull, discover_work
+from agents.posting.keys import marker, review_key
+from tests.planning.test_discover import BOT, REPO, SHA_NEW, KeySet, ListedGitHub
+
+CONFIG = """\
+skip:
+  authors: ["dependabot[bot]"]
+  labels: [wip]
+instructions:
+  - paths: ["src/db/**"]
+    text: Every query must use bound parameters.
+language: English
+"""
+
+
+def _pull(number: int, author: str = "alice", labels: tuple[str, ...] = ()) -> OpenPull:
+    return OpenPull(repo=REPO, number=number, head_sha=SHA_NEW, author=author, labels=labels)
+
+
+def _github(config: str | None = CONFIG) -> ListedGitHub:
+    return ListedGitHub(
+        pulls={REPO: [_pull(1), _pull(2, "dependabot[bot]"), _pull(3, labels=("WIP",)), _pull(4)]},
+        files_by_pr={1: ["src/db/q.py", "uv.lock"], 4: ["uv.lock", "web/package-lock.json"]},
+        config_text=config,
+    )
+
+
+def test_skipped_authors_labels_and_lockfile_only_prs_are_not_reviewed_and_say_why() -> None:
+    found = asyncio.run(discover_work(_github(), [REPO], "reviewer", bot_login=BOT))
+    assert [t.number for t in found.items] == [1]
+    reasons = {s.number: s.reason for s in found.skipped}
+    assert reasons == {2: "author_skipped", 3: "label_skipped", 4: "no_reviewable_files"}
+    lockfiles = next(s for s in found.skipped if s.number == 4)
+    assert lockfiles.detail == (
+        "all 2 changed file(s) excluded by paths (uv.lock, web/package-lock.json)"
+    )
+
+
+def test_the_task_covers_only_included_files_and_carries_the_matching_guidance() -> None:
+    [task] = asyncio.run(discover_work(_github(), [REPO], "reviewer", bot_login=BOT)).items
+    assert task.files == ("src/db/q.py",)
+    assert task.guidance == "Every query must use bound parameters."
+    assert task.language == "English"
+
+
+def test_without_a_file_the_defaults_still_leave_lockfiles_out() -> None:
+    found = asyncio.run(discover_work(_github(None), [REPO], "reviewer", bot_login=BOT))
+    assert sorted(t.number or 0 for t in found.items) == [1, 2, 3]
+    assert [s.reason for s in found.skipped] == ["no_reviewable_files"]
+
+
+def test_an_invalid_file_skips_its_repository_and_reads_no_pull_request() -> None:
+    github = _github("skip:\n  authorz: [x]\n")
+    found = asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT))
+    assert found.items == [] and found.skipped == []
+    assert found.config_errors == {REPO: [".github/swarm.yaml:2: skip.authorz: unknown key"]}
+    assert [c for c in github.calls if c.startswith(("reviews", "files"))] == []
+    # Its open PRs are to be told, under the digest of this version of the file.
+    [notice] = found.config_notices
+    assert (notice.repo, notice.numbers) == (REPO, (1, 2, 3, 4))
+    assert notice.digest == hashlib.sha256(b"skip:\n  authorz: [x]\n").hexdigest()
+    assert notice.problems == (".github/swarm.yaml:2: skip.authorz: unknown key",)
+
+
+def test_a_file_that_cannot_be_read_skips_the_repository_rather_than_using_defaults() -> None:
+    class Failing(ListedGitHub):
+        async def repo_config(self, repo: str) -> str | None:
+            raise RuntimeError("GitHub GET contents failed with 502")
+
+    github = Failing(pulls={REPO: [_pull(1)]})
+    found = asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT))
+    assert found.items == []
+    assert "could not be read" in found.config_errors[REPO][0]
+    assert found.config_notices == []  # a GitHub hiccup is not the repository's mistake
+
+
+def test_targets_narrow_discovery_to_the_named_pull_requests() -> None:
+    found = asyncio.run(
+        discover_work(_github(), [REPO], "reviewer", bot_login=BOT, targets=[(REPO, 4), (REPO, 1)])
+    )
+    assert [t.number for t in found.items] == [1]
+    assert [s.number for s in found.skipped] == [4]
+
+
+def test_a_forced_run_re_reviews_a_reviewed_head_under_a_new_key_and_overrides_skip_rules() -> None:
+    github = _github()
+    github.reviews_by_pr[1] = [
+        ExistingReview(
+            user_login="swarm-reviewer[bot]",
+            commit_id=SHA_NEW,
+            body=marker(review_key(REPO, 1, SHA_NEW, "reviewer")),
+        )
+    ]
+    ledger = KeySet(set())
+    plain = asyncio.run(
+        discover_work(github, [REPO], "reviewer", ledger, bot_login=BOT, targets=[(REPO, 1)])
+    )
+    assert [s.reason for s in plain.skipped] == ["already_reviewed"]
+    forced = asyncio.run(
+        discover_work(
+            github,
+            [REPO],
+            "reviewer",
+            ledger,
+            bot_login=BOT,
+            targets=[(REPO, 1), (REPO, 2)],
+            rerun="d1",
+        )
+    )
+    by_number = {t.number: t for t in forced.items}
+    assert by_number[1].rerun == "d1"
+    # Not reviewed yet at its head: the normal key, so later runs see it as done.
+    assert by_number[2].rerun is None
+
+
+def test_a_rerun_key_differs_from_the_plain_key_and_does_not_count_as_the_roles_review() -> None:
+    plain = review_key(REPO, 1, SHA_NEW, "reviewer")
+    again = review_key(REPO, 1, SHA_NEW, "reviewer", "d1")
+    assert again == f"{plain}/rerun-d1"

@@ -1,0 +1,137 @@
+"""Flow tests: one Prefect test harness for the session, a sandbox GitHub and swarm settings each.
+
+The harness starts a temporary Prefect server (about 20 s), so it is shared by every flow test;
+each test gets its own sandbox, data directory and store, so tests do not see each other's work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sandbox.github.seed import REPOS, credentials_env
+from sandbox.github.state import SandboxState
+from sandbox.server import SandboxServer
+from tests.browser import Browser, chromium_path
+
+ROOT = Path(__file__).resolve().parents[2]
+SEALING_KEY = "qJzH8m5cF1oYbXw2V0kT9rE3uN6pL4sAaGdQeWiZyMc="
+PLANTED_ANTHROPIC_KEY = "sk-ant-api03-PLANTEDdoNotLeakThisKey0123456789abcdefABCDEF"
+
+
+@dataclass
+class Swarm:
+    """A sandbox GitHub plus the settings a flow run reads from the environment."""
+
+    server: SandboxServer
+    data_dir: Path
+    keys_dir: Path
+
+    @property
+    def state(self) -> SandboxState:
+        return self.server.state
+
+    def bot_reviews(self, repo: str, number: int) -> list[Any]:
+        pull = self.state.pull(repo, number).pull
+        assert pull is not None
+        return [r for r in pull.reviews if r.user_login.endswith("[bot]")]
+
+    def review_counts(self) -> dict[str, int]:
+        counts = {}
+        for repo in REPOS:
+            for number, issue in sorted(self.state.repo(repo).issues.items()):
+                if issue.pull is not None:
+                    counts[f"{repo}#{number}"] = len(self.bot_reviews(repo, number))
+        return counts
+
+    def writes_by(self, login: str) -> list[Any]:
+        """Requests that changed something on GitHub (revoking one's own token does not count)."""
+        return [
+            r
+            for r in self.state.requests_by(login)
+            if r.is_write and r.route != "/installation/token"
+        ]
+
+
+def use_sandbox_settings(
+    monkeypatch: pytest.MonkeyPatch, server: SandboxServer, root: Path
+) -> Swarm:
+    for key in list(os.environ):
+        if key.startswith("SWARM_"):
+            monkeypatch.delenv(key)
+    keys_dir = root / "keys"
+    for key, value in credentials_env(server.state, keys_dir, server.url).items():
+        monkeypatch.setenv(key, value)
+    data_dir = root / "data"
+    monkeypatch.setenv("SWARM_DATA_DIR", str(data_dir))
+    monkeypatch.setenv("SWARM_ROLES_DIR", str(ROOT / "roles"))
+    monkeypatch.setenv("SWARM_REPOS", ",".join(REPOS))
+    monkeypatch.setenv("SWARM_SEALING_KEY", SEALING_KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", PLANTED_ANTHROPIC_KEY)
+    monkeypatch.setenv("SWARM_MODEL", "scripted")
+    return Swarm(server, data_dir, keys_dir)
+
+
+@pytest.fixture
+def swarm(
+    prefect_harness: None, sandbox: SandboxServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Swarm:
+    return use_sandbox_settings(monkeypatch, sandbox, tmp_path)
+
+
+def run_swarm(**parameters: Any) -> tuple[Any, Any]:
+    """Run the flow in this process; returns (final state, RunReport)."""
+    from flows.run.flow import swarm_run
+
+    flow = swarm_run
+    options = parameters.pop("flow_options", None)
+    if options:
+        flow = swarm_run.with_options(**options)
+    parameters.setdefault("model", "scripted")
+
+    async def run() -> Any:
+        return await flow(**parameters, return_state=True)
+
+    state = asyncio.run(run())
+    return state, state.result(raise_on_failure=False)
+
+
+def task_runs_of(flow_run_id: Any) -> list[Any]:
+    """Task runs of one flow run, as the Prefect API stores them."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
+    async def read() -> list[Any]:
+        async with get_client() as client:
+            return list(
+                await client.read_task_runs(
+                    flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id]))
+                )
+            )
+
+    return asyncio.run(read())
+
+
+@pytest.fixture(scope="session")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    """Headless Chromium; skipped where it is not installed, unless CI requires it."""
+    if chromium_path() is None:
+        if os.environ.get("SWARM_TEST_REQUIRE_BROWSER") == "1":
+            pytest.fail("chromium required but not installed (apt-get install -y chromium)")
+        pytest.skip("chromium is not installed (apt-get install -y chromium)")
+    with Browser(tmp_path_factory.mktemp("chromium-profile")) as found:
+        yield found
+
+
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the UI tests save what they saw; ``SWARM_SCREENSHOTS_DIR=docs/img`` refreshes the
+    pictures in docs/operations.md."""
+    configured = os.environ.get("SWARM_SCREENSHOTS_DIR")
+    return Path(configured) if configured else tmp_path_factory.mktemp("screenshots")
