@@ -7,7 +7,12 @@ Enterprise) must still route. Every string here comes from the sender and is unt
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, ConfigDict, Field
+
+# An issue or PR number is a 32-bit integer on GitHub and in the store's columns.
+Number = Annotated[int, Field(gt=0, le=2**31 - 1)]
 
 
 class _Loose(BaseModel):
@@ -36,7 +41,7 @@ class PullHead(_Loose):
 
 
 class PullRequest(_Loose):
-    number: int = Field(gt=0)
+    number: Number
     draft: bool = False
     head: PullHead
     user: Account | None = None
@@ -47,7 +52,7 @@ class IssuePullLink(_Loose):
 
 
 class Issue(_Loose):
-    number: int = Field(gt=0)
+    number: Number
     user: Account | None = None
     # Present (even with null fields) when the issue is a pull request.
     pull_request: IssuePullLink | None = None
@@ -64,7 +69,7 @@ class ReviewComment(Comment):
 
 
 class PullNumber(_Loose):
-    number: int = Field(gt=0)
+    number: Number
 
 
 class Envelope(_Loose):

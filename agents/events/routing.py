@@ -79,15 +79,46 @@ class Routed:
     sender: str | None
     work: EventWork | None
     reason: str
+    # Signed but not a delivery GitHub could have sent (not JSON, nested past any real payload,
+    # numbers past GitHub's 64-bit ids): refused as a bad request, never looked into further.
+    malformed: bool = False
+
+
+# GitHub's ids are 64-bit; a larger integer is no GitHub payload, and it would overflow every
+# integer column and index it reached.
+_INT_MAX = 2**63 - 1
+
+
+def _bounded_int(text: str) -> int:
+    value = int(text)
+    if abs(value) > _INT_MAX:
+        raise ValueError("integer out of range")
+    return value
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+def decode_payload(body: bytes) -> object:
+    """A delivery's JSON, or :class:`ValueError` for anything GitHub would never send.
+
+    Nesting too deep for the decoder (``RecursionError``), integers beyond 64 bits and the
+    non-standard ``NaN``/``Infinity`` all count as malformed, so no caller meets them later.
+    """
+    try:
+        return json.loads(body, parse_int=_bounded_int, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError("payload nested too deep") from None
 
 
 def route_event(event: str, body: bytes) -> Routed:
     """The work ``event`` with payload ``body`` asks for, or why it asks for none."""
     try:
-        raw = json.loads(body)
+        raw = decode_payload(body)
         head = Envelope.model_validate(raw)
     except (ValueError, ValidationError):
-        return Routed(event, None, None, None, None, None, "payload is not a JSON event")
+        return Routed(event, None, None, None, None, None, "payload is not a JSON event", True)
     repo = head.repository.full_name if head.repository else None
     sender = head.sender.login if head.sender else None
     base = Routed(event, head.action, repo, None, sender, None, "")

@@ -2,7 +2,9 @@
 
 Order matters, and each step refuses before the next costs anything: the body is read up to
 the size cap (413 beyond it, before any hashing), the ``X-Hub-Signature-256`` is checked over
-the raw bytes (401 with an empty body when missing or wrong, nothing recorded), the delivery is
+the raw bytes (401 with an empty body when missing or wrong, nothing recorded), a signed body
+that is no GitHub payload (not JSON, nested too deep, numbers past 64 bits) gets 400 with an
+empty body and nothing recorded, the delivery is
 recorded in the store (a delivery id or body seen before answers 200 and starts nothing), and
 only then is the work handed on, after the answer is sent: GitHub gives a receiver 10 s, and a
 review takes longer, so the receiver never reviews inline.
@@ -103,7 +105,11 @@ class WebhookReceiver:
         delivery = request.headers.get("x-github-delivery", "")
         if not _EVENT.match(event) or not _DELIVERY.match(delivery):
             return JSONResponse({"message": "X-GitHub-Event or X-GitHub-Delivery missing"}, 400)
-        routed = self._served(route_event(event, body))
+        routed = route_event(event, body)
+        if routed.malformed:
+            # Signed, yet no payload GitHub sends: a bad request, answered without detail.
+            return Response(status_code=400)
+        routed = self._served(routed)
         if routed.work is not None and routed.work.kind == "learn":
             routed = await anyio.to_thread.run_sync(self._learnable, routed)
         first = await anyio.to_thread.run_sync(self._record, delivery, body, routed)

@@ -15,7 +15,7 @@ import pytest
 
 from agents.store import Store
 from sandbox.github.seed import MAINTAINER, WIDGETS, WIDGETS_PR_CLEAN
-from sandbox.github.webhooks import SandboxWebhooks
+from sandbox.github.webhooks import SandboxWebhooks, signed_headers
 from sandbox.server import SandboxServer
 from tests.events.harness import SECRET, sandbox_env, sandbox_server
 from tests.ports import closed_port
@@ -82,6 +82,11 @@ def test_a_real_server_checks_signatures_records_and_dedupes_deliveries(
     forged = {**delivery.headers, "X-Hub-Signature-256": "sha256=" + "1" * 64}
     answer = httpx.post(f"{served}/github/webhook", content=delivery.body, headers=forged)
     assert (answer.status_code, answer.content) == (401, b"")
+    # Signed but nested past any decoder: a bad request under uvicorn too, never a 500.
+    deep = b"[" * 100_000 + b"]" * 100_000
+    hostile = signed_headers(SECRET, "pull_request", "deep-1", deep)
+    answer = httpx.post(f"{served}/github/webhook", content=deep, headers=hostile)
+    assert (answer.status_code, answer.content) == (400, b"")
 
     hooks.pending.append(delivery)
     hooks.pending.append(delivery)
