@@ -7,7 +7,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
-pytest_plugins = ["tests.sandbox_fixtures", "tests.prefect_fixtures"]
+pytest_plugins = ["tests.sandbox_fixtures", "tests.prefect_fixtures", "tests.browser_fixtures"]
 
 PG_URL_DEFAULT = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 

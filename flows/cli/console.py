@@ -54,8 +54,9 @@ def mapping_table(title: str, rows: Sequence[Mapping[str, object]]) -> Table:
     return table(title, columns, ([row.get(c) for c in columns] for row in rows))
 
 
-def print_report(report: RunReport) -> None:
-    """The run's workers as a table, then the headline and anything that needs attention."""
+def print_report(report: RunReport, *, link: bool = True) -> None:
+    """The run's workers as a table, then the headline and anything that needs attention, and
+    (``link``) where the run is in the Prefect UI."""
     if report.outcomes:
         identities = {o.identity_login for o in report.outcomes}
         columns = [c for c in TABLE_COLUMNS if c != "identity" or len(identities) > 1]
@@ -106,3 +107,5 @@ def print_report(report: RunReport) -> None:
         console.print(f"  told on {escape(', '.join(report.config_told))} (once per file version)")
     for line in report.skipped:
         console.print(f"  skipped {escape(redact(line))}")
+    if link and report.ui_link:
+        say(f"Prefect UI: {report.ui_link}")

@@ -51,7 +51,7 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
     prepare_prefect_env()
 
     from agents.settings.model import load_settings
-    from flows.cli.console import console, print_report
+    from flows.cli.console import console, print_report, say
     from flows.cli.runner import execute_flow
     from sandbox.github.seed import REPOS
     from sandbox.server import SandboxServer
@@ -87,7 +87,7 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
         )
         elapsed = time.monotonic() - started
         reviews_on_sandbox = _count_bot_reviews(sandbox.state)
-    print_report(report)
+    print_report(report, link=False)  # the demo says where the UI is last
     if report.new_reviews == 0 and report.idempotent_skips:
         console.print(
             f"[cyan]Nothing new to post: {report.idempotent_skips} PR(s) already reviewed at "
@@ -103,9 +103,9 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
         "[bold]uv run swarm transcript <worker>[/bold] "
         f"(with SWARM_DATA_DIR={data_dir})"
     )
-    console.print(
-        f"Prefect UI: {ui}/runs (flow run 'swarm reviewer over ...'); "
-        "[bold]uv run swarm server stop[/bold] stops the server"
+    say(
+        f"Prefect UI: {report.ui_link or ui + '/runs'} (this run; every run is at {ui}/runs); "
+        "uv run swarm server stop stops the server"
     )
     return 0 if report.ok else 1
 

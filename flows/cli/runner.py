@@ -54,10 +54,21 @@ def execute_flow(**parameters: object) -> RunReport:
             state = asyncio.run(cast("Coroutine[Any, Any, State[Any]]", pending))
     result = state.result(raise_on_failure=False)
     if isinstance(result, RunReport):
-        return result
+        return result.model_copy(update={"ui_link": flow_run_link(state)})
     if isinstance(result, BaseException):
         raise result
     raise RuntimeError(f"swarm-run ended {state.name} without a report: {state.message}")
+
+
+def flow_run_link(state: State[Any]) -> str | None:
+    """The page of the flow run that ended in ``state``, in the UI of the API it reported to."""
+    from prefect.settings import get_current_settings
+
+    base = get_current_settings().ui_url
+    flow_run_id = state.state_details.flow_run_id
+    if not base or flow_run_id is None:
+        return None
+    return f"{base.rstrip('/')}/runs/flow-run/{flow_run_id}"
 
 
 def run_once(

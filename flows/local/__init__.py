@@ -2,6 +2,8 @@
 
 - ``env.py``: Prefect's environment, set before Prefect is first imported
 - ``prefect_server.py``: one local Prefect server per data directory, started on first use
+- ``server_keeper.py``: the local Prefect server's parent: ends it when unused or when its folder
+  is gone
 - ``warm_client.py``: hands ``swarm`` commands to a warm process that has the libraries loaded
 - ``warm_server.py``: the warm process: libraries imported once, a forked child per command
 """

@@ -35,6 +35,9 @@ LOCK_FILE = "server.lock"
 START_TIMEOUT_S = 240.0
 START_ATTEMPTS = 3
 STOP_TIMEOUT_S = 15.0
+# Unused this long (no connection, no database write), the server stops; the next command
+# starts it again in a few seconds.
+IDLE_STOP_S = 2 * 3600.0
 # What the server process may see of ours: locale, paths, and Prefect's own settings.
 SERVER_ENV_NAMES = ("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "USER", "LOGNAME")
 SERVER_ENV_PREFIXES = ("LC_", "PREFECT_")
@@ -89,8 +92,12 @@ def status(home: Path) -> LocalServer | None:
     return None
 
 
-def ensure_running(home: Path, *, timeout: float = START_TIMEOUT_S) -> tuple[LocalServer, bool]:
-    """The server of ``home``, started when none runs; ``True`` when this call started it."""
+def ensure_running(
+    home: Path, *, timeout: float = START_TIMEOUT_S, idle_stop_s: float = IDLE_STOP_S
+) -> tuple[LocalServer, bool]:
+    """The server of ``home``, started when none runs; ``True`` when this call started it.
+    A server started here stops by itself once unused for ``idle_stop_s``, or when ``home``
+    is deleted (:mod:`flows.local.server_keeper`)."""
     home.mkdir(parents=True, exist_ok=True)
     with _locked(home):
         running = status(home)
@@ -100,7 +107,7 @@ def ensure_running(home: Path, *, timeout: float = START_TIMEOUT_S) -> tuple[Loc
         if recorded is not None and pid_alive(recorded.pid):
             # Alive but not answering: an earlier start that hangs. Replace it.
             _terminate(recorded.pid)
-        return _start(home, timeout), True
+        return _start(home, timeout, idle_stop_s), True
 
 
 def stop(home: Path) -> LocalServer | None:
@@ -117,8 +124,18 @@ def stop(home: Path) -> LocalServer | None:
         return recorded
 
 
-def server_environment(host: Mapping[str, str], home: Path) -> dict[str, str]:
-    """The server's environment: an allow-list of the host's, plus its home, offline."""
+def server_environment(
+    host: Mapping[str, str], home: Path, port: int = PREFERRED_PORT
+) -> dict[str, str]:
+    """The server's environment: an allow-list of the host's, plus its home and its own
+    address, offline.
+
+    ``prefect server start --port`` moves the API but not the UI: the UI asks the server's
+    ``/ui-settings`` where its API is, and without ``PREFECT_UI_API_URL`` that answer names
+    ``PREFECT_SERVER_API_PORT``, 4200. The UI of a server on another port then showed "Can't
+    connect to Server API", or, with another Prefect server on 4200, that server's runs. So the
+    server is told its own address, over anything the host's environment says.
+    """
     env = {
         key: value
         for key, value in host.items()
@@ -128,33 +145,40 @@ def server_environment(host: Mapping[str, str], home: Path) -> dict[str, str]:
     env.update(OFFLINE)
     env = {**KEEPALIVE, **env}  # an operator's own keep-alive setting wins
     env["PREFECT_HOME"] = str(home)
+    env["PREFECT_SERVER_API_HOST"] = "127.0.0.1"
+    env["PREFECT_SERVER_API_PORT"] = str(port)
+    env["PREFECT_UI_API_URL"] = f"http://127.0.0.1:{port}/api"
+    env["PREFECT_UI_URL"] = f"http://127.0.0.1:{port}"
     return env
 
 
-def _start(home: Path, timeout: float) -> LocalServer:
+def _start(home: Path, timeout: float, idle_stop_s: float) -> LocalServer:
     """Start a server; when another process takes its port first, try again on a free one."""
     deadline = time.monotonic() + timeout
     for attempt in range(START_ATTEMPTS):
-        server = _launch(home, _free_port(preferred=attempt == 0), deadline)
+        server = _launch(home, _free_port(preferred=attempt == 0), deadline, idle_stop_s)
         if server is not None:
             _write_state(server)
             return server
     raise ServerStartError(f"the local Prefect server did not start; see {home / LOG_FILE}")
 
 
-def _launch(home: Path, port: int, deadline: float) -> LocalServer | None:
+def _launch(home: Path, port: int, deadline: float, idle_stop_s: float) -> LocalServer | None:
     """One start on ``port``: the server once it answers as ours, None when it exited early."""
-    command = [sys.executable, "-m", "prefect", "server", "start"]
+    command = [sys.executable, "-m", "flows.local.server_keeper", str(home), str(port)]
+    command += [str(idle_stop_s), "--", sys.executable, "-m", "prefect", "server", "start"]
     command += ["--host", "127.0.0.1", "--port", str(port), "--analytics-off"]
     with (home / LOG_FILE).open("ab") as log:
         process = subprocess.Popen(
             command,
-            env=server_environment(os.environ, home),
+            env=server_environment(os.environ, home, port),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
             cwd=home,
-            start_new_session=True,  # Ctrl-C on the command that started it leaves it running
+            # Ctrl-C on the command that started it leaves it running; the keeper and the
+            # server share this new process group, which stopping it signals.
+            start_new_session=True,
         )
     server = LocalServer(pid=process.pid, port=port, home=home)
     while not _serves(server):

@@ -72,6 +72,8 @@ class RunReport(BaseModel):
     # Per identity: whatever the gateway's snapshot says (limit, remaining, reset, paused until).
     buckets: dict[str, Any] = Field(default_factory=dict)
     store_location: str | None = None
+    # The flow run's page in the Prefect UI, filled in by whoever ran the flow and knows its API.
+    ui_link: str | None = None
     timings: RunTimings = Field(default_factory=RunTimings)
     # Told before the workers started: PRs, workers, expected tokens and cost.
     estimate: str | None = None

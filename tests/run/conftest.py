@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,6 @@ import pytest
 from sandbox.github.seed import REPOS, credentials_env
 from sandbox.github.state import SandboxState
 from sandbox.server import SandboxServer
-from tests.browser import Browser, chromium_path
 
 ROOT = Path(__file__).resolve().parents[2]
 SEALING_KEY = "qJzH8m5cF1oYbXw2V0kT9rE3uN6pL4sAaGdQeWiZyMc="
@@ -116,22 +114,3 @@ def task_runs_of(flow_run_id: Any) -> list[Any]:
             )
 
     return asyncio.run(read())
-
-
-@pytest.fixture(scope="session")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
-    """Headless Chromium; skipped where it is not installed, unless CI requires it."""
-    if chromium_path() is None:
-        if os.environ.get("SWARM_TEST_REQUIRE_BROWSER") == "1":
-            pytest.fail("chromium required but not installed (apt-get install -y chromium)")
-        pytest.skip("chromium is not installed (apt-get install -y chromium)")
-    with Browser(tmp_path_factory.mktemp("chromium-profile")) as found:
-        yield found
-
-
-@pytest.fixture(scope="session")
-def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where the UI tests save what they saw; ``SWARM_SCREENSHOTS_DIR=docs/img`` refreshes the
-    pictures in docs/operations.md."""
-    configured = os.environ.get("SWARM_SCREENSHOTS_DIR")
-    return Path(configured) if configured else tmp_path_factory.mktemp("screenshots")

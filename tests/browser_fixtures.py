@@ -1,0 +1,30 @@
+"""Headless Chromium for UI tests, wherever they live (a plugin of the root conftest)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.browser import Browser, chromium_path
+
+
+@pytest.fixture(scope="session")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    """Headless Chromium; skipped where it is not installed, unless CI requires it."""
+    if chromium_path() is None:
+        if os.environ.get("SWARM_TEST_REQUIRE_BROWSER") == "1":
+            pytest.fail("chromium required but not installed (apt-get install -y chromium)")
+        pytest.skip("chromium is not installed (apt-get install -y chromium)")
+    with Browser(tmp_path_factory.mktemp("chromium-profile")) as found:
+        yield found
+
+
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the UI tests save what they saw; ``SWARM_SCREENSHOTS_DIR=docs/img`` refreshes the
+    pictures in docs/operations.md."""
+    configured = os.environ.get("SWARM_SCREENSHOTS_DIR")
+    return Path(configured) if configured else tmp_path_factory.mktemp("screenshots")
