@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-# How a worker ended. The store keeps its own, coarser record status (agents.store.records).
+# How a worker ended: the one word for it from the session loop to the outcome, the store's
+# worker row (agents.store.records adds the words of a worker still under way), the Prefect
+# task-run state (flows.run.states), the run report and `swarm runs`.
 OutcomeStatus = Literal[
     "succeeded",  # the job is done (review posted, or nothing to post)
     "skipped",  # idempotency: this (PR, head SHA, role) was already reviewed
@@ -16,6 +18,10 @@ OutcomeStatus = Literal[
     "paused",  # its identity or the model key is rate-limited/overloaded until `paused_until`
     "failed",  # an error it could not recover from (GitHub 5xx, model error, crash)
 ]
+OUTCOME_STATUSES: tuple[OutcomeStatus, ...] = get_args(OutcomeStatus)
+# The ends that fail the run (its flow run ends FAILED, `swarm run` exits 1). A skipped worker had
+# nothing to do; a paused one waits for its identity or key, and a later run picks its work up.
+FAILED_OUTCOMES: frozenset[OutcomeStatus] = frozenset({"blocked", "budget_exhausted", "failed"})
 
 
 class WorkerOutcome(BaseModel):
@@ -50,5 +56,6 @@ class WorkerOutcome(BaseModel):
         return self.cache_read_tokens / prompt if prompt else 0.0
 
     @property
-    def ok(self) -> bool:
-        return self.status in ("succeeded", "skipped")
+    def failed(self) -> bool:
+        """Whether this end fails the run (see :data:`FAILED_OUTCOMES`)."""
+        return self.status in FAILED_OUTCOMES

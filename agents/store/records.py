@@ -6,9 +6,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, get_args
 
-WorkerStatus = Literal[
-    "pending", "running", "succeeded", "failed", "blocked", "budget_exhausted", "cancelled"
-]
+from agents.outcome import OutcomeStatus
+
+# A worker row's status: under way, or ended as its outcome says (the same words, paused and
+# skipped included; revision 0005 gave the rows written before that their own words back).
+WorkerStatus = Literal["pending", "running", OutcomeStatus]
 WORKER_STATUSES: tuple[str, ...] = get_args(WorkerStatus)
 FINAL_WORKER_STATUSES = frozenset(WORKER_STATUSES) - {"pending", "running"}
 

@@ -11,17 +11,23 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
 from agents.llm.prompt import CachedPrefix
 from agents.llm.request import OverlayChain, build_request
 from agents.llm.turn import ToolResult, TurnContext, assistant_message, user_message
 from agents.llm.usage import is_cache_miss
+from agents.outcome import OutcomeStatus
 from agents.worker.budget import Meter
 from agents.worker.ports import Model, ModelTurn, Recorder, Tools, ToolUse
 from agents.worker.window import ContextWindow
 
 CUT_OFF_NOTE = " Your last reply was cut off at the output limit: finish briefly."
+# Why a session the model ended without finishing fails its worker, by stop reason.
+UNFINISHED = {
+    "max_tokens": "the model's replies kept hitting the output limit",
+    "refusal": "the model refused the task",
+}
 
 
 async def _no_recall(_query: str) -> Sequence[str]:
@@ -60,9 +66,10 @@ class Session:
 
 @dataclass(frozen=True)
 class SessionResult:
-    """How the model ended the session, and its last words."""
+    """How the model ended the session, in the outcome's words, and its last words."""
 
-    ended: Literal["done", "max_tokens", "refusal"]
+    status: OutcomeStatus
+    reason: str | None = None
     text: str = ""
 
 
@@ -129,10 +136,10 @@ async def run_session(
         elif stop == "max_tokens" and not continued:
             continued = True
             say(session.task + CUT_OFF_NOTE)
-        elif stop in ("max_tokens", "refusal"):
-            return SessionResult("max_tokens" if stop == "max_tokens" else "refusal", result.text)
+        elif stop in UNFINISHED:
+            return SessionResult("failed", UNFINISHED[stop], result.text)
         else:
-            return SessionResult("done", result.text)
+            return SessionResult("succeeded", text=result.text)
 
 
 async def _call_tools(

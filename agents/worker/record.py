@@ -33,8 +33,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("agents.worker")
 
 PREVIEW_CHARS = 160
-# Store statuses for outcomes the store has no word of its own for.
-STORE_STATUS: Mapping[str, str] = {"skipped": "succeeded", "paused": "failed"}
 
 
 class StoreRecorder:
@@ -160,7 +158,7 @@ class StoreRecorder:
         self._write(
             self.store.finish_worker,
             self.worker_id,
-            STORE_STATUS.get(status, status),
+            status,
             blocked_reason=reason,
             budgets_used=used,
         )

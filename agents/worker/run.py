@@ -68,13 +68,6 @@ ERROR_OUTCOMES: tuple[tuple[type[Exception], OutcomeStatus, Callable[[Exception]
     (GitHubUnavailable, "failed", "GitHub error: {}".format),
 )
 
-# How each way the model can end a session ends the worker.
-SESSION_OUTCOMES: dict[str, tuple[OutcomeStatus, str | None]] = {
-    "done": ("succeeded", None),
-    "max_tokens": ("failed", "the model's replies kept hitting the output limit"),
-    "refusal": ("failed", "the model refused the task"),
-}
-
 
 @dataclass
 class _End:
@@ -99,11 +92,10 @@ def _end_of(exc: Exception) -> _End:
 
 
 def _end_of_session(result: SessionResult, ctx: WorkerContext) -> _End:
-    status, reason = SESSION_OUTCOMES[result.ended]
     review = ctx.review
     return _End(
-        status,
-        reason,
+        result.status,
+        result.reason,
         review_url=review.url if review else None,
         posted=bool(review and not review.already_posted),
         dry_run_preview=ctx.preview,
@@ -252,7 +244,7 @@ async def _work(
         chain_for=path_overlays(chain, deps.path_overlays) if deps.path_overlays else None,
     )
     result: SessionResult = await run_session(deps.model, toolbox, record, session, meter)
-    if result.ended == "done" and result.text:
+    if result.status == "succeeded" and result.text:
         # Through the writer: nothing waits for it, and it is in before the outcome is reported.
         deps.store.writer.write(
             env.worker_id, partial(memory.save_continuity, result.text[:CONTINUITY_CHARS])

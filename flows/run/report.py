@@ -15,8 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.outcome import WorkerOutcome
 
-FAILED_STATUSES = frozenset({"blocked", "failed", "budget_exhausted"})
-
 
 class PausedIdentity(BaseModel):
     """An identity whose buckets ran dry during the run, and until when."""
@@ -96,7 +94,7 @@ class RunReport(BaseModel):
 
     @property
     def failed(self) -> list[WorkerOutcome]:
-        return [o for o in self.outcomes if o.status in FAILED_STATUSES]
+        return [o for o in self.outcomes if o.failed]
 
     @property
     def ok(self) -> bool:

@@ -2,12 +2,33 @@
 
 from __future__ import annotations
 
-from prefect.client.schemas.objects import State
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from prefect.client.schemas.objects import State, StateType
 from prefect.states import Cancelled, Completed, Failed
 
-from agents.outcome import WorkerOutcome
+from agents.outcome import OutcomeStatus, WorkerOutcome
 from agents.redact import redact
 from agents.work import Assignment
+
+# Each outcome's task-run state: its type (what Prefect does with it: a FAILED one fails the
+# run's flow run) and the name the UI shows. A paused worker is not a failure and not done
+# either: Cancelled is the type Prefect has for work left for later.
+STATE_OF: Mapping[OutcomeStatus, tuple[StateType, str]] = {
+    "succeeded": (StateType.COMPLETED, "Completed"),
+    "skipped": (StateType.COMPLETED, "Skipped"),
+    "paused": (StateType.CANCELLED, "Paused"),
+    "blocked": (StateType.FAILED, "Blocked"),
+    "budget_exhausted": (StateType.FAILED, "BudgetExhausted"),
+    "failed": (StateType.FAILED, "Failed"),
+}
+# Prefect's own constructors (they also carry the trace context), by type.
+_MAKE: Mapping[StateType, Callable[..., State[Any]]] = {
+    StateType.COMPLETED: Completed,
+    StateType.CANCELLED: Cancelled,
+    StateType.FAILED: Failed,
+}
 
 
 def worker_state(outcome: WorkerOutcome) -> State[WorkerOutcome]:
@@ -15,16 +36,8 @@ def worker_state(outcome: WorkerOutcome) -> State[WorkerOutcome]:
     message = f"{outcome.target}: {outcome.status}" + (
         f": {outcome.reason}" if outcome.reason else ""
     )
-    if outcome.status == "succeeded":
-        return Completed(message=message, data=outcome)
-    if outcome.status == "skipped":
-        return Completed(name="Skipped", message=message, data=outcome)
-    if outcome.status == "paused":
-        return Cancelled(name="Paused", message=message, data=outcome)
-    name = {"blocked": "Blocked", "budget_exhausted": "BudgetExhausted"}.get(
-        outcome.status, "Failed"
-    )
-    return Failed(name=name, message=message, data=outcome)
+    kind, name = STATE_OF[outcome.status]
+    return _MAKE[kind](name=name, message=message, data=outcome)
 
 
 async def outcome_from_state(

@@ -6,10 +6,12 @@ import re
 from datetime import UTC, datetime
 
 from agents.dispatch.envelope import Budgets
-from agents.outcome import WorkerOutcome
+from agents.outcome import FAILED_OUTCOMES, OUTCOME_STATUSES, WorkerOutcome
 from agents.work import Assignment, Shard, Task
 from flows.run.events import event_for
 from flows.run.pages import artifact_key, bucket_rows, identity_key, worker_key, worker_markdown
+from flows.run.report import RunReport
+from flows.run.states import worker_state
 
 TASK = Task(kind="review_pr", repo="Acme/Widgets.js", number=12, head_sha="abc1234def")
 PLANTED = "ghs_" + "A" * 36
@@ -101,3 +103,17 @@ def test_routine_outcomes_make_no_event_and_the_others_name_repo_pr_and_identity
         "identity": "swarm.identity.swarm-reviewer[bot]",
     }
     assert PLANTED not in str(blocked)
+
+
+def test_every_outcome_has_its_own_task_run_state_and_only_failures_fail_the_run() -> None:
+    states = {status: worker_state(_outcome(status=status)) for status in OUTCOME_STATUSES}
+    assert {s for s, st in states.items() if st.is_failed()} == FAILED_OUTCOMES
+    assert {s for s, st in states.items() if st.is_completed()} == {"succeeded", "skipped"}
+    assert states["paused"].is_cancelled() and states["paused"].name == "Paused"
+    assert states["skipped"].name == "Skipped"
+    assert len({st.name for st in states.values()}) == len(OUTCOME_STATUSES)  # each its own
+    assert all(st.message == f"{TASK.label}: {s}" for s, st in states.items())
+    report = RunReport(
+        run_id="r", role="reviewer", repos=[TASK.repo], outcomes=[_outcome(status="paused")]
+    )
+    assert report.ok and report.failed == []  # a paused worker waits; it fails nothing

@@ -56,8 +56,8 @@ def test_bad_status_and_ids_are_refused_with_clear_messages(store: Store, worker
     with pytest.raises(StoreError) as err:
         store.update_worker(worker, status="done")
     assert str(err.value) == (
-        "worker status 'done' is not one of: pending, running, succeeded, failed, blocked, "
-        "budget_exhausted, cancelled"
+        "worker status 'done' is not one of: pending, running, succeeded, skipped, blocked, "
+        "budget_exhausted, paused, failed"
     )
     with pytest.raises(StoreError) as err:
         store.finish_worker(worker, "running")

@@ -119,3 +119,44 @@ def test_downgrading_to_0001_and_upgrading_again_round_trips(tmp_path: Path) -> 
     with target.open() as store:
         assert store.transact_state("a[bot]", lambda doc: (None, {"n": 1})) is None
         assert schema_drift(store._db) == []
+
+
+def test_upgrading_gives_paused_and_skipped_workers_their_own_words_back(
+    empty_target: StoreTarget,
+) -> None:
+    """Before 0005 a paused worker was stored failed and a skipped one succeeded; its last
+    status event kept the outcome's own word, and the upgrade reads it back from there."""
+    db = _database(empty_target)
+    _migrate(db, "upgrade", "0004")
+    old = Store(db)
+    run_id = old.create_run("schedule")
+
+    def ended(stored: str, *said: str) -> str:
+        worker_id = old.create_worker(run_id, role_chain=["reviewer"], status="running")
+        events = [NewEvent("status", {"status": word, "reason": ""}) for word in said]
+        old.append_events(worker_id, [NewEvent("user_turn", "review PR 4"), *events])
+        old.finish_worker(worker_id, stored, blocked_reason="why")
+        return worker_id
+
+    expected = {
+        ended("failed", "verified", "paused"): "paused",
+        ended("succeeded", "verified", "skipped"): "skipped",
+        ended("failed", "verified", "failed"): "failed",
+        ended("succeeded", "verified", "succeeded"): "succeeded",
+        ended("blocked", "blocked"): "blocked",
+        # A paused worker found stale afterwards: its last word is the recovery's failed.
+        ended("failed", "paused", "failed"): "failed",
+        ended("failed"): "failed",  # no status event: nothing to read back
+        ended("succeeded", "paused"): "succeeded",  # a word that never meant this row's
+    }
+    old.close()
+
+    with empty_target.open() as store:
+        assert {w: store.get_worker(w).status for w in expected} == expected
+        assert {store.get_worker(w).blocked_reason for w in expected} == {"why"}
+    _migrate(db, "downgrade", "0004")
+    coarse = {"paused": "failed", "skipped": "succeeded"}
+    with db.read() as conn:
+        rows = {w: s for w, s in conn.execute(sa.text("SELECT id, status FROM workers"))}
+    assert rows == {w: coarse.get(s, s) for w, s in expected.items()}
+    db.dispose()

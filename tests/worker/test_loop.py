@@ -92,7 +92,7 @@ def test_tool_calls_run_in_order_and_their_results_go_back_by_id() -> None:
     tools = DictTools({"get_pull": _answer, "submit_review": _answer})
     result, _, meter = _run(model, tools)
 
-    assert result == SessionResult("done", "Reviewed.")
+    assert result == SessionResult("succeeded", text="Reviewed.")
     assert tools.calls == [("get_pull", {}), ("submit_review", {"body": "ok"})]
     blocks = _user_blocks(model.requests[1])
     assert [(b["type"], b.get("tool_use_id")) for b in blocks] == [
@@ -116,7 +116,7 @@ def test_every_turn_is_recorded_as_it_happens() -> None:
 def test_a_failed_tool_call_is_an_error_result_for_the_model_not_the_end() -> None:
     model = ReplayModel(reply(use("delete_repo")), text("I cannot do that."))
     result, recorder, _ = _run(model)
-    assert result.ended == "done"
+    assert result.status == "succeeded"
     [block] = [b for b in _user_blocks(model.requests[1]) if b["type"] == "tool_result"]
     assert block["is_error"] is True and "not available" in block["content"]
     _, (_, recorded) = recorder.events[3]
@@ -147,7 +147,7 @@ def test_a_paused_turn_is_sent_back_unchanged_to_resume() -> None:
     paused = reply({"type": "text", "text": "Let me look"}, stop="pause_turn")
     model = ReplayModel(paused, text("done"))
     result, recorder, _ = _run(model)
-    assert result.ended == "done"
+    assert result.status == "succeeded"
     resumed = model.requests[1]["messages"]
     assert resumed[-1]["role"] == "assistant"
     assert resumed[-1]["content"][0]["text"] == "Let me look"
@@ -157,17 +157,19 @@ def test_a_paused_turn_is_sent_back_unchanged_to_resume() -> None:
 def test_one_cut_off_reply_gets_one_continuation_and_a_second_ends_the_session() -> None:
     cut = text("half a thou", stop="max_tokens")
     result, _, _ = _run(ReplayModel(cut, text("done")))
-    assert result.ended == "done"
+    assert result.status == "succeeded"
 
     model = ReplayModel(cut, cut)
     result, _, _ = _run(model)
-    assert result == SessionResult("max_tokens", "half a thou")
+    assert result == SessionResult(
+        "failed", "the model's replies kept hitting the output limit", "half a thou"
+    )
     assert CUT_OFF_NOTE.strip() in _user_blocks(model.requests[1])[-1]["text"]
 
 
 def test_a_refusal_ends_the_session_as_refused() -> None:
     result, _, _ = _run(ReplayModel(text("No.", stop="refusal")))
-    assert result == SessionResult("refusal", "No.")
+    assert result == SessionResult("failed", "the model refused the task", "No.")
 
 
 @pytest.mark.parametrize(

@@ -36,7 +36,7 @@ def _long_rate_limit(model: ScriptedModel) -> None:
     ],
     ids=["529-storm", "429-retry-after-an-hour"],
 )
-async def test_a_model_that_will_not_answer_pauses_the_worker(
+async def test_a_model_that_will_not_answer_pauses_the_worker_and_its_row_says_paused(
     swarm: Swarm,
     trouble: Callable[[ScriptedModel], None],
     answers: dict[int, int],
@@ -58,3 +58,4 @@ async def test_a_model_that_will_not_answer_pauses_the_worker(
     events = swarm.runtime.store.get_transcript(outcome.worker_id)
     assert events[-1].kind == "status"
     assert events[-1].content["status"] == "paused"
+    assert swarm.runtime.store.get_worker(outcome.worker_id).status == "paused"  # not "failed"

@@ -75,12 +75,17 @@ def requests_tools(request: dict[str, object]) -> object:
     return request.get("tools")
 
 
-async def test_second_worker_for_the_same_head_sha_posts_nothing(swarm: Swarm) -> None:
+async def test_second_worker_for_the_same_head_sha_posts_nothing_and_is_stored_skipped(
+    swarm: Swarm,
+) -> None:
     task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
     first = await swarm.run(await swarm.dispatch(task))
     second = await swarm.run(await swarm.dispatch(task))
     assert first.status == "succeeded"
     assert second.status == "skipped"
+    store = swarm.runtime.store
+    assert store.get_worker(first.worker_id).status == "succeeded"
+    assert store.get_worker(second.worker_id).status == "skipped"  # not "succeeded"
     assert second.review_url == first.review_url
     assert len(reviews_on(swarm, WIDGETS, WIDGETS_PR_DEBUG_PRINT)) == 1
 
