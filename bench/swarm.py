@@ -68,7 +68,7 @@ def _spawn(code: Path, args: argparse.Namespace, env: dict[str, str], out: Path)
 
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
-    from bench.cli import bench_parser
+    from bench.cli import add_child_arguments, bench_parser, local_prefect
 
     parser = bench_parser(__doc__, json_help="print every figure of every run as JSON")
     parser.add_argument("--prs", type=int, default=100)
@@ -87,22 +87,14 @@ def main(argv: list[str] | None = None) -> int:
         help="Prefect server database (postgresql+asyncpg://...), as production runs it; "
         "default: the local server's SQLite",
     )
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--code", default=str(ROOT), help=argparse.SUPPRESS)
-    parser.add_argument("--out", help=argparse.SUPPRESS)
+    add_child_arguments(parser, ROOT)
     args = parser.parse_args(argv)
     if args.child:
         return _child(args)
 
-    from flows.local.env import prepare_prefect_env
-    from flows.local.prefect_server import prefect_home, status, stop, use_local_prefect
+    from flows.local.prefect_server import prefect_home, status
 
-    home = Path(tempfile.mkdtemp(prefix="swarm-bench-prefect-"))
-    if args.prefect_db:
-        os.environ["PREFECT_API_DATABASE_CONNECTION_URL"] = args.prefect_db  # the server's only
-    prepare_prefect_env()
-    use_local_prefect(home, force=True)
-    try:
+    with local_prefect(args.prefect_db) as home:
         server = status(prefect_home(home))
         env = {**os.environ, "BENCH_PREFECT_PGID": str(server.pid if server else 0)}
         trees = [("this", ROOT)]
@@ -114,8 +106,6 @@ def main(argv: list[str] | None = None) -> int:
             for label, code in order:
                 out = home / f"{label}-{n}.json"
                 results[label].append(_spawn(code, args, env, out))
-    finally:
-        stop(prefect_home(home))
     if args.json:
         print(json.dumps(results, indent=2))
     else:

@@ -82,7 +82,10 @@ class GitHubEndpoints(ThrottledClient):
             params={"ref": ref} if ref else None,
             headers={"Accept": "application/vnd.github.raw+json"},
         )
-        if "json" in response.headers.get("content-type", ""):
+        # GitHub labels a raw file "application/vnd.github.raw+json" (the "+json" names the
+        # media type asked for, not the body); a directory or a submodule comes back as JSON.
+        media = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        if media.endswith("json") and not media.startswith("application/vnd.github.raw"):
             body = response.json()
             if isinstance(body, Mapping) and body.get("encoding") == "base64":
                 return base64.b64decode(str(body.get("content", ""))).decode("utf-8", "replace")

@@ -4,6 +4,8 @@
 - ``app.py``: The FastAPI application over a SandboxState
 - ``auth.py``: Who is calling: an App (JWT), an installation token, or a user's personal access
   token
+- ``conditional.py``: Conditional requests as GitHub answers them: ETags specific to the credential,
+  a 304 without a body that costs no primary point
 - ``clock.py``: A clock for the sandbox that can run faster than real time or be moved by hand
 - ``diffs.py``: Unified-diff patches as GitHub serves them, and where a review comment may land
 - ``errors.py``: The error a handler raises to answer like GitHub does

@@ -14,7 +14,10 @@ from sandbox.github.state import SandboxState
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
 # GitHub's answer for a collaborator's permission, weakest first ("maintain"/"triage" roles map
 # to "write"/"read" in the legacy ``permission`` field).
-PERMISSIONS = ("none", "read", "write", "admin")
+# A repository role; the collaborator-permission answer names it as ``role_name`` and folds it
+# into the older ``permission`` field (maintain counts as write there, triage as read).
+PERMISSIONS = ("none", "read", "triage", "write", "maintain", "admin")
+LEGACY_PERMISSION = {"maintain": "write", "triage": "read"}
 
 
 def find_comment(repo: Repo, comment_id: int) -> ReviewComment | None:
@@ -94,7 +97,7 @@ def grant(state: SandboxState, full_name: str, login: str, permission: str) -> N
 
 
 def permission_of(state: SandboxState, repo: Repo, login: str) -> str:
-    """What GitHub answers for ``login``: owners are admin, others what they were granted."""
+    """``login``'s role in the repository: owners are admin, others what they were granted."""
     if login == repo.owner.login:
         return "admin"
     return repo.collaborators.get(login, "none")
@@ -105,7 +108,7 @@ def may_resolve(state: SandboxState, repo: Repo, pull_number: int, login: str) -
     issue = repo.issues.get(pull_number)
     if issue is not None and issue.user_login == login:
         return True
-    return permission_of(state, repo, login) in ("write", "admin")
+    return permission_of(state, repo, login) in ("write", "maintain", "admin")
 
 
 def thread_root(repo: Repo, comment_id: int) -> ReviewComment | None:

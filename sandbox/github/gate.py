@@ -14,6 +14,7 @@ from typing import Any, Literal
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
+from sandbox.github import conditional
 from sandbox.github.auth import JWT_NOT_DECODED, Identity, bearer, identify
 from sandbox.github.errors import ApiError, not_found
 from sandbox.github.limits import Denial, Resource
@@ -38,6 +39,8 @@ class Reply:
     body: Any = None
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
+    # Sent as it is with this media type (a raw file), not as JSON.
+    media_type: str | None = None
 
 
 @dataclass
@@ -51,6 +54,8 @@ class Ctx:
     url: str
     repo: Repo | None
     now: float
+    # The request's Accept header: GitHub's media types choose some answers' shape.
+    accept: str = ""
 
     def require(self, *alternatives: tuple[str, str]) -> None:
         """Pass if the identity holds any one of (permission, level)."""
@@ -163,10 +168,13 @@ async def _serve(state: SandboxState, route: Route, prefix: str, request: Reques
                 url=str(request.url),
                 repo=repo,
                 now=now,
+                accept=request.headers.get("accept", ""),
             )
             if route.permission is not None:
                 ctx.require(route.permission)
             reply = route.handler(ctx)
+            if route.method == "GET" and reply.status == 200 and credential is not None:
+                reply = _conditional(state, identity, resource, credential, request, reply)
             if reply.status < 400:
                 lost = state.take_failure(route.method, route.template, path, after_handling=True)
                 if lost is not None:
@@ -204,10 +212,33 @@ async def _serve(state: SandboxState, route: Route, prefix: str, request: Reques
         # Reset times are on the sandbox clock; this lets a client with a fast clock convert them.
         headers["x-sandbox-now"] = f"{state.clock.now():.3f}"
         limited = denial.kind if denial is not None else None
-        _record(state, route, request, identity, reply.status, is_write, content, resource, limited)
-    if reply.status == 204 or reply.body is None:
+        _record(state, route, request, identity, reply, is_write, content, resource, limited)
+    if reply.status in (204, 304) or reply.body is None:
         return Response(status_code=reply.status, headers=headers)
+    if reply.media_type is not None:
+        return Response(
+            reply.body, status_code=reply.status, headers=headers, media_type=reply.media_type
+        )
     return JSONResponse(reply.body, status_code=reply.status, headers=headers)
+
+
+def _conditional(
+    state: SandboxState,
+    identity: Identity,
+    resource: Resource,
+    credential: str,
+    request: Request,
+    reply: Reply,
+) -> Reply:
+    """The read's ETag; a 304 without a body (its primary point handed back) when the request's
+    ``If-None-Match`` names it. Caller holds the lock."""
+    etag = conditional.etag_of(credential, request.headers.get("accept", ""), reply.body)
+    headers = {**reply.headers, "etag": etag, "vary": conditional.VARY}
+    if conditional.matches(request.headers, etag):
+        state.limiter.refund_primary(identity.login, resource, state.clock.now())
+        return Reply(None, 304, headers)
+    reply.headers = headers
+    return reply
 
 
 async def _meet(rendezvous: Rendezvous | None, route: Route) -> None:
@@ -293,12 +324,13 @@ def _record(
     route: Route,
     request: Request,
     identity: Identity | None,
-    status: int,
+    reply: Reply,
     is_write: bool,
     content: bool,
     resource: str,
     limited: Literal["primary", "secondary"] | None,
 ) -> None:
+    keep = state.knobs.keep_bodies
     state.requests.append(
         RecordedRequest(
             at=state.clock.now(),
@@ -306,10 +338,12 @@ def _record(
             method=route.method,
             route=route.template,
             path=request.url.path,
-            status=status,
+            status=reply.status,
             is_write=is_write,
             is_content_creation=content,
             resource=resource,
             limited=limited,
+            body=reply.body if keep else None,
+            media_type=reply.media_type if keep else None,
         )
     )

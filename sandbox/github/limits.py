@@ -171,6 +171,13 @@ class RateLimiter:
         points_window.used += points
         return None
 
+    def refund_primary(self, login: str, resource: Resource, now: float) -> None:
+        """Hand back a primary point charged on arrival: the answer was one GitHub does not
+        count (a 304 to a conditional request). Its secondary points stay spent."""
+        window = self.buckets(login).primary.get(resource)
+        if window is not None and window.used_now(now, self.limits.primary_window(resource)):
+            window.used -= 1
+
 
 def _after(window: Window, now: float, length: float) -> int:
     return max(1, math.ceil(window.reset_at(now, length) - now))

@@ -48,6 +48,12 @@ class Knobs:
     # concurrency tests: fill the in-flight slots, then release).
     hold: threading.Event | None = None
     rendezvous: Rendezvous | None = None
+    # False: the contents API answers JSON (base64) whatever Accept asks, as a proxy that drops
+    # GitHub's media types would; the product must read both answers.
+    raw_contents: bool = True
+    # Keep each answer's body in the request log (tests that check answers against GitHub's
+    # published models).
+    keep_bodies: bool = False
 
 
 @dataclass
@@ -76,6 +82,9 @@ class RecordedRequest:
     resource: str
     # Which rate limit refused the request, if one did.
     limited: Literal["primary", "secondary"] | None = None
+    # The answer's body (JSON, or a raw file's text), when ``Knobs.keep_bodies`` is on.
+    body: object = None
+    media_type: str | None = None
 
 
 @dataclass(frozen=True)

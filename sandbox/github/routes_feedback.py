@@ -11,6 +11,7 @@ from sandbox.github import render, render_pulls
 from sandbox.github.clock import iso
 from sandbox.github.errors import not_found, unprocessable
 from sandbox.github.feedback import (
+    LEGACY_PERMISSION,
     REACTIONS,
     find_comment,
     permission_of,
@@ -93,11 +94,11 @@ def collaborator_permission(ctx: Ctx) -> Reply:
     found = ctx.state.users.get(login)
     if found is None:
         raise not_found()
-    permission = permission_of(ctx.state, ctx.the_repo, login)
+    role = permission_of(ctx.state, ctx.the_repo, login)
     return Reply(
         {
-            "permission": permission,
-            "role_name": permission,
+            "permission": LEGACY_PERMISSION.get(role, role),
+            "role_name": role,
             "user": render.user(ctx.urls, found),
         }
     )

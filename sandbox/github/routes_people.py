@@ -41,7 +41,8 @@ def create_reaction(ctx: Ctx) -> Reply:
         comment.reactions.append((login, content))
     return Reply(
         {
-            "id": ctx.state.next_id(),
+            "id": (reaction_id := ctx.state.next_id()),
+            "node_id": render.node_id("REA", reaction_id),
             "content": content,
             "user": render.user(ctx.urls, ctx.state.users[login]),
             "created_at": iso(ctx.now),

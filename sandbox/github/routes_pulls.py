@@ -11,6 +11,15 @@ from sandbox.github.gate import Ctx, Reply, Route
 from sandbox.github.model import Issue, Pull, Review, ReviewComment, sha_of
 from sandbox.github.paging import page_of
 
+RAW_MEDIA_TYPE = "application/vnd.github.raw+json; charset=utf-8"
+RAW_MEDIA_TYPES = frozenset(
+    {
+        "application/vnd.github.raw+json",
+        "application/vnd.github.raw",
+        "application/vnd.github.v3.raw",
+        "application/vnd.github.v3.raw+json",
+    }
+)
 REVIEW_STATES = {
     "APPROVE": "APPROVED",
     "REQUEST_CHANGES": "CHANGES_REQUESTED",
@@ -81,6 +90,9 @@ def get_contents(ctx: Ctx) -> Reply:
     path = ctx.params.get("path", "").strip("/")
     if path in commit.tree:
         text = commit.tree[path]
+        if ctx.state.knobs.raw_contents and _wants_raw(ctx.accept):
+            # GitHub labels a raw file with the raw media type, "+json" and all.
+            return Reply(text, media_type=RAW_MEDIA_TYPE)
         return Reply(render.content_file(ctx.urls, repo, path, text, ref, _blob_sha(text)))
     prefix = f"{path}/" if path else ""
     entries: dict[str, tuple[str, str, int, str]] = {}
@@ -97,6 +109,16 @@ def get_contents(ctx: Ctx) -> Reply:
     if not entries:
         raise not_found()
     return Reply(render.directory(ctx.urls, repo, sorted(entries.values()), ref))
+
+
+def _wants_raw(accept: str) -> bool:
+    """``application/vnd.github.raw+json``, ``.raw`` or ``.v3.raw`` among the accepted types;
+    a directory is JSON whatever was asked."""
+    for item in accept.split(","):
+        media = item.split(";", 1)[0].strip().lower()
+        if media in RAW_MEDIA_TYPES:
+            return True
+    return False
 
 
 def _blob_sha(text: str) -> str:

@@ -144,8 +144,11 @@ async def test_get_file_returns_text_from_raw_or_base64_answers(
     gateway: GitHubGateway, mock: respx.MockRouter
 ) -> None:
     raw = mock.get("/repos/o/r/contents/src/a.py", params={"ref": "abc"}).mock(
+        # GitHub's label for a raw file: the media type asked for, "+json" and all.
         return_value=httpx.Response(
-            200, text="print('hi')\n", headers={"content-type": "text/plain"}
+            200,
+            text="print('hi')\n",
+            headers={"content-type": "application/vnd.github.raw+json; charset=utf-8"},
         )
     )
     assert await gateway.get_file("o/r", "src/a.py", "abc") == "print('hi')\n"
