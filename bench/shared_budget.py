@@ -98,9 +98,8 @@ async def _hammer(
 ) -> tuple[list[float], list[float], list[float], float]:
     """This process's requests until the scenario ends: (send times, the throttle's grant
     times, ms per request, CPU s)."""
-    from agents.github import IdentityThrottle, SystemClock, ThrottleLimits, classify_rest
-    from agents.github.errors import IdentityPaused
-    from agents.ratelimit import RowBackend
+    from agents.github import Answer, IdentityThrottle, SystemClock, ThrottleLimits, classify_rest
+    from agents.ratelimit import Paused, RowBackend
     from agents.ratelimit.github.buckets import IdentityState
     from agents.store import Store
 
@@ -138,13 +137,13 @@ async def _hammer(
                 began = time.perf_counter()
                 try:
                     permit = await throttle.acquire(f"w{n}", spec)
-                except IdentityPaused:
+                except Paused:
                     await asyncio.sleep(0.05)
                     continue
                 sent.append(time.time())
                 decided.append(permit.granted_at)
                 status, headers = _answer(shared, sc)
-                await throttle.complete(permit, status, headers)
+                await throttle.settle(permit, Answer(status, headers))
                 spent.append((time.perf_counter() - began) * 1000)
 
         tasks = [asyncio.ensure_future(worker(n)) for n in range(workers)]

@@ -44,6 +44,7 @@ from githubkit.auth.base import BaseAuthStrategy  # noqa: E402
 from githubkit.cache import MemCacheStrategy  # noqa: E402
 
 from agents.github import (  # noqa: E402
+    Answer,
     BudgetBackend,
     IdentityThrottle,
     ScaledClock,
@@ -282,7 +283,7 @@ async def throttle_cost_per_request(
             "x-ratelimit-reset": reset,
             "x-ratelimit-resource": "core",
         }
-        await throttle.complete(permit, 200, headers)
+        await throttle.settle(permit, Answer(200, headers))
     return (time.perf_counter() - wall) / n, (time.process_time() - cpu) / n
 
 

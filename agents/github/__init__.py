@@ -33,16 +33,19 @@ from agents.github.errors import (
 )
 from agents.github.graphql_policy import check_graphql
 from agents.github.records import GitHubCallRecord
+from agents.ratelimit import Permit
 from agents.ratelimit.clock import Clock, ScaledClock, SystemClock
 from agents.ratelimit.github.limits import ThrottleLimits
+from agents.ratelimit.github.readings import Answer
 from agents.ratelimit.github.requests import RequestSpec, classify_graphql, classify_rest
 from agents.ratelimit.github.snapshot import IdentitySnapshot, ResourceBudget
-from agents.ratelimit.github.throttle import BudgetBackend, IdentityThrottle, Permit
+from agents.ratelimit.github.throttle import BudgetBackend, IdentityThrottle
 
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
 
 __all__ = [
+    "Answer",
     "BudgetBackend",
     "Clock",
     "GitHubApiError",

@@ -23,11 +23,12 @@ import httpx
 
 from agents.github.errors import IdentityPaused
 from agents.github.responses import error_message, graphql_rate_limited
+from agents.ratelimit import Decision, Pause, Permit
 from agents.ratelimit.clock import Clock
-from agents.ratelimit.github.buckets import Decision, IdentityState, Pause, decide
+from agents.ratelimit.github.buckets import IdentityState, decide
 from agents.ratelimit.github.readings import Answer, observe
 from agents.ratelimit.github.requests import RequestSpec, classify_graphql, classify_rest
-from agents.ratelimit.github.throttle import IdentityThrottle, Permit
+from agents.ratelimit.github.throttle import IdentityThrottle
 from agents.ratelimit.waiting import MIN_SLEEP
 
 # The worker id the identity layer's calls are counted under in the budget state.
@@ -77,10 +78,11 @@ class ThrottledIdentityCalls:
             if pause is None:
                 return response
             rate_limited += 1
-            if throttle.should_report(pause) or rate_limited > lim.max_rate_limit_retries:
-                raise throttle.pause_error(pause)
+            if throttle.reports(pause) or rate_limited > lim.max_rate_limit_retries:
+                now = throttle.clock.now()
+                raise IdentityPaused(throttle.identity, pause.until, pause.reason, now=now)
 
-    def _acquire(self, throttle: IdentityThrottle, spec: RequestSpec) -> Permit:
+    def _acquire(self, throttle: IdentityThrottle, spec: RequestSpec) -> Permit[RequestSpec]:
         rid = f"{self.worker_id}-{uuid.uuid4().hex[:16]}"
         clock, lim, worker = throttle.clock, throttle.limits, self.worker_id
         requested = clock.now()
@@ -99,11 +101,15 @@ class ThrottledIdentityCalls:
             # No due time: another request must end first, and nobody tells this thread when.
             _sleep(clock, (due if due is not None else now + lim.shared_poll_interval) - now)
 
-    def _complete(self, throttle: IdentityThrottle, permit: Permit, answer: Answer) -> Pause | None:
+    def _complete(
+        self, throttle: IdentityThrottle, permit: Permit[RequestSpec], answer: Answer
+    ) -> Pause | None:
         now = throttle.clock.now()
 
         def fold_in(state: IdentityState) -> Pause | None:
-            return observe(state, permit.reservation_id, permit.spec, now, answer, throttle.limits)
+            return observe(
+                state, permit.reservation_id, permit.request, now, answer, throttle.limits
+            )
 
         try:
             return throttle.backend.transact(throttle.identity, fold_in)

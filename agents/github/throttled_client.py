@@ -21,11 +21,13 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
-from agents.github.errors import GitHubApiError, GitHubUnavailable, TokenRefused
+from agents.github.errors import GitHubApiError, GitHubUnavailable, IdentityPaused, TokenRefused
 from agents.github.records import CallObserver, GitHubCallRecord
 from agents.github.responses import error_message, graphql_cost, graphql_rate_limited
+from agents.ratelimit import Paused, Permit
+from agents.ratelimit.github.readings import Answer
 from agents.ratelimit.github.requests import RequestSpec, classify_rest
-from agents.ratelimit.github.throttle import IdentityThrottle, Permit
+from agents.ratelimit.github.throttle import IdentityThrottle
 from agents.redact import redact_obj
 from agents.transport import CredentialRefused, GitHubUnreachable
 from agents.transport.auth import CredentialAuth
@@ -116,25 +118,20 @@ class ThrottledClient:
     ) -> httpx.Response:
         rate_limited = 0
         while True:
-            permit = await self.throttle.acquire(self.worker_id, spec)
+            permit = await self._acquire(spec)
             response, duration_ms = await self._send_once(permit, attempt, options)
             graphql_limited = spec.resource == "graphql" and graphql_rate_limited(response)
             message = error_message(response) if response.is_error else None
-            pause = await self.throttle.complete(
-                permit,
-                response.status_code,
-                response.headers,
-                message=message,
-                graphql_rate_limited=graphql_limited,
-            )
+            answer = Answer(response.status_code, response.headers, message, graphql_limited)
+            pause = await self.throttle.settle(permit, answer)
             self._record(permit, attempt, response, None, duration_ms)
             if pause is not None:
                 rate_limited += 1
                 if (
-                    self.throttle.should_report(pause)
+                    self.throttle.reports(pause)
                     or rate_limited > self.throttle.limits.max_rate_limit_retries
                 ):
-                    raise self.throttle.pause_error(pause)
+                    raise self._paused(pause.until, pause.reason)
                 continue  # acquire() holds the request until the pause is over
             if response.status_code >= 500:
                 raise _Transient(
@@ -146,10 +143,21 @@ class ThrottledClient:
                 )
             return response
 
+    async def _acquire(self, spec: RequestSpec) -> Permit[RequestSpec]:
+        try:
+            return await self.throttle.acquire(self.worker_id, spec)
+        except Paused as exc:
+            raise self._paused(exc.until, exc.reason, exc.now) from None
+
+    def _paused(self, until: float, reason: str, now: float | None = None) -> IdentityPaused:
+        """The engine's pause, said as the GitHub layer's error for this identity."""
+        moment = self.throttle.clock.now() if now is None else now
+        return IdentityPaused(self.identity, until, reason, now=moment)
+
     async def _send_once(
-        self, permit: Permit, attempt: int, options: CallOptions
+        self, permit: Permit[RequestSpec], attempt: int, options: CallOptions
     ) -> tuple[httpx.Response, float]:
-        spec = permit.spec
+        spec = permit.request
         url = self._transport.urls.graphql if spec.resource == "graphql" else spec.target
         started = time.perf_counter()
         try:
@@ -168,7 +176,7 @@ class ThrottledClient:
 
     def _record(
         self,
-        permit: Permit,
+        permit: Permit[RequestSpec],
         attempt: int,
         response: httpx.Response | None,
         error: str | None,
@@ -176,7 +184,7 @@ class ThrottledClient:
     ) -> None:
         if self.on_call is None:
             return
-        spec = permit.spec
+        spec = permit.request
         remaining = response.headers.get("x-ratelimit-remaining") if response is not None else None
         record = GitHubCallRecord(
             identity=self.identity,

@@ -34,10 +34,18 @@ from agents.llm.estimate import Calibrations, request_chars
 from agents.llm.models import DEFAULT_REGISTRY, ModelRegistry, ModelSpec
 from agents.llm.outbound import redact_request
 from agents.llm.usage import Usage
-from agents.ratelimit import Clock, StateBackend, SystemClock
+from agents.ratelimit import (
+    Clock,
+    ImpossibleRequest,
+    Paused,
+    Permit,
+    StateBackend,
+    SystemClock,
+    backoff,
+)
 from agents.ratelimit.anthropic.limits import LLMLimits
 from agents.ratelimit.anthropic.meters import KeyState
-from agents.ratelimit.anthropic.throttle import KeyPermit, KeyThrottle
+from agents.ratelimit.anthropic.throttle import Cost, KeyAnswer, KeyThrottle
 from agents.redact import fingerprint, redact
 
 __all__ = [
@@ -172,7 +180,7 @@ class LLMClient:
         started = time.monotonic()
         tries = _Tries()
         while True:
-            permit = await throttle.acquire(worker_id, cost)
+            permit = await self._acquire(throttle, worker_id, cost)
             try:
                 raw = await self._sdk.messages.with_raw_response.create(**dict(request))
             except anthropic.APIStatusError as exc:
@@ -190,13 +198,8 @@ class LLMClient:
             charged = usage.input_tokens + usage.cache_creation_input_tokens
             if spec.cache_reads_count_for_rate_limit:
                 charged += usage.cache_read_input_tokens
-            await throttle.settle(
-                permit,
-                raw.status_code,
-                raw.headers,
-                charged_input=charged,
-                charged_output=usage.output_tokens,
-            )
+            answer = KeyAnswer(raw.status_code, raw.headers, charged, usage.output_tokens)
+            await throttle.settle(permit, answer)
             calibration.observe(chars, usage.total_input_tokens)
             data = message.model_dump(mode="json", exclude_none=True)
             return LLMResult(
@@ -211,17 +214,27 @@ class LLMClient:
                 waited_s=permit.waited,
             )
 
+    @staticmethod
+    async def _acquire(throttle: KeyThrottle, worker_id: str, cost: Cost) -> Permit[Cost]:
+        """The key's leave to call, its refusals said as the LLM layer's errors."""
+        try:
+            return await throttle.acquire(worker_id, cost)
+        except Paused as exc:
+            raise LLMPaused(exc.until, exc.reason, now=exc.now) from None
+        except ImpossibleRequest as exc:
+            raise LLMRequestError(str(exc)) from None
+
     async def _refused(
         self,
         throttle: KeyThrottle,
-        permit: KeyPermit,
+        permit: Permit[Cost],
         exc: anthropic.APIStatusError,
         tries: _Tries,
         started: float,
     ) -> None:
         """Settle a refused call and decide: retry (return) or give up (raise)."""
         status = exc.status_code
-        pause = await throttle.settle(permit, status, exc.response.headers)
+        pause = await throttle.settle(permit, KeyAnswer(status, exc.response.headers))
         if status in (401, 403):
             raise LLMAuthError(
                 f"the Anthropic API rejected the API key (HTTP {status}); check ANTHROPIC_API_KEY"
@@ -267,8 +280,8 @@ class LLMClient:
                 f"the model provider is failing ({what}) through {tries.total - 1} tries over "
                 f"{time.monotonic() - started:.1f} s; try again later"
             ) from None
-        delay = lim.overload_backoff_initial * 2 ** (tries.transient - 1)
-        await throttle.clock.sleep(min(delay, lim.overload_backoff_max))
+        initial, cap = lim.overload_backoff_initial, lim.overload_backoff_max
+        await throttle.clock.sleep(backoff(tries.transient, initial, cap))
 
     def _scrub(self, text: str) -> str:
         """Provider text made safe to show: our key removed, then the shared redaction rules."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import fields
 from typing import Any, Generic, Protocol, Self, TypeVar
 
 
@@ -22,6 +23,13 @@ class SharedState(Protocol):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self: ...
+
+
+def known_fields(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The entries of ``data`` that name fields of the dataclass ``cls``: unknown keys are
+    dropped, so a row written by another version of the state still loads."""
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in data.items() if k in names}
 
 
 S = TypeVar("S", bound=SharedState)

@@ -1,5 +1,5 @@
-"""What both throttles do the same way: reach their state, and run the one pump that grants
-waiting requests in turn."""
+"""How the engine waits: reach the budget state (off the loop when it is in the store), and run
+the one pump per throttle that grants waiting requests in turn."""
 
 from __future__ import annotations
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from agents.github import BudgetBackend, ThrottleLimits, classify_rest
-from agents.ratelimit import RowBackend
-from agents.ratelimit.github.buckets import BucketState, Decision, IdentityState, decide
+from agents.ratelimit import Decision, RowBackend
+from agents.ratelimit.github.buckets import BucketState, IdentityState, decide
 from agents.ratelimit.github.readings import apply_bucket
 from agents.store import Store
 from tests.store.backends import fresh_pg_schema

@@ -7,7 +7,15 @@ import itertools
 
 import pytest
 
-from agents.github import IdentityPaused, IdentityThrottle, Permit, ThrottleLimits, classify_rest
+from agents.github import (
+    Answer,
+    IdentityThrottle,
+    Permit,
+    RequestSpec,
+    ThrottleLimits,
+    classify_rest,
+)
+from agents.ratelimit import Paused
 from tests.github.helpers import BOT, ManualClock, rl_headers
 
 pytestmark = pytest.mark.anyio
@@ -30,7 +38,7 @@ class FakeGitHubBudget:
 
 async def learn_budget(throttle: IdentityThrottle, github: FakeGitHubBudget) -> None:
     permit = await throttle.acquire("probe", READ)
-    await throttle.complete(permit, 200, github.headers())
+    await throttle.settle(permit, Answer(200, github.headers()))
 
 
 async def test_reads_are_spread_so_the_budget_lasts_until_the_reset() -> None:
@@ -45,7 +53,7 @@ async def test_reads_are_spread_so_the_budget_lasts_until_the_reset() -> None:
         if permit.granted_at >= github.reset:
             break  # the next window: waited out the reset instead of overspending
         grants.append(permit.granted_at)
-        await throttle.complete(permit, 200, github.headers())
+        await throttle.settle(permit, Answer(200, github.headers()))
     assert 95 <= github.used <= 100  # all of it but the reserve kept for writes
     first_half = sum(1 for t in grants if t < start + 500)
     assert 40 <= first_half <= 60  # spread, not burst
@@ -61,7 +69,7 @@ async def test_workers_take_turns_so_a_busy_worker_cannot_starve_another() -> No
     async def one(worker: str) -> None:
         permit = await throttle.acquire(worker, READ)
         order.append(worker)
-        await throttle.complete(permit, 200, github.headers())
+        await throttle.settle(permit, Answer(200, github.headers()))
 
     busy = [asyncio.ensure_future(one("busy")) for _ in range(20)]
     await asyncio.sleep(0)
@@ -80,7 +88,7 @@ async def test_mutations_are_serial_and_at_least_one_second_apart() -> None:
         start = clock.now()
         await clock.sleep(0.3)  # the request travelling
         spans.append((start, clock.now()))
-        await throttle.complete(permit, 200, rl_headers(4000, reset=clock.now() + 3600))
+        await throttle.settle(permit, Answer(200, rl_headers(4000, reset=clock.now() + 3600)))
 
     await asyncio.gather(*(post(f"w{i}") for i in range(6)))
     spans.sort()
@@ -96,10 +104,10 @@ async def test_content_creation_stays_under_the_per_minute_and_per_hour_caps() -
     for _ in range(700):
         try:
             permit = await throttle.acquire("w", COMMENT)
-        except IdentityPaused:
+        except Paused:
             raise AssertionError("content pacing must wait, not report a pause") from None
         starts.append(clock.now())
-        await throttle.complete(permit, 201, rl_headers(4000, reset=clock.now() + 7200))
+        await throttle.settle(permit, Answer(201, rl_headers(4000, reset=clock.now() + 7200)))
     for i, t in enumerate(starts):
         in_minute = sum(1 for u in starts[i:] if u < t + 60)
         in_hour = sum(1 for u in starts[i:] if u < t + 3600)
@@ -113,26 +121,26 @@ async def test_reads_stop_at_the_write_reserve_but_a_write_still_goes() -> None:
     throttle = IdentityThrottle(BOT, limits=ThrottleLimits(pace_burst_min=100), clock=clock)
     await learn_budget(throttle, github)
     for _ in range(3):
-        await throttle.complete(await throttle.acquire("w", READ), 200, github.headers())
-    with pytest.raises(IdentityPaused) as info:
+        await throttle.settle(await throttle.acquire("w", READ), Answer(200, github.headers()))
+    with pytest.raises(Paused) as info:
         await throttle.acquire("w", READ)
     assert info.value.until == github.reset + 1.0
     permit = await throttle.acquire("w", COMMENT)
-    assert permit.spec.is_write
+    assert permit.request.is_write
 
 
 async def test_the_concurrency_cap_holds_requests_until_one_finishes() -> None:
     clock = ManualClock()
     throttle = IdentityThrottle(BOT, limits=ThrottleLimits(max_concurrency=3), clock=clock)
     first = await throttle.acquire("w", READ)
-    await throttle.complete(first, 200, rl_headers(4000, reset=clock.now() + 3600))
+    await throttle.settle(first, Answer(200, rl_headers(4000, reset=clock.now() + 3600)))
     held = [await throttle.acquire(f"w{i}", READ) for i in range(3)]
     waiting = asyncio.ensure_future(throttle.acquire("late", READ))
     await asyncio.sleep(0.01)
     assert not waiting.done()
     assert (await throttle.snapshot()).waiting == 1
-    await throttle.complete(held[0], 200, {})
-    permit: Permit = await asyncio.wait_for(waiting, 30)  # generous: a loaded machine
+    await throttle.settle(held[0], Answer(200, {}))
+    permit: Permit[RequestSpec] = await asyncio.wait_for(waiting, 30)  # generous: a loaded machine
     assert permit.worker_id == "late"
 
 
@@ -144,6 +152,6 @@ async def test_a_cancelled_waiter_gives_its_place_back() -> None:
     await asyncio.sleep(0.01)
     waiting.cancel()
     await asyncio.sleep(0.01)
-    await throttle.complete(held, 200, {})
+    await throttle.settle(held, Answer(200, {}))
     snapshot = await throttle.snapshot()
     assert (snapshot.waiting, snapshot.in_flight) == (0, 0)

@@ -21,18 +21,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
 from agents.ratelimit.anthropic.limits import LLMLimits
 from agents.ratelimit.anthropic.readings import Reading
+from agents.ratelimit.backend import known_fields
+from agents.ratelimit.decision import GRANTED, Decision
+from agents.ratelimit.pause import Pause, backoff
 
 RESOURCES: Final = ("requests", "input-tokens", "output-tokens")
-
-
-def _known(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
-    names = {f.name for f in fields(cls)}
-    return {k: v for k, v in data.items() if k in names}
 
 
 @dataclass(slots=True)
@@ -85,37 +83,14 @@ class KeyState:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> KeyState:
-        values = _known(cls, data)
+        values = known_fields(cls, data)
         values["meters"] = {
-            k: Meter(**_known(Meter, v)) for k, v in values.get("meters", {}).items()
+            k: Meter(**known_fields(Meter, v)) for k, v in values.get("meters", {}).items()
         }
-        values["holds"] = {k: Hold(**_known(Hold, v)) for k, v in values.get("holds", {}).items()}
+        values["holds"] = {
+            k: Hold(**known_fields(Hold, v)) for k, v in values.get("holds", {}).items()
+        }
         return cls(**values)
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """``granted``; else wait until ``wait_until`` (None: until a call in flight ends).
-
-    ``paused``: the key is paused (429/529), not merely paced. ``impossible``: the call can never
-    fit the key's per-minute budget; the reason says why.
-    """
-
-    granted: bool
-    wait_until: float | None = None
-    reason: str = ""
-    paused: bool = False
-    impossible: bool = False
-
-
-GRANTED: Final = Decision(True)
-
-
-@dataclass(frozen=True, slots=True)
-class Pause:
-    until: float
-    reason: str
-    kind: str  # "rate_limited" or "overloaded"
 
 
 def decide(
@@ -220,29 +195,30 @@ def _unused(
     return 0
 
 
-def _pause(state: KeyState, until: float, reason: str, kind: str) -> Pause:
+def _pause(state: KeyState, until: float, reason: str, kind: str, *, guessed: bool) -> Pause:
     if until > state.paused_until:
         state.paused_until, state.pause_reason = until, reason
-    return Pause(state.paused_until, state.pause_reason, kind)
+    return Pause(state.paused_until, state.pause_reason, kind, backoff=guessed)
 
 
 def _rate_limited(state: KeyState, now: float, reading: Reading, lim: LLMLimits) -> Pause:
     state.rate_limited += 1
     state.rate_limit_strikes += 1
     wait = reading.retry_after
+    guessed = wait is None
     if wait is None:
-        wait = min(lim.rate_limit_backoff * 2 ** (state.rate_limit_strikes - 1), 3600.0)
-    return _pause(
-        state, now + wait, "the model provider rate-limited this key (429)", "rate_limited"
-    )
+        wait = backoff(state.rate_limit_strikes, lim.rate_limit_backoff, 3600.0)
+    reason = "the model provider rate-limited this key (429)"
+    return _pause(state, now + wait, reason, "rate_limited", guessed=guessed)
 
 
 def _overloaded(state: KeyState, now: float, lim: LLMLimits, jitter: float) -> Pause:
     state.overloaded += 1
     state.overload_strikes += 1
-    base = lim.overload_backoff_initial * 2 ** (state.overload_strikes - 1)
-    wait = min(base, lim.overload_backoff_max) * (0.5 + 0.5 * min(max(jitter, 0.0), 1.0))
-    return _pause(state, now + wait, "the model provider is overloaded (529)", "overloaded")
+    initial, cap = lim.overload_backoff_initial, lim.overload_backoff_max
+    wait = backoff(state.overload_strikes, initial, cap, jitter)
+    reason = "the model provider is overloaded (529)"
+    return _pause(state, now + wait, reason, "overloaded", guessed=True)
 
 
 def snapshot(state: KeyState, now: float, lim: LLMLimits) -> dict[str, Any]:

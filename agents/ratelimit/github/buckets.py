@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from agents.ratelimit.backend import known_fields
+from agents.ratelimit.decision import GRANTED, Decision
 from agents.ratelimit.github.limits import ThrottleLimits
 from agents.ratelimit.github.requests import RequestSpec
 
@@ -26,11 +28,6 @@ WORKERS_TRACKED = 256
 
 # Epoch seconds as floats resolve to ~2e-7 s; comparisons allow for that.
 _EPS = 1e-6
-
-
-def _known(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
-    names = {f.name for f in fields(cls)}
-    return {k: v for k, v in data.items() if k in names}
 
 
 @dataclass(slots=True)
@@ -77,38 +74,18 @@ class IdentityState:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> IdentityState:
         # Unknown keys are dropped: a row written by another version still loads.
-        values = _known(cls, data)
+        values = known_fields(cls, data)
         values["buckets"] = {
-            k: BucketState(**_known(BucketState, v)) for k, v in values.get("buckets", {}).items()
+            k: BucketState(**known_fields(BucketState, v))
+            for k, v in values.get("buckets", {}).items()
         }
         values["inflight"] = {
-            k: Reservation(**_known(Reservation, v)) for k, v in values.get("inflight", {}).items()
+            k: Reservation(**known_fields(Reservation, v))
+            for k, v in values.get("inflight", {}).items()
         }
         if values.get("last_write_end") is None:
             values["last_write_end"] = -math.inf
         return cls(**values)
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """``granted``; else wait until ``wait_until`` (None: until something in flight ends)."""
-
-    granted: bool
-    wait_until: float | None = None
-    reason: str = ""
-    # True when the wait is a pause of the identity (or its spent budget), not ordinary pacing:
-    # beyond max_inline_wait the throttle reports it instead of sleeping.
-    paused: bool = False
-
-
-GRANTED = Decision(True)
-
-
-@dataclass(frozen=True, slots=True)
-class Pause:
-    until: float
-    reason: str
-    backoff: bool = False  # GitHub gave no time: our own exponential guess
 
 
 def _gcra(tat: float, now: float, cost: int, cap: int, window: float, frac: float) -> float:

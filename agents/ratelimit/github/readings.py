@@ -6,9 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agents.ratelimit.github.buckets import BucketState, IdentityState, Pause
+from agents.ratelimit.github.buckets import BucketState, IdentityState
 from agents.ratelimit.github.limits import ThrottleLimits
 from agents.ratelimit.github.requests import RequestSpec
+from agents.ratelimit.pause import Pause, backoff
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +110,7 @@ def rate_limit_pause(
         resource = headers.get("x-ratelimit-resource", "primary")
         return Pause(max(float(reset), now), f"{kind}: {resource} budget exhausted until the reset")
     strikes = state.pause_strikes + 1
-    seconds = min(lim.pause_backoff_base * 2 ** (strikes - 1), lim.pause_backoff_max)
+    seconds = backoff(strikes, lim.pause_backoff_base, lim.pause_backoff_max)
     reason = f"{kind} without retry-after or reset: backing off {seconds:.0f} s"
     return Pause(now + seconds, reason, backoff=True)
 
