@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-flow", action="store_true", help="only part 1")
     args = parser.parse_args(argv)
 
-    from bench.swarm import configure
+    from bench.swarm_passes import configure
     from flows.local.env import prepare_prefect_env
     from flows.local.prefect_server import prefect_home, stop, use_local_prefect
     from sandbox.server import SandboxServer
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {size:>12}: {us:8.1f} us")
     data_dir = Path(tempfile.mkdtemp(prefix="swarm-bench-events-"))
     with SandboxServer() as server:
-        configure(server, data_dir)
+        configure(server, data_dir, ROOT, REPO)
         print("receiver answer, in process (median / p95 ms over 200):")
         for name, p50, p95 in asyncio.run(receiver_costs(server, data_dir)):
             print(f"  {name:<16} {p50:7.2f} / {p95:7.2f}")

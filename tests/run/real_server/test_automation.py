@@ -90,7 +90,14 @@ def test_the_worker_blocked_automation_is_created_from_its_file_and_notifies(
     observed.sandbox.state.push_commit(WIDGETS, WIDGETS_PR_CLEAN, {"NOTES.md": "again\n"})
     run = observed.run("--repo", WIDGETS, SWARM_APP_BOT_LOGIN="impostor[bot]")
     assert run.returncode == 1, run.output
-    blocked = [e for e in observed.events("swarm.worker.blocked") if run.flow_run_id in str(e)]
+    # The server stores events through its messaging pipeline, a moment after they arrive.
+    deadline = time.monotonic() + NOTIFY_TIMEOUT_S
+    while True:
+        events = observed.events("swarm.worker.blocked")
+        blocked = [e for e in events if run.flow_run_id in str(e)]
+        if blocked or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
     assert len(blocked) == 1
 
     deadline = time.monotonic() + NOTIFY_TIMEOUT_S

@@ -1,0 +1,75 @@
+"""Every benchmark runs in its quickest mode, so a bench that no longer runs fails the build.
+
+The figures are not checked here (speed is measured by running the benches, see bench/README.md);
+what is checked is that each one still starts, runs its scenarios against today's code and exits
+0. ``make bench`` runs them in their full modes.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("bench")]
+
+# bench script -> its quickest arguments (the scenarios stay, the sizes shrink).
+QUICK = {
+    "identity.py": ["--workers", "5", "--repeat", "5"],
+    "throttle.py": ["--limit", "30", "--window", "1", "--windows", "1"],
+    "shared_budget.py": [
+        "--processes",
+        "2",
+        "--workers",
+        "2",
+        "--seconds",
+        "2",
+        "--scenarios",
+        "ceiling,primary",
+    ],
+    "store.py": ["--events", "2000", "--sessions", "20", "--measure", "1000", "--queries", "20"],
+    "prompt_cache.py": [],
+    "llm_throttle.py": ["--workers", "5", "--speed", "50"],
+    "context.py": [],
+    "swarm.py": ["--prs", "4", "--probe-prs", "2", "--max-workers", "2"],
+    "events.py": ["--pushes", "2"],
+    "first_hour.py": ["--baseline", "HEAD", "--runs", "1"],
+    "swarm_pool.py": ["--prs", "4", "--repos", "2", "--timeout", "600"],
+}
+# Modules the benches share, not benches of their own.
+SHARED = {"cli.py", "databases.py", "swarm_passes.py"}
+NEEDS = {"first_hour.py": "hyperfine"}
+
+
+def test_every_bench_has_a_quick_mode() -> None:
+    benches = {p.name for p in (ROOT / "bench").glob("*.py")} - SHARED
+    assert benches == set(QUICK)
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("script", sorted(QUICK))
+def test_bench_runs_in_its_quick_mode(script: str) -> None:
+    tool = NEEDS.get(script)
+    if tool and shutil.which(tool) is None:
+        if os.environ.get("SWARM_TEST_REQUIRE_BENCH_TOOLS") == "1":
+            pytest.fail(f"{script} needs {tool}, which .ci/run installs")
+        pytest.skip(f"{script} needs {tool}")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SWARM_", "PREFECT_API"))}
+    env.update({"DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"})
+    if "SWARM_TEST_PG_URL" in os.environ:
+        env["SWARM_TEST_PG_URL"] = os.environ["SWARM_TEST_PG_URL"]
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / script), *QUICK[script]],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, f"{script} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
