@@ -40,6 +40,7 @@ QUICK = {
     "swarm.py": ["--prs", "4", "--probe-prs", "2", "--max-workers", "2"],
     "events.py": ["--pushes", "2"],
     "first_hour.py": ["--baseline", "HEAD", "--runs", "1"],
+    "github_calls.py": ["--prs", "2"],
     "swarm_pool.py": ["--prs", "4", "--repos", "2", "--timeout", "600"],
 }
 # Modules the benches share, not benches of their own.
