@@ -30,6 +30,7 @@ from agents.dispatch.envelope import (
     OpenedEnvelope,
     SealedEnvelope,
 )
+from agents.errors import SwarmError
 from agents.identity.tokens import (
     BOT_PAT_KINDS,
     PERSONAL_KINDS,
@@ -45,7 +46,7 @@ CLOCK_SKEW = timedelta(minutes=5)
 _SALT = b"swarm envelope sealing v1"
 
 
-class SealRefused(Exception):
+class SealRefused(SwarmError):
     """The dispatcher will not seal this credential into this envelope."""
 
 

@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 from agents.github.errors import (
     GitHubApiError,
-    GitHubUnavailable,
     GraphQLNotAllowed,
     IdentityPaused,
+    TokenRefused,
 )
 from agents.github.graphql_policy import check_graphql
 from agents.github.records import GitHubCallRecord
@@ -40,6 +40,7 @@ from agents.ratelimit.github.readings import Answer
 from agents.ratelimit.github.requests import RequestSpec, classify_graphql, classify_rest
 from agents.ratelimit.github.snapshot import IdentitySnapshot, ResourceBudget
 from agents.ratelimit.github.throttle import BudgetBackend, IdentityThrottle
+from agents.transport import GitHubUnreachable
 
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
@@ -51,7 +52,7 @@ __all__ = [
     "GitHubApiError",
     "GitHubCallRecord",
     "GitHubGateway",
-    "GitHubUnavailable",
+    "GitHubUnreachable",
     "GraphQLNotAllowed",
     "IdentityPaused",
     "IdentitySnapshot",
@@ -62,6 +63,7 @@ __all__ = [
     "ScaledClock",
     "SystemClock",
     "ThrottleLimits",
+    "TokenRefused",
     "check_graphql",
     "classify_graphql",
     "classify_rest",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agents.ratelimit.pause import Paused
+from agents.transport.errors import CredentialRefused
 
 
 class IdentityPaused(Paused):
@@ -34,10 +35,11 @@ class GitHubApiError(Exception):
         super().__init__(f"GitHub {method} {route} failed with {status}: {message}")
 
 
-class GitHubUnavailable(Exception):
-    """GitHub could not be reached or kept failing with 5xx/timeouts after the allowed retries."""
-
-
-class TokenRefused(GitHubUnavailable):
+class TokenRefused(CredentialRefused):
     """The identity had no token (or one of the wrong kind): nothing was sent, and nothing falls
-    back to another credential."""
+    back to another credential.
+
+    No answer after the allowed retries is the transport's
+    :class:`~agents.transport.errors.GitHubUnreachable`; a 5xx after them, a
+    :class:`GitHubApiError`.
+    """

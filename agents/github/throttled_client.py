@@ -21,7 +21,7 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
-from agents.github.errors import GitHubApiError, GitHubUnavailable, IdentityPaused, TokenRefused
+from agents.github.errors import GitHubApiError, IdentityPaused, TokenRefused
 from agents.github.records import CallObserver, GitHubCallRecord
 from agents.github.responses import error_message, graphql_cost, graphql_rate_limited
 from agents.ratelimit import Paused, Permit
@@ -37,11 +37,14 @@ log = logging.getLogger(__name__)
 
 
 class _Transient(Exception):
-    """A 5xx or a timeout worth another try."""
+    """A 5xx (``status``) or no answer at all (``unreachable``) worth another try."""
 
-    def __init__(self, description: str, status: int | None) -> None:
+    def __init__(
+        self, description: str, status: int | None, unreachable: GitHubUnreachable | None = None
+    ) -> None:
         super().__init__(description)
         self.status = status
+        self.unreachable = unreachable
 
 
 class ThrottledClient:
@@ -110,7 +113,11 @@ class ThrottledClient:
         except _Transient as exc:
             if exc.status is not None:
                 raise GitHubApiError(exc.status, spec.method, spec.route, str(exc)) from None
-            raise GitHubUnavailable(f"GitHub {spec.method} {spec.route}: {exc}") from None
+            lost = exc.unreachable
+            assert lost is not None  # a transient without a status is one without an answer
+            raise GitHubUnreachable(
+                f"GitHub {spec.method} {spec.route}: {exc}", kind=lost.kind, origin=lost.origin
+            ) from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _through_pauses(
@@ -166,7 +173,7 @@ class ThrottledClient:
         except GitHubUnreachable as exc:
             await self.throttle.abandon(permit)
             self._record(permit, attempt, None, exc.kind, (time.perf_counter() - started) * 1000)
-            raise _Transient(exc.kind, None) from None
+            raise _Transient(exc.kind, None, exc) from None
         except CredentialRefused as exc:
             await self.throttle.abandon(permit)
             raise TokenRefused(str(exc)) from None

@@ -1,8 +1,8 @@
 """The GitHub calls the identity layer makes, each as the credential it needs, over one transport.
 
 App JWT: ``GET /app`` (the slug) and minting. Installation token: revoking itself, listing its
-repositories, GraphQL ``viewer``. Bot PAT: ``GET /user``. Transport failures become identity-layer
-errors: no answer is :class:`~agents.identity.errors.GitHubUnreachable`, a credential the auth
+repositories, GraphQL ``viewer``. Bot PAT: ``GET /user``. No answer at all is the transport's
+:class:`~agents.transport.errors.GitHubUnreachable`, as it is everywhere; a credential the auth
 strategy will not send is a mismatch.
 
 Every call made with an identity's own credential (installation token, bot PAT) spends that
@@ -18,9 +18,8 @@ from typing import Any, Protocol
 
 import httpx
 
-from agents.identity.errors import GitHubUnreachable, IdentityBlocked
+from agents.identity.errors import IdentityBlocked
 from agents.transport import CredentialRefused
-from agents.transport import GitHubUnreachable as NoAnswer
 from agents.transport.auth import AppJwtAuth, BotPatAuth, CredentialAuth, InstallationTokenAuth
 from agents.transport.client import GitHubTransport
 from agents.transport.reply import Reply
@@ -100,8 +99,6 @@ class IdentityApi:
             if login is None or self.calls is None:
                 return Reply.of(send())
             return Reply.of(self.calls.send(login, method, url, send, graphql=graphql))
-        except NoAnswer as exc:
-            raise GitHubUnreachable(str(exc)) from None
         except CredentialRefused as exc:
             # The offline checks refuse a wrong or missing credential first; this is the backstop.
             raise IdentityBlocked.mismatch(str(exc)) from None

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Literal
 
+from agents.errors import SwarmError
+
 BlockCode = Literal["no_credential", "identity_mismatch"]
 
 
-class IdentityError(Exception):
+class IdentityError(SwarmError):
     """Base for identity-layer refusals."""
 
 
@@ -47,7 +49,3 @@ class IdentityBlocked(IdentityError):
     @classmethod
     def no_credential(cls) -> IdentityBlocked:
         return cls("no_credential")
-
-
-class GitHubUnreachable(IdentityError):
-    """The API could not be reached at all (no HTTP status to judge)."""

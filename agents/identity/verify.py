@@ -20,11 +20,12 @@ from pydantic import BaseModel, ConfigDict, SecretStr
 from agents.identity.api import IdentityApi, IdentityCalls
 from agents.identity.app_jwt import utc_now
 from agents.identity.claim import IdentityClaim
-from agents.identity.errors import GitHubUnreachable, IdentityBlocked
+from agents.identity.errors import IdentityBlocked
 from agents.identity.offline import check_offline
 from agents.identity.pat import read_grant
 from agents.identity.tokens import fingerprint
 from agents.settings.model import IdentityKind
+from agents.transport import GitHubUnreachable
 from agents.transport.auth import InstallationTokenAuth
 from agents.transport.client import GitHubTransport
 

@@ -15,6 +15,8 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agents.errors import SwarmError
+
 # Multipliers of the input price, when an entry does not give its cache prices itself.
 CACHE_WRITE_5M: Final = 1.25
 CACHE_WRITE_1H: Final = 2.0
@@ -23,14 +25,14 @@ MODELS_SETTING: Final = "SWARM_MODELS"
 MODEL_SETTING: Final = "SWARM_MODEL"
 
 
-class UnknownModel(LookupError):
+class UnknownModel(SwarmError, LookupError):
     """The model id is not in the registry; the message names the settings that fix it."""
 
     def __str__(self) -> str:
         return str(self.args[0])
 
 
-class ModelRegistryError(ValueError):
+class ModelRegistryError(SwarmError, ValueError):
     """``SWARM_MODELS`` holds something that is not a valid model description."""
 
 

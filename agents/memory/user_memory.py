@@ -7,6 +7,7 @@ import builtins
 import re
 from collections.abc import Sequence
 
+from agents.errors import SwarmError
 from agents.memory.ports import MemoryBackend, MemoryRow
 
 _REPO_RE = re.compile(r"^[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+$")
@@ -14,7 +15,7 @@ _ROLE_RE = re.compile(r"^[a-z][a-z0-9_\-]{0,99}$")
 MAX_BODY_CHARS = 2_000
 
 
-class MemoryInputError(ValueError):
+class MemoryInputError(SwarmError, ValueError):
     """A memory was refused; the message names the field and the problem."""
 
 

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
-from agents.github.errors import GitHubApiError, GitHubUnavailable, TokenRefused
+from agents.github.errors import GitHubApiError, TokenRefused
 from agents.planning.repo_config import CONFIG_PATH
 from agents.posting.keys import find_own_comment, with_comment_marker
 from agents.posting.once import Claim, Claims, Written, create_or_find, write_once
+from agents.transport import GitHubUnreachable
 
 log = logging.getLogger("swarm.config_notice")
 
@@ -87,7 +88,7 @@ async def post_notices(
             )
         except TokenRefused:
             raise  # our own identity: every PR would fail alike
-        except (GitHubApiError, GitHubUnavailable) as exc:
+        except (GitHubApiError, GitHubUnreachable) as exc:
             # One PR that refuses a comment (locked, gone) must not keep the others untold.
             log.warning("%s#%d: config notice not posted: %s", notice.repo, number, exc)
     return done

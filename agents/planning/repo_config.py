@@ -17,6 +17,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from agents.errors import SwarmError
+
 CONFIG_PATH = ".github/swarm.yaml"
 MAX_CONFIG_BYTES = 64 * 1024
 MAX_NODES = 5000
@@ -98,7 +100,7 @@ class RepoConfig(_Strict):
         return value
 
 
-class RepoConfigError(ValueError):
+class RepoConfigError(SwarmError, ValueError):
     """The file is not valid; ``problems`` are ``file:line: what`` lines; ``digest`` is the
     SHA-256 of the file's text (None when it could not be read), so each version of a broken
     file is reported once."""

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from agents.github.errors import GitHubApiError, GitHubUnavailable, TokenRefused
+from agents.github.errors import GitHubApiError, TokenRefused
+from agents.transport import GitHubUnreachable
 
 log = logging.getLogger("swarm.review")
 
@@ -140,7 +141,7 @@ async def create_or_find(create: Create, find: Find, what: str) -> Mapping[str, 
     for attempt in (1, 2):
         try:
             return await create()
-        except (GitHubApiError, GitHubUnavailable) as exc:
+        except (GitHubApiError, GitHubUnreachable, TokenRefused) as exc:
             if not answer_lost(exc):
                 raise
             log.warning("%s: GitHub's answer was lost (%s); looking for it", what, exc)
@@ -157,4 +158,4 @@ def answer_lost(exc: Exception) -> bool:
     never came (timeout, connection cut). A 4xx is a refusal; a missing token sent nothing."""
     if isinstance(exc, GitHubApiError):
         return exc.status >= 500
-    return isinstance(exc, GitHubUnavailable) and not isinstance(exc, TokenRefused)
+    return isinstance(exc, GitHubUnreachable)

@@ -12,6 +12,7 @@ from typing import Any, Final
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from agents.errors import SwarmError
 from agents.permissions import did_you_mean, permission_problems, within
 from agents.roles import (
     KNOWN_TOOLS,
@@ -25,7 +26,7 @@ from agents.roles import (
 )
 
 
-class RoleLoadError(Exception):
+class RoleLoadError(SwarmError):
     """One or more role files are invalid; ``messages`` holds every ``path:line: ...`` problem."""
 
     def __init__(self, messages: Sequence[str]) -> None:

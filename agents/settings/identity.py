@@ -12,10 +12,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
+from agents.errors import SwarmError
+
 IdentityKind = Literal["app", "bot_pat"]
 
 
-class ConfigError(Exception):
+class ConfigError(SwarmError):
     """A setting is missing or invalid. The message names the setting, never its value."""
 
 

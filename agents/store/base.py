@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import sqlalchemy as sa
 
+from agents.errors import SwarmError
 from agents.redact import redact, redact_obj
 from agents.store.engine import Database
 
@@ -20,7 +21,7 @@ R = TypeVar("R", bound="DataclassInstance")
 _ID_RE = re.compile(r"^[A-Za-z0-9_.:\-]{1,64}$")
 
 
-class StoreError(Exception):
+class StoreError(SwarmError):
     """A store operation was refused; the message says what and why."""
 
 

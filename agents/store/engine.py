@@ -18,6 +18,8 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 
+from agents.errors import SwarmError
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX: SQLite's busy timeout alone
@@ -28,7 +30,7 @@ DB_FILE_NAME = "swarm.db"
 _BEGIN_OPTION = "swarm_sqlite_begin"
 
 
-class StoreConfigError(ValueError):
+class StoreConfigError(SwarmError, ValueError):
     """The store URL or data directory is unusable; the message says which and why."""
 
 

@@ -14,10 +14,11 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from agents.github.errors import GitHubApiError, GitHubUnavailable, TokenRefused, UnsafePath
+from agents.github.errors import GitHubApiError, TokenRefused, UnsafePath
 from agents.llm.turn import ToolResult
 from agents.llm.untrusted import neutralise
 from agents.redact import redact
+from agents.transport import GitHubUnreachable
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
@@ -93,7 +94,7 @@ class Tool(Generic[ArgsT]):
             return await self.handler(parsed)
         except ToolError as exc:
             return ToolResult(f"{self.name} failed: {exc}", is_error=True, summary=str(exc))
-        except (GitHubApiError, GitHubUnavailable, UnsafePath) as exc:
+        except (GitHubApiError, GitHubUnreachable, TokenRefused, UnsafePath) as exc:
             if ends_the_worker(exc):
                 raise
             reason = github_reason(exc)

@@ -69,7 +69,8 @@ class WorkerContext:
         must not write the reviewer's guidance. Issues read the default branch. Guidance is
         optional: a GitHub error leaves it out (our own identity's refusals still end the worker).
         """
-        from agents.github.errors import GitHubApiError, GitHubUnavailable, TokenRefused
+        from agents.github.errors import GitHubApiError
+        from agents.transport import GitHubUnreachable
 
         if not self.may("contents", "read"):
             return None
@@ -82,9 +83,7 @@ class WorkerContext:
             if exc.status == 401:
                 raise
             return None
-        except GitHubUnavailable as exc:
-            if isinstance(exc, TokenRefused):
-                raise
+        except GitHubUnreachable:  # our own token's refusal is not caught: it ends the worker
             return None
 
     async def _base_sha(self) -> str | None:

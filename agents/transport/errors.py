@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from agents.errors import SwarmError
+
 FailureKind = Literal["timed out", "could not connect"]
 
 
@@ -13,8 +15,13 @@ class TransportError(Exception):
     """Base for transport failures."""
 
 
-class GitHubUnreachable(TransportError):
-    """No HTTP answer at all: a timeout or a connection failure (nothing to judge a status by)."""
+class GitHubUnreachable(TransportError, SwarmError):
+    """No HTTP answer at all: a timeout or a connection failure (nothing to judge a status by).
+
+    The one definition of "GitHub could not be reached", whoever asked: the identity layer lets
+    it through as it is, and the gateway raises it once its retries are spent. A person can act
+    on it (the API URL, the network, GitHub's status page), so it is a :class:`SwarmError`.
+    """
 
     def __init__(self, message: str, *, kind: FailureKind, origin: str) -> None:
         super().__init__(message)

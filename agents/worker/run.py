@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from agents.dispatch.admission import Arrival, admit_envelope
 from agents.dispatch.envelope import EnvelopeRejected, OpenedEnvelope, SealedEnvelope
-from agents.github.errors import GitHubApiError, GitHubUnavailable
+from agents.github.errors import GitHubApiError, TokenRefused
 from agents.identity.errors import IdentityBlocked, IdentityError
 from agents.llm.client import LLMError
 from agents.llm.context import ContextFull
@@ -31,6 +31,7 @@ from agents.redact import redact
 from agents.roles import resolve_chain
 from agents.tools import WorkerContext, build_toolbox
 from agents.tools.review import posted_review_url
+from agents.transport import GitHubUnreachable
 from agents.worker import story
 from agents.worker.budget import BudgetExhausted, Meter
 from agents.worker.deps import WorkerDeps
@@ -65,7 +66,8 @@ ERROR_OUTCOMES: tuple[tuple[type[Exception], OutcomeStatus, Callable[[Exception]
     (Paused, "paused", str),
     (LLMError, "failed", "model error: {}".format),
     (GitHubApiError, "failed", "GitHub error: {}".format),
-    (GitHubUnavailable, "failed", "GitHub error: {}".format),
+    (GitHubUnreachable, "failed", "GitHub error: {}".format),
+    (TokenRefused, "failed", "GitHub error: {}".format),
 )
 
 

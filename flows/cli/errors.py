@@ -1,15 +1,19 @@
 """What a person sees when a command fails: one or two lines, the right exit status, no secret.
 
-Every command runs inside :class:`SwarmGroup`, which turns an exception into a message:
+Every command runs inside :class:`SwarmGroup`, the one funnel that turns an exception into a
+message:
 
-- a mistake the person can fix (a setting, a flag, a role file, an unknown id, an App that is not
-  installed where asked) is ``error: <what to change>`` and exit status 2;
+- a :class:`~agents.errors.SwarmError` (a setting, a flag, a role file, an unknown id, an App that
+  is not installed where asked, a GitHub API that does not answer, a local server that did not
+  start) is ``error: <its message>`` and its class's exit status (2 for what the person can
+  change, 1 for a failure of the machine);
+- a store database that cannot be opened names ``SWARM_STORE_URL``, exit status 2;
 - anything else is ``error: <type>: <first line>`` plus a hint, and exit status 1;
 - ``swarm --debug ...`` re-raises instead, for the full traceback.
 
 A failed run (a worker blocked or failed) is not an exception: the run command returns 1 itself.
 Messages pass the redaction table, so a token or password inside an exception text never
-reaches the terminal. The error classes are looked up in ``sys.modules``: an exception of a
+reaches the terminal. SQLAlchemy's classes are looked up in ``sys.modules``: an exception of a
 class whose module was never imported cannot be raised, so nothing heavy is imported here.
 """
 
@@ -22,22 +26,9 @@ import typer
 from typer._click.exceptions import NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
-DEBUG_FLAG = "--debug"
-EXIT_FAILED = 1
-EXIT_USAGE = 2
+from agents.errors import EXIT_FAILED, EXIT_USAGE, SwarmError
 
-# Errors whose message already names what to change: (module, class name).
-USER_ERRORS = (
-    ("agents.settings.model", "ConfigError"),
-    ("agents.roles.files", "RoleLoadError"),
-    ("agents.store.base", "StoreError"),
-    ("agents.store.engine", "StoreConfigError"),
-    ("agents.memory.user_memory", "MemoryInputError"),
-    ("agents.identity.errors", "IdentityError"),
-    ("agents.dispatch.sealing", "SealRefused"),
-)
-# Failures of the machine, not of the person or the code: the message is the whole story.
-OPERATIONAL_ERRORS = (("flows.local.prefect_server", "ServerStartError"),)
+DEBUG_FLAG = "--debug"
 # The store's database could not be reached or opened: the URL or the server is wrong.
 STORE_UNREACHABLE = (
     ("sqlalchemy.exc", "OperationalError"),
@@ -74,10 +65,8 @@ def _clean(text: str) -> str:
 
 def describe(exc: BaseException) -> tuple[int, str]:
     """The exit status and the message a person sees for ``exc``."""
-    if isinstance(exc, _classes(USER_ERRORS)):
-        return EXIT_USAGE, f"error: {_clean(str(exc))}"
-    if isinstance(exc, _classes(OPERATIONAL_ERRORS)):
-        return EXIT_FAILED, f"error: {_clean(str(exc))}"
+    if isinstance(exc, SwarmError):
+        return exc.exit_code, f"error: {_clean(str(exc))}"
     if isinstance(exc, _classes(STORE_UNREACHABLE)):
         cause = getattr(exc, "orig", None) or exc
         first = (_clean(str(cause)).splitlines() or [type(cause).__name__])[0]

@@ -75,6 +75,7 @@ def verify_identities() -> int:
     from agents.identity.pat import BotPatIdentity
     from agents.identity.sources import open_identity
     from agents.roles.files import load_roles
+    from agents.transport import GitHubUnreachable
     from flows.cli.console import console, say, table
 
     roles = load_roles(settings.roles_dir)
@@ -104,7 +105,7 @@ def verify_identities() -> int:
             if isinstance(source, BotPatIdentity):
                 grants.append(f"identity {name!r} ({login}): grant: {source.grant().text()}")
             rows.append([name, ident.kind, login, ", ".join(users) or "(no role)", checked])
-        except IdentityError as exc:
+        except (IdentityError, GitHubUnreachable) as exc:
             rows.append([name, ident.kind, "-", ", ".join(users), f"FAILED: {exc}"])
             if isinstance(exc, IdentityBlocked):
                 refusals.append(f"identity {name!r}: {exc}")

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, cast
 
+from agents.errors import EXIT_FAILED, EXIT_OK
 from flows.local.env import prepare_prefect_env
 from flows.local.prefect_server import use_local_prefect
 from flows.run.report import RunReport
@@ -14,9 +15,6 @@ if TYPE_CHECKING:
     from prefect.client.schemas.objects import State
 
     from agents.planning.costs import RunEstimate
-
-EXIT_OK = 0
-EXIT_WORKERS_FAILED = 1
 
 
 def execute_flow(**parameters: object) -> RunReport:
@@ -98,4 +96,4 @@ def run_once(
         flags |= {"targets": wanted, "force": force}
     report = execute_flow(repos=list(settings.repos), **flags)
     print_report(report)
-    return EXIT_OK if report.ok else EXIT_WORKERS_FAILED
+    return EXIT_OK if report.ok else EXIT_FAILED

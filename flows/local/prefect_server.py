@@ -26,6 +26,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from agents.errors import EXIT_FAILED, SwarmError
 from agents.processes import pid_alive
 
 PREFERRED_PORT = 4200
@@ -49,8 +50,11 @@ OFFLINE = {"DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
 KEEPALIVE = {"PREFECT_SERVER_API_KEEPALIVE_TIMEOUT": "65"}
 
 
-class ServerStartError(RuntimeError):
-    """The local server did not come up; the message says where its log is."""
+class ServerStartError(SwarmError, RuntimeError):
+    """The local server did not come up; the message says where its log is. A failure of the
+    machine, not of anything the person typed: exit status 1."""
+
+    exit_code = EXIT_FAILED
 
 
 class LoopbackServer:

@@ -216,8 +216,9 @@ async def read_review_feedback(
     run's reviews start (polling; a webhook can call
     ``agents.memory.learning.learn_from_comments``), for a role that declares
     ``feedback_signals``. A GitHub error here is logged and never stops the run."""
-    from agents.github.errors import GitHubApiError, GitHubUnavailable
+    from agents.github.errors import GitHubApiError, TokenRefused
     from agents.memory.learning import learn_from_repo
+    from agents.transport import GitHubUnreachable
 
     found = runtime.roles.get(role) if isinstance(runtime.roles, Mapping) else None
     if found is None or not found.feedback_signals:
@@ -232,5 +233,5 @@ async def read_review_feedback(
                 bot_logins={gateway.identity},
                 auto_accept=runtime.settings.memory_auto_accept,
             )
-        except (GitHubApiError, GitHubUnavailable) as exc:
+        except (GitHubApiError, GitHubUnreachable, TokenRefused) as exc:
             log.warning("%s: review feedback not read: %s", repo, redact(str(exc)))

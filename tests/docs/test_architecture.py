@@ -16,11 +16,12 @@ DOC = ROOT / "docs" / "architecture.md"
 TOPS = ("agents", "flows", "sandbox")
 # The layers below the worker: none imports another (shared modules are below all of them).
 LAYERS = ("github", "llm", "store", "memory", "identity")
-SHARED = ("transport", "ratelimit", "redact", "event_kinds", "processes", "permissions")
+SHARED = ("transport", "ratelimit", "redact", "event_kinds", "processes", "permissions", "errors")
 # The one loose module a program root may hold besides its packages: ``flows/__main__.py``; the
 # agents root holds the shared nouns and the composition root.
 ROOT_MODULES = {
     "agents": {
+        "errors.py",
         "event_kinds.py",
         "outcome.py",
         "permissions.py",

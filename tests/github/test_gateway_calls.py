@@ -12,10 +12,11 @@ import respx
 from agents.github import (
     GitHubApiError,
     GitHubCallRecord,
-    GitHubUnavailable,
+    GitHubUnreachable,
     GraphQLNotAllowed,
     IdentityThrottle,
     ThrottleLimits,
+    TokenRefused,
 )
 from agents.github.gateway import GitHubGateway
 from tests.github.helpers import BASE, BOT, GRAPHQL, ManualClock, ok, rl_headers
@@ -64,7 +65,7 @@ async def test_no_token_fails_loud_and_sends_nothing(
 ) -> None:
     gateway = GitHubGateway(BASE, BOT, lambda: "", IdentityThrottle(BOT, clock=clock))
     route = mock.get("/repos/o/r/pulls/1").mock(return_value=ok({}))
-    with pytest.raises(GitHubUnavailable, match=r"no token for identity swarm-reviewer\[bot\]"):
+    with pytest.raises(TokenRefused, match=r"no token for identity swarm-reviewer\[bot\]"):
         await gateway.get_pull("o/r", 1)
     assert route.call_count == 0
 
@@ -112,12 +113,12 @@ async def test_a_review_is_not_reposted_after_a_server_error_unless_safe(
     assert await gateway.create_review("o/r", 1, "looks fine", safe_to_retry=True) == {"id": 9}
 
 
-async def test_timeouts_on_reads_retry_then_report_github_unavailable(
+async def test_timeouts_on_reads_retry_then_report_github_unreachable(
     gateway: GitHubGateway, mock: respx.MockRouter, records: list[GitHubCallRecord]
 ) -> None:
     route = mock.get("/repos/o/r/pulls/1").mock(side_effect=httpx.ConnectTimeout("slow"))
     with pytest.raises(
-        GitHubUnavailable,
+        GitHubUnreachable,
         match=r"GitHub GET /repos/\{owner\}/\{repo\}/pulls/\{pull_number\}: timed out",
     ):
         await gateway.get_pull("o/r", 1)

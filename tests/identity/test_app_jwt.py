@@ -12,10 +12,10 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from pydantic import SecretStr
 
-from agents.identity import IdentityError
 from agents.identity.app_jwt import AppJwtSigner, read_private_key
 from agents.identity.sources import BotPatIdentity, open_identity
 from agents.settings.model import ConfigError, IdentitySettings, load_settings
+from agents.transport import GitHubUnreachable
 
 NOW = datetime(2026, 11, 29, 14, 0, tzinfo=UTC)
 
@@ -165,7 +165,7 @@ def test_open_identity_builds_each_kind_from_settings(tmp_path: Path, app_pem: S
     app = open_identity(settings, "default")
     bot = open_identity(settings, "bot")
     assert app.kind == "app" and bot.kind == "bot_pat"
-    with pytest.raises(IdentityError, match="cannot reach"):
+    with pytest.raises(GitHubUnreachable, match="cannot reach"):
         bot.bot_login()  # a PAT is never taken at its word: only GitHub says whose it is
     assert "github_pat_" not in repr(bot) and "BEGIN" not in repr(app)
     app.close()

@@ -14,9 +14,9 @@ import pytest
 import respx
 from pydantic import SecretStr
 
-from agents.github import GitHubUnavailable, IdentityThrottle
+from agents.github import IdentityThrottle
 from agents.github.gateway import GitHubGateway
-from agents.transport import CredentialRefused, GitHubUnreachable, TransportError
+from agents.transport import CredentialRefused, GitHubUnreachable
 from agents.transport.auth import AppJwtAuth, BotPatAuth, CredentialAuth, InstallationTokenAuth
 from agents.transport.client import GitHubTransport
 from tests.github.helpers import ManualClock
@@ -100,9 +100,13 @@ async def test_the_gateway_reports_an_unreachable_github_without_the_token() -> 
     api = f"http://127.0.0.1:{closed_port()}"
     throttle = IdentityThrottle("swarm-reviewer[bot]", clock=ManualClock())
     gateway = GitHubGateway(api, "swarm-reviewer[bot]", lambda: INSTALLATION, throttle)
-    with pytest.raises(GitHubUnavailable) as caught:
+    with pytest.raises(GitHubUnreachable) as caught:
         await gateway.get_pull("acme/widgets", 1)
-    assert "could not connect" in str(caught.value)
-    assert not isinstance(caught.value, TransportError)
+    # The same error the transport and the identity layer raise, after the gateway's retries.
+    assert (
+        str(caught.value)
+        == "GitHub GET /repos/{owner}/{repo}/pulls/{pull_number}: could not connect"
+    )
+    assert (caught.value.kind, caught.value.origin) == ("could not connect", "ConnectError")
     assert_clean(caught.value)
     await gateway.aclose()
