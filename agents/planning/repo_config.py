@@ -22,6 +22,15 @@ from agents.errors import SwarmError
 CONFIG_PATH = ".github/swarm.yaml"
 MAX_CONFIG_BYTES = 64 * 1024
 MAX_NODES = 5000
+MAX_DEPTH = 16
+MAX_NUMBER_CHARS = 32
+_YAML = "tag:yaml.org,2002:"
+# What a configuration is made of; timestamps, binary, sets and every ``!!python/...`` or
+# application tag are refused before anything is constructed.
+_PLAIN_TAGS = frozenset(
+    _YAML + t for t in ("str", "int", "float", "bool", "null", "seq", "map", "merge")
+)
+_NUMBER_TAGS = frozenset({_YAML + "int", _YAML + "float"})
 INSTRUCTION_CHARS = 2000
 
 # Reviewed by nobody by default: lockfiles, vendored code, generated and minified files.
@@ -121,21 +130,10 @@ def parse_repo_config(text: str, source: str = CONFIG_PATH) -> RepoConfig:
 
 
 def _parse(text: str, source: str) -> RepoConfig:
-    if len(text.encode("utf-8", "replace")) > MAX_CONFIG_BYTES:
-        raise RepoConfigError([f"{source}:1: larger than {MAX_CONFIG_BYTES} bytes"])
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else 1
-        raise RepoConfigError([f"{source}:{line}: not valid YAML: {exc.problem}"]) from None
-    except yaml.YAMLError as exc:
-        raise RepoConfigError([f"{source}:1: not valid YAML: {exc}"]) from None
-    if root is None:
+    loaded = _load(text, source)
+    if loaded is None:
         return RepoConfig()
-    if _count_nodes(root) > MAX_NODES:
-        raise RepoConfigError([f"{source}:1: too many YAML nodes (aliases?)"])
-    data = yaml.safe_load(text)
+    data, root = loaded
     if not isinstance(data, dict):
         raise RepoConfigError([f"{source}:1: the file must be a mapping of settings"])
     try:
@@ -148,6 +146,74 @@ def _parse(text: str, source: str) -> RepoConfig:
             message = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
             problems.append(f"{source}:{_line_of(root, loc)}: {where}: {message}")
         raise RepoConfigError(problems) from None
+
+
+def _load(text: str, source: str) -> tuple[Any, Node] | None:
+    """The file's data and its node tree (for line numbers), or None for an empty file.
+
+    Built only after its size, depth, node count and every scalar's tag and length were
+    checked; anything PyYAML or Python raises on the way is this file's problem (a
+    ``RecursionError``, an integer of 5,000 digits, a ``!!python/...`` tag), never the run's.
+    """
+    if len(text.encode("utf-8", "replace")) > MAX_CONFIG_BYTES:
+        raise RepoConfigError([f"{source}:1: larger than {MAX_CONFIG_BYTES} bytes"])
+    try:
+        return _compose_and_construct(text, source)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else 1
+        raise RepoConfigError([f"{source}:{line}: not valid YAML: {exc.problem}"]) from None
+    except (yaml.YAMLError, RecursionError, ValueError, TypeError, OverflowError) as exc:
+        if isinstance(exc, RepoConfigError):
+            raise
+        too_deep = isinstance(exc, RecursionError)
+        reason = "nested too deep" if too_deep else " ".join(str(exc).split())[:200]
+        raise RepoConfigError([f"{source}:1: not valid YAML: {reason}"]) from None
+
+
+def _compose_and_construct(text: str, source: str) -> tuple[Any, Node] | None:
+    _check_depth(text, source)
+    loader = yaml.SafeLoader(text)
+    try:
+        root = loader.get_single_node()
+        if root is None:
+            return None
+        if _count_nodes(root) > MAX_NODES:
+            raise RepoConfigError([f"{source}:1: too many YAML nodes (aliases?)"])
+        _check_scalars(root, source)
+        return loader.construct_document(root), root
+    finally:
+        loader.dispose()
+
+
+def _check_depth(text: str, source: str) -> None:
+    """Refuse nesting deeper than any configuration needs, from the parser's events (which
+    PyYAML makes without recursion), before the recursive composer sees the text."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                line = event.start_mark.line + 1 if event.start_mark else 1
+                raise RepoConfigError([f"{source}:{line}: nested deeper than {MAX_DEPTH} levels"])
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
+def _check_scalars(root: Node, source: str) -> None:
+    """Every scalar's tag is one of plain YAML's, and no number is longer than any setting."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        line = node.start_mark.line + 1
+        if node.tag not in _PLAIN_TAGS:
+            raise RepoConfigError([f"{source}:{line}: the tag {node.tag!r} is not allowed"])
+        if isinstance(node, MappingNode):
+            stack += [part for pair in node.value for part in pair]
+        elif isinstance(node, SequenceNode):
+            stack += node.value
+        elif node.tag in _NUMBER_TAGS and len(str(node.value)) > MAX_NUMBER_CHARS:
+            raise RepoConfigError([f"{source}:{line}: a number longer than {MAX_NUMBER_CHARS}"])
 
 
 def _lists_as_tuples(value: Any) -> Any:
