@@ -15,6 +15,7 @@ import uvicorn
 
 from sandbox.github.app import create_app
 from sandbox.github.clock import SandboxClock
+from sandbox.github.records import TOKEN_FORMATS
 from sandbox.github.seed import COLLABORATORS
 from sandbox.github.state import SandboxState
 from sandbox.github.webhooks import Forwarder, SandboxWebhooks
@@ -122,7 +123,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--speed", type=float, default=1.0, help="sandbox seconds per real second")
     parser.add_argument(
-        "--long-tokens", action="store_true", help="mint ~520-char tokens with dots"
+        "--token-format",
+        choices=TOKEN_FORMATS,
+        default=None,
+        help="the installation tokens to mint: classic (ghs_ + 36), long (~520 with dots) or "
+        "stateless (ghs_<app id>_<JWT>); default $SANDBOX_TOKEN_FORMAT, else classic",
     )
     parser.add_argument(
         "--webhook-url",
@@ -130,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         "opened (the secret is written to DIR/webhook-secret and named in sandbox.env)",
     )
     args = parser.parse_args(argv)
-    state = SandboxState(SandboxClock(speed=args.speed), long_tokens=args.long_tokens)
+    state = SandboxState(SandboxClock(speed=args.speed), token_format=args.token_format)
     # People trying it by hand act as the maintainer, who administers the repositories (a
     # `/swarm` command counts only from someone with write access).
     for repo in state.repos.values():

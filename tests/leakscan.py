@@ -49,10 +49,24 @@ def sealed_forms(sealed: SealedEnvelope) -> list[str]:
     ]
 
 
+FRAGMENT = 20
+
+
+def fragments(secret: str) -> list[str]:
+    """The secret and every piece of it an attacker could use: overlapping windows of 20
+    characters over it, so a tail that survived redaction (after a dot of a stateless token, a
+    space, a line break) is found as surely as the whole."""
+    if len(secret) < 2 * FRAGMENT:
+        return [secret]
+    step = FRAGMENT // 2
+    return [secret, *(secret[i : i + FRAGMENT] for i in range(0, len(secret) - FRAGMENT + 1, step))]
+
+
 def leaks(secrets: Iterable[str], *texts: str) -> list[str]:
-    """The planted secrets (shown by their first 8 characters) found in any text."""
+    """The planted secrets (shown by their first 8 characters) found, whole or in part, in any
+    text."""
     found = []
     for secret in secrets:
-        if secret and any(secret in text for text in texts):
+        if secret and any(part in text for part in fragments(secret) for text in texts):
             found.append(secret[:8] + "...")
     return found

@@ -9,6 +9,8 @@ sealing key, a PAT of a new format) is caught because entry points register its 
 - ``encoded.py``: Base64 in redaction: which runs look like encoded data, and decoding a run to look
   inside it
 - ``rules.py``: The redaction rule table: what a secret looks like, and what replaces it
+- ``shadow.py``: A decoded shadow of a text (URL, JSON and HTML escapes decoded, invisible
+  characters dropped) whose spans map back to the text, for secrets written in those forms
 """
 
 from __future__ import annotations
@@ -24,9 +26,12 @@ from agents.redact.encoded import SHORT_B64_RUN, decoded_text, mixed_classes
 from agents.redact.rules import (
     MARK_PREFIX,
     SECRET_KEY_RE,
+    Rule,
     mark,
     rule_table,
+    token_extent,
 )
+from agents.redact.shadow import shadow_of
 
 __all__ = [
     "MARK_PREFIX",
@@ -48,6 +53,15 @@ RULES = rule_table(lambda text: redact(text))
 _NEEDS = tuple((i, frozenset(rule.needs)) for i, rule in enumerate(RULES) if rule.needs)
 _ALL_NEEDLES = tuple(sorted({n for rule in RULES for n in rule.needs}))
 _ALWAYS = tuple((i, rule.min_len) for i, rule in enumerate(RULES) if not rule.needs)
+# The rules that find a secret by its shape alone, run again over the decoded shadow of a text
+# that holds escapes or invisible characters (``ghs%5F...``, ``ghs\u005f...``, a zero-width
+# space inside a token); the key=value and header rules need no shadow: their values are caught
+# whatever they hold.
+_SHADOWED = tuple(
+    rule
+    for rule in RULES
+    if rule.kind in ("private-key", "jwt", "github-token", "anthropic-key", "api-key")
+)
 _SHORT_B64_MIN = 16
 # Shorter values are words, not secrets: redacting them would shred ordinary text.
 LITERAL_MIN = 8
@@ -111,12 +125,51 @@ def _decoded_secret(m: re.Match[str]) -> str:
     return run
 
 
+def _extent(rule: Rule, m: re.Match[str]) -> int:
+    return token_extent(m) if "cont" in rule.pattern.groupindex else len(m.group(0))
+
+
+def _redact_shadowed(text: str) -> str:
+    """Secrets found in the decoded shadow of ``text``, replaced where they are in ``text``."""
+    shadow = shadow_of(text)
+    if shadow is None:
+        return text
+    lowered = shadow.text.lower()
+    spans: list[tuple[int, int, str]] = []
+    for rule in _SHADOWED:
+        if rule.needs and not any(n in lowered for n in rule.needs):
+            continue
+        at = 0
+        # Not finditer: a token's match runs on over what may follow it (pieces of a split
+        # token), and the text after its extent is searched again, as redact() does.
+        while (m := rule.pattern.search(shadow.text, at)) is not None:
+            extent = _extent(rule, m)
+            at = m.start() + max(extent, 1)
+            if not extent:
+                continue  # a bare token prefix: a word about tokens
+            start, stop = shadow.original_span(m.start(), m.start() + extent)
+            spans.append((start, stop, rule.kind))
+    if not spans:
+        return text
+    out: list[str] = []
+    at = 0
+    # Earliest first, the longest of those first: a JWT inside a stateless token goes with it.
+    for start, stop, kind in sorted(spans, key=lambda s: (s[0], -s[1])):
+        if stop <= at:
+            continue
+        out += [text[at:start], mark(kind)] if start >= at else []
+        at = max(at, stop)
+    out.append(text[at:])
+    return "".join(out)
+
+
 def redact(text: str) -> str:
     """Return ``text`` with every secret the rule table knows replaced by a marker."""
     if not text:
         return text
     if _literals:
         text = _redact_literals(text)
+    text = _redact_shadowed(text)
     lowered = text.lower()
     present = {n for n in _ALL_NEEDLES if n in lowered}
     woken = [i for i, needs in _NEEDS if not needs.isdisjoint(present)] if present else []

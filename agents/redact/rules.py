@@ -91,15 +91,27 @@ def _basic(m: re.Match[str]) -> str:
     return m.group(0)
 
 
-_GH_PREFIX = r"(?:gh[pousr]_|github_pat_)"
-_TOKEN_TAIL = r"[A-Za-z0-9_]+(?:[.\-][A-Za-z0-9_]+)*"
+# Any case: GitHub writes its prefixes in lower case, but a reader takes ``GHP_...`` for the token
+# all the same (and a model asked to shout will write it so).
+_GH_PREFIX = r"(?i:gh[pousr]_|github_pat_)"
+# Dots and dashes inside (base64url segments of a stateless token may hold "--").
+_TOKEN_TAIL = r"[A-Za-z0-9_]+(?:[.\-]+[A-Za-z0-9_]+)*"
 # Text wrapped at a fixed width carries a token's tail on the next lines (or after a "\n"). A
-# continuation line is one run of token characters that fills its line.
+# continuation line is one run of token characters that fills its line. On one line, a space or a
+# tab may split a token too: the next run of token characters is then a candidate piece.
 _NEWLINE = r"(?:\r?\n|\\r\\n|\\n)"
-_LINE_RUN = r"[ \t]*[.\-]?[A-Za-z0-9_]+(?:[.\-][A-Za-z0-9_]+)*(?=\Z|[\r\n\"'`]|\\[nr])"
-_WRAPPED = rf"(?P<cont>(?:{_NEWLINE}{_LINE_RUN})*)"
-_CONT_LINE = re.compile(rf"({_NEWLINE})({_LINE_RUN})")
+# A piece cut anywhere may start or end with a dot or a dash of the token.
+_RUN = r"[.\-]*[A-Za-z0-9_]+(?:[.\-]+[A-Za-z0-9_]+)*"
+_LINE_RUN = rf"[ \t]*{_RUN}(?=\Z|[\r\n\"'`]|\\[nr])"
+_WRAPPED = rf"(?P<cont>(?:[.\-]*(?:{_NEWLINE}{_LINE_RUN}|[ \t]{{1,4}}{_RUN}))*)"
+_CONT_PIECE = re.compile(rf"(?P<sep>[.\-]*(?:{_NEWLINE}[ \t]*|[ \t]+))(?P<run>{_RUN})")
 _WRAP_MIN = 12
+
+
+_KNOWN_PREFIX = re.compile(r"(?i)^(?:github_pat_|gh[pousr]_(?:\d+_)?|sk-ant-(?:[a-z]+\d*-)?)")
+# GitHub's newer installation tokens are ~520 characters with dots (the stateless ones are
+# ``ghs_<app id>_<JWT>``); nothing says exactly how long, so this bounds what a split one takes.
+_LONG_TOKEN_MAX = 600
 
 
 def _full_length(token: str) -> int:
@@ -107,33 +119,77 @@ def _full_length(token: str) -> int:
     lowered = token.lower()
     if lowered.startswith("github_pat_"):
         return len("github_pat_") + 82
-    if lowered.startswith("sk-ant-api"):
+    if lowered.startswith("sk-ant-"):
         return 108
-    return len("ghs_") + 36 if lowered.startswith("gh") else 0
+    if not lowered.startswith("gh"):
+        return 0
+    if "." in lowered or re.match(r"gh[pousr]_\d+_eyj", lowered):
+        return _LONG_TOKEN_MAX
+    return len("ghs_") + 36
 
 
-def _continues(token: str, line: str) -> bool:
-    """Whether ``line`` is the next piece of a wrapped ``token`` rather than text of its own."""
-    run = line.strip(" \t.-")
-    cut_short = _WRAP_MIN <= len(token) < _full_length(token)
-    # A capital after the first letter or a digit: random, not a word that starts a sentence.
-    looks_random = len(run) >= 8 and any(c.isdigit() or c.isupper() for c in run[1:])
+def _random_ish(run: str) -> bool:
+    """A digit anywhere, or a capital after the first letter: not a word of prose."""
+    return any(c.isdigit() for c in run) or any(c.isupper() for c in run[1:])
+
+
+def _continues(token: str, piece: str, *, same_line: bool, random_tail: bool) -> bool:
+    """Whether ``piece`` is the next part of a split ``token`` rather than text of its own.
+
+    A random-looking run (8 characters or more, a capital after its first letter or a digit)
+    continues any token: words that start a sentence do not look so. A token shorter than its
+    kind's full length also takes the next line whatever it looks like. On the same line a token
+    may be cut anywhere by spaces (every two characters, even), so a piece continues a token that
+    still lacks it when what follows the token's prefix looks random (``random_tail``):
+    ``ghs_short is a word`` keeps its words.
+    """
+    run = piece.strip(" \t.-")
+    token = "".join(token.split())
+    full = _full_length(token)
+    looks_random = len(run) >= 8 and _random_ish(run)
+    if same_line:
+        fits = len(token) + len(run) <= full
+        return bool(run) and (looks_random or (fits and (random_tail or _random_ish(run))))
+    cut_short = _WRAP_MIN <= len(token) < full
     return bool(run) and (cut_short or looks_random)
+
+
+def token_extent(m: re.Match[str]) -> int:
+    """How much of a token rule's match is the token: its own characters and the pieces of it
+    split onto the next lines or after spaces; what follows is text of its own. 0 for a bare
+    prefix that no piece of a token follows (``ghp_ is the classic prefix``)."""
+    cont = m.group("cont")
+    token = m.group(0)[: len(m.group(0)) - len(cont)]
+    pieces: list[re.Match[str]] = []
+    for piece in _CONT_PIECE.finditer(cont):
+        if piece.start() != (pieces[-1].end() if pieces else 0):
+            break
+        pieces.append(piece)
+    # What follows the prefix, the pieces on its line joined: "n XT qP" reads as "nXTqP".
+    ahead = "".join(p["run"] for p in pieces if not p["sep"].strip(" \t.-"))
+    random_tail = _random_ish((_KNOWN_PREFIX.sub("", "".join(token.split())) + ahead)[:16])
+    taken = 0
+    for piece in pieces:
+        same_line = not piece["sep"].strip(" \t.-")
+        if not _continues(token, piece["run"], same_line=same_line, random_tail=random_tail):
+            break
+        token += piece["run"].strip(" \t")
+        taken = piece.end()
+    if not taken and not m.group("tail"):
+        return 0
+    return len(m.group(0)) - len(cont) + taken
 
 
 def _token(kind: str, redact: Callable[[str], str]) -> Callable[[re.Match[str]], str]:
     def replace(m: re.Match[str]) -> str:
-        cont = m.group("cont")
-        token = m.group(0)[: len(m.group(0)) - len(cont)]
-        rest = 0
-        for line in _CONT_LINE.finditer(cont):
-            if not _continues(token, line.group(2)):
-                break
-            token += line.group(2).strip(" \t")
-            rest = line.end()
-        if rest == len(cont):
+        whole = m.group(0)
+        end = token_extent(m)
+        if end == 0:
+            prefix = len(whole) - len(m.group("cont"))
+            return whole[:prefix] + redact(whole[prefix:])
+        if end == len(whole):
             return mark(kind)
-        return mark(kind) + redact(cont[rest:])  # the lines left may hold a secret of their own
+        return mark(kind) + redact(whole[end:])  # the text left may hold a secret of its own
 
     return replace
 
@@ -184,24 +240,68 @@ RULES_BEFORE_TOKENS: tuple[Rule, ...] = (
 )
 
 
+# A prefix split by a space, a tab or a line break between two of its characters ("gith ub_pat_",
+# "sk- ant-"). Only when what follows it looks random (see _random_ish): prose that spells a
+# prefix so goes on with words.
+_GAP = r"(?:[ \t]|\r?\n)?"
+
+
+def _spaced(*atoms: str) -> str:
+    return _GAP.join(atoms)
+
+
+_SPACED_PREFIX = (
+    rf"{START}(?i:{_spaced('g', 'h', '[pousr]', '_')}"
+    rf"|{_spaced(*'github', '_', *'pat', '_')}|{_spaced('s', 'k', '-', *'ant', '-')}){_GAP}"
+    r"(?=[A-Za-z0-9_\-])"
+)
+
+
+def _split_prefix(kind: str, redact: Callable[[str], str]) -> Callable[[re.Match[str]], str]:
+    whole_token = _token(kind, redact)
+
+    def replace(m: re.Match[str]) -> str:
+        # What follows the prefix, its pieces joined: "n XT qP" reads as "nXTqP".
+        joined = "".join((m.group("tail") + m.group("cont")).split())
+        if not _random_ish(joined[:8]):
+            return m.group(0)
+        return whole_token(m)
+
+    return replace
+
+
 def _token_rules(redact: Callable[[str], str]) -> tuple[Rule, ...]:
     return (
         Rule(
             "github-token",
             re.compile(
                 # At a start, any length; glued to a word, only with a random-looking run after it.
-                rf"{_GH_PREFIX}(?:{_started('gh[pousr]_')}|{_started('github_pat_')}"
+                # A bare prefix split from its tail by a space is a candidate too (its pieces
+                # decide, see token_extent).
+                rf"{_GH_PREFIX}(?:{_started('(?i:gh[pousr]_)')}|{_started('(?i:github_pat_)')}"
                 r"|(?=[A-Za-z0-9]{20}))"
-                rf"{_TOKEN_TAIL}{_WRAPPED}"
+                rf"(?P<tail>{_TOKEN_TAIL})?{_WRAPPED}"
             ),
             _token("github-token", redact),
             needs=("gh", "github_pat_"),
         ),
         Rule(
             "anthropic-key",
-            re.compile(rf"sk-ant-[A-Za-z0-9_\-]+{_WRAPPED}"),
+            re.compile(rf"(?i:sk-ant-)(?P<tail>[A-Za-z0-9_\-]+){_WRAPPED}"),
             _token("anthropic-key", redact),
             needs=("sk-ant-",),
+        ),
+        Rule(
+            "github-token",
+            re.compile(rf"(?=[gG]){_SPACED_PREFIX}(?P<tail>{_TOKEN_TAIL}){_WRAPPED}"),
+            _split_prefix("github-token", redact),
+            needs=("g",),
+        ),
+        Rule(
+            "anthropic-key",
+            re.compile(rf"(?=[sS]){_SPACED_PREFIX}(?P<tail>[A-Za-z0-9_\-]+){_WRAPPED}"),
+            _split_prefix("anthropic-key", redact),
+            needs=("s",),
         ),
     )
 

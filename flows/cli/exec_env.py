@@ -6,7 +6,9 @@ pushes as the maintainer, ``NETRC`` and ``HOME/.netrc`` answer git's password pr
 ``ACTIONS_RUNTIME_TOKEN``...). So nothing is inherited unless it is named here or by the person
 with ``--env NAME``:
 
-- from the host: ``PATH``, ``LANG``, ``LANGUAGE``, ``LC_*``, ``TERM``, ``TZ``;
+- from the host: ``PATH``, ``TERM``, ``TZ`` and the locale (``LANG``, ``LANGUAGE``, ``LC_ALL``
+  and the twelve ``LC_`` categories by name, never any other ``LC_`` variable), each locale
+  value only when it looks like a locale name and holds no secret;
 - made for the child: a fresh temporary ``HOME`` with its own XDG directories, removed when the
   child exits; the bot token as ``GH_TOKEN`` and ``GITHUB_TOKEN`` (and ``GH_ENTERPRISE_TOKEN``
   on GitHub Enterprise), ``GH_HOST``, ``GITHUB_API_URL``; git configured in that ``HOME`` to
@@ -29,14 +31,35 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel
 
+from agents.redact import redact
+from agents.redact.rules import mark
 from agents.settings.model import ConfigError
 
-PASSED = ("PATH", "LANG", "LANGUAGE", "TERM", "TZ")
-PASSED_PREFIXES = ("LC_",)
+PASSED = ("PATH", "TERM", "TZ")
+# The locale: POSIX's categories and glibc's, by name. ``LC_*`` as a prefix passed anything a
+# host names so (``LC_SECRET_TOKEN``); SSH forwards ``LC_*`` from the client, too.
+LOCALE = (
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_ADDRESS",
+    "LC_COLLATE",
+    "LC_CTYPE",
+    "LC_IDENTIFICATION",
+    "LC_MEASUREMENT",
+    "LC_MESSAGES",
+    "LC_MONETARY",
+    "LC_NAME",
+    "LC_NUMERIC",
+    "LC_PAPER",
+    "LC_TELEPHONE",
+    "LC_TIME",
+)
+# ``en_US.UTF-8``, ``C``, ``de_DE@euro``, ``sr_RS.UTF-8@latin``; LANGUAGE lists them with ":".
+_LOCALE_VALUE = re.compile(r"[A-Za-z][A-Za-z0-9_.@+\-]{0,63}(?::[A-Za-z][A-Za-z0-9_.@+\-]{0,63})*")
 # Variables that carry or point at someone's credentials, or that we set for the child.
 REFUSED_PREFIXES = ("SWARM_", "GH_", "GITHUB_", "GIT_", "SSH_", "ACTIONS_", "XDG_", "ANTHROPIC_")
 REFUSED = frozenset({"HOME", "NETRC", "CURL_HOME", "GNUPGHOME", "GPG_AGENT_INFO", "KRB5CCNAME"})
-_GITHUB_TOKEN = re.compile(r"(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]{8,}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 GIT_USER = "x-access-token"
 _CREDENTIAL_NAMES = frozenset({"SSH_AUTH_SOCK", "NETRC", "GIT_ASKPASS", "SSH_ASKPASS"})
@@ -48,11 +71,22 @@ def refused_reason(name: str, value: str, secrets: Sequence[str]) -> str | None:
     upper = name.upper()
     if upper in REFUSED or upper.startswith(REFUSED_PREFIXES):
         return "never passed to the child: it carries or points at credentials, or swarm sets it"
-    if _GITHUB_TOKEN.search(value):
+    # The redaction table finds a token in every form it takes (any case, encoded, split).
+    redacted = redact(value)
+    if mark("github-token") in redacted:
         return "its value holds a GitHub token; the child gets only the bot's"
-    if any(secret and secret in value for secret in secrets):
+    if redacted != value or any(secret and secret in value for secret in secrets):
         return "its value holds a credential (a token, a key or its file, the SSH agent)"
     return None
+
+
+def locale_variables(host: Mapping[str, str]) -> dict[str, str]:
+    """The host's locale, by name, with values that name a locale and hold no secret."""
+    return {
+        name: host[name]
+        for name in LOCALE
+        if name in host and _LOCALE_VALUE.fullmatch(host[name]) and redact(host[name]) == host[name]
+    }
 
 
 def host_secrets(settings: BaseModel, host: Mapping[str, str]) -> list[str]:
@@ -141,11 +175,8 @@ def build_environment(
     chosen: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """The child's whole environment (see the module docstring)."""
-    env = {
-        key: value
-        for key, value in host.items()
-        if key in PASSED or key.startswith(PASSED_PREFIXES)
-    }
+    env = {key: value for key, value in host.items() if key in PASSED}
+    env.update(locale_variables(host))
     env.update(chosen or {})
     env.update(
         {

@@ -44,7 +44,8 @@ def exec_(
     Example: swarm exec --role reviewer --repo acme/widgets -- gh pr list
 
     The program gets an environment built from an allow-list, nothing else of yours: PATH,
-    LANG, LC_*, TERM and TZ; a fresh temporary HOME (removed when it exits) with its own XDG
+    TERM, TZ and the locale (LANG, LANGUAGE, LC_ALL and the LC_ categories by name, with values
+    that name a locale); a fresh temporary HOME (removed when it exits) with its own XDG
     directories; the bot token as GH_TOKEN and GITHUB_TOKEN, GH_HOST and GITHUB_API_URL; git
     set up in that HOME to send the token over HTTPS to that host only, with
     GIT_CONFIG_NOSYSTEM=1 and GIT_TERMINAL_PROMPT=0; and the variables you name with --env. No

@@ -2,10 +2,27 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
+
+# The shapes of installation token GitHub mints: ``classic`` (``ghs_`` and alphanumerics),
+# ``long`` (~520 characters with dots) and ``stateless`` (``ghs_<app id>_<JWT>``, ~520 characters
+# with ``.``, ``_`` and ``-``, rolled out since April 2026).
+TokenFormat = Literal["classic", "long", "stateless"]
+TOKEN_FORMATS: tuple[TokenFormat, ...] = get_args(TokenFormat)
+TOKEN_FORMAT_ENV = "SANDBOX_TOKEN_FORMAT"
+
+
+def default_token_format() -> TokenFormat:
+    """``SANDBOX_TOKEN_FORMAT`` (so a whole test run can mint another shape), else classic."""
+    value = os.environ.get(TOKEN_FORMAT_ENV, "classic")
+    for known in TOKEN_FORMATS:
+        if value == known:
+            return known
+    raise ValueError(f"{TOKEN_FORMAT_ENV}={value!r}: one of {', '.join(TOKEN_FORMATS)}")
 
 
 @dataclass
@@ -36,7 +53,7 @@ class Rendezvous:
 class Knobs:
     """Behaviours tests switch on; read on every request, so changes apply at once."""
 
-    long_tokens: bool = False
+    token_format: TokenFormat = field(default_factory=default_token_format)
     # 403 is GitHub's usual answer for an exhausted primary limit; 429 also happens.
     primary_limit_status: Literal[403, 429] = 403
     # GitHub sometimes answers a secondary limit with no retry-after header.

@@ -27,7 +27,13 @@ from sandbox.github.model import (
     User,
     sha_of,
 )
-from sandbox.github.records import FailureRule, IdentityCounters, Knobs, RecordedRequest
+from sandbox.github.records import (
+    FailureRule,
+    IdentityCounters,
+    Knobs,
+    RecordedRequest,
+    TokenFormat,
+)
 from sandbox.github.tokens import new_token_value
 
 __all__ = ["FailureRule", "IdentityCounters", "Knobs", "RecordedRequest", "SandboxState"]
@@ -41,14 +47,14 @@ class SandboxState:
         clock: SandboxClock | None = None,
         limits: RateLimits | None = None,
         *,
-        long_tokens: bool = False,
+        token_format: TokenFormat | None = None,
         seed: bool = True,
     ) -> None:
         self.lock = threading.RLock()
         self.clock = clock or SandboxClock()
         self.limits = limits or RateLimits()
         self.limiter = RateLimiter(self.limits)
-        self.knobs = Knobs(long_tokens=long_tokens)
+        self.knobs = Knobs() if token_format is None else Knobs(token_format=token_format)
         self.failures: list[FailureRule] = []
         self.requests: list[RecordedRequest] = []
         self.users: dict[str, User] = {}

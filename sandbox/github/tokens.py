@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import secrets
 import string
 from dataclasses import dataclass
@@ -9,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from sandbox.github.errors import ApiError, unprocessable
 from sandbox.github.model import KNOWN_PERMISSIONS, PERMISSION_LEVELS, Repo, Token
+from sandbox.github.records import TokenFormat
 
 if TYPE_CHECKING:
     from sandbox.github.state import SandboxState
@@ -27,10 +30,42 @@ def _random(n: int) -> str:
 
 
 def new_token_value(prefix: str, *, long: bool = False) -> str:
-    """Short: prefix + 100 alphanumerics. Long: ~520 chars with dots, like GitHub's new format."""
+    """Short: prefix + 100 alphanumerics. Long: ~520 chars with dots."""
     if not long:
         return prefix + _random(100)
     return prefix + ".".join([_random(36), _random(400), _random(78)])
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
+
+
+def stateless_token(app_id: int, installation_id: int, expires_at: float) -> str:
+    """GitHub's stateless installation token: ``ghs_<app id>_<JWT>``, the JWT's claims naming
+    the installation, its segments base64url (``-`` and ``_``) joined by dots; ~520 characters."""
+    header = {"alg": "RS256", "typ": "JWT", "kid": _random(8)}
+    claims = {
+        "iss": str(app_id),
+        "sub": f"installation:{installation_id}",
+        "iat": int(expires_at - TOKEN_TTL_S),
+        "exp": int(expires_at),
+        "jti": _random(16),
+    }
+    body = ".".join(
+        _b64url(json.dumps(part, separators=(",", ":")).encode()) for part in (header, claims)
+    )
+    # The signature of an RS256 key of 2048 bits: 256 bytes.
+    return f"ghs_{app_id}_{body}.{_b64url(secrets.token_bytes(256))}"
+
+
+def installation_token_value(
+    token_format: TokenFormat, app_id: int, installation_id: int, expires_at: float
+) -> str:
+    if token_format == "stateless":
+        return stateless_token(app_id, installation_id, expires_at)
+    if token_format == "long":
+        return new_token_value("ghs_", long=True)
+    return new_token_value("ghs_")
 
 
 @dataclass
@@ -113,13 +148,14 @@ def mint(state: SandboxState, installation_id: int, req: MintRequest) -> tuple[T
             if repo is not None and repo not in chosen:
                 chosen.append(repo)
 
+    expires_at = state.clock.now() + TOKEN_TTL_S
     token = Token(
-        value=new_token_value("ghs_", long=state.knobs.long_tokens),
+        value=installation_token_value(state.knobs.token_format, inst.app_id, inst.id, expires_at),
         kind="installation",
         login=state.apps[inst.app_id].bot.login,
         permissions=permissions,
         repository_ids={r.id for r in (available if chosen is None else chosen)},
-        expires_at=state.clock.now() + TOKEN_TTL_S,
+        expires_at=expires_at,
         installation_id=inst.id,
     )
     state.tokens[token.value] = token

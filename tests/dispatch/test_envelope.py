@@ -22,7 +22,9 @@ from agents.identity import IdentityClaim, MintRecord, fingerprint
 from agents.roles import RoleRefs
 from agents.settings.model import ConfigError
 from agents.work import Task
-from tests.leakscan import sealed_forms
+from sandbox.github.records import TOKEN_FORMATS
+from sandbox.github.tokens import installation_token_value
+from tests.leakscan import leaks, sealed_forms
 
 NOW = datetime(2026, 11, 29, 14, 0, tzinfo=UTC)
 TOKEN = "ghs_" + "SeCrEtInStAlLaTiOnToKeN.with.dots-" * 12
@@ -71,29 +73,35 @@ def sealer() -> EnvelopeSealer:
     return EnvelopeSealer(generate_sealing_key())
 
 
-def test_seal_then_open_returns_the_credential(sealer: EnvelopeSealer) -> None:
-    sealed = sealer.seal(envelope(), SecretStr(TOKEN), MAINTAINER)
+@pytest.fixture(params=TOKEN_FORMATS)
+def token(request: pytest.FixtureRequest) -> str:
+    """An installation token of each shape GitHub mints (stateless: ``ghs_<app id>_<JWT>``)."""
+    return installation_token_value(
+        request.param, 1001, 2001, (NOW + timedelta(hours=1)).timestamp()
+    )
+
+
+def test_seal_then_open_returns_the_credential(sealer: EnvelopeSealer, token: str) -> None:
+    sealed = sealer.seal(envelope(claim(token)), SecretStr(token), MAINTAINER)
     opened = sealer.open(sealed, now=NOW + timedelta(minutes=1))
     assert opened.credential is not None
-    assert opened.credential.get_secret_value() == TOKEN
+    assert opened.credential.get_secret_value() == token
     assert opened.envelope == sealed.envelope
 
 
-def test_sealed_envelope_survives_a_json_round_trip(sealer: EnvelopeSealer) -> None:
-    sealed = sealer.seal(envelope(), SecretStr(TOKEN), MAINTAINER)
+def test_sealed_envelope_survives_a_json_round_trip(sealer: EnvelopeSealer, token: str) -> None:
+    sealed = sealer.seal(envelope(claim(token)), SecretStr(token), MAINTAINER)
     again = SealedEnvelope.model_validate_json(sealed.model_dump_json())
-    assert sealer.open(again, now=NOW).credential == SecretStr(TOKEN)
+    assert sealer.open(again, now=NOW).credential == SecretStr(token)
     assert envelope_hash(again) == envelope_hash(sealed)
     assert sealer.open(pickle.loads(pickle.dumps(sealed)), now=NOW).credential is not None
 
 
-def test_no_serialised_form_shows_the_token(sealer: EnvelopeSealer) -> None:
-    sealed = sealer.seal(envelope(), SecretStr(TOKEN), MAINTAINER)
+def test_no_serialised_form_shows_the_token(sealer: EnvelopeSealer, token: str) -> None:
+    sealed = sealer.seal(envelope(claim(token)), SecretStr(token), MAINTAINER)
     opened = sealer.open(sealed, now=NOW)
     forms = [*sealed_forms(sealed), repr(opened), str(opened), repr(sealer)]
-    for form in forms:
-        assert TOKEN not in form
-        assert TOKEN[:20] not in form
+    assert leaks([token], *forms) == []
     with pytest.raises(TypeError, match="cannot be pickled"):
         pickle.dumps(opened)
     with pytest.raises(TypeError, match="cannot be pickled"):

@@ -26,10 +26,11 @@ from agents.identity.verify import IdentityVerifier
 from agents.roles import RoleRefs
 from agents.settings.model import ConfigError
 from agents.work import Task
+from sandbox.github.records import TOKEN_FORMATS, TokenFormat
 from sandbox.github.seed import MAINTAINER, REVIEWER_APP_ID
 from sandbox.server import SandboxServer
 from tests.identity.conftest import REVIEWER, bot_pat_identity, dispatch, settings_for
-from tests.leakscan import sealed_forms
+from tests.leakscan import fragments, sealed_forms
 from tests.ports import closed_port
 
 MARK = "PLANTEDleakCANARY"
@@ -59,14 +60,16 @@ def debug_logs(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
     return caplog
 
 
+@pytest.mark.parametrize("token_format", TOKEN_FORMATS)
 def test_no_secret_appears_in_logs_errors_or_envelopes(
     sandbox: SandboxServer,
     reviewer: InstallationMinter,
     tmp_path: Path,
     debug_logs: pytest.LogCaptureFixture,
+    token_format: TokenFormat,
 ) -> None:
     state = sandbox.state
-    state.knobs.long_tokens = True
+    state.knobs.token_format = token_format
     pem_text = state.private_key_pem(REVIEWER_APP_ID)
     key_lines = [line for line in pem_text.splitlines() if line and "-----" not in line]
     texts: list[str] = []
@@ -156,7 +159,7 @@ def test_no_secret_appears_in_logs_errors_or_envelopes(
     ]
     assert debug_logs.records, "nothing was logged: the scan would prove nothing"
     assert len(errors) == 9
-    secrets = [token[:24], PAT, MARK, *credentials, *key_lines]
+    secrets = [*fragments(token), PAT, MARK, *credentials, *key_lines]
     for text in texts:
         for secret in secrets:
             assert secret not in text, f"secret fragment found in: {text[:120]!r}"
@@ -185,11 +188,15 @@ def test_prefect_serialises_a_sealed_envelope_without_the_token() -> None:
         assert sealer.open(again).credential == SecretStr(token)
 
 
+@pytest.mark.parametrize("token_format", TOKEN_FORMATS)
 def test_real_http_stack_logs_no_secret_at_debug(
-    sandbox: SandboxServer, tmp_path: Path, debug_logs: pytest.LogCaptureFixture
+    sandbox: SandboxServer,
+    tmp_path: Path,
+    debug_logs: pytest.LogCaptureFixture,
+    token_format: TokenFormat,
 ) -> None:
     # respx answers above httpcore; the sandbox exercises the whole stack, sockets included.
-    sandbox.state.knobs.long_tokens = True
+    sandbox.state.knobs.token_format = token_format
     settings = settings_for(sandbox, tmp_path)
     source = open_identity(settings, "default")
     lease = source.acquire(REVIEWER, role="reviewer", holder="w1")
@@ -202,5 +209,5 @@ def test_real_http_stack_logs_no_secret_at_debug(
     key_lines = [line for line in pem.splitlines() if line and "-----" not in line]
     assert any(r.name.startswith("httpcore") for r in debug_logs.records)
     text = debug_logs.text + "".join(str(r.args) for r in debug_logs.records)
-    for secret in [token, token[:24], *key_lines]:
+    for secret in [*fragments(token), token[:24], *key_lines]:
         assert secret not in text

@@ -105,7 +105,7 @@ def test_triage_identity_is_a_separate_app(settings: Settings, verifier: Identit
 def test_long_dotted_tokens_round_trip(
     sandbox: SandboxServer, reviewer: InstallationMinter, verifier: IdentityVerifier
 ) -> None:
-    sandbox.state.knobs.long_tokens = True
+    sandbox.state.knobs.token_format = "long"
     lease = reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
     assert len(lease.token.get_secret_value()) > 300
     assert verifier.verify(dispatch(lease)).login == BOT

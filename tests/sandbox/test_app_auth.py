@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import string
 import time
 
 import jwt
@@ -111,9 +112,22 @@ def test_a_minted_token_is_long_expires_in_an_hour_and_lists_full_repositories(
 
 
 def test_long_token_option_mints_dotted_tokens_of_about_520_chars(sandbox: SandboxServer) -> None:
-    sandbox.state.knobs.long_tokens = True
+    sandbox.state.knobs.token_format = "long"
     token = mint(sandbox.url, sandbox.state)
     assert 500 <= len(token) <= 540 and token.count(".") == 2
+    gh = token_client(sandbox.url, token)
+    assert gh.rest.repos.get("acme", "widgets").parsed_data.name == "widgets"
+
+
+def test_stateless_tokens_are_ghs_app_id_and_a_jwt_of_about_520_chars(
+    sandbox: SandboxServer,
+) -> None:
+    sandbox.state.knobs.token_format = "stateless"
+    token = mint(sandbox.url, sandbox.state)
+    prefix, app_id, jwt = token.split("_", 2)
+    assert (prefix, app_id) == ("ghs", str(REVIEWER_APP_ID))
+    assert 480 <= len(token) <= 560 and jwt.startswith("eyJ") and jwt.count(".") == 2
+    assert set(token) - set(string.ascii_letters + string.digits) == {"_", ".", "-"}
     gh = token_client(sandbox.url, token)
     assert gh.rest.repos.get("acme", "widgets").parsed_data.name == "widgets"
 

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from sandbox.github.state import SandboxState
+from sandbox.github.tokens import stateless_token
 from sandbox.model import ScriptedModel, ScriptedServer
 from sandbox.server import SandboxServer
 from tests.github.sandbox_helpers import reviewer_gateway
@@ -38,6 +39,7 @@ PLANTED = {
     "classic PAT": "ghp_" + _random(34),
     "installation token": "ghs_" + _random(34),
     "fine-grained PAT": "github_pat_" + _random(20) + "_" + _random(57),
+    "stateless installation token": stateless_token(1001, 2001, 2e9),
     "anthropic key": "sk-ant-api03-" + _random(60),
 }
 ATTACK_FILE = "\n".join(
@@ -47,6 +49,7 @@ ATTACK_FILE = "\n".join(
         f"CLONE_URL = 'https://x-access-token:{PLANTED['installation token']}@github.com/acme/w'",
         f'FALLBACK = {{"note": "rotated\\n{PLANTED["fine-grained PAT"]}"}}',
         f"ANTHROPIC = 'my_{PLANTED['anthropic key']}'",
+        f"INSTALLATION = '{PLANTED['stateless installation token']}'",
         "",
     ]
 )
@@ -140,9 +143,21 @@ def test_every_body_the_gateway_sends_to_github_is_redacted(
     assert _leaks(written) == []
 
 
-def test_every_request_to_the_model_is_redacted_whoever_built_it() -> None:
+def send_to_model(model: ScriptedModel, request: dict[str, Any]) -> None:
+    """``request`` sent once through the real LLM client and SDK to the scripted model."""
     from agents.llm.client import LLMClient
 
+    async def go() -> None:
+        client = LLMClient(api_key="sk-ant-api03-outbound-test", http_client=model.async_client())
+        try:
+            await client.create(request)
+        finally:
+            await client.aclose()
+
+    asyncio.run(go())
+
+
+def test_every_request_to_the_model_is_redacted_whoever_built_it() -> None:
     model = ScriptedModel()
     diff = json.dumps([{"filename": "deploy.py", "status": "added", "patch": ATTACK_FILE}])
     request: dict[str, Any] = {
@@ -169,14 +184,7 @@ def test_every_request_to_the_model_is_redacted_whoever_built_it() -> None:
         ],
     }
 
-    async def go() -> None:
-        client = LLMClient(api_key="sk-ant-api03-outbound-test", http_client=model.async_client())
-        try:
-            await client.create(request)
-        finally:
-            await client.aclose()
-
-    asyncio.run(go())
+    send_to_model(model, request)
     assert len(model.requests) == 1
     assert _leaks(json.dumps(model.requests)) == []
     assert "deploy.py" in json.dumps(model.requests)

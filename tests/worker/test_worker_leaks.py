@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.github.records import TOKEN_FORMATS, TokenFormat
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from tests.conftest import HOST_GH_TOKEN
 from tests.leakscan import database_text, files_text, leaks
@@ -15,13 +16,17 @@ from tests.worker.conftest import Swarm
 pytestmark = pytest.mark.anyio
 
 
+@pytest.mark.parametrize("token_format", TOKEN_FORMATS)
 async def test_no_token_key_or_jwt_reaches_store_logs_or_model(
-    swarm: Swarm, caplog: pytest.LogCaptureFixture, tmp_path: Path
+    swarm: Swarm, caplog: pytest.LogCaptureFixture, tmp_path: Path, token_format: TokenFormat
 ) -> None:
     caplog.set_level(logging.DEBUG)
+    swarm.sandbox.state.knobs.token_format = token_format
     sealed = await swarm.dispatch(swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT))
     credential = swarm.runtime.sealer.open(sealed).credential
     assert credential is not None
+    if token_format == "stateless":
+        assert credential.get_secret_value().startswith("ghs_1001_eyJ")
     outcome = await swarm.run(sealed)
     await swarm.runtime.dispatcher.release(sealed)
     assert outcome.status == "succeeded"
