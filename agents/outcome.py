@@ -33,6 +33,8 @@ class WorkerOutcome(BaseModel):
     role: str
     identity_login: str | None = None
     target: str  # e.g. "acme/widgets#12@abc1234"
+    # Which part of a sharded review this worker had, e.g. "shard 2/3 (15 files)".
+    shard: str | None = None
     status: OutcomeStatus
     reason: str | None = None  # e.g. "BLOCKED: identity mismatch: login is octo-maintainer"
     review_url: str | None = None

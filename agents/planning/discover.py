@@ -141,6 +141,20 @@ class Discovery:
     def unreadable(self) -> list[SkippedItem]:
         return [s for s in self.skipped if s.reason == "unreadable"]
 
+    def not_found(self, targets: Iterable[tuple[str, int]]) -> list[str]:
+        """The targets (``OWNER/NAME#N``) that are not open: neither work nor skipped for a
+        reason, in a repository that was read (a repository that could not be listed, or whose
+        file is invalid, says so itself)."""
+        seen = {(t.repo.lower(), t.number) for t in self.items}
+        seen |= {(s.repo.lower(), s.number) for s in self.skipped}
+        blind = {s.repo.lower() for s in self.skipped if not s.number}
+        blind |= {repo.lower() for repo in self.config_errors}
+        return [
+            f"{repo}#{number}"
+            for repo, number in targets
+            if (repo.lower(), number) not in seen and repo.lower() not in blind
+        ]
+
 
 async def discover_work(
     source: PullSource,
@@ -153,6 +167,7 @@ async def discover_work(
     include_drafts: bool = False,
     targets: Collection[tuple[str, int]] | None = None,
     rerun: str | None = None,
+    known_roles: Collection[str] | None = None,
 ) -> Discovery:
     """Open PRs of ``repos`` that ``role`` has not yet reviewed at their head SHA.
 
@@ -164,6 +179,7 @@ async def discover_work(
     ``targets`` narrows discovery to those (repo, number) pairs. ``rerun`` forces a review:
     a PR already reviewed at its head gets a new one under the key's re-review form, and the
     repository's skip rules (authors, labels, drafts) give way; its path rules still hold.
+    ``known_roles``: the roles that exist; a repository's file naming another is invalid.
     """
     ledger = ledger or NoLedger()
     roles = (role, *[r for r in posting_roles if r != role])
@@ -184,7 +200,7 @@ async def discover_work(
             if not pulls:
                 continue
         try:
-            config = await _repo_config(source, repo)
+            config = await _repo_config(source, repo, known_roles)
         except RepoConfigError as exc:
             log.warning("%s: %s; the repository is skipped", repo, exc)
             found.config_errors[repo] = exc.problems
@@ -200,13 +216,15 @@ async def discover_work(
     return found
 
 
-async def _repo_config(source: PullSource, repo: str) -> RepoConfig:
+async def _repo_config(
+    source: PullSource, repo: str, known_roles: Collection[str] | None
+) -> RepoConfig:
     try:
         text = await source.repo_config(repo)
     except Exception as exc:
         # Unreadable is not "absent": reviewing with defaults could undo the repository's skips.
         raise RepoConfigError([f"{CONFIG_PATH}: could not be read: {exc}"]) from None
-    return RepoConfig() if text is None else parse_repo_config(text)
+    return RepoConfig() if text is None else parse_repo_config(text, known_roles=known_roles)
 
 
 async def _consider(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Collection
 from typing import Any
 
 import yaml
@@ -120,16 +121,20 @@ class RepoConfigError(SwarmError, ValueError):
         self.digest = digest
 
 
-def parse_repo_config(text: str, source: str = CONFIG_PATH) -> RepoConfig:
-    """The configuration in ``text``, or :class:`RepoConfigError` naming each problem's line."""
+def parse_repo_config(
+    text: str, source: str = CONFIG_PATH, known_roles: Collection[str] | None = None
+) -> RepoConfig:
+    """The configuration in ``text``, or :class:`RepoConfigError` naming each problem's line.
+    With ``known_roles``, a role the file names that is not one of them is a problem too: a
+    misspelt role (``reviewr``) would otherwise switch every real role off in silence."""
     try:
-        return _parse(text, source)
+        return _parse(text, source, known_roles)
     except RepoConfigError as exc:
         digest = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
         raise RepoConfigError(exc.problems, digest) from None
 
 
-def _parse(text: str, source: str) -> RepoConfig:
+def _parse(text: str, source: str, known_roles: Collection[str] | None) -> RepoConfig:
     loaded = _load(text, source)
     if loaded is None:
         return RepoConfig()
@@ -137,7 +142,7 @@ def _parse(text: str, source: str) -> RepoConfig:
     if not isinstance(data, dict):
         raise RepoConfigError([f"{source}:1: the file must be a mapping of settings"])
     try:
-        return RepoConfig.model_validate(_lists_as_tuples(data))
+        config = RepoConfig.model_validate(_lists_as_tuples(data))
     except ValidationError as exc:
         problems = []
         for error in exc.errors():
@@ -146,6 +151,28 @@ def _parse(text: str, source: str) -> RepoConfig:
             message = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
             problems.append(f"{source}:{_line_of(root, loc)}: {where}: {message}")
         raise RepoConfigError(problems) from None
+    unknown = _unknown_roles(config, known_roles)
+    if unknown:
+        raise RepoConfigError(
+            [f"{source}:{_line_of(root, ('roles', i))}: roles.{i}: {what}" for i, what in unknown]
+        )
+    return config
+
+
+def _unknown_roles(
+    config: RepoConfig, known_roles: Collection[str] | None
+) -> list[tuple[int, str]]:
+    """(index, what is wrong) for each role of ``roles:`` that is not a known role."""
+    if known_roles is None or config.roles is None:
+        return []
+    from agents.permissions import did_you_mean
+
+    known = set(known_roles)
+    return [
+        (i, f"unknown role {name!r}{did_you_mean(name, known)} (known: {', '.join(sorted(known))})")
+        for i, name in enumerate(config.roles)
+        if name not in known
+    ]
 
 
 def _load(text: str, source: str) -> tuple[Any, Node] | None:

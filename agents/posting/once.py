@@ -11,7 +11,9 @@ the same steps, so they are written once, here:
 4. write; record it posted, or give the claim back when the write failed, so a retry may try.
 
 A claim whose holder is still alive stops the second writer; one whose holder is gone (a crashed
-worker, a run killed minutes ago) is taken over once GitHub shows no marker.
+worker, a run killed minutes ago) is taken over once GitHub shows no marker. A worker whose work
+costs (a review: the model's tokens) claims its key before that work begins
+(:func:`claim_ahead`), so a second run at the same moment stops before it spends anything.
 """
 
 from __future__ import annotations
@@ -97,7 +99,9 @@ async def write_once(
     known = await _off(claims.get_review_key, key)
     if known is not None and known.state == "posted":
         return Written(False, known.review_id, known.review_url)
-    if not await _off(claims.claim_review_key, key, holder):
+    # Claimed by this holder already, before its work began (claim_ahead): it goes on to write.
+    ours = known is not None and known.worker_id == holder
+    if not ours and not await _off(claims.claim_review_key, key, holder):
         known = await _off(claims.get_review_key, key)
         if known is not None and known.state == "posted":
             return Written(False, known.review_id, known.review_url)
@@ -125,6 +129,29 @@ async def write_once(
     written_id, url = int(created.get("id") or 0), str(created.get("html_url") or "")
     await _off(claims.mark_review_posted, key, written_id, url)
     return Written(True, written_id, url)
+
+
+async def claim_ahead(
+    claims: Claims, key: str, holder: str, *, alive: Callable[[Claim], bool]
+) -> Written | None:
+    """Claim ``key`` before the work that ends in its write begins (a review costs the model's
+    tokens long before it is posted): None when ``holder`` holds it now, else why not, as
+    :func:`write_once` would say at write time (posted already, or ``held_by`` a live holder).
+    A gone holder's claim is taken over; GitHub's marker is still looked for at write time."""
+    for _ in range(2):
+        if await _off(claims.claim_review_key, key, holder):
+            return None
+        known = await _off(claims.get_review_key, key)
+        if known is None:
+            continue  # given back a moment ago: claim again
+        if known.state == "posted":
+            return Written(False, known.review_id, known.review_url)
+        if known.worker_id == holder:
+            return None  # this holder's own claim, from an earlier attempt
+        if await _off(alive, known):
+            return Written(False, held_by=known.worker_id)
+        await _off(claims.release_review_key, key, known.worker_id)
+    return Written(False, held_by="another writer, a moment ago")
 
 
 def _adopt(claims: Claims, key: str, holder: str, existing: Mapping[str, Any]) -> Written:

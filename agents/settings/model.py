@@ -21,7 +21,13 @@ from pydantic import (
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pydantic_settings.exceptions import SettingsError
 
-from agents.llm.models import MODELS_SETTING, ModelRegistry, ModelRegistryError
+from agents.llm.models import (
+    MODEL_SETTING,
+    MODELS_SETTING,
+    ModelRegistry,
+    ModelRegistryError,
+    UnknownModel,
+)
 from agents.ratelimit.github.limits import ThrottleLimits
 from agents.settings.checks import repo_problem, sealing_key_problem, store_url_problem
 from agents.settings.identity import ConfigError as ConfigError
@@ -33,6 +39,8 @@ from agents.settings.secret_files import secret_file_defaults
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_IDENTITY = "default"
+# The offline model (sandbox/model): a model id no registry holds, and the default.
+SCRIPTED_MODEL = "scripted"
 ENV_PREFIX = "SWARM_"
 FLAT_APP_SETTINGS = ("SWARM_APP_ID", "SWARM_APP_PRIVATE_KEY_FILE", "SWARM_APP_INSTALLATION_ID")
 
@@ -64,7 +72,7 @@ class Settings(BaseSettings):
     sealing_key: SecretStr | None = None
 
     roles_dir: Path = Field(default_factory=lambda: _default_roles_dir())
-    model: str = "scripted"
+    model: str = SCRIPTED_MODEL
     # Model registry overrides and additions, JSON: {"<model id>": {"context_window": ...}}.
     models: dict[str, dict[str, Any]] = Field(default_factory=dict)
     anthropic_api_key: SecretStr | None = Field(default=None, validation_alias="ANTHROPIC_API_KEY")
@@ -140,6 +148,18 @@ class Settings(BaseSettings):
     def model_registry(self) -> ModelRegistry:
         """The built-in model registry with ``SWARM_MODELS`` applied."""
         return ModelRegistry(self.models)
+
+    def model_problem(self, model_id: str | None = None, name: str = MODEL_SETTING) -> str | None:
+        """What is wrong with ``model_id`` (default: ``SWARM_MODEL``) as a model to run, named
+        as ``name`` (the setting, a flag or a role file that chose it); None when it is known."""
+        chosen = self.model if model_id is None else model_id
+        if chosen == SCRIPTED_MODEL:
+            return None
+        try:
+            self.model_registry().spec(chosen)
+        except UnknownModel as exc:
+            return name + str(exc).removeprefix(MODEL_SETTING)
+        return None
 
     @field_validator("sealing_key")
     @classmethod
@@ -229,11 +249,16 @@ def _default_roles_dir() -> Path:
 
 
 def load_settings(
-    *, needs: Callable[[Settings], list[str]] | None = None, **overrides: Any
+    *,
+    needs: Callable[[Settings], list[str]] | None = None,
+    checks: Callable[[Settings], list[str]] | None = None,
+    **overrides: Any,
 ) -> Settings:
     """Build Settings once at an entry point; raise one ConfigError naming every problem:
-    unknown SWARM_* variables, invalid values (never a value itself), and settings that are
-    missing for the command (``needs`` names them, e.g. the maintainer login for a run)."""
+    unknown SWARM_* variables, invalid values (never a value itself), a model no registry knows,
+    settings that are missing for the command (``needs`` names them, e.g. the maintainer login
+    for a run) and what else the command finds wrong with them (``checks``: one line each, such
+    as a flag naming an unknown model), so a person fixes everything in one round."""
     from agents.settings.names import (
         missing_problem,
         problems_message,
@@ -260,6 +285,9 @@ def load_settings(
         missing = list(dict.fromkeys([*missing, *(needs(settings) if needs else [])]))
         if missing:
             problems.insert(0, missing_problem(missing, first_start=first_start))
+        problems += [
+            p for p in [settings.model_problem(), *(checks(settings) if checks else [])] if p
+        ]
         if not problems:
             from agents.settings.secret_values import register_configured_secrets
 

@@ -7,7 +7,7 @@ import socket
 import uuid
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 import sqlalchemy as sa
 
@@ -227,11 +227,15 @@ class RunsMixin(StoreBase):
                 self._append_recovery_event(worker_id, reason)
         return failed
 
-    def abandon_run(self, run_id: str, reason: str) -> list[str]:
-        """Fail a run whose process is known to be gone (its flow run crashed on a machine that
-        died), with every worker it left pending or running: at once, on any machine, instead
-        of after the heartbeat timeout. A run that already finished is left alone. Returns the
-        ids of the workers failed."""
+    def abandon_run(
+        self, run_id: str, reason: str, *, status: Literal["failed", "cancelled"] = "failed"
+    ) -> list[str]:
+        """End a run that will not finish (its flow run crashed on a machine that died, its own
+        process failed or was interrupted), with every worker it left pending or running: at
+        once, on any machine, instead of after the heartbeat timeout. ``status`` is the run's
+        (``cancelled``: interrupted); those workers end failed. ``reason`` is kept on each, and
+        on the run as its ``error``. A run that already finished is left alone. Returns the ids of the
+        workers ended."""
         now = utcnow()
         failed: list[str] = []
         for w in self.list_workers(run_id):
@@ -243,7 +247,12 @@ class RunsMixin(StoreBase):
                 failed.append(w.id)
                 self._append_recovery_event(w.id, reason)
         still_running = sa.and_(swarm_runs.c.id == run_id, swarm_runs.c.status == "running")
-        self._update(swarm_runs, still_running, {"status": "failed", "finished_at": now})
+        try:
+            totals = {**self.get_run(run_id).totals, "error": reason}
+        except UnknownRunError:
+            return failed
+        values = {"status": status, "finished_at": now, "totals": clean_json(totals)}
+        self._update(swarm_runs, still_running, values)
         return failed
 
     def _append_recovery_event(self, worker_id: str, reason: str) -> None:

@@ -12,7 +12,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from agents.posting.keys import find_marked, review_key, with_marker
-from agents.posting.once import Claim, Create, Find, Written, create_or_find, write_once
+from agents.posting.once import (
+    Claim,
+    Create,
+    Find,
+    Written,
+    claim_ahead,
+    create_or_find,
+    write_once,
+)
 from agents.store.base import UnknownWorkerError
 from agents.tools.base import ToolError
 from agents.tools.context import PostedReview, WorkerContext
@@ -45,8 +53,11 @@ async def worker_writes_once(ctx: WorkerContext, key: str, find: Find, create: C
     )
 
 
-async def posted_review_url(ctx: WorkerContext) -> str | None:
-    """The URL of the review already posted for this task's key ("" when unknown), or None.
+async def claim_review(ctx: WorkerContext) -> Written | None:
+    """Before the first model call: claim this task's review key, so of two runs at once only
+    one spends tokens on the review. None when this worker holds the key (it goes on), else why
+    not: the review posted already (its URL, "" when unknown) or another live worker reviewing
+    it now (``held_by``).
 
     Shards post nothing and dry runs never look: both do their work whatever was posted.
     """
@@ -56,10 +67,14 @@ async def posted_review_url(ctx: WorkerContext) -> str | None:
     if task.number is None or task.head_sha is None:
         return None
     key = review_key(task.repo, task.number, task.head_sha, ctx.role_id, task.rerun)
-    known = await ctx.store.reader.run(ctx.worker_id, ctx.store.get_review_key, key)
-    if known is not None and known.state == "posted":
-        return known.review_url or ""
-    return None
+    # This worker's row is written first: another worker judging the claim sees it alive.
+    await ctx.store.writer.aflush(ctx.worker_id)
+    taken = await claim_ahead(
+        ctx.store, key, ctx.worker_id, alive=lambda claim: holder_alive(ctx, claim)
+    )
+    if taken is not None and taken.already:
+        return Written(False, taken.id, taken.url or "")
+    return taken
 
 
 async def post_once(

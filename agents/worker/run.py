@@ -30,7 +30,7 @@ from agents.ratelimit import Paused
 from agents.redact import redact
 from agents.roles import resolve_chain
 from agents.tools import WorkerContext, build_toolbox
-from agents.tools.review import posted_review_url
+from agents.tools.review import claim_review
 from agents.transport import GitHubUnreachable
 from agents.worker import story
 from agents.worker.budget import BudgetExhausted, Meter
@@ -215,9 +215,12 @@ async def _work(
         history_scope=agent.history_scope,
         bot_login=gateway.identity,
     )
-    posted = await posted_review_url(ctx)
-    if posted is not None:
-        return _End("skipped", "already reviewed at this head SHA", review_url=posted)
+    taken = await claim_review(ctx)
+    if taken is not None and taken.held_by is not None:
+        reason = f"another worker ({taken.held_by}) is reviewing this PR at this head now"
+        return _End("skipped", reason)
+    if taken is not None:
+        return _End("skipped", "already reviewed at this head SHA", review_url=taken.url)
     model_id = chain.model or deps.model_id
     spec = deps.registry.spec(model_id)
     max_tokens = min(agent.limits.max_output_tokens, spec.max_output_tokens)

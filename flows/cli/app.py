@@ -21,6 +21,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from flows.cli.errors import DEBUG_FLAG, SwarmGroup, set_debug
+from flows.cli.options import VERBOSE_FLAG, set_verbose
 from flows.local.warm_client import run_warm, warm_command
 
 # To add commands: a module in flows/cli/ defining `commands = typer.Typer(...)`, listed here.
@@ -64,8 +65,17 @@ def _root(
             DEBUG_FLAG, help="Show the full traceback of an error (it may be long; no secrets)."
         ),
     ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            VERBOSE_FLAG,
+            help="Show Prefect's own log lines on the terminal too (they always reach the "
+            "Prefect server's run logs).",
+        ),
+    ] = False,
 ) -> None:
     set_debug(debug)
+    set_verbose(verbose)
 
 
 for _module in COMMAND_MODULES:
@@ -73,12 +83,14 @@ for _module in COMMAND_MODULES:
 
 
 def main() -> None:
-    """Console entry point (``swarm``). ``--debug`` is accepted anywhere before ``--``."""
+    """Console entry point (``swarm``). ``--debug`` and ``--verbose`` are accepted anywhere
+    before ``--``."""
     args = sys.argv[1:]
     head = args[: args.index("--")] if "--" in args else args
-    if DEBUG_FLAG in head:
-        args.remove(DEBUG_FLAG)
-        args.insert(0, DEBUG_FLAG)
+    for flag in (VERBOSE_FLAG, DEBUG_FLAG):  # root options, accepted after the command too
+        if flag in head:
+            args.remove(flag)
+            args.insert(0, flag)
     if warm_command(args):
         from agents.settings.paths import data_dir_from
         from flows.local.prefect_server import prefect_home

@@ -40,6 +40,20 @@ WorkersOpt = Annotated[
 ]
 
 
+VERBOSE_FLAG = "--verbose"
+_verbose = False
+
+
+def set_verbose(on: bool) -> None:
+    global _verbose
+    _verbose = on
+
+
+def verbose_enabled() -> bool:
+    """``swarm --verbose``: Prefect's own lines on the terminal too, not only the swarm's."""
+    return _verbose
+
+
 def command_group(name: str, summary: str) -> typer.Typer:
     """A ``swarm NAME ...`` group: bare ``swarm NAME`` shows its help rather than an error."""
     return typer.Typer(name=name, help=summary, no_args_is_help=True)

@@ -6,12 +6,14 @@ Every missing setting is named in one message (not one per attempt), flags are n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agents.roles import Role
-    from agents.settings.model import Settings
+    from agents.settings.model import IdentitySettings, Settings
 
 APP_SETTINGS = ("APP_ID", "PRIVATE_KEY_FILE", "INSTALLATION_ID")
 SCRIPTED = "scripted"
@@ -41,6 +43,10 @@ def needs(
                 found += identity_settings(settings, name)
         if any_identity and not configured:
             found += identity_settings(settings, "default")
+        used = configured if any_identity else {n.lower(): None for n in identities}
+        for name in used:
+            if name in configured:
+                found += missing_files(name, configured[name])
         if not settings.maintainer_login:
             found.append("SWARM_MAINTAINER_LOGIN")
         if repos and not settings.repos:
@@ -48,6 +54,21 @@ def needs(
         return found
 
     return missing
+
+
+def missing_files(name: str, identity: IdentitySettings) -> list[str]:
+    """The key or token file an identity names and that is not there, as its setting."""
+    from agents.settings.model import DEFAULT_IDENTITY
+
+    prefix = "SWARM_APP_" if name == DEFAULT_IDENTITY else f"SWARM_IDENTITIES__{name.upper()}__"
+    found = []
+    for field, path in (
+        ("PRIVATE_KEY_FILE", identity.private_key_file),
+        ("TOKEN_FILE", identity.token_file),
+    ):
+        if path is not None and not path.is_file():
+            found.append(f"{prefix}{field} (no file at {path})")
+    return found
 
 
 def repo_flags(repos: Sequence[str] | None, flag: str = "--repo") -> dict[str, Any]:
@@ -101,16 +122,37 @@ def reviewing_role(settings: Settings, role: str) -> Role:
     from agents.settings.model import ConfigError
 
     roles = load_roles(settings.roles_dir)
+    problem = role_problem(settings, roles, role)
+    if problem:
+        raise ConfigError(problem)
+    return roles[role]
+
+
+def role_problem(settings: Settings, roles: Mapping[str, Role], role: str) -> str | None:
+    """What is wrong with ``--role`` as the role of a run, if anything."""
     if role not in roles:
         known = ", ".join(sorted(roles))
-        raise ConfigError(f"--role: no role {role!r} in {settings.roles_dir} (known: {known})")
+        return f"--role: no role {role!r} in {settings.roles_dir} (known: {known})"
     tools = roles[role].tools
     if "submit_review" not in tools and "comment_issue" not in tools:
-        raise ConfigError(
+        return (
             f"--role: role {role!r} neither reviews pull requests (submit_review) nor triages "
             "issues (comment_issue); swarm run dispatches one of those per PR or issue"
         )
-    return roles[role]
+    return None
+
+
+def role_model_problems(
+    settings: Settings, roles: Mapping[str, Role], folder: Path | None = None
+) -> list[str]:
+    """Each role file (of ``folder``, default the roles directory) whose ``model:`` names a
+    model the registry does not know."""
+    found = []
+    for name, role in sorted(roles.items()):
+        if role.model:
+            where = f"{(folder or settings.roles_dir) / name}.yaml: model"
+            found.append(settings.model_problem(role.model, where))
+    return [p for p in found if p]
 
 
 def model_needs(settings: Settings, model: str | None) -> list[str]:
@@ -119,6 +161,14 @@ def model_needs(settings: Settings, model: str | None) -> list[str]:
     if chosen != SCRIPTED and settings.anthropic_api_key is None:
         return [f"ANTHROPIC_API_KEY (or --model {SCRIPTED})"]
     return []
+
+
+def model_flag_problems(settings: Settings, model: str | None) -> list[str]:
+    """``--model``, when given, names a model the registry knows."""
+    if model is None or model == settings.model:
+        return []  # the setting's own check names it
+    problem = settings.model_problem(model, "--model")
+    return [problem] if problem else []
 
 
 def preflight(
@@ -130,36 +180,55 @@ def preflight(
     targets: Sequence[str] = (),
 ) -> Settings:
     """``swarm run``'s checks: flags, settings, the role and its identity, the overlay role, the
-    model's key, the store. ``targets`` (``OWNER/NAME#N``) stand in for ``--repo``."""
+    model and its key, the store, every problem of them in one message. ``targets``
+    (``OWNER/NAME#N``) stand in for ``--repo``."""
+    from agents.roles.files import load_roles
     from agents.settings.model import load_settings
 
     def run_needs(settings: Settings) -> list[str]:
-        identity = reviewing_role(settings, role).identity
-        wanted = needs(identities=[identity], repos=not targets)(settings)
+        roles = load_roles(settings.roles_dir)
+        wanted = needs(repos=not targets)(settings)
+        if role_problem(settings, roles, role) is None:
+            wanted = needs(identities=[roles[role].identity], repos=not targets)(settings)
         return wanted + model_needs(settings, model)
 
-    from flows.run.models import check_model
+    def run_checks(settings: Settings) -> list[str]:
+        roles = load_roles(settings.roles_dir)
+        found = [role_problem(settings, roles, role), overlay_problem(settings, roles, overlay)]
+        found += model_flag_problems(settings, model) + role_model_problems(settings, roles)
+        return [p for p in found if p]
 
     overrides = repo_flags(repos)
     if targets:
         overrides = {"repos": list(dict.fromkeys(t.split("#", 1)[0] for t in targets))}
-    settings = load_settings(needs=run_needs, **overrides)
-    check_model(settings, model)
-    check_overlay(settings, overlay)
+    settings = load_settings(needs=run_needs, checks=run_checks, **overrides)
     check_store(settings)
     return settings
 
 
-def check_overlay(settings: Settings, overlay: str | None) -> None:
+def overlay_problem(
+    settings: Settings, roles: Mapping[str, Role], overlay: str | None
+) -> str | None:
     """``--overlay`` names a role of ``roles/`` (any command that lays a session overlay)."""
-    if overlay is None:
-        return
-    from agents.roles.files import load_roles
-    from agents.settings.model import ConfigError
+    if overlay is None or overlay in roles:
+        return None
+    known = ", ".join(sorted(roles))
+    return f"--overlay: no role {overlay!r} in {settings.roles_dir} (known: {known})"
 
-    roles = load_roles(settings.roles_dir)
-    if overlay not in roles:
-        known = ", ".join(sorted(roles))
-        raise ConfigError(
-            f"--overlay: no role {overlay!r} in {settings.roles_dir} (known: {known})"
-        )
+
+def serving_checks(
+    overlay: str | None, model: str | None = None
+) -> Callable[[Settings], list[str]]:
+    """For :func:`agents.settings.model.load_settings` in commands that start runs later
+    (``swarm serve``, ``swarm webhook serve``): their ``--overlay`` and ``--model``, and the role
+    files' models, checked now rather than at the first run."""
+
+    def checks(settings: Settings) -> list[str]:
+        from agents.roles.files import load_roles
+
+        roles = load_roles(settings.roles_dir)
+        found = [overlay_problem(settings, roles, overlay)]
+        found += model_flag_problems(settings, model) + role_model_problems(settings, roles)
+        return [p for p in found if p]
+
+    return checks

@@ -43,6 +43,7 @@ def check_roles(directory: Path | None) -> None:
     from agents.roles.files import RoleLoadError, load_roles
     from agents.settings.model import load_settings
     from flows.cli.console import console, table
+    from flows.cli.preflight import role_model_problems
 
     settings = load_settings()
     folder = directory or settings.roles_dir
@@ -50,6 +51,7 @@ def check_roles(directory: Path | None) -> None:
     configured = settings.all_identities()
     # Without any identity configured there is nothing to resolve against (a fresh checkout).
     problems = identity_problems(roles, folder, configured) if configured else []
+    problems += role_model_problems(settings, roles, folder)
     if problems:
         raise RoleLoadError(problems)
     resolved = "identities resolved" if configured else "identities not checked (none configured)"

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
 
-from agents.errors import EXIT_FAILED, EXIT_OK
+import typer
+
+from agents.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from flows.local.env import prepare_prefect_env
 from flows.local.prefect_server import use_local_prefect
 from flows.run.report import RunReport
@@ -15,6 +18,10 @@ if TYPE_CHECKING:
     from prefect.client.schemas.objects import State
 
     from agents.planning.costs import RunEstimate
+    from agents.settings.model import Settings
+
+# Worker statuses of work not ended (the interrupted ones end failed, with INTERRUPTED as reason).
+UNFINISHED = frozenset({"pending", "running"})
 
 
 def execute_flow(**parameters: object) -> RunReport:
@@ -24,13 +31,16 @@ def execute_flow(**parameters: object) -> RunReport:
 
     from flows.cli.console import console
     from flows.cli.errors import debug_enabled
-    from flows.local.env import hide_console_tracebacks
+    from flows.cli.options import verbose_enabled
+    from flows.local.env import hide_console_tracebacks, quiet_console
     from flows.run.fanout import watching_progress
     from flows.run.flow import swarm_run
     from flows.run.spend import watching_estimate
 
     if not debug_enabled():
         hide_console_tracebacks()
+    if not verbose_enabled():
+        quiet_console()
 
     with Progress(
         TextColumn("[bold]{task.description}"),
@@ -45,17 +55,59 @@ def execute_flow(**parameters: object) -> RunReport:
             progress.update(bar, description="workers", completed=done, total=total)
 
         def told(estimate: RunEstimate) -> None:
-            progress.console.print(estimate.line(), markup=False, highlight=False)
+            if estimate.prs:  # with nothing to do, the headline says so
+                progress.console.print(estimate.line(), markup=False, highlight=False)
 
+        since = datetime.now(UTC)
         with watching_progress(advance), watching_estimate(told):
             pending = swarm_run(**parameters, return_state=True)
-            state = asyncio.run(cast("Coroutine[Any, Any, State[Any]]", pending))
+            try:
+                state = asyncio.run(cast("Coroutine[Any, Any, State[Any]]", pending))
+            except KeyboardInterrupt:
+                progress.stop()
+                tell_interrupted(since, planned=progress.tasks[0].total)
+                raise
     result = state.result(raise_on_failure=False)
     if isinstance(result, RunReport):
         return result.model_copy(update={"ui_link": flow_run_link(state)})
     if isinstance(result, BaseException):
         raise result
     raise RuntimeError(f"swarm-run ended {state.name} without a report: {state.message}")
+
+
+def tell_interrupted(since: datetime, planned: float | None) -> None:
+    """After Ctrl-C: what the run did and what it left, from the store (the flow has ended the
+    workers it left as cancelled), so a person knows where things stand."""
+    from agents.settings.model import load_settings
+    from agents.store import Store
+    from flows.cli.console import say
+    from flows.cli.store_actions import task_label
+
+    settings = load_settings()
+    store = Store.open(settings.store_url, settings.data_dir)
+    try:
+        runs = [r for r in store.list_runs(limit=10) if r.started_at >= since]
+        run = runs[-1] if runs else None  # the first run this command started
+        workers = store.list_workers(run_id=run.id) if run else []
+    finally:
+        store.close()
+    if run is None:
+        say("interrupted before any work started: nothing was done")
+        return
+    from flows.run.adapters import INTERRUPTED
+
+    left = [w for w in workers if w.status in UNFINISHED or w.blocked_reason == INTERRUPTED]
+    done = [w for w in workers if w not in left]
+    total = int(planned or 0) or len(workers)
+    say(f"interrupted: run {run.id} is {run.status}; {len(done)} of {total} worker(s) finished")
+    for w in done:
+        say(f"  done: {task_label(w.task)} ({' > '.join(w.role_chain)}): {w.status}")
+    labels = sorted({task_label(w.task) for w in left})
+    never = total - len(workers)
+    if labels or never > 0:
+        started = f"{', '.join(labels)}" if labels else ""
+        later = f"{never} worker(s) never started" if never > 0 else ""
+        say("  left for the next run: " + "; ".join(p for p in (started, later) if p))
 
 
 def flow_run_link(state: State[Any]) -> str | None:
@@ -95,5 +147,21 @@ def run_once(
     if wanted:
         flags |= {"targets": wanted, "force": force}
     report = execute_flow(repos=list(settings.repos), **flags)
-    print_report(report)
+    if report.outcomes or not report.not_open:
+        print_report(report)
+    for target in report.not_open:
+        # A --pr that names no open pull request is a flag to fix, like any other.
+        repo, _, number = target.rpartition("#")
+        typer.echo(
+            f"error: --pr {target}: {repo} has no open {_kind(settings, role)} #{number}", err=True
+        )
+    if report.not_open:
+        return EXIT_USAGE
     return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def _kind(settings: Settings, role: str) -> str:
+    """What ``--pr`` names for ``role``: a pull request, or an issue for a triaging role."""
+    from flows.cli.preflight import reviewing_role
+
+    return "pull request" if "submit_review" in reviewing_role(settings, role).tools else "issue"

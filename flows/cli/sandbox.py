@@ -22,6 +22,7 @@ def sandbox_serve(
         Path,
         typer.Option(
             "--dir",
+            "--keys-dir",  # its earlier name, still accepted
             help="The sandbox's own folder: its Apps' keys, sandbox.env (the SWARM_* settings "
             "to load in another terminal) and the store of runs against it.",
         ),

@@ -90,7 +90,7 @@ def show_runs(limit: int, *, run_id: str | None = None) -> None:
                     w.id,
                     " > ".join(w.role_chain),
                     w.identity_login,
-                    _task_label(w.task),
+                    task_label(w.task),
                     w.status,
                     w.blocked_reason,
                 ]
@@ -110,22 +110,22 @@ RUN_COLUMNS = [
     "new",
     "skipped",
     "failed",
+    "note",
 ]
 
 
 def _run_row(run: Any) -> list[object]:
     totals = run.totals or {}
-    return [
-        run.id,
-        run.trigger,
-        run.status,
-        when(run.started_at),
-        when(run.finished_at),
-        *(totals.get(k, "-") for k in ("workers", "new_reviews", "already_reviewed", "failed")),
-    ]
+    counts = [totals.get(k, "-") for k in ("workers", "new_reviews", "already_reviewed", "failed")]
+    status, note = run.status, totals.get("error")
+    if totals.get("dry_run"):
+        # Nothing a dry run "would post" is new on GitHub.
+        status, note = f"{status} (dry run)", f"{counts[1]} would be posted"
+        counts[1] = 0
+    return [run.id, run.trigger, status, when(run.started_at), when(run.finished_at), *counts, note]
 
 
-def _task_label(task: dict[str, object]) -> str:
+def task_label(task: dict[str, object]) -> str:
     from agents.work import Task
 
     try:  # older rows hold more fields: read only the label's

@@ -11,6 +11,16 @@ OFFLINE_ENV = {
     "DO_NOT_TRACK": "1",
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
 }
+QUIET_ENV = {
+    # A process that runs flows and also logs outside them (the webhook receiver) has the API
+    # handler on loggers that log between runs too: Prefect warned "attempted to send logs to
+    # the API without a flow run id" for each such line, a warning nobody can act on. Records
+    # outside a run are not run logs; they still reach the console.
+    "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
+}
+# The swarm's own story on the console: which PRs, how each worker ended. Prefect's lines (and
+# the workers' detailed ones) go to the server's run logs, and to the console with --verbose.
+STORY_LOGGERS = ("flows.run.flow", "flows.run.fanout", "flows.run.children", "flows.events")
 
 
 def prepare_prefect_env() -> None:
@@ -19,7 +29,7 @@ def prepare_prefect_env() -> None:
     Our loggers reach the run logs through :func:`flows.run.logs.project_logs_in_run`, entered by
     the flow itself: ``PREFECT_LOGGING_EXTRA_LOGGERS`` alone ships nothing below WARNING.
     """
-    for key, value in OFFLINE_ENV.items():
+    for key, value in {**OFFLINE_ENV, **QUIET_ENV}.items():
         os.environ.setdefault(key, value)
 
 
@@ -58,14 +68,53 @@ class _WithoutTraceback(logging.Formatter):
             record.exc_info, record.exc_text, record.stack_info = saved
 
 
-def hide_console_tracebacks() -> None:
-    """Call after Prefect is imported (it sets its logging up then): Prefect's terminal
-    handlers print one line per error instead of a traceback (``swarm --debug`` skips this)."""
+class _StoryOnly(logging.Filter):
+    """Lets warnings and errors through, and of the INFO lines only the swarm's story."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.WARNING:
+            return True
+        return record.levelno >= logging.INFO and record.name in STORY_LOGGERS
+
+
+class _StoryPlain(logging.Formatter):
+    """The story's lines as plain sentences; everything else as the inner formatter has it."""
+
+    def __init__(self, inner: logging.Formatter) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def format(self, record: logging.LogRecord) -> str:
+        if record.levelno == logging.INFO and record.name in STORY_LOGGERS:
+            return record.getMessage()
+        return self.inner.format(record)
+
+
+def _console_handlers() -> list[logging.Handler]:
+    """The handlers Prefect's logging set up for the terminal (on the root and its loggers)."""
     names = ["", *(n for n in logging.Logger.manager.loggerDict if n.startswith("prefect"))]
+    found = []
     for name in names:
         for handler in logging.getLogger(name).handlers:
             plain_stream = type(handler) is logging.StreamHandler
-            if not (plain_stream or type(handler).__name__ == "PrefectConsoleHandler"):
-                continue
-            if not isinstance(handler.formatter, _WithoutTraceback):
-                handler.setFormatter(_WithoutTraceback(handler.formatter or logging.Formatter()))
+            if plain_stream or type(handler).__name__ == "PrefectConsoleHandler":
+                found.append(handler)
+    return found
+
+
+def hide_console_tracebacks() -> None:
+    """Call after Prefect is imported (it sets its logging up then): Prefect's terminal
+    handlers print one line per error instead of a traceback (``swarm --debug`` skips this)."""
+    for handler in _console_handlers():
+        if not isinstance(handler.formatter, _WithoutTraceback):
+            handler.setFormatter(_WithoutTraceback(handler.formatter or logging.Formatter()))
+
+
+def quiet_console() -> None:
+    """Call after Prefect is imported: the terminal shows the swarm's story and every warning,
+    not Prefect's INFO lines (``swarm --verbose`` skips this). Only the terminal handlers are
+    filtered: the run logs on the server keep every line."""
+    for handler in _console_handlers():
+        if not any(isinstance(f, _StoryOnly) for f in handler.filters):
+            handler.addFilter(_StoryOnly())
+            handler.setFormatter(_StoryPlain(handler.formatter or logging.Formatter()))

@@ -3,10 +3,11 @@ store's run record and bucket snapshots. Kept apart from the flow so the flow re
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from agents.planning.discover import ExistingReview, OpenPull
 from agents.planning.triage import OpenIssue
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from flows.run.report import RunReport
 
 log = logging.getLogger("flows.run.adapters")
+# Why a run, and the workers it left, ended when it was interrupted: how `swarm run` tells them.
+INTERRUPTED = "interrupted before it ended (Ctrl-C, or the flow run was cancelled)"
 
 
 class PullReads(Protocol):
@@ -156,6 +159,26 @@ def start_store_run(runtime: Runtime, *, trigger: str, flow_run_id: str | None) 
     for worker_id in runtime.store.mark_stale_workers_failed(STALE_WORKER_AFTER):
         log.warning("worker %s of an earlier run had crashed; marked failed", worker_id)
     return str(runtime.store.create_run(trigger, prefect_flow_run_id=flow_run_id))
+
+
+def abandon_store_run(store: Store, run_id: str, exc: BaseException) -> None:
+    """The run ends without a report (an error, Ctrl-C, a cancelled flow run): the run and every
+    worker it left pending or running end with it, saying why, so none stays "running". Queued
+    behind the workers' own writes, so a worker's last row update cannot land after it."""
+    from functools import partial
+
+    interrupted = isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError))
+    if interrupted:
+        reason = INTERRUPTED
+    else:
+        first = (redact(str(exc)).strip().splitlines() or [""])[0]
+        reason = f"the run failed: {type(exc).__name__}: {first}"
+    status: Literal["failed", "cancelled"] = "cancelled" if interrupted else "failed"
+    try:
+        store.writer.write(run_id, partial(store.abandon_run, run_id, reason, status=status))
+        store.writer.flush(run_id)
+    except Exception as problem:  # the store itself may be what failed
+        log.warning("run %s could not be marked %s: %s", run_id, status, redact(str(problem)))
 
 
 def finish_store_run(store: Store, run_id: str, report: RunReport) -> None:

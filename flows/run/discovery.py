@@ -95,6 +95,7 @@ async def discover(
                 bot_login=verified_login,
                 targets=targets,
                 rerun=rerun,
+                known_roles=runtime.roles,
             )
         items += found.items
         skipped += found.skipped

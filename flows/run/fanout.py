@@ -33,6 +33,7 @@ from agents.work import Task as WorkTask
 from flows.run.adapters import role_identity
 from flows.run.events import emit_for
 from flows.run.pages import publish_worker, ui_link, worker_key
+from flows.run.report import ended_line
 from flows.run.states import outcome_from_state, worker_state
 from flows.run.tokens import TokenKeeper
 
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     from agents.worker.deps import WorkerDeps
 
 log = logging.getLogger("flows.run.fanout")
+# The count alone, apart: the terminal has a progress bar for it (see flows.local.env).
+progress_log = logging.getLogger("flows.run.fanout.progress")
 PROGRESS_EVERY_S = 1.0
 
 # Who watches the progress of the runs started in this context, called with (finished, total):
@@ -227,6 +230,10 @@ class Fanout:
                     await self._release(sealed, assignment)
         worker_id = sealed.envelope.worker_id if sealed is not None else "-"
         outcome = await outcome_from_state(state, assignment, worker_id)
+        if task.shard is not None:
+            part = f"shard {task.shard.index + 1}/{task.shard.count} ({len(task.files)} files)"
+            outcome = outcome.model_copy(update={"shard": part})
+        log.info("%s: %s", assignment.run_name, ended_line(outcome))
         self._ended.append((outcome, assignment.run_name))
         self.cap.settle(assignment.run_name, outcome.cost_usd)
         await self._tick()
@@ -248,7 +255,7 @@ class Fanout:
         if now < self._next_tick and self.done < self.total:
             return
         self._next_tick = now + PROGRESS_EVERY_S
-        log.info("%d of %d workers finished", self.done, self.total)
+        progress_log.info("%d of %d workers finished", self.done, self.total)
         if self.progress_id is not None:
             await aupdate_progress_artifact(
                 self.progress_id,

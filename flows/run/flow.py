@@ -33,7 +33,12 @@ from prefect.states import Completed, Failed
 
 from agents.planning.costs import CostCap
 from agents.redact import redact
-from flows.run.adapters import bucket_snapshots, finish_store_run, start_store_run
+from flows.run.adapters import (
+    abandon_store_run,
+    bucket_snapshots,
+    finish_store_run,
+    start_store_run,
+)
 from flows.run.bot import acknowledge
 from flows.run.children import fan_out_report
 from flows.run.deployed import rename_run, run_name, scheduled_tick_overlaps
@@ -213,6 +218,7 @@ async def _run_swarm(
             already_reviewed=found.already_reviewed,
             drafts_skipped=sum(1 for s in found.skipped if s.reason == "draft"),
             unreadable=[f"{s.where}: {redact(s.detail or '')}" for s in found.unreadable],
+            not_open=found.not_found(targets or ()),
             skipped=config_skips(found),
             config_errors=config_problems(found),
             config_told=found.config_told,
@@ -239,6 +245,9 @@ async def _run_swarm(
         if report.ok:
             return Completed(message=report.headline(), data=report)
         return Failed(message=report.headline(), data=report)
+    except BaseException as exc:
+        abandon_store_run(runtime.store, run_id, exc)  # never a run left "running"
+        raise
     finally:
         await runtime.aclose()
 

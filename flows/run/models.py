@@ -51,23 +51,6 @@ def scripted_model(settings: Settings | None = None) -> ModelChoice:
     return ModelChoice(client, SCRIPTED_BILLING_MODEL, scripted)
 
 
-def check_model(settings: Settings, model: str | None) -> None:
-    """Refuse a model id the registry does not know, naming the flag or setting that chose it."""
-    from agents.llm.models import MODEL_SETTING, UnknownModel
-    from agents.settings.model import ConfigError
-
-    chosen = resolve_model(settings, model)
-    if chosen == SCRIPTED:
-        return
-    try:
-        settings.model_registry().spec(chosen)
-    except UnknownModel as exc:
-        text = str(exc)
-        if model is not None and model != settings.model:  # typed as the flag, not the setting
-            text = "--model" + text.removeprefix(MODEL_SETTING)
-        raise ConfigError(text) from None
-
-
 def open_model(settings: Settings, model: str | None) -> ModelChoice:
     chosen = resolve_model(settings, model)
     if chosen == SCRIPTED:

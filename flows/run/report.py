@@ -55,6 +55,8 @@ class RunReport(BaseModel):
     discovered: int = 0
     already_reviewed: int = 0
     drafts_skipped: int = 0
+    # Pull requests (or issues) the run was asked for by name that are not open ("acme/widgets#9").
+    not_open: list[str] = Field(default_factory=list)
     # PRs ("acme/widgets#3: <reason>") or repositories ("acme/gadgets: cannot list PRs: ...")
     # discovery could not read; retried by the next run.
     unreadable: list[str] = Field(default_factory=list)
@@ -98,7 +100,7 @@ class RunReport(BaseModel):
 
     @property
     def ok(self) -> bool:
-        return not self.failed and not self.unreadable and not self.config_errors
+        return not (self.failed or self.unreadable or self.config_errors or self.not_open)
 
     def headline(self) -> str:
         verb = "would be posted" if self.dry_run else "posted"
@@ -108,6 +110,8 @@ class RunReport(BaseModel):
         ]
         if self.failed:
             parts.append(f"{len(self.failed)} worker(s) blocked or failed")
+        if self.not_open:
+            parts.append(f"{len(self.not_open)} named target(s) not open")
         repos = sum(1 for u in self.unreadable if "#" not in u.split(":", 1)[0])
         if len(self.unreadable) > repos:
             parts.append(f"{len(self.unreadable) - repos} PR(s) could not be read")
@@ -156,7 +160,7 @@ def outcome_row(outcome: WorkerOutcome) -> dict[str, str]:
         "worker": outcome.worker_id,
         "role": outcome.role,
         "identity": outcome.identity_login or "-",
-        "PR": outcome.target,
+        "PR": outcome.target + (f" [{outcome.shard}]" if outcome.shard else ""),
         "outcome": status,
         "GitHub calls": github,
         "LLM tokens": str(tokens),
@@ -164,6 +168,20 @@ def outcome_row(outcome: WorkerOutcome) -> dict[str, str]:
         "cost": f"${outcome.cost_usd:.4f}",
         "review": outcome.review_url or ("(dry run)" if outcome.dry_run_preview else "-"),
     }
+
+
+def ended_line(outcome: WorkerOutcome) -> str:
+    """How one worker ended, in a few words, for the run's log and the console."""
+    words: str = outcome.status
+    if outcome.reason and outcome.status != "succeeded":
+        words += f": {outcome.reason}"
+    if outcome.review_url:
+        words += f"; review {'posted' if outcome.posted else 'already there'}: {outcome.review_url}"
+    elif outcome.dry_run_preview:
+        words += "; dry run: a review would be posted"
+    elif outcome.shard and outcome.status == "succeeded":
+        words += f"; {len(outcome.findings)} finding(s) for the summarizer"
+    return f"{words} (${outcome.cost_usd:.4f})"
 
 
 def paused_identities(outcomes: Sequence[WorkerOutcome]) -> list[PausedIdentity]:
@@ -212,6 +230,9 @@ def markdown_summary(report: RunReport) -> str:
         lines += ["", "## Blocked or failed workers", ""]
         for o in report.failed:
             lines.append(f"- `{o.worker_id}` {o.target} as {o.role}: **{o.status}**: {o.reason}")
+    if report.not_open:
+        lines += ["", "## Asked for by name, but not open", ""]
+        lines += [f"- {target}" for target in report.not_open]
     if report.unreadable:
         lines += ["", "## PRs or repositories discovery could not read (retried next run)", ""]
         lines += [f"- {line}" for line in report.unreadable]

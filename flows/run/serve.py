@@ -47,10 +47,14 @@ def serve_schedule(
     overlay: str | None = None,
 ) -> None:
     from agents.settings.model import load_settings
-    from flows.cli.preflight import check_overlay, needs, repo_flags
+    from flows.cli.preflight import needs, repo_flags, serving_checks
 
-    settings = load_settings(needs=needs(any_identity=True, repos=True), **repo_flags(repos))
-    check_overlay(settings, overlay)  # before a Prefect server is started for nothing
+    # Before a Prefect server is started for nothing.
+    settings = load_settings(
+        needs=needs(any_identity=True, repos=True),
+        checks=serving_checks(overlay, model),
+        **repo_flags(repos),
+    )
     prepare_prefect_env()
     # The schedule lives in the Prefect server: the local one unless PREFECT_API_URL says.
     use_local_prefect(settings.data_dir)

@@ -111,12 +111,11 @@ def serve_webhooks(
     import uvicorn
 
     from agents.settings.model import load_settings
-    from flows.cli.preflight import check_overlay, check_store, needs
+    from flows.cli.preflight import check_store, needs, serving_checks
     from flows.webhook.app import create_webhook_app
 
-    settings = load_settings(needs=needs(any_identity=True))
+    settings = load_settings(needs=needs(any_identity=True), checks=serving_checks(overlay))
     read_webhook_secret(settings)  # before seconds go into starting Prefect
-    check_overlay(settings, overlay)
     check_store(settings)
     prepare_prefect_env()
     if not (deployment or settings.webhook_deployment):

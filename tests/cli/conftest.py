@@ -68,7 +68,9 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 
 @pytest.fixture
 def app_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """A complete configuration of the smallest kind (the key is never read by these tests)."""
+    """A complete configuration of the smallest kind (the key file is there, but its text is
+    never read by these tests)."""
+    (tmp_path / "key.pem").write_text("not a key: no test here reaches GitHub\n")
     monkeypatch.setenv("SWARM_GITHUB_API_URL", "http://127.0.0.1:9")
     monkeypatch.setenv("SWARM_APP_ID", "1001")
     monkeypatch.setenv("SWARM_APP_PRIVATE_KEY_FILE", str(tmp_path / "key.pem"))

@@ -33,3 +33,17 @@ def test_a_missing_file_is_one_line(tmp_path: Path) -> None:
     assert (
         seen.first_line == f"error: {tmp_path / 'absent.yaml'}: cannot be read: FileNotFoundError"
     )
+
+
+def test_an_unknown_role_is_named_with_its_line_and_the_role_it_resembles(
+    tmp_path: Path,
+) -> None:
+    # `roles: [reviewr]` switched every real role off, and passed the check.
+    path = tmp_path / "swarm.yaml"
+    path.write_text("skip:\n  drafts: true\nroles:\n  - reviewr\n  - triager\n")
+    seen = swarm("config", "check", str(path))
+    assert seen.code == EXIT_USAGE, seen.output
+    [line] = seen.lines
+    assert line.startswith(
+        f"error: {path}:4: roles.0: unknown role 'reviewr' (did you mean 'reviewer'?) (known: "
+    ), line

@@ -304,3 +304,17 @@ def test_a_claude_model_without_an_api_key_is_a_missing_setting(
         "(docs/configuration.md explains each)",
         EXIT_USAGE,
     )
+
+
+def test_a_missing_private_key_file_is_named_with_the_other_problems(
+    app_settings: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("SWARM_APP_PRIVATE_KEY_FILE", str(tmp_path / "gone.pem"))
+    monkeypatch.delenv("SWARM_MAINTAINER_LOGIN")
+    assert_error(
+        swarm("run", "--repo", "acme/widgets"),
+        "error: missing settings: SWARM_APP_PRIVATE_KEY_FILE "
+        f"(no file at {tmp_path / 'gone.pem'}), "
+        "SWARM_MAINTAINER_LOGIN (docs/configuration.md explains each)",
+        EXIT_USAGE,
+    )

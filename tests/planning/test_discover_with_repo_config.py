@@ -90,6 +90,31 @@ def test_targets_narrow_discovery_to_the_named_pull_requests() -> None:
     assert [s.number for s in found.skipped] == [4]
 
 
+def test_a_target_that_is_not_open_is_named_not_silently_dropped() -> None:
+    targets = [(REPO, 999), (REPO, 4)]  # 4 is open (and skipped: lockfiles only)
+    found = asyncio.run(
+        discover_work(_github(), [REPO], "reviewer", bot_login=BOT, targets=targets)
+    )
+    assert found.items == []
+    assert found.not_found(targets) == [f"{REPO}#999"]
+
+
+def test_a_file_naming_an_unknown_role_is_invalid_instead_of_switching_every_role_off() -> None:
+    github = _github("roles: [reviewr]\n")
+    found = asyncio.run(
+        discover_work(
+            github, [REPO], "reviewer", bot_login=BOT, known_roles={"reviewer", "summarizer"}
+        )
+    )
+    assert found.items == []
+    [problem] = found.config_errors[REPO]
+    assert problem == (
+        ".github/swarm.yaml:1: roles.0: unknown role 'reviewr' (did you mean 'reviewer'?) "
+        "(known: reviewer, summarizer)"
+    )
+    assert found.config_notices, "the PRs are told, as for any invalid file"
+
+
 def test_a_forced_run_re_reviews_a_reviewed_head_under_a_new_key_and_overrides_skip_rules() -> None:
     github = _github()
     github.reviews_by_pr[1] = [

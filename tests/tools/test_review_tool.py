@@ -6,7 +6,7 @@ import pytest
 
 from agents.posting.keys import marker, review_key
 from agents.tools import build_toolbox
-from agents.tools.review import post_once, posted_review_url
+from agents.tools.review import claim_review, post_once
 from agents.work import Shard
 from sandbox.github.model import Review
 from sandbox.github.seed import REVIEWER_BOT, WIDGETS, WIDGETS_PR_DEBUG_PRINT
@@ -27,14 +27,15 @@ async def test_a_posted_review_carries_its_marker_and_is_remembered(
 ) -> None:
     task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
     ctx = await tool_context(task)
-    assert await posted_review_url(ctx) is None
+    assert await claim_review(ctx) is None  # claimed before the work, then posted under it
     posted = await post_once(ctx, body="Looks fine.", event="COMMENT", comments=[])
     assert not posted.already_posted and posted.url
     key = review_key(WIDGETS, WIDGETS_PR_DEBUG_PRINT, str(task.head_sha), "reviewer")
     [review] = _reviews(swarm)
     assert review.body.endswith(marker(key))
     assert review.user_login == REVIEWER_BOT
-    assert await posted_review_url(await tool_context(task)) == posted.url
+    later = await claim_review(await tool_context(task))
+    assert later is not None and later.already and later.url == posted.url
 
 
 async def test_a_review_github_has_but_the_store_lost_is_adopted_not_posted_again(
@@ -63,7 +64,7 @@ async def test_shards_and_dry_runs_never_skip_and_never_post(
     await post_once(await tool_context(task), body="Posted.", event="COMMENT", comments=[])
     shard = await tool_context(task.model_copy(update={"shard": Shard(index=0, count=2)}))
     dry = await tool_context(task, dry_run=True)
-    assert await posted_review_url(shard) is None and await posted_review_url(dry) is None
+    assert await claim_review(shard) is None and await claim_review(dry) is None
 
     for ctx in (shard, dry):
         toolbox = build_toolbox(ctx, ["submit_review"])
@@ -72,3 +73,30 @@ async def test_shards_and_dry_runs_never_skip_and_never_post(
     assert shard.findings == [] and shard.review is None
     assert dry.preview == "[COMMENT] More."
     assert len(_reviews(swarm)) == 1
+
+
+async def test_a_second_worker_is_turned_away_by_a_live_workers_claim_before_any_work(
+    swarm: Swarm, tool_context: MakeContext
+) -> None:
+    task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
+    first, second = await tool_context(task), await tool_context(task)
+    assert await claim_review(first) is None
+    taken = await claim_review(second)
+    assert taken is not None and taken.held_by == first.worker_id
+    # The first goes on and posts under the claim it took before its work began.
+    posted = await post_once(first, body="Posted.", event="COMMENT", comments=[])
+    assert posted.url and not posted.already_posted
+    assert len(_reviews(swarm)) == 1
+
+
+async def test_the_claim_of_a_worker_that_ended_without_posting_is_taken_over(
+    swarm: Swarm, tool_context: MakeContext
+) -> None:
+    task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
+    first, second = await tool_context(task), await tool_context(task)
+    assert await claim_review(first) is None
+    swarm.runtime.store.finish_worker(first.worker_id, "failed", budgets_used={})
+    assert await claim_review(second) is None
+    key = review_key(WIDGETS, WIDGETS_PR_DEBUG_PRINT, str(task.head_sha), "reviewer")
+    record = swarm.runtime.store.get_review_key(key)
+    assert record is not None and record.worker_id == second.worker_id

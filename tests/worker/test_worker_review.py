@@ -90,6 +90,30 @@ async def test_second_worker_for_the_same_head_sha_posts_nothing_and_is_stored_s
     assert len(reviews_on(swarm, WIDGETS, WIDGETS_PR_DEBUG_PRINT)) == 1
 
 
+async def test_a_worker_skips_a_pr_another_run_is_reviewing_before_it_spends_a_token(
+    swarm: Swarm,
+) -> None:
+    from agents.posting.keys import review_key
+
+    store = swarm.runtime.store
+    task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
+    # A worker of another run, at work on this PR at this head: it holds the review's key.
+    other = store.create_worker(
+        store.create_run("other"), role_chain=["reviewer"], status="running"
+    )
+    store.claim_review_key(
+        review_key(WIDGETS, WIDGETS_PR_DEBUG_PRINT, str(task.head_sha), "reviewer"), other
+    )
+
+    outcome = await swarm.run(await swarm.dispatch(task))
+    assert outcome.status == "skipped"
+    assert outcome.reason == f"another worker ({other}) is reviewing this PR at this head now"
+    assert (outcome.llm_calls, outcome.input_tokens, outcome.cost_usd) == (0, 0, 0.0)
+    assert reviews_on(swarm, WIDGETS, WIDGETS_PR_DEBUG_PRINT) == []
+    # Its row says so, for `swarm runs`.
+    assert store.get_worker(outcome.worker_id).blocked_reason == outcome.reason
+
+
 async def test_marker_on_github_prevents_a_second_review_when_the_store_lost_the_key(
     swarm: Swarm,
 ) -> None:

@@ -38,6 +38,14 @@ async def test_a_reviewers_log_tells_who_it_was_what_it_read_called_decided_and_
     assert lines[-1].startswith("ended succeeded: ")
     assert lines[-1].endswith(f"; review {outcome.review_url}")
     assert f"{outcome.llm_calls} LLM call(s)" in lines[-1]
+    # Which findings, each on its line, not only how many.
+    assert outcome.findings, "the debug-print PR has findings"
+    listed = [line for line in lines if line.startswith("finding ")]
+    assert len(listed) == len(outcome.findings), story
+    first = outcome.findings[0]
+    assert listed[0].startswith(
+        f"finding 1 of {len(outcome.findings)}: {first['path']}:{first['line']}: "
+    )
     # A few readable lines, not a dump: one per step, none longer than a screen line or two.
-    assert len(lines) <= 3 + 2 * outcome.llm_calls + 8
+    assert len(lines) <= 3 + 2 * outcome.llm_calls + 8 + len(listed)
     assert all(len(line) < 400 for line in lines)

@@ -1,0 +1,83 @@
+"""``swarm run`` as a person runs it, ended by a mistake or by Ctrl-C: one line and the right
+exit status for the mistake, a summary of what was done and left for Ctrl-C, and never a run or
+a worker left "running" in the store."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agents.store import Store
+from sandbox.github.seed import REPOS
+from sandbox.server import SandboxServer
+from tests.prefect_server import PrefectServer
+from tests.run.real_server.conftest import SWARM, ObservedSwarm
+
+pytestmark = [pytest.mark.prefect, pytest.mark.slow]
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+@pytest.fixture
+def swarm(real_prefect: PrefectServer, tmp_path: Path) -> Iterator[ObservedSwarm]:
+    with SandboxServer() as sandbox:
+        yield ObservedSwarm(real_prefect, sandbox, tmp_path)
+
+
+def _store_rows(swarm: ObservedSwarm) -> tuple[list[str], list[str]]:
+    with Store.open(None, swarm.root / "data") as store:
+        runs = store.list_runs(limit=20)
+        workers = [w.status for r in runs for w in store.list_workers(run_id=r.id)]
+        return [r.status for r in runs], workers
+
+
+def test_an_unknown_pr_is_one_error_line_and_exit_2(swarm: ObservedSwarm) -> None:
+    run = swarm.run("--pr", "acme/widgets#999")
+    assert run.returncode == EXIT_USAGE, run.output
+    assert run.output.strip().splitlines()[-1] == (
+        "error: --pr acme/widgets#999: acme/widgets has no open pull request #999"
+    ), run.output
+    assert "Traceback" not in run.output
+    runs, workers = _store_rows(swarm)
+    assert "running" not in runs and workers == []
+
+
+def test_ctrl_c_says_what_was_done_and_left_and_leaves_nothing_running(
+    swarm: ObservedSwarm,
+) -> None:
+    swarm.sandbox.state.knobs.latency_s = 0.25  # workers take seconds: Ctrl-C meets them at work
+    args = [SWARM, "run", "--max-workers", "1", *[a for r in REPOS for a in ("--repo", r)]]
+    process = subprocess.Popen(
+        args,
+        env=swarm.env(),
+        cwd=swarm.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while "succeeded" not in _store_rows(swarm)[1]:
+            assert process.poll() is None, process.communicate()[0]
+            assert time.monotonic() < deadline, "no worker finished"
+            time.sleep(0.2)
+        os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in the terminal sends
+        output, _ = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == EXIT_INTERRUPTED, output
+    assert "interrupted: run run-" in output and " is cancelled; " in output, output
+    assert "  done: acme/" in output and "  left for the next run: " in output, output
+    assert "Traceback" not in output
+    runs, workers = _store_rows(swarm)
+    assert runs == ["cancelled"], runs
+    assert "running" not in workers and "pending" not in workers, workers

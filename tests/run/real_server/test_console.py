@@ -1,0 +1,42 @@
+"""What ``swarm run`` prints on the terminal: the swarm's own story (which PRs, how each worker
+ended, the table, the link to the run), not Prefect's INFO lines, which still reach the
+server's run logs and show on the terminal with ``--verbose``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sandbox.github.seed import DOCS
+from sandbox.server import SandboxServer
+from tests.prefect_server import PrefectServer
+from tests.run.real_server.conftest import ObservedSwarm
+
+pytestmark = [pytest.mark.prefect, pytest.mark.slow]
+PREFECT_LINES = ("| INFO    | prefect", "Beginning flow run", "Finished in state Completed")
+
+
+@pytest.fixture
+def swarm(real_prefect: PrefectServer, tmp_path: Path) -> Iterator[ObservedSwarm]:
+    with SandboxServer() as sandbox:
+        yield ObservedSwarm(real_prefect, sandbox, tmp_path)
+
+
+def test_a_run_tells_the_swarms_story_and_not_prefects(swarm: ObservedSwarm) -> None:
+    run = swarm.run("--repo", DOCS)
+    assert run.returncode == 0, run.output
+    assert not [line for line in PREFECT_LINES if line in run.output], run.output
+    assert f"review {DOCS}#1@" in run.output and ": succeeded; review posted: http" in run.output
+    assert "Prefect UI: http://127.0.0.1:" in run.output
+    assert "UserWarning" not in run.output and "Traceback" not in run.output
+    # The server's run logs hold Prefect's lines all the same.
+    messages = [entry["message"] for entry in swarm.logs(run.flow_run_id)]
+    assert any("Beginning flow run" in m for m in messages)
+
+
+def test_verbose_shows_prefects_lines_too(swarm: ObservedSwarm) -> None:
+    run = swarm.run("--repo", DOCS, "--verbose")
+    assert run.returncode == 0, run.output
+    assert "Beginning flow run" in run.output, run.output
