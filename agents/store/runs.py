@@ -234,8 +234,8 @@ class RunsMixin(StoreBase):
         process failed or was interrupted), with every worker it left pending or running: at
         once, on any machine, instead of after the heartbeat timeout. ``status`` is the run's
         (``cancelled``: interrupted); those workers end failed. ``reason`` is kept on each, and
-        on the run as its ``error``. A run that already finished is left alone. Returns the ids of the
-        workers ended."""
+        on the run as its ``error``. A run that already finished is left alone. Returns the ids
+        of the workers ended."""
         now = utcnow()
         failed: list[str] = []
         for w in self.list_workers(run_id):

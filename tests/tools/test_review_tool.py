@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agents.posting.keys import marker, review_key
-from agents.tools import build_toolbox
+from agents.tools import WorkerContext, build_toolbox
 from agents.tools.review import claim_review, post_once
 from agents.work import Shard
 from sandbox.github.model import Review
@@ -75,12 +75,20 @@ async def test_shards_and_dry_runs_never_skip_and_never_post(
     assert len(_reviews(swarm)) == 1
 
 
-async def test_a_second_worker_is_turned_away_by_a_live_workers_claim_before_any_work(
+async def _first_claims(
     swarm: Swarm, tool_context: MakeContext
-) -> None:
+) -> tuple[WorkerContext, WorkerContext]:
+    """Two workers of one review; the first has claimed it."""
     task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
     first, second = await tool_context(task), await tool_context(task)
     assert await claim_review(first) is None
+    return first, second
+
+
+async def test_a_second_worker_is_turned_away_by_a_live_workers_claim_before_any_work(
+    swarm: Swarm, tool_context: MakeContext
+) -> None:
+    first, second = await _first_claims(swarm, tool_context)
     taken = await claim_review(second)
     assert taken is not None and taken.held_by == first.worker_id
     # The first goes on and posts under the claim it took before its work began.
@@ -92,11 +100,9 @@ async def test_a_second_worker_is_turned_away_by_a_live_workers_claim_before_any
 async def test_the_claim_of_a_worker_that_ended_without_posting_is_taken_over(
     swarm: Swarm, tool_context: MakeContext
 ) -> None:
-    task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
-    first, second = await tool_context(task), await tool_context(task)
-    assert await claim_review(first) is None
+    first, second = await _first_claims(swarm, tool_context)
     swarm.runtime.store.finish_worker(first.worker_id, "failed", budgets_used={})
     assert await claim_review(second) is None
-    key = review_key(WIDGETS, WIDGETS_PR_DEBUG_PRINT, str(task.head_sha), "reviewer")
+    key = review_key(WIDGETS, WIDGETS_PR_DEBUG_PRINT, str(first.task.head_sha), "reviewer")
     record = swarm.runtime.store.get_review_key(key)
     assert record is not None and record.worker_id == second.worker_id
