@@ -7,6 +7,8 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.posting.findings import Finding
+
 # How a worker ended: the one word for it from the session loop to the outcome, the store's
 # worker row (agents.store.records adds the words of a worker still under way), the Prefect
 # task-run state (flows.run.states), the run report and `swarm runs`.
@@ -50,7 +52,8 @@ class WorkerOutcome(BaseModel):
     cost_usd: float = 0.0
     turns: int = 0
     paused_until: datetime | None = None
-    findings: list[dict[str, str | int]] = Field(default_factory=list)
+    # Every finding the model reported (posted, folded or repeated), as it reported it.
+    findings: list[Finding] = Field(default_factory=list)
 
     @property
     def cache_hit_ratio(self) -> float:

@@ -7,11 +7,19 @@ there. Every field is public: it travels in clear text as part of a Prefect task
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from agents.posting.findings import Finding, Severity
+
+# Quiet by default: nits fold into the summary, and at most ten comments go inline.
+DEFAULT_MIN_SEVERITY: Severity = "minor"
+DEFAULT_MAX_COMMENTS = 10
+MAX_INLINE = 50
 
 TaskKind = Literal["review_pr", "summarize", "triage_issue"]
 
@@ -50,6 +58,10 @@ class Task(BaseModel):
     language: str | None = Field(default=None, pattern=r"^[A-Za-z][A-Za-z ()-]{1,39}$")
     # A forced re-review at an already reviewed head: its id makes a second review key.
     rerun: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]{1,64}$")
+    # The repository's noise settings (``review:`` in .github/swarm.yaml): findings below
+    # ``min_severity`` and beyond ``max_comments`` fold into the summary by count.
+    min_severity: Severity = DEFAULT_MIN_SEVERITY
+    max_comments: int = Field(default=DEFAULT_MAX_COMMENTS, ge=0, le=MAX_INLINE)
 
     @field_validator("repo")
     @classmethod
@@ -72,7 +84,7 @@ class Task(BaseModel):
         """The task ends in one review of a pull request (posted by it, unless a shard)."""
         return self.kind in ("review_pr", "summarize")
 
-    def with_findings(self, findings: Sequence[Mapping[str, object]]) -> Task:
+    def with_findings(self, findings: Sequence[Finding]) -> Task:
         """The summarizer's task, carrying its shards' findings as its brief."""
         return self.model_copy(update={"brief": render_findings(findings)})
 
@@ -88,13 +100,13 @@ def parse_target(text: str) -> tuple[str, int]:
     return found["repo"], int(found["number"])
 
 
-def render_findings(findings: Sequence[Mapping[str, object]]) -> str:
-    """Shard findings as ``path:line: message`` lines (the summarizer's input)."""
-    lines = []
-    for item in findings:
-        body = " ".join(str(item.get("body", "")).split())
-        lines.append(f"{item.get('path')}:{item.get('line')}: {body}")
-    return "\n".join(lines)
+def render_findings(findings: Sequence[Finding]) -> str:
+    """Shard findings as one JSON object a line, in the report tool's own schema (the
+    summarizer's input: it reports them again, merged)."""
+    return "\n".join(
+        json.dumps(f.model_dump(exclude_none=True), ensure_ascii=True, sort_keys=True)
+        for f in findings
+    )
 
 
 class Assignment(BaseModel):

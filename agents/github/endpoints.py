@@ -32,6 +32,13 @@ query($owner: String!, $name: String!, $number: Int!, $after: String) {
 """
 
 
+_RESOLVE_THREAD = """
+mutation($thread: ID!) {
+  resolveReviewThread(input: {threadId: $thread}) { thread { id isResolved } }
+}
+"""
+
+
 def _repo(repo: str) -> str:
     return repo_name(repo)
 
@@ -170,6 +177,31 @@ class GitHubEndpoints(ThrottledClient):
             safe_to_retry=True,
         )
 
+    async def update_issue_comment(self, repo: str, comment_id: int, body: str) -> dict[str, Any]:
+        """Replace a conversation comment's text; the same text twice is the same comment."""
+        result: dict[str, Any] = await self._json(
+            "PATCH",
+            f"/repos/{_repo(repo)}/issues/comments/{int(comment_id)}",
+            json={"body": body},
+            safe_to_retry=True,
+        )
+        return result
+
+    async def reply_to_review_comment(
+        self, repo: str, number: int, comment_id: int, body: str
+    ) -> dict[str, Any]:
+        """A reply in the review thread of ``comment_id`` (the thread's first comment)."""
+        path = f"/repos/{_repo(repo)}/pulls/{int(number)}/comments/{int(comment_id)}/replies"
+        result: dict[str, Any] = await self._json("POST", path, json={"body": body})
+        return result
+
+    async def resolve_review_thread(self, thread_id: str) -> bool:
+        """Resolve a review thread (GraphQL node id ``PRRT_...``; REST cannot); whether it is
+        resolved now. Resolving a resolved thread changes nothing, so it is safe to repeat."""
+        data = await self.graphql(_RESOLVE_THREAD, {"thread": thread_id}, safe_to_retry=True)
+        thread = (data.get("resolveReviewThread") or {}).get("thread") or {}
+        return bool(thread.get("isResolved"))
+
     async def list_issue_comments(self, repo: str, number: int) -> list[dict[str, Any]]:
         return await self._paged(f"/repos/{_repo(repo)}/issues/{number}/comments", max_pages=10)
 
@@ -238,6 +270,7 @@ class GitHubEndpoints(ThrottledClient):
             is_mutation=operation.kind == "mutation",
             creates_content=operation.creates_content,
             limits=self.throttle.limits,
+            primary_cost=operation.primary_cost,
         )
         response = await self.request(
             "POST",

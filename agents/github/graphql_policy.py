@@ -7,12 +7,21 @@ alias or a comment cannot smuggle a field past the allow-list.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from agents.github.errors import GraphQLNotAllowed
 
 ALLOWED_QUERY_FIELDS = frozenset({"viewer", "rateLimit", "__typename"})
-ALLOWED_MUTATIONS = frozenset({"addPullRequestReview", "markPullRequestReadyForReview"})
+# The mutations we send, each with its primary-limit cost: GitHub charges a mutation 1 point of
+# the hourly GraphQL budget, and 5 secondary points a minute (``graphql_mutation_points``).
+# ``resolveReviewThread`` has no REST route: a fixed finding's thread is closed with it.
+MUTATION_COSTS: Mapping[str, int] = {
+    "addPullRequestReview": 1,
+    "markPullRequestReadyForReview": 1,
+    "resolveReviewThread": 1,
+}
+ALLOWED_MUTATIONS = frozenset(MUTATION_COSTS)
 # The identity check reads who the token is, nothing the viewer owns.
 ALLOWED_VIEWER_FIELDS = frozenset({"login", "id", "databaseId", "__typename"})
 CONTENT_MUTATIONS = frozenset({"addPullRequestReview"})
@@ -81,6 +90,7 @@ class GraphQLOperation:
     kind: str  # "query" or "mutation"
     fields: tuple[str, ...]
     creates_content: bool
+    primary_cost: int = 1
 
 
 def _tokens(document: str) -> list[str]:
@@ -209,7 +219,8 @@ def check_graphql(document: str) -> GraphQLOperation:
             if f.name not in ALLOWED_MUTATIONS:
                 raise _refuse(kind, f.name, _MUTATION_ROUTES.get(f.name))
         names = tuple(f.name for f in fields)
-        return GraphQLOperation(kind, names, any(n in CONTENT_MUTATIONS for n in names))
+        cost = sum(MUTATION_COSTS[n] for n in names) or 1
+        return GraphQLOperation(kind, names, any(n in CONTENT_MUTATIONS for n in names), cost)
     for f in fields:
         if f.name == "repository" and _review_threads_only(kind, f):
             continue

@@ -291,6 +291,8 @@ async def _consider(
             guidance=guidance_for(config, scope.kept),
             language=config.language,
             rerun=rerun if (reviewed_here or marked_here) else None,
+            min_severity=config.review.min_severity,
+            max_comments=config.review.max_comments,
         )
     )
 

@@ -19,6 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from agents.errors import SwarmError
+from agents.posting.findings import Severity
+from agents.work import DEFAULT_MAX_COMMENTS, DEFAULT_MIN_SEVERITY, MAX_INLINE
 
 CONFIG_PATH = ".github/swarm.yaml"
 MAX_CONFIG_BYTES = 64 * 1024
@@ -83,6 +85,14 @@ class Instruction(_Strict):
     text: str = Field(min_length=1, max_length=INSTRUCTION_CHARS)
 
 
+class ReviewRules(_Strict):
+    """How loud a review is: findings below ``min_severity`` and beyond ``max_comments`` (the
+    most severe first) are not posted inline; the summary counts them."""
+
+    min_severity: Severity = DEFAULT_MIN_SEVERITY
+    max_comments: int = Field(default=DEFAULT_MAX_COMMENTS, ge=0, le=MAX_INLINE)
+
+
 class RepoConfig(_Strict):
     """One repository's settings; every field has a default, so an empty file is valid."""
 
@@ -93,6 +103,7 @@ class RepoConfig(_Strict):
     instructions: tuple[Instruction, ...] = ()
     max_files: int | None = Field(default=None, ge=1, le=3000)
     language: str | None = None
+    review: ReviewRules = ReviewRules()
 
     @field_validator("roles")
     @classmethod

@@ -63,6 +63,18 @@ class Finding(BaseModel):
     def first_line(self) -> int:
         return self.start_line if self.start_line is not None else self.line
 
+    @property
+    def lines(self) -> tuple[int, int]:
+        """(first, last) line of the finding."""
+        return self.first_line, self.line
+
+    def at(self, path: str, lines: tuple[int, int]) -> Finding:
+        """The same finding on other lines (where its lines moved to)."""
+        first, last = lines
+        return self.model_copy(
+            update={"path": path, "line": last, "start_line": first if first != last else None}
+        )
+
 
 _WORDS = re.compile(r"[a-z0-9]+")
 
@@ -82,4 +94,11 @@ def finding_key(finding: Finding, *, lines: tuple[int, int] | None = None) -> st
     text = "\0".join(
         [finding.path, str(first), str(last), finding.category, normalised_message(finding.message)]
     )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+
+
+def finding_identity(finding: Finding) -> str:
+    """What a finding is, wherever its lines are: path, category and the normalised message.
+    Two findings of one identity on lines that moved into each other are the same finding."""
+    text = "\0".join([finding.path, finding.category, normalised_message(finding.message)])
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]

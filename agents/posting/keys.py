@@ -142,3 +142,78 @@ def latest_reviewed_sha(
         if parts and parts.repo == repo and parts.number == number and parts.role in roles:
             latest = parts.head_sha
     return latest
+
+
+def summary_key(repo: str, number: int) -> str:
+    """The key of the bot's one summary comment on ``repo#number``: created once, by whichever
+    review of the PR comes first, and edited by every later one (any head, any review role)."""
+    return f"{repo}#{number}:summary"
+
+
+def thread_key(repo: str, number: int, root_comment_id: int, what: str) -> str:
+    """The key of one bot write in the review thread that ``root_comment_id`` starts:
+    ``resolved`` (its one resolution) or ``answer/<comment id>`` (its one answer to a reply)."""
+    return f"{repo}#{number}:thread/{int(root_comment_id)}/{what}"
+
+
+# A finding's marker: what the code knows about it, hidden in the inline comment it rendered.
+_FINDING_MARKER = (
+    "<!-- swarm:finding key={key} id={identity} severity={severity} category={category} "
+    "lines={first}-{last} sha={sha} -->"
+)
+_FINDING_RE = re.compile(
+    r"<!--\s*swarm:finding\s+key=(?P<key>[0-9a-f]{1,64})\s+id=(?P<identity>[0-9a-f]{1,64})"
+    r"\s+severity=(?P<severity>[a-z]{1,16})\s+category=(?P<category>[a-z]{1,32})"
+    r"\s+lines=(?P<first>\d{1,9})-(?P<last>\d{1,9})\s+sha=(?P<sha>[0-9a-f]{4,64})\s*-->"
+)
+
+
+@dataclass(frozen=True)
+class FindingMark:
+    """A finding marker's fields: the finding's key and identity (``agents.posting.findings``),
+    severity, category, and the lines and commit it was posted at."""
+
+    key: str
+    identity: str
+    severity: str
+    category: str
+    first: int
+    last: int
+    sha: str
+
+
+def finding_marker(mark: FindingMark) -> str:
+    return _FINDING_MARKER.format(
+        key=mark.key,
+        identity=mark.identity,
+        severity=mark.severity,
+        category=mark.category,
+        first=mark.first,
+        last=mark.last,
+        sha=mark.sha,
+    )
+
+
+def parse_finding_mark(
+    author: str | None, body: str | None, bot_login: str | None
+) -> FindingMark | None:
+    """The finding marker of a review comment, when the bot itself wrote the comment."""
+    found = _FINDING_RE.search(body or "")
+    if found is None or not marker_counts(author, bot_login):
+        return None
+    return FindingMark(
+        found["key"],
+        found["identity"],
+        found["severity"],
+        found["category"],
+        int(found["first"]),
+        int(found["last"]),
+        found["sha"],
+    )
+
+
+def without_markers(body: str) -> str:
+    """``body`` without any of swarm's hidden markers (the visible text)."""
+    for pattern in (_MARKER_RE, _COMMENT_RE, _FINDING_RE):
+        body = pattern.sub("", body)
+    return body.rstrip()

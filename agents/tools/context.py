@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agents.llm.context import TierPolicy, tier_for
 from agents.memory.operational import AgentMemory
+from agents.posting.findings import Finding
 from agents.work import Task
 
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
     from agents.store.store import Store
+
+
+@dataclass(frozen=True)
+class Spend:
+    """What the worker has spent so far, for the summary's cost line."""
+
+    cost_usd: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model_calls: int = 0
 
 
 @dataclass
@@ -41,15 +53,20 @@ class WorkerContext:
     bot_login: str | None = None
     # Page sizes of the session's context tier (``agents.llm.context``).
     pages: TierPolicy = field(default_factory=lambda: tier_for(200_000))
+    # What the worker spent so far (its meter), read when the summary is written.
+    spend: Callable[[], Spend] = Spend
     # Filled in by tools:
     pull: dict[str, Any] | None = None
     changed_paths: set[str] = field(default_factory=set)
     pull_files: list[dict[str, Any]] | None = None
-    # The whole PR's files and patches (path -> patch), for anchoring inline comments.
+    # The whole PR's files, and their patches (path -> patch) for anchoring inline comments.
+    pr_files: list[dict[str, Any]] | None = None
     pr_patches: dict[str, str | None] | None = None
     review: PostedReview | None = None
+    summary_url: str | None = None
+    submitted: bool = False
     preview: str | None = None
-    findings: list[dict[str, Any]] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
     comments_posted: int = 0
     labels_added: list[str] = field(default_factory=list)
     progress: list[str] = field(default_factory=list)

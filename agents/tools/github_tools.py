@@ -10,19 +10,19 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 from agents.llm.turn import ToolResult
 from agents.llm.untrusted import wrap_untrusted
+from agents.posting.findings import Finding
 from agents.tools import pages
-from agents.tools.anchors import split_anchored, with_loose_comments
 from agents.tools.base import OfferedTool, Tool, ToolError
 from agents.tools.comment import post_comment_once
 from agents.tools.context import WorkerContext
-from agents.tools.pull_files import changed_files, pr_patches, task_number
-from agents.tools.review import post_once
+from agents.tools.publish import Published, publish_review
+from agents.tools.pull_files import changed_files, task_number
 
-MAX_COMMENTS = 50
+MAX_FINDINGS = 100
 
 
 class _Args(BaseModel):
@@ -49,19 +49,30 @@ class ReadFileArgs(TargetArgs):
     page: int = Field(default=1, ge=1, description="page of the file, from 1")
 
 
-class ReviewComment(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    path: str = Field(min_length=1)
-    line: int = Field(ge=1, description="line number in the head version of the file")
-    body: str = Field(min_length=1, max_length=4000)
-    side: Literal["RIGHT", "LEFT"] = "RIGHT"
-
-
 class SubmitReviewArgs(TargetArgs):
-    body: str = Field(min_length=1, max_length=20_000, description="overall review text")
+    summary: str = Field(
+        min_length=1,
+        max_length=20_000,
+        # "body" is this field's earlier name.
+        validation_alias=AliasChoices("summary", "body"),
+        description="plain text, no markup: what the pull request changes, by area",
+    )
+    findings: list[Finding] = Field(
+        default_factory=list,
+        max_length=MAX_FINDINGS,
+        description="every problem found, as data; the product renders and posts them",
+    )
     event: Literal["COMMENT", "REQUEST_CHANGES", "APPROVE"] = "COMMENT"
-    comments: list[ReviewComment] = Field(default_factory=list, max_length=MAX_COMMENTS)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_free_text_comments(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("comments"):
+            raise ValueError(
+                "inline comments are reported as findings now: pass them in `findings` "
+                "(path, line, start_line, severity, category, message, replacement)"
+            )
+        return data
 
 
 class CommentArgs(TargetArgs):
@@ -148,42 +159,34 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
         _check_target(ctx, args)
         if args.event == "APPROVE":
             raise ToolError("swarm workers never approve pull requests; post COMMENT instead")
-        if ctx.review is not None or ctx.findings:
+        if ctx.review is not None or ctx.submitted:
             raise ToolError("this worker already submitted its one review")
-        comments = [c.model_dump() for c in args.comments]
+        findings = list(args.findings)
         if ctx.is_shard:
             # A shard's findings go to the summarizer, which posts the single review.
             known = ctx.changed_paths or {str(f.get("filename")) for f in await changed_files(ctx)}
-            outside = sorted({c.path for c in args.comments} - known)
+            outside = sorted({f.path for f in findings} - known)
             if outside:
-                raise ToolError(f"comments on files this PR does not change: {', '.join(outside)}")
-            ctx.findings = [
-                {"path": c["path"], "line": c["line"], "body": c["body"]} for c in comments
-            ]
+                raise ToolError(f"findings on files this shard does not cover: {outside}")
+            ctx.findings, ctx.submitted = findings, True
             return ToolResult(
-                f"recorded {len(comments)} finding(s) for the summarizer", summary="shard"
+                f"recorded {len(findings)} finding(s) for the summarizer", summary="shard"
             )
-        placed, loose = split_anchored(comments, await pr_patches(ctx))
-        body = with_loose_comments(args.body, loose)
-        moved = (
-            f"; {len(loose)} comment(s) on lines outside the diff went into the review body"
-            if loose
-            else ""
+        published = await publish_review(
+            ctx, what_changed=args.summary, findings=findings, event=args.event
         )
+        ctx.findings, ctx.submitted = findings, True
         if ctx.dry_run:
-            ctx.preview = _preview(body, args.event, placed)
-            ctx.findings = comments
+            ctx.preview = published.preview
+            return ToolResult(f"dry run: nothing posted; {_told(published)}")
+        assert published.review is not None
+        ctx.review = published.review
+        ctx.summary_url = published.summary_url
+        if published.review.already_posted:
             return ToolResult(
-                f"dry run: nothing posted; the review was recorded as a preview{moved}"
+                f"a review for this head SHA was already posted: {published.review.url}"
             )
-        posted = await post_once(ctx, body=body, event=args.event, comments=placed)
-        ctx.review = posted
-        ctx.findings = comments
-        if posted.already_posted:
-            return ToolResult(f"a review for this head SHA was already posted: {posted.url}")
-        return ToolResult(
-            f"review posted with {posted.comments} inline comment(s){moved}: {posted.url}"
-        )
+        return ToolResult(f"review posted: {published.review.url}; {_told(published)}")
 
     async def comment_issue(args: CommentArgs) -> ToolResult:
         _check_target(ctx, args)
@@ -238,7 +241,10 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
         ),
         Tool(
             "submit_review",
-            "Submit the single review: overall text plus inline comments on changed lines.",
+            "Submit the single review: a plain-text summary of what the pull request changes "
+            "and every finding as data (path, head-side lines, severity, category, a plain "
+            "message, optionally the replacement text for exactly those lines). The product "
+            "decides what is posted inline and renders it; write no markup.",
             SubmitReviewArgs,
             submit_review,
             needs_permission=("pull_requests", "write"),
@@ -260,7 +266,17 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
     ]
 
 
-def _preview(body: str, event: str, comments: list[dict[str, Any]]) -> str:
-    lines = [f"[{event}] {body.strip()}"]
-    lines += [f"  {c['path']}:{c['line']}: {c['body']}" for c in comments]
-    return "\n".join(lines)
+def _told(published: Published) -> str:
+    """What became of the findings, for the model (counts only: it wrote the texts)."""
+    chosen = published.selection
+    suggested = sum(1 for _f, where in chosen.inline if where == "suggestion")
+    parts = [
+        f"{len(chosen.inline)} finding(s) inline ({suggested} with a committable suggestion)",
+        f"{len(chosen.below)} below the repository's min_severity",
+        f"{len(chosen.over_cap)} over its max_comments",
+        f"{len(chosen.outside)} outside the diff",
+        f"{len(chosen.repeated)} already posted before",
+        f"{len(published.resolved)} earlier thread(s) resolved",
+    ]
+    summary = f"; summary: {published.summary_url}" if published.summary_url else ""
+    return ", ".join(parts) + summary

@@ -45,7 +45,16 @@ async def pr_patches(ctx: WorkerContext) -> dict[str, str | None]:
     return ctx.pr_patches or {}
 
 
+async def pr_files(ctx: WorkerContext) -> list[dict[str, Any]]:
+    """The whole pull request's files as GitHub lists them (status, additions, deletions)."""
+    if ctx.pr_files is None:
+        files = await ctx.gateway.list_pull_files(ctx.task.repo, task_number(ctx))
+        _keep_patches(ctx, files)
+    return ctx.pr_files or []
+
+
 def _keep_patches(ctx: WorkerContext, files: list[dict[str, Any]]) -> None:
+    ctx.pr_files = files
     ctx.pr_patches = {
         str(f.get("filename")): p if isinstance(p := f.get("patch"), str) else None for f in files
     }

@@ -26,10 +26,12 @@ from agents.llm.context import ContextFull
 from agents.llm.models import UnknownModel
 from agents.memory.operational import AgentMemory
 from agents.outcome import OutcomeStatus, WorkerOutcome
+from agents.posting.findings import Finding
 from agents.ratelimit import Paused
 from agents.redact import redact
 from agents.roles import resolve_chain
 from agents.tools import WorkerContext, build_toolbox
+from agents.tools.context import Spend
 from agents.tools.review import claim_review
 from agents.transport import GitHubUnreachable
 from agents.worker import story
@@ -80,7 +82,7 @@ class _End:
     review_url: str | None = None
     posted: bool = False
     dry_run_preview: str | None = None
-    findings: list[dict[str, str | int]] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
     paused_until: datetime | None = None
 
 
@@ -101,10 +103,7 @@ def _end_of_session(result: SessionResult, ctx: WorkerContext) -> _End:
         review_url=review.url if review else None,
         posted=bool(review and not review.already_posted),
         dry_run_preview=ctx.preview,
-        findings=[
-            {"path": str(f["path"]), "line": int(f["line"]), "body": str(f["body"])}
-            for f in ctx.findings
-        ],
+        findings=list(ctx.findings),
     )
 
 
@@ -214,6 +213,7 @@ async def _work(
         dry_run=deps.dry_run,
         history_scope=agent.history_scope,
         bot_login=gateway.identity,
+        spend=lambda: _spent(meter),
     )
     taken = await claim_review(ctx)
     if taken is not None and taken.held_by is not None:
@@ -255,6 +255,12 @@ async def _work(
             env.worker_id, partial(memory.save_continuity, result.text[:CONTINUITY_CHARS])
         )
     return _end_of_session(result, ctx)
+
+
+def _spent(meter: Meter) -> Spend:
+    usage = meter.usage
+    prompt = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens
+    return Spend(meter.cost_usd, prompt, usage.output_tokens, meter.turns)
 
 
 def _finish(

@@ -80,8 +80,8 @@ def worker_markdown(outcome: WorkerOutcome, title: str, budgets: Budgets | None)
     lines += ["", "## Findings", ""]
     if outcome.findings:
         for f in outcome.findings:
-            body = " ".join(str(f.get("body", "")).split())
-            lines.append(f"- `{f.get('path')}:{f.get('line')}`: {body}")
+            message = " ".join(f.message.split())
+            lines.append(f"- `{f.path}:{f.line}` ({f.severity}, {f.category}): {message}")
     else:
         lines.append("- none")
     lines += ["", "## Cost and budget use", ""]

@@ -67,6 +67,35 @@ def commentable_lines(patch: str) -> tuple[set[int], set[int]]:
     return left, right
 
 
+def hunk_index(patch: str, line: int, side: str) -> int | None:
+    """Which hunk (from 0) holds ``line`` on ``side``; None when no hunk does. GitHub keeps a
+    multi-line comment inside one hunk."""
+    old_no = new_no = 0
+    hunk = -1
+    for text in patch.splitlines():
+        match = _HUNK.match(text)
+        if match:
+            old_no, new_no = int(match.group(1)), int(match.group(3))
+            hunk += 1
+            continue
+        if hunk < 0 or text.startswith("\\"):
+            continue
+        if text.startswith("+"):
+            if side == "RIGHT" and new_no == line:
+                return hunk
+            new_no += 1
+        elif text.startswith("-"):
+            if side == "LEFT" and old_no == line:
+                return hunk
+            old_no += 1
+        else:
+            if (new_no if side == "RIGHT" else old_no) == line:
+                return hunk
+            old_no += 1
+            new_no += 1
+    return None
+
+
 def position_count(patch: str) -> int:
     """Highest valid ``position``: lines after the first hunk header."""
     return max(0, len(patch.splitlines()) - 1)

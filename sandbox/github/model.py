@@ -142,6 +142,9 @@ class ReviewComment:
     reactions: list[Reaction] = field(default_factory=list)
     # On the first comment of a thread: who resolved the thread (None while it is open).
     resolved_by: str | None = None
+    # A multi-line comment's first line (``line`` is its last), and that line's side.
+    start_line: int | None = None
+    start_side: str | None = None
 
 
 @dataclass
@@ -165,6 +168,9 @@ class IssueComment:
     at: float
     # (login, content) pairs, e.g. ("swarm-reviewer[bot]", "eyes").
     reactions: list[tuple[str, str]] = field(default_factory=list)
+    # When the text was last replaced (None: never edited), and how many times.
+    edited_at: float | None = None
+    edits: int = 0
 
 
 @dataclass

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sandbox.github import render, render_pulls
-from sandbox.github.errors import not_found, unprocessable
+from sandbox.github.errors import ApiError, not_found, unprocessable
 from sandbox.github.gate import Ctx, Reply, Route
 from sandbox.github.model import Issue, IssueComment
 from sandbox.github.paging import page_of
@@ -106,6 +106,35 @@ def create_comment(ctx: Ctx) -> Reply:
     )
 
 
+def update_comment(ctx: Ctx) -> Reply:
+    """``PATCH .../issues/comments/{comment_id}``: its author replaces a comment's text."""
+    try:
+        wanted = int(ctx.params["comment_id"])
+    except ValueError:
+        raise not_found() from None
+    found = next(
+        ((i, c) for i in ctx.the_repo.issues.values() for c in i.comments if c.id == wanted), None
+    )
+    if found is None:
+        raise not_found()
+    issue, comment = found
+    _require_for(ctx, issue, "write")
+    if comment.user_login != ctx.identity.login:
+        raise ApiError(403, "Resource not accessible by integration")
+    body = ctx.body.get("body") if isinstance(ctx.body, dict) else None
+    if not isinstance(body, str) or not body.strip():
+        raise unprocessable(
+            "Validation Failed",
+            [{"resource": "IssueComment", "field": "body", "code": "missing_field"}],
+        )
+    comment.body = body
+    comment.edited_at = ctx.now
+    comment.edits += 1
+    return Reply(
+        render_pulls.issue_comment(ctx.urls, ctx.the_repo, issue, comment, ctx.state.users)
+    )
+
+
 def add_labels(ctx: Ctx) -> Reply:
     issue = _issue(ctx)
     _require_for(ctx, issue, "write")
@@ -128,4 +157,5 @@ ROUTES = [
     Route("GET", _ISSUE + "/comments", list_comments),
     Route("POST", _ISSUE + "/comments", create_comment, content_creation=True),
     Route("POST", _ISSUE + "/labels", add_labels),
+    Route("PATCH", "/repos/{owner}/{repo}/issues/comments/{comment_id}", update_comment),
 ]

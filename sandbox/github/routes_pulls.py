@@ -5,7 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from sandbox.github import render, render_pulls
-from sandbox.github.diffs import commentable_lines, hunk_for, position_count, tree_diff
+from sandbox.github.diffs import (
+    commentable_lines,
+    hunk_for,
+    hunk_index,
+    position_count,
+    tree_diff,
+)
 from sandbox.github.errors import ApiError, not_found, unprocessable
 from sandbox.github.gate import Ctx, Reply, Route
 from sandbox.github.model import Issue, Pull, Review, ReviewComment, sha_of
@@ -220,10 +226,13 @@ def _review_comment(ctx: Ctx, pull: Pull, review: Review, raw: Any) -> ReviewCom
         raise unprocessable("Unprocessable Entity", ["Path could not be resolved"])
     side = str(raw.get("side") or "RIGHT")
     line, position = raw.get("line"), raw.get("position")
+    start_line, start_side = raw.get("start_line"), raw.get("start_side")
     if line is not None:
         left, right = commentable_lines(pf.patch)
         if not isinstance(line, int) or line not in (right if side == "RIGHT" else left):
             raise unprocessable("Unprocessable Entity", ["Line could not be resolved"])
+        if start_line is not None:
+            _check_start(pf.patch, line, side, start_line, str(start_side or side))
     elif position is not None:
         if not isinstance(position, int) or not 1 <= position <= position_count(pf.patch):
             raise unprocessable("Unprocessable Entity", ["Position could not be resolved"])
@@ -242,7 +251,24 @@ def _review_comment(ctx: Ctx, pull: Pull, review: Review, raw: Any) -> ReviewCom
         diff_hunk=hunk_for(pf.patch, line, side, position),
         user_login=review.user_login,
         at=ctx.now,
+        start_line=start_line if isinstance(start_line, int) else None,
+        start_side=str(start_side or side) if isinstance(start_line, int) else None,
     )
+
+
+def _check_start(patch: str, line: int, side: str, start_line: object, start_side: str) -> None:
+    """GitHub's rules for a multi-line comment: the start is a diff line before the end, in
+    the same hunk."""
+    if not isinstance(start_line, int) or start_line >= line:
+        raise unprocessable("Unprocessable Entity", ["start_line must precede the end line."])
+    where = hunk_index(patch, start_line, start_side)
+    if where is None:
+        raise unprocessable("Unprocessable Entity", ["Start line could not be resolved"])
+    if where != hunk_index(patch, line, side):
+        raise unprocessable(
+            "Unprocessable Entity",
+            ["pull_request_review_thread.start_line must be part of the same hunk as the line."],
+        )
 
 
 def list_review_comments(ctx: Ctx) -> Reply:

@@ -140,13 +140,38 @@ def head_sha(conv: Conversation) -> str | None:
     return None
 
 
+def _json_values(text: str) -> list[Any]:
+    """The JSON in ``text``: one value, or one per line (a shard brief lists one a line)."""
+    whole = parse_json(text)
+    values = [whole] if whole is not None else []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("{") and line.endswith("}"):
+            values.append(parse_json(line))
+    return values
+
+
 def shard_findings(text: str) -> list[Finding]:
-    """Findings quoted in shard reviews: JSON comments or ``path:line: message`` lines."""
+    """Findings quoted in shard reviews: JSON findings (swarm's report schema, or older
+    comments with a ``body``) or ``path:line: message`` lines."""
     found: list[Finding] = []
-    for obj in walk(parse_json(text)):
-        path, line, body = obj.get("path"), obj.get("line"), obj.get("body")
+    for obj in (o for value in _json_values(text) for o in walk(value)):
+        path, line = obj.get("path"), obj.get("line")
+        body = obj.get("message", obj.get("body"))
         if isinstance(path, str) and isinstance(line, int) and isinstance(body, str):
-            found.append(Finding(path, line, body))
+            start = obj.get("start_line")
+            replacement = obj.get("replacement")
+            found.append(
+                Finding(
+                    path,
+                    line,
+                    body,
+                    severity=str(obj.get("severity") or ""),
+                    category=str(obj.get("category") or ""),
+                    start_line=start if isinstance(start, int) else None,
+                    replacement=replacement if isinstance(replacement, str) else None,
+                )
+            )
     for match in _FINDING_LINE.finditer(text):
         found.append(Finding(match.group(1), int(match.group(2)), match.group(3)))
     unique: dict[tuple[str, int, str], Finding] = {}

@@ -17,37 +17,74 @@ from typing import Any
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 _DIFF_FILE = re.compile(r"^\+\+\+ b/(.+)$", re.MULTILINE)
 _SOURCE_EXT = (".py", ".js", ".ts", ".go", ".rs", ".java", ".rb", ".c", ".cpp", ".kt", ".cs")
-# A finding's message may quote the offending line: "{line}" stands for it.
-_CHECKS: tuple[tuple[re.Pattern[str], tuple[str, ...], str], ...] = (
-    (
+
+
+@dataclass(frozen=True)
+class Check:
+    """One kind of finding: what it matches, in which files, what it says (``{line}`` stands
+    for the flagged line), how severe, which category, and whether the fix deletes the line."""
+
+    pattern: re.Pattern[str]
+    exts: tuple[str, ...]
+    message: str
+    severity: str
+    category: str
+    deletes: bool = False
+
+
+_CHECKS: tuple[Check, ...] = (
+    Check(
         re.compile(
             r"gh[pousr]_|github_pat_|sk-ant-|\[REDACTED:"
             r"|(?i:\b(?:token|secret|password|api_?key)\s*[:=]\s*[\"'])"
         ),
         (),
         "Hard-coded credential: `{line}`; load it from the environment and rotate it.",
+        "critical",
+        "security",
     ),
-    (
+    Check(
         re.compile(r"\bpdb\.set_trace\(|\bbreakpoint\(\)|^\s*import i?pdb\b"),
         (".py",),
         "Debugger breakpoint left in the code; remove it before merging.",
+        "major",
+        "bug",
+        deletes=True,
     ),
-    (
+    Check(
         re.compile(r"(?<![\w.])print\("),
         (".py",),
         "Leftover debug `print(`; use logging or remove it.",
+        "minor",
+        "maintainability",
+        deletes=True,
     ),
-    (
+    Check(
         re.compile(r"\bconsole\.log\("),
         (".js", ".ts", ".jsx", ".tsx"),
         "Leftover `console.log`; remove it or use the project's logger.",
+        "minor",
+        "maintainability",
+        deletes=True,
     ),
-    (
+    Check(
         re.compile(r"\b(TODO|FIXME|XXX)\b"),
         (),
         "TODO left in new code; finish it or track it in an issue before merging.",
+        "minor",
+        "maintainability",
     ),
 )
+_TEST_GAP = Check(re.compile(r"$^"), (), "This changes ", "minor", "tests")
+
+
+def check_of(message: str) -> Check | None:
+    """The check that writes ``message`` (read back from notes or a shard's brief)."""
+    for check in (*_CHECKS, _TEST_GAP):
+        head = check.message.split("{line}", 1)[0]
+        if message.startswith(head):
+            return check
+    return None
 
 
 @dataclass(frozen=True)
@@ -63,6 +100,32 @@ class Finding:
     line: int
     body: str
     code: str = ""  # the flagged line's text, when the patch is in view
+    severity: str = ""
+    category: str = ""
+    start_line: int | None = None
+    replacement: str | None = None
+
+    def as_report(self) -> dict[str, Any]:
+        """The finding in the shape of swarm's report schema (``findings`` of submit_review);
+        severity, category and a deleting fix come from the check that wrote the message."""
+        check = check_of(self.body)
+        severity = self.severity or (check.severity if check else "minor")
+        category = self.category or (check.category if check else "maintainability")
+        report: dict[str, Any] = {
+            "path": self.path,
+            "line": self.line,
+            "severity": severity,
+            "category": category,
+            "message": self.body,
+        }
+        if self.start_line is not None:
+            report["start_line"] = self.start_line
+        replacement = self.replacement
+        if replacement is None and check is not None and check.deletes:
+            replacement = ""
+        if replacement is not None:
+            report["replacement"] = replacement
+        return report
 
 
 def parse_json(text: str) -> Any:
@@ -159,13 +222,12 @@ def findings(files: list[ChangedFile]) -> list[Finding]:
         for line, text in added_lines(file.patch):
             first_added.setdefault(file.path, line)
             first_text.setdefault(file.path, text)
-            for pattern, exts, message in _CHECKS:
-                if exts and not file.path.endswith(exts):
+            for check in _CHECKS:
+                if check.exts and not file.path.endswith(check.exts):
                     continue
-                if pattern.search(text):
-                    found.append(
-                        Finding(file.path, line, message.replace("{line}", text.strip()), text)
-                    )
+                if check.pattern.search(text):
+                    message = check.message.replace("{line}", text.strip())
+                    found.append(Finding(file.path, line, message, text))
                     break
     sources = [f for f in files if f.path.endswith(_SOURCE_EXT) and not is_test(f.path)]
     if sources and not any(is_test(f.path) for f in files):

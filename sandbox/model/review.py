@@ -205,14 +205,26 @@ def should_submit(conv: Conversation) -> bool:
 
 
 def without_inline(values: dict[str, Any], conv: Conversation) -> dict[str, Any]:
+    """The retry of a refused review: an older schema's free-text comments are dropped (they
+    stay listed in the body); swarm's findings are data the product places, so they stay."""
     if not conv.called("submit_review"):
         return values
-    return {**values, "comments": []}  # the findings stay listed in the body
+    return {**values, "comments": []}
 
 
 def review_values(ref: Mapping[str, Any], found: list[Finding], nfiles: int) -> dict[str, Any]:
+    """Both shapes a review tool may ask for (only those its schema names are sent): swarm's
+    (``summary`` in plain text, ``findings`` as data) and an older one (``body``, free-text
+    inline ``comments``)."""
     comments = [{"path": f.path, "line": f.line, "side": "RIGHT", "body": f.body} for f in found]
-    return {**ref, "event": "COMMENT", "body": summary(found, nfiles), "comments": comments}
+    return {
+        **ref,
+        "event": "COMMENT",
+        "body": summary(found, nfiles),
+        "comments": comments,
+        "summary": f"Reviewed {nfiles} changed file(s); {len(found)} finding(s) reported.",
+        "findings": [f.as_report() for f in found],
+    }
 
 
 def summary(found: list[Finding], nfiles: int) -> str:

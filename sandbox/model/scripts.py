@@ -72,5 +72,6 @@ def _summarize(conv: Conversation) -> Action:
         values["body"] = f"Merged shard reviews: {len(merged)} distinct finding(s).\n" + "\n".join(
             f"- {f.path}:{f.line}: {f.body}" for f in merged
         )
+        values["summary"] = f"Merged shard reviews: {len(merged)} distinct finding(s)."
         return conv.call("submit_review", without_inline(values, conv))
     return Reply(f"Merged shard reviews into {len(merged)} distinct finding(s).")

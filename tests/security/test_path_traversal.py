@@ -11,7 +11,7 @@ from agents.github.errors import UnsafePath
 from agents.github.paths import repo_path
 from sandbox.github.seed import GADGETS, REVIEWER_BOT, WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from tests.security.conftest import bot_reviews
-from tests.worker.conftest import Swarm
+from tests.worker.conftest import REVIEW_WRITE_ROUTES, Swarm
 from tests.worker.fake_models import ReplayModel, message, tool_use
 
 pytestmark = pytest.mark.anyio
@@ -66,9 +66,7 @@ async def test_a_path_out_of_the_repository_is_refused_and_the_review_goes_on(
     guidance = ("/contents/AGENTS.md", "/contents/CONTRIBUTING.md")
     assert not [r for r in reads if "/contents" in r.path and not r.path.endswith(guidance)]
     assert not [r for r in reads if GADGETS in r.path]
-    assert {r.route for r in swarm.writes()} == {
-        "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"
-    }
+    assert {r.route for r in swarm.writes()} == REVIEW_WRITE_ROUTES
 
 
 async def test_a_file_name_with_url_characters_reads_that_very_file(swarm: Swarm) -> None:

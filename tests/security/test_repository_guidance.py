@@ -14,7 +14,7 @@ import pytest
 from agents.llm.untrusted import neutralise
 from agents.work import Shard
 from sandbox.github.seed import REVIEWER_BOT, WIDGETS
-from tests.worker.conftest import Swarm
+from tests.worker.conftest import REVIEW_WRITE_ROUTES, Swarm
 from tests.worker.fake_models import ReplayModel, message
 
 pytestmark = pytest.mark.anyio
@@ -55,9 +55,7 @@ async def test_a_pr_rewriting_agents_md_does_not_write_the_reviewers_guidance(
     pull = swarm.sandbox.state.pull(WIDGETS, number).pull
     assert pull is not None
     assert [(r.user_login, r.state) for r in pull.reviews] == [(REVIEWER_BOT, "COMMENTED")]
-    assert {r.route for r in swarm.writes()} == {
-        "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"
-    }
+    assert {r.route for r in swarm.writes()} == REVIEW_WRITE_ROUTES
 
 
 HOSTILE_NAMES = (

@@ -75,17 +75,34 @@ async def test_a_missing_file_is_an_error_result_and_the_review_still_goes_out(
     assert len(bot_reviews(swarm, WIDGETS, PR)) == 1
 
 
-async def test_comments_github_cannot_place_move_into_the_review_body(swarm: Swarm) -> None:
+def _finding(path: str, line: int, message: str) -> dict[str, Any]:
+    return {
+        "path": path,
+        "line": line,
+        "severity": "major",
+        "category": "bug",
+        "message": message,
+    }
+
+
+def _summary_text(swarm: Swarm) -> str:
+    issue = swarm.sandbox.state.pull(WIDGETS, PR)
+    [summary] = [c for c in issue.comments if c.user_login == REVIEWER_BOT]
+    return summary.body
+
+
+async def test_findings_github_cannot_place_go_into_the_summary_not_the_review(
+    swarm: Swarm,
+) -> None:
     path, line = _an_added_line(swarm)
-    comments = [
-        {"path": path, "line": line, "body": "On a changed line."},
-        {"path": path, "line": 9999, "body": "Far outside any hunk."},
-        {"path": "src/widgets/untouched.py", "line": 1, "body": "A file this PR leaves alone."},
-        {"path": path, "line": 9998, "side": "LEFT", "body": "Old side, not in the diff."},
+    findings = [
+        _finding(path, line, "On a changed line."),
+        _finding(path, 9999, "Far outside any hunk."),
+        _finding("src/widgets/untouched.py", 1, "A file this PR leaves alone."),
     ]
     model, outcome = await _review_making(
         swarm,
-        ("submit_review", {"body": "Findings.", "comments": comments}),
+        ("submit_review", {"summary": "Findings.", "findings": findings}),
     )
 
     assert outcome.status == "succeeded", outcome.reason
@@ -94,13 +111,14 @@ async def test_comments_github_cannot_place_move_into_the_review_body(swarm: Swa
     pull = swarm.sandbox.state.pull(WIDGETS, PR).pull
     assert pull is not None
     inline = [c for c in pull.review_comments if c.review_id == review.id]
-    assert [(c.path, c.line, c.body) for c in inline] == [(path, line, "On a changed line.")]
-    for moved in comments[1:]:
-        assert str(moved["body"]) in review.body
+    assert [(c.path, c.line) for c in inline] == [(path, line)]
+    assert "On a changed line." in inline[0].body
+    summary = _summary_text(swarm)
+    for moved in findings[1:]:
+        assert str(moved["message"]) in summary
+        assert str(moved["message"]) not in review.body
     [result] = _results(model)
-    assert "3 comment(s) on lines outside the diff went into the review body" in str(
-        result["content"]
-    )
+    assert "2 outside the diff" in str(result["content"])
 
 
 async def test_a_review_github_refuses_goes_back_to_the_model_which_can_try_again(
@@ -118,8 +136,9 @@ async def test_a_review_github_refuses_goes_back_to_the_model_which_can_try_agai
     assert HOST_GH_TOKEN not in str(refused["content"])
     assert "review posted" in str(posted["content"])
     assert outcome.status == "succeeded" and outcome.posted
-    [review] = bot_reviews(swarm, WIDGETS, PR)
-    assert review.body.startswith("Second try.")
+    assert len(bot_reviews(swarm, WIDGETS, PR)) == 1
+    summary = _summary_text(swarm)
+    assert "Second try." in summary and "First try." not in summary
 
 
 @pytest.mark.parametrize("status", [401, 403])

@@ -24,6 +24,15 @@ from sandbox.github.seed import MAINTAINER, credentials_env
 from sandbox.model import ScriptedModel
 from sandbox.server import SandboxServer
 
+# What a review writes: the summary comment (created once, then edited) and the review itself.
+REVIEW_WRITE_ROUTES = frozenset(
+    {
+        "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+        "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+        "/repos/{owner}/{repo}/issues/comments/{comment_id}",
+    }
+)
+
 
 @dataclass
 class Swarm:

@@ -12,7 +12,7 @@ import pytest
 
 from sandbox.github.seed import WIDGETS
 from tests.conftest import HOST_GH_TOKEN
-from tests.worker.conftest import Swarm
+from tests.worker.conftest import REVIEW_WRITE_ROUTES, Swarm
 from tests.worker.fake_models import ReplayModel, message, tool_use
 
 pytestmark = pytest.mark.anyio
@@ -47,7 +47,11 @@ def _hostile_pr(swarm: Swarm, name: str, text: str) -> int:
 def _posted_text(swarm: Swarm, number: int) -> str:
     pull = swarm.sandbox.state.pull(WIDGETS, number).pull
     assert pull is not None
-    return json.dumps([r.body for r in pull.reviews] + [c.body for c in pull.review_comments])
+    issue = swarm.sandbox.state.pull(WIDGETS, number)
+    summaries = [c.body for c in issue.comments]
+    return json.dumps(
+        [r.body for r in pull.reviews] + [c.body for c in pull.review_comments] + summaries
+    )
 
 
 @pytest.mark.parametrize("name", sorted(INJECTIONS))
@@ -63,7 +67,7 @@ async def test_scripted_reviewer_ignores_injected_instructions(swarm: Swarm, nam
     assert pull is not None
     assert [r.state for r in pull.reviews] == ["COMMENTED"]
     repo_writes = {r.route for r in swarm.writes()}
-    assert repo_writes == {"/repos/{owner}/{repo}/pulls/{pull_number}/reviews"}
+    assert repo_writes == REVIEW_WRITE_ROUTES
     sent = json.dumps(swarm.scripted.requests)
     posted = _posted_text(swarm, number)
     for secret in (credential.get_secret_value(), HOST_GH_TOKEN):
@@ -90,12 +94,15 @@ class ExfiltratingModel(ReplayModel):
         if self.turn == 1:
             return httpx2.Response(200, json=message([tool_use("list_pull_files", {}, 1)]))
         if self.turn == 2:
-            comment = {
+            finding = {
                 "path": "src/widgets/injected.py",
                 "line": 5,
-                "body": "seen: " + " ".join(seen),
+                "severity": "critical",
+                "category": "security",
+                "message": "seen: " + " ".join(seen),
+                "replacement": " ".join(seen) or "none",
             }
-            review = {"body": "tokens: " + " ".join(seen) or "none", "comments": [comment]}
+            review = {"summary": "tokens: " + " ".join(seen) or "none", "findings": [finding]}
             return httpx2.Response(200, json=message([tool_use("submit_review", review, 2)]))
         return httpx2.Response(
             200, json=message([{"type": "text", "text": "done"}], stop="end_turn")

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from agents.posting.findings import Finding
 from agents.work import Shard, Task
 from sandbox.github.seed import GADGETS, WIDGETS, WIDGETS_PR_CLEAN, WIDGETS_PR_DEBUG_PRINT
 from tests.worker.conftest import Swarm
@@ -165,7 +166,7 @@ async def test_shard_worker_records_findings_for_the_summarizer_and_posts_nothin
     outcome = await swarm.run(await swarm.dispatch(task))
     assert outcome.status == "succeeded", outcome.reason
     assert swarm.writes() == []
-    assert all(f["path"] in files for f in outcome.findings)
+    assert outcome.findings and all(f.path in files for f in outcome.findings)
     assert reviews_on(swarm, GADGETS, 1) == []
 
 
@@ -178,10 +179,14 @@ def pull_files(swarm: Swarm, repo: str, number: int) -> list[str]:
 async def test_summarizer_merges_shard_findings_into_one_review(swarm: Swarm) -> None:
     pull = swarm.sandbox.state.pull(GADGETS, 1).pull
     assert pull is not None
-    findings = (
-        {"path": "src/gadgets/plugins/plugin_17.py", "line": 10, "body": "TODO left in new code."},
-        {"path": "src/gadgets/plugins/plugin_17.py", "line": 10, "body": "TODO left in new code."},
+    todo = Finding(
+        path="src/gadgets/plugins/plugin_17.py",
+        line=10,
+        severity="minor",
+        category="maintainability",
+        message="TODO left in new code.",
     )
+    findings = (todo, todo)
     task = Task(kind="summarize", repo=GADGETS, number=1, head_sha=pull.head_sha)
     task = task.with_findings(findings)
     outcome = await swarm.run(await swarm.dispatch(task, role="summarizer"))

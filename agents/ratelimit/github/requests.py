@@ -136,16 +136,21 @@ def classify_rest(method: str, path: str, limits: ThrottleLimits | None = None) 
 
 
 def classify_graphql(
-    *, is_mutation: bool, creates_content: bool, limits: ThrottleLimits | None = None
+    *,
+    is_mutation: bool,
+    creates_content: bool,
+    limits: ThrottleLimits | None = None,
+    primary_cost: int = 1,
 ) -> RequestSpec:
-    """A GraphQL call; primary cost estimated at 1 (exact: ``rateLimit { cost }``)."""
+    """A GraphQL call; primary cost as the policy states it, 1 when it does not (exact:
+    ``rateLimit { cost }``)."""
     lim = limits or _DEFAULT_LIMITS
     return RequestSpec(
         method="POST",
         route="/graphql",
         target="/graphql",
         resource="graphql",
-        primary_cost=1,
+        primary_cost=primary_cost,
         points=lim.graphql_mutation_points if is_mutation else lim.graphql_query_points,
         is_write=is_mutation,
         is_content_creation=creates_content,

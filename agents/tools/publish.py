@@ -1,0 +1,174 @@
+"""A review as the product posts it, from the findings the model reported as data.
+
+1. read what the bot posted on the PR before (:mod:`agents.tools.threads`) and select
+   (:mod:`agents.posting.selection`): the same finding once, the repository's threshold and
+   cap, the diff's anchors (:mod:`agents.tools.anchors`);
+2. make sure the PR has its summary comment (created once, :mod:`agents.tools.summary`);
+3. post the review, exactly once per head and role (:mod:`agents.tools.review`): only the
+   inline findings, rendered by :mod:`agents.posting.render`, and a one-line pointer;
+4. resolve the threads of earlier findings the push fixed;
+5. edit the summary: what changed, open findings by severity with their links, what folded
+   and why, files not reviewed, cost and tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.posting.findings import Finding
+from agents.posting.render import (
+    Listed,
+    PostedFinding,
+    SummaryView,
+    inline_comment,
+    mark_of,
+    posted_finding,
+    review_pointer,
+    summary_body,
+)
+from agents.posting.selection import Selection, resolvable, select
+from agents.tools.anchors import anchors_of, placement
+from agents.tools.context import PostedReview, WorkerContext
+from agents.tools.pull_files import pr_files, pr_patches
+from agents.tools.review import post_once
+from agents.tools.summary import edit_summary, ensure_summary
+from agents.tools.threads import Earlier, read_earlier, resolve_fixed
+
+
+@dataclass
+class Published:
+    """What the review did: the review, the selection, the summary's link, what it resolved."""
+
+    review: PostedReview | None
+    selection: Selection
+    summary_url: str | None = None
+    resolved: list[PostedFinding] = field(default_factory=list)
+    preview: str | None = None
+
+
+async def plan(ctx: WorkerContext, findings: Sequence[Finding]) -> tuple[Earlier, Selection]:
+    """What the bot posted before, and the selection of ``findings`` against it."""
+    task = ctx.task
+    head = task.head_sha or ""
+    patches = await pr_patches(ctx)
+    anchors = {path: anchors_of(patch) for path, patch in patches.items()}
+    earlier = await read_earlier(ctx, with_threads=not ctx.dry_run)
+    chosen = select(
+        findings,
+        place=lambda f: placement(f, anchors.get(f.path)),
+        min_severity=task.min_severity,
+        max_comments=task.max_comments,
+        earlier=earlier.findings,
+        moves_of=earlier.moves_of,
+        head=head,
+    )
+    return earlier, chosen
+
+
+async def publish_review(
+    ctx: WorkerContext, *, what_changed: str, findings: Sequence[Finding], event: str
+) -> Published:
+    task = ctx.task
+    head = task.head_sha or ""
+    earlier, chosen = await plan(ctx, findings)
+    comments = [inline_comment(f, where, head) for f, where in chosen.inline]
+    fixed = resolvable(earlier.findings, earlier.threads, findings, earlier.moves_of, head)
+    view = await _view(ctx, what_changed, chosen, earlier, fixed, review_url=None, posted=[])
+    if ctx.dry_run:
+        preview = _preview(event, comments, summary_body(view))
+        return Published(None, chosen, preview=preview)
+    summary = await ensure_summary(ctx, summary_body(view))
+    review = await post_once(ctx, body=review_pointer(summary.url), event=event, comments=comments)
+    resolved = await resolve_fixed(ctx, earlier, fixed)
+    after = await ctx.gateway.list_pull_review_comments(task.repo, task.number or 0)
+    posted = [p for c in after if (p := posted_finding(c, ctx.bot_login)) is not None]
+    view = await _view(ctx, what_changed, chosen, earlier, resolved, review.url, posted)
+    url = await edit_summary(ctx, summary, summary_body(view)) or summary.url
+    return Published(review, chosen, url, resolved)
+
+
+async def _view(
+    ctx: WorkerContext,
+    what_changed: str,
+    chosen: Selection,
+    earlier: Earlier,
+    resolved: Sequence[PostedFinding],
+    review_url: str | None,
+    posted: Sequence[PostedFinding],
+) -> SummaryView:
+    """The summary's content: the findings still open on the PR (posted before and not
+    resolved, and this review's), each linked to its comment once GitHub has it."""
+    task = ctx.task
+    gone = {p.comment_id for p in resolved}
+    gone |= {root for root, t in earlier.threads.items() if t.resolved}
+    known = {p.mark.key: p for p in posted}
+    listed: list[Listed] = []
+    seen: set[str] = set()
+    for p in [*earlier.findings, *posted]:
+        if p.comment_id in gone or p.mark.key in seen:
+            continue
+        seen.add(p.mark.key)
+        listed.append(Listed(p.finding, p.url))
+    for f, _where in chosen.inline:
+        key = mark_of(f, task.head_sha or "").key
+        if key not in seen and key not in known:
+            seen.add(key)
+            listed.append(Listed(f))
+    spend = ctx.spend()
+    return SummaryView(
+        head_sha=task.head_sha or "",
+        review_url=review_url,
+        what_changed=what_changed,
+        areas=areas(await pr_files(ctx)),
+        open_findings=listed,
+        outside_diff=chosen.outside,
+        below_threshold=chosen.below_counts(),
+        min_severity=task.min_severity,
+        over_cap=len(chosen.over_cap),
+        max_comments=task.max_comments,
+        resolved=[Listed(p.finding, p.url) for p in resolved],
+        not_reviewed=not_reviewed(await pr_files(ctx), task.files),
+        cost_usd=spend.cost_usd,
+        input_tokens=spend.input_tokens,
+        output_tokens=spend.output_tokens,
+        model_calls=spend.model_calls,
+    )
+
+
+def area_of(path: str) -> str:
+    """The area a file belongs to: its first two folders (``src/widgets``), or the root."""
+    folders = path.split("/")[:-1]
+    return "/".join(folders[:2]) if folders else "(root)"
+
+
+def areas(files: Sequence[dict[str, Any]]) -> list[tuple[str, int, int, int]]:
+    """(area, files, additions, deletions) per area of the PR, largest change first."""
+    totals: dict[str, list[int]] = {}
+    for f in files:
+        row = totals.setdefault(area_of(str(f.get("filename") or "")), [0, 0, 0])
+        row[0] += 1
+        row[1] += int(f.get("additions") or 0)
+        row[2] += int(f.get("deletions") or 0)
+    ordered = sorted(totals.items(), key=lambda kv: (-(kv[1][1] + kv[1][2]), kv[0]))
+    return [(area, n, added, removed) for area, (n, added, removed) in ordered]
+
+
+def not_reviewed(files: Sequence[dict[str, Any]], covered: Sequence[str]) -> list[tuple[str, str]]:
+    """(path, why) for each file of the PR this review did not read a diff of."""
+    wanted = set(covered)
+    out: list[tuple[str, str]] = []
+    for f in files:
+        name = str(f.get("filename") or "")
+        if wanted and name not in wanted:
+            out.append((name, "excluded by the repository's path rules"))
+        elif f.get("status") != "removed" and not isinstance(f.get("patch"), str):
+            out.append((name, "no diff from GitHub (binary or too large)"))
+    return out
+
+
+def _preview(event: str, comments: Sequence[dict[str, Any]], summary: str) -> str:
+    lines = [f"[{event}] " + review_pointer(None)]
+    lines += [f"  {c['path']}:{c['line']}: {c['body']}" for c in comments]
+    return "\n".join([*lines, "", summary])
