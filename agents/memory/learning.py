@@ -24,6 +24,7 @@ from agents.memory.feedback import (
     propose,
 )
 from agents.memory.ports import MemoryBackend
+from agents.posting.render import finding_message
 
 if TYPE_CHECKING:
     from agents.github.endpoints import GitHubEndpoints
@@ -106,7 +107,7 @@ class _Learner:
             path=str(bot_comment.get("path") or ""),
             line=bot_comment.get("line") if isinstance(bot_comment.get("line"), int) else None,
             code=commented_code(str(bot_comment.get("diff_hunk") or "")),
-            finding=str(bot_comment.get("body") or ""),
+            finding=finding_message(str(bot_comment.get("body") or "")),
             by=by,
             permission=permission,
             signal=signal,

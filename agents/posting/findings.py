@@ -12,7 +12,7 @@ import hashlib
 import re
 from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Severity = Literal["critical", "major", "minor", "nit"]
 Category = Literal["bug", "security", "performance", "maintainability", "tests", "style"]
@@ -52,6 +52,12 @@ class Finding(BaseModel):
         max_length=REPLACEMENT_MAX,
         description="the new text for lines start_line..line exactly (a committable suggestion)",
     )
+
+    @field_validator("replacement")
+    @classmethod
+    def _lines_not_terminated(cls, value: str | None) -> str | None:
+        # "a\n" and "a" both replace the lines with one line "a": one spelling of it.
+        return value[:-1] if value is not None and value.endswith("\n") else value
 
     @model_validator(mode="after")
     def _ordered(self) -> Finding:

@@ -20,7 +20,6 @@ from agents.posting.findings import (
     SEVERITIES,
     Category,
     Finding,
-    Severity,
     finding_identity,
     finding_key,
 )
@@ -39,8 +38,9 @@ SHORT = 100
 
 def model_text(text: str) -> str:
     """Model-written text as it may stand inside our markup: no hidden-comment syntax (a marker
-    is control data and is written by code only), trailing space trimmed."""
-    return _HTML_COMMENT.sub(lambda m: "&lt;!--" if m.group() == "<!--" else "--&gt;", text).strip()
+    is control data and is written by code only). Whitespace is kept: a replacement's
+    indentation is code."""
+    return _HTML_COMMENT.sub(lambda m: "&lt;!--" if m.group() == "<!--" else "--&gt;", text)
 
 
 def fence_for(text: str) -> str:
@@ -49,8 +49,7 @@ def fence_for(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def _block(kind: str, text: str) -> str:
-    body = text[:-1] if text.endswith("\n") else text
+def _block(kind: str, body: str) -> str:
     fence = fence_for(body)
     return f"{fence}{kind}\n{body}\n{fence}" if body else f"{fence}{kind}\n{fence}"
 
@@ -61,7 +60,7 @@ def finding_body(finding: Finding, placement: Placement, sha: str) -> str:
     finding's marker."""
     parts = [
         f"**{TITLES[finding.severity]}** · {finding.category}",
-        model_text(finding.message),
+        model_text(finding.message).strip(),
     ]
     if finding.replacement is not None:
         replacement = model_text(finding.replacement)
@@ -128,6 +127,25 @@ def posted_finding(comment: Mapping[str, Any], bot_login: str | None) -> PostedF
     mark = parse_finding_mark(author, body, bot_login)
     if mark is None or mark.severity not in SEVERITIES:
         return None
+    message, replacement = _parts(body)
+    try:
+        finding = Finding(
+            path=str(comment.get("path") or ""),
+            line=mark.last,
+            start_line=mark.first if mark.first != mark.last else None,
+            severity=mark.severity,
+            category=cast(Category, mark.category),
+            message=message or "(no message)",
+            replacement=replacement,
+        )
+    except ValueError:
+        return None
+    url = str(comment.get("html_url") or "")
+    return PostedFinding(finding, mark, int(comment.get("id") or 0), url)
+
+
+def _parts(body: str) -> tuple[str, str | None]:
+    """(message, replacement of a committable suggestion) of a rendered finding's body."""
     text = without_markers(body)
     replacement = None
     suggestion = _SUGGESTION.search(text)
@@ -137,28 +155,20 @@ def posted_finding(comment: Mapping[str, Any], bot_login: str | None) -> PostedF
     else:
         text = text.split("\n\nSuggested replacement for ", 1)[0]
     header = _HEADER.search(text)
-    message = text[header.end() :] if header else text
-    try:
-        finding = Finding(
-            path=str(comment.get("path") or ""),
-            line=mark.last,
-            start_line=mark.first if mark.first != mark.last else None,
-            severity=mark.severity,
-            category=cast(Category, mark.category),
-            message=message.strip() or "(no message)",
-            replacement=replacement,
-        )
-    except ValueError:
-        return None
-    url = str(comment.get("html_url") or "")
-    return PostedFinding(finding, mark, int(comment.get("id") or 0), url)
+    return (text[header.end() :] if header else text).strip(), replacement
 
 
-def review_pointer(summary_url: str | None) -> str:
+def finding_message(body: str) -> str:
+    """The finding's own words in a rendered inline comment (any other text: without markers),
+    what a person's reply to it is about."""
+    return _parts(body)[0]
+
+
+def review_pointer(summary_url: str | None, inline: int) -> str:
     """The review's body: one line pointing at the summary (the findings are inline)."""
-    if summary_url:
-        return f"Findings are inline; the summary of this PR is here: {summary_url}"
-    return "Findings are inline; the summary of this PR is in its conversation."
+    lead = "Findings are inline" if inline else "No new findings inline at this commit"
+    where = f"here: {summary_url}" if summary_url else "in its conversation"
+    return f"{lead}; the summary of this PR is {where}."
 
 
 def resolution_reply(head_sha: str) -> str:
@@ -222,7 +232,7 @@ def _areas(view: SummaryView) -> str:
         f"- `{_path(area)}`: {files} file(s), +{added} -{removed}"
         for area, files, added, removed in view.areas
     ]
-    said = model_text(view.what_changed)
+    said = model_text(view.what_changed).strip()
     return "\n".join([*([said, ""] if said else []), *rows]) or "(no changed files)"
 
 

@@ -5,8 +5,9 @@ how lines moved since (:mod:`agents.posting.lines`) and the repository's noise s
 the decision out. In order:
 
 1. **the same finding once**: a finding reported twice (two shards, a summarizer repeating
-   them) is one; a finding the bot already posted at an earlier head, on lines that moved, or
-   re-raised on the code that replaced its lines, is not posted again (its thread stays open);
+   them) is one; a finding the bot already posted, at this head or an earlier one on lines
+   that only moved, is not posted again (its thread stays open). A finding on lines the push
+   changed is about new code, and is posted;
 2. **the threshold**: below ``min_severity``: folded into the summary by count;
 3. **the diff**: a finding no line of which can hold a comment is listed in the summary;
 4. **the cap**: the most severe ``max_comments`` go inline, the rest fold by count.
@@ -71,13 +72,26 @@ def where_now(posted: PostedFinding, moves_of: MovesOf, head: str) -> tuple[Line
     return moved, moved.new_path or posted.finding.path
 
 
-def same_finding(new: Finding, posted: PostedFinding, moves_of: MovesOf, head: str) -> bool:
-    """Whether ``new`` (at the head) is ``posted`` (at its commit): same identity where its
-    lines went, or re-raised on the lines that replaced changed ones."""
-    moved, path = where_now(posted, moves_of, head)
-    if path != new.path or finding_identity(posted.finding.at(path, new.lines)) != (
+def _same_identity(new: Finding, posted: PostedFinding, path: str) -> bool:
+    return path == new.path and finding_identity(posted.finding.at(path, posted.lines)) == (
         finding_identity(new)
-    ):
+    )
+
+
+def same_finding(new: Finding, posted: PostedFinding, moves_of: MovesOf, head: str) -> bool:
+    """Whether ``new`` (at the head) is ``posted`` (at its commit) again: the same identity on
+    the lines ``posted``'s lines moved to. Lines the push changed are new code: a finding on
+    them is a new finding (posted again, the old thread left as it is)."""
+    moved, path = where_now(posted, moves_of, head)
+    followed = moved.follow(*posted.lines)
+    return followed == new.lines and _same_identity(new, posted, path)
+
+
+def still_reported(new: Finding, posted: PostedFinding, moves_of: MovesOf, head: str) -> bool:
+    """Whether ``new`` keeps ``posted`` alive: the same finding where its lines went, or on
+    the code that replaced them."""
+    moved, path = where_now(posted, moves_of, head)
+    if not _same_identity(new, posted, path):
         return False
     followed = moved.follow(*posted.lines)
     if followed is not None:
@@ -147,7 +161,7 @@ def resolvable(
         moved, _path = where_now(posted, moves_of, head)
         if not moved.changed(*posted.lines):
             continue
-        if any(same_finding(f, posted, moves_of, head) for f in reported):
+        if any(still_reported(f, posted, moves_of, head) for f in reported):
             continue
         out.append(posted)
     return out

@@ -14,10 +14,16 @@
   checkpoints
 - ``pages.py``: Paging tool output to the session's tier: long patches, files and listings in pages
   that name the next call, never cut
+- ``publish.py``: A review as the product posts it, from the findings the model reported as data:
+  selection, summary, review, resolved threads
 - ``pull_files.py``: The pull request's files as the tools see them: the reviewed set and the whole
   PR's patches comments anchor to
 - ``review.py``: Posting exactly one review per (PR, head SHA, role), even across retries, re-runs
   and crashes
+- ``summary.py``: The bot's one summary comment on a pull request: created once, then edited in
+  place
+- ``threads.py``: The bot's earlier findings on a pull request, their threads, and closing the fixed
+  ones
 """
 
 from __future__ import annotations

@@ -80,7 +80,9 @@ async def publish_review(
         preview = _preview(event, comments, summary_body(view))
         return Published(None, chosen, preview=preview)
     summary = await ensure_summary(ctx, summary_body(view))
-    review = await post_once(ctx, body=review_pointer(summary.url), event=event, comments=comments)
+    review = await post_once(
+        ctx, body=review_pointer(summary.url, len(comments)), event=event, comments=comments
+    )
     resolved = await resolve_fixed(ctx, earlier, fixed)
     after = await ctx.gateway.list_pull_review_comments(task.repo, task.number or 0)
     posted = [p for c in after if (p := posted_finding(c, ctx.bot_login)) is not None]
@@ -169,6 +171,6 @@ def not_reviewed(files: Sequence[dict[str, Any]], covered: Sequence[str]) -> lis
 
 
 def _preview(event: str, comments: Sequence[dict[str, Any]], summary: str) -> str:
-    lines = [f"[{event}] " + review_pointer(None)]
+    lines = [f"[{event}] " + review_pointer(None, len(comments))]
     lines += [f"  {c['path']}:{c['line']}: {c['body']}" for c in comments]
     return "\n".join([*lines, "", summary])

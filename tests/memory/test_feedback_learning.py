@@ -44,6 +44,19 @@ def latest_review_bodies(swarm: Swarm) -> list[str]:
     return [c.body for c in pull.review_comments if c.review_id == review.id]
 
 
+def reported(requests: list[dict[str, Any]]) -> list[str]:
+    """The messages of the findings the model reported in its review (what it was taught
+    shows here; the product then posts only what it did not post before)."""
+    return [
+        str(finding.get("message"))
+        for message in requests[-1]["messages"]
+        if message["role"] == "assistant" and isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_use" and block.get("name") == "submit_review"
+        for finding in block["input"].get("findings") or []
+    ]
+
+
 def comment_on(swarm: Swarm, word: str) -> Any:
     return next(c for c in bot_comments(swarm) if word in c.body)
 
@@ -114,11 +127,11 @@ async def test_a_dismissal_becomes_a_proposal_and_once_accepted_is_not_repeated_
     cli("memory", "review", "--accept", str(injected.id))
     cli("memory", "review", "--reject", str(thumbs.id))
 
-    # unchanged code: the dismissed finding is not posted again, the others are
+    # unchanged code: the dismissed finding is not reported again, the others are
     requests = await rereview(swarm, {"NOTES.md": "unrelated\n"})
-    bodies = latest_review_bodies(swarm)
-    assert not any("print(" in b for b in bodies), bodies
-    assert any("TODO" in b for b in bodies), bodies
+    said = reported(requests)
+    assert not any("print(" in b for b in said), said
+    assert any("TODO" in b for b in said), said
     first = first_user_text(requests[0])
     assert '<untrusted kind="review_feedback"' in first and "False positive" in first
     for request in requests:
@@ -135,7 +148,7 @@ async def test_a_dismissal_becomes_a_proposal_and_once_accepted_is_not_repeated_
     core = state.repo(WIDGETS).commits[head.head_sha].tree["src/widgets/core.py"]
     changed = core.replace('print(f"scaling', 'print(f"now scaling')
     await rereview(swarm, {"src/widgets/core.py": changed})
-    assert any("print(" in b for b in latest_review_bodies(swarm))
+    assert any("print(" in b for b in latest_review_bodies(swarm))  # new code: posted again
 
 
 async def test_auto_accept_takes_a_maintainers_dismissal_but_not_a_writers(

@@ -15,8 +15,8 @@ from tests.events.harness import receiver_over
 from tests.memory.real_worker import first_user_text
 from tests.memory.test_feedback_learning import (
     cli,
-    latest_review_bodies,
     learn,
+    reported,
     rereview,
     reviewed,
 )
@@ -89,9 +89,10 @@ async def test_a_thread_a_writer_resolves_becomes_an_acknowledgement_not_a_dismi
     requests = await rereview(swarm, {"NOTES.md": "unrelated\n"})
     first = first_user_text(requests[0])
     assert "resolved the review thread of the finding" in first
-    # an acknowledgement is not a dismissal: the same finding on unchanged code is posted again
-    bodies = latest_review_bodies(swarm)
-    assert any("print(" in b for b in bodies), bodies
+    # an acknowledgement is not a dismissal: the same finding on unchanged code is reported
+    # again (and not posted twice: its thread is there)
+    said = reported(requests)
+    assert any("print(" in b for b in said), said
 
 
 async def test_a_maintainers_resolution_is_auto_accepted_but_an_open_thread_teaches_nothing(

@@ -41,7 +41,15 @@ def test_a_workers_page_shows_findings_review_cost_and_budget_use_redacted() -> 
     outcome = _outcome(
         review_url="https://github.example/acme/widgets/pull/12#pullrequestreview-1",
         posted=True,
-        findings=[{"path": "a.py", "line": 3, "body": f"token {PLANTED} in code"}],
+        findings=[
+            {
+                "path": "a.py",
+                "line": 3,
+                "severity": "critical",
+                "category": "security",
+                "message": f"token {PLANTED} in code",
+            }
+        ],
         llm_calls=4,
         input_tokens=1000,
         cache_read_tokens=3000,
@@ -51,7 +59,7 @@ def test_a_workers_page_shows_findings_review_cost_and_budget_use_redacted() -> 
     page = worker_markdown(outcome, "review acme/widgets#12 as reviewer", Budgets())
     assert "**succeeded**" in page
     assert "- review (posted): [https://github.example/" in page
-    assert "`a.py:3`: token " in page and PLANTED not in page
+    assert "`a.py:3` (critical, security): token " in page and PLANTED not in page
     assert "- cost: $0.5000 of $2.0000 (25%)" in page
     assert "- LLM calls: 4 of 20 (20%)" in page
     assert "- tokens: 4000 of 200000 (2%) (cache hit 75%)" in page
