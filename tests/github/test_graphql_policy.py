@@ -102,3 +102,17 @@ def test_review_threads_of_a_pull_request_are_the_one_repository_read_allowed() 
         )
     with pytest.raises(GraphQLNotAllowed, match=r"'repository' is not on the allow-list"):
         check_graphql('{ repository(owner: "o", name: "r") { id } }')
+
+
+def test_resolving_a_review_thread_is_allowed_as_a_mutation_that_creates_no_content() -> None:
+    op = check_graphql(
+        "mutation($thread: ID!) { resolveReviewThread(input: {threadId: $thread}) "
+        "{ thread { id isResolved } } }"
+    )
+    assert op.kind == "mutation" and op.fields == ("resolveReviewThread",)
+    assert not op.creates_content and op.primary_cost == 1
+    from agents.ratelimit.github.limits import ThrottleLimits
+    from agents.ratelimit.github.requests import classify_graphql
+
+    spec = classify_graphql(is_mutation=True, creates_content=False, primary_cost=op.primary_cost)
+    assert spec.is_write and spec.points == ThrottleLimits().graphql_mutation_points
