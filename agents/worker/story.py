@@ -91,9 +91,9 @@ def tool_called(use: ToolUse, result: ToolResult) -> None:
 def ended(outcome: WorkerOutcome) -> None:
     # Which findings, not only how many: "3 finding(s) to post" sent a person to the transcript.
     for number, finding in enumerate(outcome.findings, 1):
-        where = f"{finding.get('path')}:{finding.get('line')}"
-        body = _short(str(finding.get("body", "")))
-        log.info("finding %d of %d: %s: %s", number, len(outcome.findings), where, body)
+        where = f"{finding.path}:{finding.line}"
+        said = _short(f"{finding.severity} {finding.category}: {finding.message}")
+        log.info("finding %d of %d: %s: %s", number, len(outcome.findings), where, said)
     tokens = (
         outcome.input_tokens
         + outcome.output_tokens

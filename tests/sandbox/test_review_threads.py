@@ -18,8 +18,10 @@ CORE = "src/widgets/core.py"
 
 def _review(sandbox: SandboxServer, number: int, comment: dict[str, object]) -> object:
     gh = token_client(sandbox.url, mint(sandbox.url, sandbox.state))
-    return gh.rest.pulls.create_review(
-        "acme", "widgets", number, data={"event": "COMMENT", "body": "x", "comments": [comment]}
+    return gh.request(
+        "POST",
+        f"/repos/acme/widgets/pulls/{number}/reviews",
+        json={"event": "COMMENT", "body": "x", "comments": [comment]},
     )
 
 

@@ -33,7 +33,7 @@ async def test_a_reviewers_log_tells_who_it_was_what_it_read_called_decided_and_
     assert re.search(r"LLM call 1 \(.+\): \d+ prompt tokens \(\d+ cached.*cache hit \d+%\)", story)
     assert re.search(r"\$\d+\.\d{4}", story)
     assert re.search(r"^(goal|checkpoint|decision): \S", story, re.MULTILINE), story
-    posted = rf"review posted with \d+ inline comment\(s\): {re.escape(str(outcome.review_url))}"
+    posted = rf"review posted: {re.escape(str(outcome.review_url))}; \d+ finding\(s\) inline"
     assert re.search(posted, story), story
     assert lines[-1].startswith("ended succeeded: ")
     assert lines[-1].endswith(f"; review {outcome.review_url}")
@@ -44,7 +44,7 @@ async def test_a_reviewers_log_tells_who_it_was_what_it_read_called_decided_and_
     assert len(listed) == len(outcome.findings), story
     first = outcome.findings[0]
     assert listed[0].startswith(
-        f"finding 1 of {len(outcome.findings)}: {first['path']}:{first['line']}: "
+        f"finding 1 of {len(outcome.findings)}: {first.path}:{first.line}: {first.severity} "
     )
     # A few readable lines, not a dump: one per step, none longer than a screen line or two.
     assert len(lines) <= 3 + 2 * outcome.llm_calls + 8 + len(listed)
