@@ -62,6 +62,7 @@ async def receiver_costs(
     import httpx
 
     from agents.store import Store
+    from flows.run.request import RunRequest
     from flows.webhook.app import WebhookReceiver, create_webhook_app
     from flows.webhook.enqueue import InProcessEnqueuer
     from flows.webhook.sink import EventSink
@@ -75,7 +76,7 @@ async def receiver_costs(
 
         async def reply(self, repo: str, number: int, body: str) -> None: ...
 
-    async def nothing(parameters: dict[str, Any]) -> None: ...
+    async def nothing(request: RunRequest) -> None: ...
 
     hooks = SandboxWebhooks(server.state, SECRET, api_url=server.url)
     rows = []
@@ -114,6 +115,7 @@ async def flow_latency(server: Any, data_dir: Path, pushes: int) -> list[dict[st
     from agents.settings.model import load_settings
     from agents.store import Store
     from flows.run.bot import BotCommands
+    from flows.run.request import RunRequest
     from flows.webhook.app import WebhookReceiver, create_webhook_app
     from flows.webhook.enqueue import InProcessEnqueuer, run_flow_here
     from flows.webhook.sink import EventSink
@@ -129,9 +131,9 @@ async def flow_latency(server: Any, data_dir: Path, pushes: int) -> list[dict[st
     marks: dict[str, float] = {}
     states: list[Any] = []
 
-    async def runner(parameters: dict[str, Any]) -> None:
+    async def runner(request: RunRequest) -> None:
         marks["run"] = time.time()
-        states.append(await run_flow_here({**parameters, "model": "scripted"}))
+        states.append(await run_flow_here(request.model_copy(update={"model": "scripted"})))
 
     rows = []
     commands = BotCommands(settings, load_roles(settings.roles_dir), "default")

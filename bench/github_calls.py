@@ -115,8 +115,10 @@ def _count(state: Any, before_log: int, before: dict[str, dict[str, int]]) -> di
 
 def _run_flow(parameters: dict[str, Any]) -> Any:
     from flows.run.flow import swarm_run
+    from flows.run.request import RunRequest
 
-    pending = swarm_run(repos=[REPO], model="scripted", return_state=True, **parameters)
+    request = RunRequest(repos=[REPO], model="scripted", **parameters)
+    pending = swarm_run(request, return_state=True)
     state = asyncio.run(cast("Coroutine[Any, Any, Any]", pending))
     return state.result(raise_on_failure=False)
 

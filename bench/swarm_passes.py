@@ -154,6 +154,7 @@ def flow_pass(
     server: Any, clocks: Clocks, *, repo: str, max_workers: int, name: str, dry_run: bool = True
 ) -> dict[str, Any]:
     from flows.run.flow import swarm_run
+    from flows.run.request import RunRequest
 
     next_minute(server)
     before = len(server.state.requests)
@@ -161,10 +162,7 @@ def flow_pass(
     with fanout_starts(clocks) as starts:
         wall0, cpu0 = clocks.now()
         pending = swarm_run(
-            repos=[repo],
-            max_workers=max_workers,
-            dry_run=dry_run,
-            model="scripted",
+            RunRequest(repos=[repo], max_workers=max_workers, dry_run=dry_run, model="scripted"),
             return_state=True,
         )
         state = asyncio.run(cast("Coroutine[Any, Any, Any]", pending))

@@ -53,6 +53,7 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
     from agents.settings.model import load_settings
     from flows.cli.console import console, print_report, say
     from flows.cli.runner import execute_flow
+    from flows.run.request import RunRequest
     from sandbox.github.seed import REPOS
     from sandbox.server import SandboxServer
 
@@ -77,13 +78,14 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
         # A demo never talks to a remote API, whatever the user's shell says.
         ui = use_local_prefect(data_dir, force=True).removesuffix("/api")
         report = execute_flow(
-            repos=list(REPOS),
-            role="reviewer",
-            max_workers=max_workers,
-            dry_run=False,
-            model=chosen,
-            shard_threshold_files=DEMO_SHARD_THRESHOLD,
-            shard_size=DEMO_SHARD_SIZE,
+            RunRequest(
+                repos=REPOS,
+                role="reviewer",
+                max_workers=max_workers,
+                model=chosen,
+                shard_threshold_files=DEMO_SHARD_THRESHOLD,
+                shard_size=DEMO_SHARD_SIZE,
+            )
         )
         elapsed = time.monotonic() - started
         reviews_on_sandbox = _count_bot_reviews(sandbox.state)

@@ -173,7 +173,7 @@ def model_flag_problems(settings: Settings, model: str | None) -> list[str]:
 
 def preflight(
     *,
-    repos: list[str] | None,
+    repos: Sequence[str] | None,
     role: str,
     model: str | None = None,
     overlay: str | None = None,

@@ -81,20 +81,20 @@ def run(
     blocked or failed or a repository could not be read, 2 a setting or flag needs fixing.
     """
     from flows.cli.runner import run_once
+    from flows.run.request import RunRequest
 
-    raise typer.Exit(
-        run_once(
-            repos=repo,
-            role=role,
-            max_workers=max_workers,
-            dry_run=dry_run,
-            model=model,
-            max_cost=max_cost,
-            overlay=overlay,
-            targets=pr,
-            force=force,
-        )
+    flags = RunRequest(
+        repos=repo,
+        role=role,
+        max_workers=max_workers,
+        dry_run=dry_run,
+        model=model,
+        max_cost=max_cost,
+        overlay=overlay,
+        targets=pr,
+        force=force,
     )
+    raise typer.Exit(run_once(flags))
 
 
 @commands.command()
@@ -110,14 +110,8 @@ def serve(
     overlay: OverlayOpt = None,
 ) -> None:
     """Serve the swarm as a scheduled Prefect deployment on this machine (Ctrl-C stops it)."""
+    from flows.run.request import RunRequest
     from flows.run.serve import serve_schedule
 
-    serve_schedule(
-        cron=cron,
-        repos=repo,
-        role=role,
-        max_workers=max_workers,
-        model=model,
-        name=name,
-        overlay=overlay,
-    )
+    flags = RunRequest(repos=repo, role=role, max_workers=max_workers, model=model, overlay=overlay)
+    serve_schedule(flags, cron=cron, name=name)

@@ -13,6 +13,7 @@ from agents.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from flows.local.env import prepare_prefect_env
 from flows.local.prefect_server import use_local_prefect
 from flows.run.report import RunReport
+from flows.run.request import RunRequest
 
 if TYPE_CHECKING:
     from prefect.client.schemas.objects import State
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 UNFINISHED = frozenset({"pending", "running"})
 
 
-def execute_flow(**parameters: object) -> RunReport:
+def execute_flow(request: RunRequest) -> RunReport:
     """Run the flow in this process against the configured or local Prefect server, with a
     progress bar over its workers."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -60,7 +61,7 @@ def execute_flow(**parameters: object) -> RunReport:
 
         since = datetime.now(UTC)
         with watching_progress(advance), watching_estimate(told):
-            pending = swarm_run(**parameters, return_state=True)
+            pending = swarm_run(request, return_state=True)
             try:
                 state = asyncio.run(cast("Coroutine[Any, Any, State[Any]]", pending))
             except KeyboardInterrupt:
@@ -121,40 +122,32 @@ def flow_run_link(state: State[Any]) -> str | None:
     return f"{base.rstrip('/')}/runs/flow-run/{flow_run_id}"
 
 
-def run_once(
-    *,
-    repos: list[str] | None,
-    role: str,
-    max_workers: int | None,
-    dry_run: bool,
-    model: str | None,
-    max_cost: float | None = None,
-    overlay: str | None = None,
-    targets: list[str] | None = None,
-    force: bool = False,
-) -> int:
-    """``swarm run``: one flow run now; exit 1 when a worker was blocked or failed."""
+def run_once(flags: RunRequest) -> int:
+    """``swarm run``: one flow run of what the flags ask; exit 1 when a worker was blocked or
+    failed. ``--pr`` values are checked and spelled out (a bare ``N`` takes the one ``--repo``)
+    and the configured repositories filled in before the flow is asked."""
     from flows.cli.console import print_report
     from flows.cli.preflight import preflight, target_flags
 
-    wanted = target_flags(targets, repos, force)
-    settings = preflight(repos=repos, role=role, model=model, overlay=overlay, targets=wanted)
+    wanted = target_flags(flags.targets, flags.repos, flags.force)
+    settings = preflight(
+        repos=flags.repos,
+        role=flags.role,
+        model=flags.model,
+        overlay=flags.overlay,
+        targets=wanted,
+    )
     prepare_prefect_env()
     use_local_prefect(settings.data_dir)
-    # The flow's parameters are the flags of the same names; targets travel only when given.
-    flags: dict[str, object] = {"role": role, "max_workers": max_workers, "model": model}
-    flags |= {"dry_run": dry_run, "max_cost": max_cost, "overlay": overlay}
-    if wanted:
-        flags |= {"targets": wanted, "force": force}
-    report = execute_flow(repos=list(settings.repos), **flags)
+    checked = {"repos": tuple(settings.repos), "targets": tuple(wanted) or None}
+    report = execute_flow(flags.model_copy(update=checked))
     if report.outcomes or not report.not_open:
         print_report(report)
     for target in report.not_open:
         # A --pr that names no open pull request is a flag to fix, like any other.
         repo, _, number = target.rpartition("#")
-        typer.echo(
-            f"error: --pr {target}: {repo} has no open {_kind(settings, role)} #{number}", err=True
-        )
+        kind = _kind(settings, flags.role)
+        typer.echo(f"error: --pr {target}: {repo} has no open {kind} #{number}", err=True)
     if report.not_open:
         return EXIT_USAGE
     return EXIT_OK if report.ok else EXIT_FAILED

@@ -1,6 +1,7 @@
 """The ``swarm-run`` Prefect flow and its tasks: the only folder that defines flows and tasks.
 
 - ``flow.py``: the flow: discover -> plan -> dispatch -> fan out -> summarize -> publish
+- ``request.py``: ``RunRequest``, the flow's one parameter: what a run is asked to do
 - ``discovery.py``: discovery as the flow runs it, owner by owner, as the role's bot
 - ``fanout.py``: workers as Prefect task runs under the concurrency cap
 - ``tokens.py``: one token per scope across the workers of a run that follow each other

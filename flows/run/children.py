@@ -25,6 +25,7 @@ from prefect.deployments import arun_deployment
 
 from agents.store.store import Store
 from flows.run.report import RunReport, RunTimings
+from flows.run.request import RunRequest
 
 log = logging.getLogger("flows.run.children")
 
@@ -42,21 +43,10 @@ class ChildRun:
     report: RunReport | None
 
 
-def child_parameters(parent: dict[str, Any], repo: str, children: int = 1) -> dict[str, Any]:
-    """The parent's parameters for one of ``children`` repositories; a child never fans out
-    again, and a cost cap is shared out equally so the children together stay under it."""
-    params = {k: v for k, v in parent.items() if v is not None}
-    params["repos"] = [repo]
-    params["fan_out"] = False
-    if params.get("max_cost") is not None:
-        params["max_cost"] = float(params["max_cost"]) / max(children, 1)
-    return params
-
-
 async def run_children(
     deployment_id: str,
     parent_flow_run_id: str,
-    parameters: dict[str, Any],
+    request: RunRequest,
     repos: Sequence[str],
     store: Store,
 ) -> list[ChildRun]:
@@ -65,8 +55,8 @@ async def run_children(
     async def one(repo: str) -> ChildRun:
         flow_run: FlowRun = await arun_deployment(
             deployment_id,
-            parameters=child_parameters(parameters, repo, len(repos)),
-            flow_run_name=f"swarm {parameters.get('role', 'reviewer')} over {repo}",
+            parameters=request.for_child(repo, len(repos)).parameters(),
+            flow_run_name=f"swarm {request.role} over {repo}",
             tags=["swarm-child", f"repo:{repo}"],
             idempotency_key=f"{parent_flow_run_id}:{repo}",
             timeout=None,
@@ -150,10 +140,8 @@ async def fan_out_report(
     *,
     deployment_id: str,
     parent_flow_run_id: str,
-    parameters: dict[str, Any],
+    request: RunRequest,
     repos: Sequence[str],
-    role: str,
-    dry_run: bool,
     model: str,
 ) -> RunReport:
     """The parent's whole run: its store row, the children, and one report over them."""
@@ -161,7 +149,7 @@ async def fan_out_report(
 
     run_id = store.create_run("flow-parent", prefect_flow_run_id=parent_flow_run_id)
     log.info("swarm %s: %d repositories, one child run each", run_id, len(repos))
-    children = await run_children(deployment_id, parent_flow_run_id, parameters, repos, store)
-    report = merged_report(run_id, role, dry_run, model, children)
+    children = await run_children(deployment_id, parent_flow_run_id, request, repos, store)
+    report = merged_report(run_id, request.role, request.dry_run, model, children)
     finish_store_run(store, run_id, report)
     return report

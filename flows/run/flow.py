@@ -53,6 +53,7 @@ from flows.run.report import (
     outcome_row,
     paused_identities,
 )
+from flows.run.request import RunRequest
 from flows.run.spend import announce_estimate
 
 if TYPE_CHECKING:
@@ -62,32 +63,16 @@ log = logging.getLogger("flows.run.flow")
 
 
 def _flow_run_name() -> str:
-    params = runtime_flow_run.parameters or {}
-    repos = params.get("targets") or params.get("repos") or ["configured repos"]
-    name = run_name(params.get("role", "reviewer"), repos, bool(params.get("dry_run")))
-    return name + (" (forced)" if params.get("force") else "")
+    asked = RunRequest.of_parameters(runtime_flow_run.parameters)
+    repos = asked.targets or asked.repos or ["configured repos"]
+    name = run_name(asked.role, repos, asked.dry_run)
+    return name + (" (forced)" if asked.force else "")
 
 
 @flow(name="swarm-run", flow_run_name=_flow_run_name, log_prints=False)
-async def swarm_run(
-    repos: list[str] | None = None,
-    role: str = "reviewer",
-    max_workers: int | None = None,
-    dry_run: bool = False,
-    model: str | None = None,
-    shard_threshold_files: int = 40,
-    shard_size: int = 20,
-    summarizer_role: str = "summarizer",
-    fan_out: bool = True,
-    max_cost: float | None = None,
-    overlay: str | None = None,
-    targets: list[str] | None = None,
-    force: bool = False,
-    rerun_id: str | None = None,
-    ack_comment: int | None = None,
-    focus: str | None = None,
-) -> State[RunReport]:
-    """Review every open PR of ``repos`` that ``role`` has not reviewed at its head SHA.
+async def swarm_run(request: RunRequest = RunRequest()) -> State[RunReport]:
+    """Review every open PR of ``repos`` that ``role`` has not reviewed at its head SHA
+    (the fields of ``request``, a :class:`~flows.run.request.RunRequest`).
 
     Started from a deployment over several repositories (and ``fan_out``), the run starts one
     child run per repository on the work pool and reports over them (:mod:`flows.run.children`).
@@ -105,22 +90,15 @@ async def swarm_run(
     FAILED (after publishing everything) when a worker was blocked or failed, so flow retries
     and alerts see it. Either way the state's result is the :class:`RunReport`.
     """
-    from agents.settings.model import ConfigError, load_settings
-    from agents.work import parse_target
+    from agents.settings.model import load_settings
 
-    overrides: dict[str, Any] = {}
-    try:
-        wanted = [parse_target(t) for t in targets or ()]
-    except ValueError as exc:
-        raise ConfigError(f"targets: {exc}") from None
-    if wanted:
-        repos = list(dict.fromkeys(r for r, _ in wanted))
-    if repos:
-        overrides["repos"] = repos
-    if max_workers:
-        overrides["max_workers"] = max_workers
-    if model:
-        overrides["model"] = model
+    wanted = request.pull_requests()
+    repos = list(dict.fromkeys(r for r, _ in wanted)) if wanted else list(request.repos or ())
+    overrides: dict[str, Any] = {"repos": repos} if repos else {}
+    if request.max_workers:
+        overrides["max_workers"] = request.max_workers
+    if request.model:
+        overrides["model"] = request.model
     settings = load_settings(**overrides)
     with project_logs_in_run(settings.log_level):
         deployment_id = runtime_deployment.id
@@ -130,39 +108,16 @@ async def swarm_run(
                 log.info("an earlier run of this deployment is still going; tick skipped")
                 return Completed(name="Skipped", message="an earlier run is still going")
             if not repos:
-                await rename_run(flow_run_id, run_name(role, settings.repos, dry_run))
-            if fan_out and not wanted and len(settings.repos) > 1:
-                return await _fan_out(settings, deployment_id, flow_run_id, role, dry_run, model)
-        return await _run_swarm(
-            settings,
-            role=role,
-            dry_run=dry_run,
-            model=model,
-            shard_threshold_files=shard_threshold_files,
-            shard_size=shard_size,
-            summarizer_role=summarizer_role,
-            max_cost=max_cost,
-            overlays=(overlay, focus),
-            targets=wanted if targets else None,
-            rerun=(rerun_id or str(runtime_flow_run.id or "forced")) if force else None,
-            ack_comment=ack_comment,
-        )
+                await rename_run(
+                    flow_run_id, run_name(request.role, settings.repos, request.dry_run)
+                )
+            if request.fan_out and not wanted and len(settings.repos) > 1:
+                return await _fan_out(settings, deployment_id, flow_run_id, request)
+        return await _run_swarm(settings, request, wanted)
 
 
 async def _run_swarm(
-    settings: Settings,
-    *,
-    role: str,
-    dry_run: bool,
-    model: str | None,
-    shard_threshold_files: int,
-    shard_size: int,
-    summarizer_role: str,
-    max_cost: float | None = None,
-    overlays: tuple[str | None, str | None] = (None, None),  # session, call
-    targets: list[tuple[str, int]] | None = None,
-    rerun: str | None = None,
-    ack_comment: int | None = None,
+    settings: Settings, request: RunRequest, targets: list[tuple[str, int]]
 ) -> State[RunReport]:
     from agents.planning.shards import plan_assignments
     from agents.wiring import build_runtime
@@ -170,6 +125,9 @@ async def _run_swarm(
 
     if not settings.repos:
         raise ValueError("no repositories to work on: pass repos or set SWARM_REPOS")
+    role, dry_run, model = request.role, request.dry_run, request.model
+    # A forced re-review is keyed by its request (default: this flow run), so a retry posts once.
+    rerun = (request.rerun_id or str(runtime_flow_run.id or "forced")) if request.force else None
     started = time.perf_counter()
     chosen = open_model(settings, model)
     try:
@@ -179,14 +137,16 @@ async def _run_swarm(
         raise
     run_id = start_store_run(runtime, trigger="flow", flow_run_id=runtime_flow_run.id)
     try:
-        found = await discover(runtime, settings.repos, role, summarizer_role, targets, rerun)
+        found = await discover(
+            runtime, settings.repos, role, request.summarizer_role, targets or None, rerun
+        )
         discovered = time.perf_counter()
         plan = plan_assignments(
             found.items,
             role,
-            shard_threshold_files=shard_threshold_files,
-            shard_size=shard_size,
-            summarizer_role=summarizer_role,
+            shard_threshold_files=request.shard_threshold_files,
+            shard_size=request.shard_size,
+            summarizer_role=request.summarizer_role,
         )
         total = sum(len(p.assignments) for p in plan)
         log.info(
@@ -197,8 +157,9 @@ async def _run_swarm(
             found.already_reviewed,
         )
         estimate, expected = announce_estimate(runtime, plan)
-        cap = CostCap(max_cost)
+        cap = CostCap(request.max_cost)
         fanout = Fanout(run_id, runtime, settings.max_workers, total, cap, expected)
+        overlays = (request.overlay, request.focus)  # session, call
         fanout.overlays = {role: overlays} if any(overlays) else {}
         fanout.progress_id = await acreate_progress_artifact(
             progress=0.0 if total else 100.0,
@@ -225,7 +186,7 @@ async def _run_swarm(
             outcomes=outcomes,
             paused=paused_identities(outcomes),
             estimate=estimate.line(),
-            max_cost_usd=max_cost,
+            max_cost_usd=request.max_cost,
             left_by_cost_cap=fanout.left_out,
             cost_cap_reason=cap.reason() if fanout.left_out else None,
             buckets=await bucket_snapshots(runtime),
@@ -240,8 +201,8 @@ async def _run_swarm(
         )
         await _publish(report, fanout)
         finish_store_run(runtime.store, run_id, report)
-        if ack_comment is not None and targets:
-            await acknowledge(runtime, role, targets[0][0], ack_comment, report.ok)
+        if request.ack_comment is not None and targets:
+            await acknowledge(runtime, role, targets[0][0], request.ack_comment, report.ok)
         if report.ok:
             return Completed(message=report.headline(), data=report)
         return Failed(message=report.headline(), data=report)
@@ -253,12 +214,7 @@ async def _run_swarm(
 
 
 async def _fan_out(
-    settings: Settings,
-    deployment_id: str,
-    flow_run_id: str,
-    role: str,
-    dry_run: bool,
-    model: str | None,
+    settings: Settings, deployment_id: str, flow_run_id: str, request: RunRequest
 ) -> State[RunReport]:
     from agents.store.store import Store
 
@@ -268,11 +224,9 @@ async def _fan_out(
             store,
             deployment_id=deployment_id,
             parent_flow_run_id=flow_run_id,
-            parameters=dict(runtime_flow_run.parameters or {}),
+            request=request,
             repos=settings.repos,
-            role=role,
-            dry_run=dry_run,
-            model=model or settings.model,
+            model=request.model or settings.model,
         )
     finally:
         store.close()

@@ -7,53 +7,27 @@ and keys from its own environment when it starts.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from flows.local.env import prepare_prefect_env
 from flows.local.prefect_server import use_local_prefect
+from flows.run.request import RunRequest
 
 if TYPE_CHECKING:
     from prefect.deployments.runner import RunnerDeployment
 
 
-def deployment_parameters(
-    *,
-    repos: list[str] | None,
-    role: str,
-    max_workers: int | None,
-    model: str | None,
-    overlay: str | None = None,
-) -> dict[str, Any]:
-    params: dict[str, Any] = {"role": role}
-    if overlay:
-        params["overlay"] = overlay
-    if repos:
-        params["repos"] = list(repos)
-    if max_workers:
-        params["max_workers"] = max_workers
-    if model:
-        params["model"] = model
-    return params
-
-
-def serve_schedule(
-    *,
-    cron: str,
-    repos: list[str] | None,
-    role: str,
-    max_workers: int | None,
-    model: str | None,
-    name: str,
-    overlay: str | None = None,
-) -> None:
+def serve_schedule(request: RunRequest, *, cron: str, name: str) -> None:
+    """Serve ``request`` (its repositories: the configured ones when it names none) every
+    ``cron`` tick as the deployment ``name``."""
     from agents.settings.model import load_settings
     from flows.cli.preflight import needs, repo_flags, serving_checks
 
     # Before a Prefect server is started for nothing.
     settings = load_settings(
         needs=needs(any_identity=True, repos=True),
-        checks=serving_checks(overlay, model),
-        **repo_flags(repos),
+        checks=serving_checks(request.overlay, request.model),
+        **repo_flags(request.repos),
     )
     prepare_prefect_env()
     # The schedule lives in the Prefect server: the local one unless PREFECT_API_URL says.
@@ -61,22 +35,23 @@ def serve_schedule(
     _check_cron(cron)
     from prefect import serve
 
+    asked = request.model_copy(update={"repos": tuple(settings.repos)})
+    serve(scheduled_deployment(asked, cron=cron, name=name))
+
+
+def scheduled_deployment(request: RunRequest, *, cron: str, name: str) -> RunnerDeployment:
+    """The ``swarm-run`` deployment that runs ``request`` on ``cron``; its parameters are the
+    request's fields that differ from the defaults."""
     from flows.run.flow import swarm_run
 
     deployment = swarm_run.to_deployment(  # a coroutine only when called from async code
         name=name,
         cron=cron,
-        parameters=deployment_parameters(
-            repos=list(settings.repos),
-            role=role,
-            max_workers=max_workers,
-            model=model,
-            overlay=overlay,
-        ),
-        tags=["swarm", f"role:{role}"],
+        parameters=request.parameters(),
+        tags=["swarm", f"role:{request.role}"],
         description="Review every open PR that changed since the swarm last looked.",
     )
-    serve(cast("RunnerDeployment", deployment))
+    return cast("RunnerDeployment", deployment)
 
 
 def _check_cron(cron: str) -> None:

@@ -16,11 +16,14 @@ import logging
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Generic, TypeVar
+
+from flows.run.request import RunRequest
 
 log = logging.getLogger("flows.events")
 
-Runner = Callable[[dict[str, Any]], Awaitable[object]]
+# What a queued piece of work is: a flow run's request, or the feedback the learner reads.
+P = TypeVar("P")
 KEYS_REMEMBERED = 10_000
 
 
@@ -28,14 +31,16 @@ class Overlaid:
     """Every run ``inner`` starts carries ``overlay`` as its session overlay (``swarm webhook
     serve --overlay``); a PR command's focus is a call overlay and still lies above it."""
 
-    def __init__(self, inner: DeploymentEnqueuer | InProcessEnqueuer, overlay: str | None) -> None:
+    def __init__(
+        self, inner: DeploymentEnqueuer | InProcessEnqueuer[RunRequest], overlay: str | None
+    ) -> None:
         self.inner = inner
         self.overlay = overlay
 
-    async def enqueue(self, parameters: dict[str, Any], key: str) -> str:
+    async def enqueue(self, request: RunRequest, key: str) -> str:
         if self.overlay:
-            parameters = {**parameters, "overlay": self.overlay}
-        return await self.inner.enqueue(parameters, key)
+            request = request.model_copy(update={"overlay": self.overlay})
+        return await self.inner.enqueue(request, key)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -45,12 +50,17 @@ class DeploymentEnqueuer:
     def __init__(self, deployment: str) -> None:
         self.deployment = deployment
 
-    async def enqueue(self, parameters: dict[str, Any], key: str) -> str:
+    async def enqueue(self, request: RunRequest, key: str) -> str:
+        from prefect.client.orchestration import get_client
         from prefect.deployments.flow_runs import arun_deployment
 
+        # The event's fields over the deployment's request (its model, its worker cap, ...).
+        async with get_client() as client:
+            deployment = await client.read_deployment_by_name(self.deployment)
+        asked = request.over(RunRequest.of_parameters(deployment.parameters))
         run = await arun_deployment(
-            self.deployment,
-            parameters=parameters,
+            deployment.id,
+            parameters=asked.parameters(),
             timeout=0,
             idempotency_key=key,
             as_subflow=False,
@@ -61,21 +71,21 @@ class DeploymentEnqueuer:
         return None
 
 
-async def run_flow_here(parameters: dict[str, Any]) -> object:
+async def run_flow_here(request: RunRequest) -> object:
     """One ``swarm-run`` flow run in this process (its own runtime, store and gateways)."""
     from flows.run.flow import swarm_run
 
-    return await swarm_run(**parameters, return_state=True)
+    return await swarm_run(request, return_state=True)
 
 
-class InProcessEnqueuer:
-    def __init__(self, concurrency: int, runner: Runner = run_flow_here) -> None:
+class InProcessEnqueuer(Generic[P]):
+    def __init__(self, concurrency: int, runner: Callable[[P], Awaitable[object]]) -> None:
         self.runner = runner
         self.limit = asyncio.Semaphore(concurrency)
         self._keys: OrderedDict[str, str] = OrderedDict()
         self._tasks: set[asyncio.Task[None]] = set()
 
-    async def enqueue(self, parameters: dict[str, Any], key: str) -> str:
+    async def enqueue(self, work: P, key: str) -> str:
         known = self._keys.get(key)
         if known is not None:
             return known
@@ -83,15 +93,15 @@ class InProcessEnqueuer:
         self._keys[key] = run_id
         while len(self._keys) > KEYS_REMEMBERED:
             self._keys.popitem(last=False)
-        task = asyncio.create_task(self._run(run_id, parameters))
+        task = asyncio.create_task(self._run(run_id, work))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return run_id
 
-    async def _run(self, run_id: str, parameters: dict[str, Any]) -> None:
+    async def _run(self, run_id: str, work: P) -> None:
         async with self.limit:
             try:
-                await self.runner(parameters)
+                await self.runner(work)
             except Exception as exc:
                 from agents.redact import redact
 

@@ -53,19 +53,25 @@ def build_receiver(
     from agents.roles.files import load_roles
     from agents.store import Store
     from flows.run.bot import BotCommands
+    from flows.run.request import RunRequest
     from flows.webhook.app import WebhookReceiver
-    from flows.webhook.enqueue import DeploymentEnqueuer, InProcessEnqueuer, Overlaid
+    from flows.webhook.enqueue import (
+        DeploymentEnqueuer,
+        InProcessEnqueuer,
+        Overlaid,
+        run_flow_here,
+    )
     from flows.webhook.learning import FeedbackLearner
     from flows.webhook.sink import EventSink
 
     secret = read_webhook_secret(settings)
     roles = load_roles(settings.roles_dir)
     chosen = deployment or settings.webhook_deployment
-    inner: DeploymentEnqueuer | InProcessEnqueuer
+    inner: DeploymentEnqueuer | InProcessEnqueuer[RunRequest]
     if chosen:
         inner = DeploymentEnqueuer(chosen)
     else:
-        inner = InProcessEnqueuer(concurrency or settings.webhook_concurrency)
+        inner = InProcessEnqueuer(concurrency or settings.webhook_concurrency, run_flow_here)
     enqueuer = Overlaid(inner, overlay)
     store = Store.open(settings.store_url, settings.data_dir)
     reviewer = roles.get("reviewer")

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from agents.events.commands import HELP_TEXT, Command, may_command
 from agents.events.routing import EventWork
+from flows.run.request import RunRequest
 from flows.webhook.app import Submitted
 
 log = logging.getLogger("flows.events")
@@ -28,28 +29,36 @@ class CommandGitHub(Protocol):
 
 
 class Enqueuer(Protocol):
-    async def enqueue(self, parameters: dict[str, Any], key: str) -> str:
+    async def enqueue(self, request: RunRequest, key: str) -> str:
         """Start (or find, for a key seen before) the flow run; its id."""
         ...
 
 
-def flow_parameters(work: EventWork, delivery_id: str) -> dict[str, Any]:
-    """The ``swarm-run`` parameters for ``work``: plain data, nothing secret."""
-    parameters: dict[str, Any] = {"targets": [work.target], "role": work.role}
-    if work.kind == "command":
-        parameters["force"] = True
-        parameters["rerun_id"] = re.sub(r"[^A-Za-z0-9_.-]", "-", delivery_id)[:64]
-        parameters["ack_comment"] = work.comment_id
-        if work.focus:
-            parameters["focus"] = work.focus
-    return parameters
+class Learner(Protocol):
+    async def enqueue(self, parameters: dict[str, Any], key: str) -> str:
+        """Queue the feedback on one PR for learning; an id for the delivery's row."""
+        ...
+
+
+def flow_request(work: EventWork, delivery_id: str) -> RunRequest:
+    """The ``swarm-run`` request for ``work``: plain data, nothing secret."""
+    if work.kind != "command":
+        return RunRequest(targets=(work.target,), role=work.role)
+    return RunRequest(
+        targets=(work.target,),
+        role=work.role,
+        force=True,
+        rerun_id=re.sub(r"[^A-Za-z0-9_.-]", "-", delivery_id)[:64],
+        ack_comment=work.comment_id,
+        focus=work.focus or None,
+    )
 
 
 class EventSink:
     """``learner``: where feedback is queued (in process, bounded; None: not learned from)."""
 
     def __init__(
-        self, enqueuer: Enqueuer, github: CommandGitHub, learner: Enqueuer | None = None
+        self, enqueuer: Enqueuer, github: CommandGitHub, learner: Learner | None = None
     ) -> None:
         self.enqueuer = enqueuer
         self.github = github
@@ -77,7 +86,7 @@ class EventSink:
             assert work.comment_id is not None
             await self.github.react(work.repo, work.comment_id, "eyes")
         run_id = await self.enqueuer.enqueue(
-            flow_parameters(work, delivery_id), work.work_key(delivery_id)
+            flow_request(work, delivery_id), work.work_key(delivery_id)
         )
         log.info("%s %s as %s: flow run %s", work.kind, work.target, work.role, run_id)
         return Submitted("enqueued", f"{work.kind} {work.target} as {work.role}", run_id)

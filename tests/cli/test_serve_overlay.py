@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from flows.run.serve import deployment_parameters
+from flows.run.request import RunRequest
+from flows.run.serve import scheduled_deployment
 from tests.cli.conftest import EXIT_USAGE, assert_error, swarm
 
 KNOWN = "(known: reviewer, security-reviewer, summarizer, triager)"
@@ -36,10 +37,8 @@ def test_a_serve_command_refuses_an_overlay_naming_no_role(
 def test_serve_help_names_the_overlay_flag_and_the_schedule_carries_it() -> None:
     assert "--overlay" in swarm("webhook", "serve", "--help").output
     assert "--overlay" in swarm("serve", "--help").output
-    params = deployment_parameters(
-        repos=["acme/widgets"], role="reviewer", max_workers=None, model=None, overlay="triager"
-    )
-    assert params == {"role": "reviewer", "overlay": "triager", "repos": ["acme/widgets"]}
-    assert "overlay" not in deployment_parameters(
-        repos=None, role="reviewer", max_workers=None, model=None
-    )
+    overlaid = RunRequest(repos=["acme/widgets"], overlay="triager")
+    params = scheduled_deployment(overlaid, cron="*/30 * * * *", name="s").parameters
+    assert params == {"request": {"overlay": "triager", "repos": ["acme/widgets"]}}
+    plain = scheduled_deployment(RunRequest(), cron="*/30 * * * *", name="s").parameters
+    assert "overlay" not in plain["request"]

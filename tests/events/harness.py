@@ -17,6 +17,7 @@ import pytest
 from agents.posting.keys import review_key_prefix
 from agents.store import Store
 from flows.run.bot import BotCommands
+from flows.run.request import RunRequest
 from flows.webhook.app import WebhookReceiver, create_webhook_app
 from flows.webhook.enqueue import InProcessEnqueuer
 from flows.webhook.learning import FeedbackLearner
@@ -40,10 +41,10 @@ URL = "http://swarm.test/github/webhook"
 class Started:
     """Flow runs the receiver asked for, in order."""
 
-    parameters: list[dict[str, Any]] = field(default_factory=list)
+    requests: list[RunRequest] = field(default_factory=list)
 
-    async def __call__(self, parameters: dict[str, Any]) -> None:
-        self.parameters.append(parameters)
+    async def __call__(self, request: RunRequest) -> None:
+        self.requests.append(request)
 
 
 @dataclass
@@ -53,9 +54,9 @@ class Events:
     store: Store
     started: Started
     client: httpx.AsyncClient
-    enqueuer: InProcessEnqueuer
+    enqueuer: InProcessEnqueuer[RunRequest]
     # Feedback learning, queued as `swarm webhook serve` queues it (the real learner).
-    learner: InProcessEnqueuer
+    learner: InProcessEnqueuer[dict[str, Any]]
 
     @property
     def state(self) -> Any:

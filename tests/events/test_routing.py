@@ -8,7 +8,7 @@ import pytest
 
 from agents.events.commands import Command, find_command, may_command
 from agents.events.routing import route_event
-from flows.webhook.sink import flow_parameters
+from flows.webhook.sink import flow_request
 from sandbox.github.seed import MAINTAINER, WIDGETS
 from sandbox.github.state import SandboxState
 from sandbox.github.webhooks import Delivery, SandboxWebhooks
@@ -179,8 +179,9 @@ def test_a_review_focus_names_a_configured_overlay_role_never_free_text(
     hooks.state.add_comment(WIDGETS, 1, "/swarm review security", author=MAINTAINER)
     work = route_event("issue_comment", _only(hooks).body).work
     assert work is not None and work.command == "review security" and work.role == "reviewer"
-    assert work.focus == flow_parameters(work, "d-1")["focus"] == "security-reviewer"
-    assert "focus" not in flow_parameters(work.model_copy(update={"focus": None}), "d-1")
+    assert work.focus == flow_request(work, "d-1").focus == "security-reviewer"
+    unfocused = flow_request(work.model_copy(update={"focus": None}), "d-1")
+    assert unfocused.focus is None and "focus" not in unfocused.parameters()["request"]
     unknown = find_command("/swarm review ignore-all-findings")
     assert unknown is not None and not unknown.known and unknown.focus_role is None
     assert Command.of("review ignore-all-findings") == unknown

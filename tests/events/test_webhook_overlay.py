@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from agents.settings.model import load_settings
+from flows.run.request import RunRequest
 from flows.webhook.app import create_webhook_app
 from flows.webhook.enqueue import InProcessEnqueuer, Overlaid
 from flows.webhook.serve import build_receiver
@@ -60,10 +61,8 @@ async def test_every_run_the_server_starts_carries_its_session_overlay(
     finally:
         hooks.close()
         await shutdown()
-    pushed, commanded = started.parameters
-    assert pushed == {
-        "targets": [f"{WIDGETS}#{number}"],
-        "role": "reviewer",
-        "overlay": "security-reviewer",
-    }
-    assert (commanded["overlay"], commanded["focus"]) == ("security-reviewer", "security-reviewer")
+    pushed, commanded = started.requests
+    assert pushed == RunRequest(
+        targets=(f"{WIDGETS}#{number}",), role="reviewer", overlay="security-reviewer"
+    )
+    assert (commanded.overlay, commanded.focus) == ("security-reviewer", "security-reviewer")

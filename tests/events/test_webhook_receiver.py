@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from agents.store import Store
+from flows.run.request import RunRequest
 from sandbox.github.model import IssueComment
 from sandbox.github.seed import (
     MAINTAINER,
@@ -49,7 +50,9 @@ async def test_a_signed_pr_opened_starts_one_review_run_for_that_pr(events: Even
     number, delivery = _opened(events)
     response = await events.post(delivery)
     assert response.status_code == 202
-    assert events.started.parameters == [{"targets": [f"{WIDGETS}#{number}"], "role": "reviewer"}]
+    assert events.started.requests == [
+        RunRequest(targets=(f"{WIDGETS}#{number}",), role="reviewer")
+    ]
     record = events.store.get_delivery(delivery.delivery_id)
     assert record is not None and record.outcome == "enqueued"
     assert (record.event, record.action, record.repo, record.number) == (
@@ -88,7 +91,7 @@ async def test_an_unsigned_or_forged_delivery_gets_401_with_no_detail_and_starts
     )
     await events.enqueuer.drain()
     assert (response.status_code, response.content) == (401, b"")
-    assert events.started.parameters == []
+    assert events.started.requests == []
     assert events.store.get_delivery(delivery.delivery_id) is None
 
 
@@ -97,7 +100,7 @@ async def test_a_valid_sha1_signature_is_refused_as_the_wrong_algorithm(events: 
     sha1 = "sha1=" + hmac.new(SECRET.encode(), delivery.body, hashlib.sha1).hexdigest()
     response = await events.post(delivery, **{"X-Hub-Signature-256": sha1})
     assert response.status_code == 401
-    assert events.started.parameters == []
+    assert events.started.requests == []
 
 
 async def test_a_body_with_a_changed_byte_fails_its_signature(events: Events) -> None:
@@ -127,7 +130,7 @@ async def test_an_oversized_body_is_refused_before_it_is_hashed_or_recorded(
     )
     assert streamed.status_code == 413
     assert events.store.get_delivery(big.delivery_id) is None
-    assert events.started.parameters == []
+    assert events.started.requests == []
 
 
 async def test_a_redelivery_answers_200_and_starts_nothing_new(events: Events) -> None:
@@ -135,7 +138,7 @@ async def test_a_redelivery_answers_200_and_starts_nothing_new(events: Events) -
     assert (await events.post(delivery)).status_code == 202
     again = await events.post(delivery)
     assert (again.status_code, again.json()) == (200, {"status": "duplicate"})
-    assert len(events.started.parameters) == 1
+    assert len(events.started.requests) == 1
 
 
 async def test_a_captured_delivery_replayed_under_a_new_id_starts_nothing(events: Events) -> None:
@@ -143,7 +146,7 @@ async def test_a_captured_delivery_replayed_under_a_new_id_starts_nothing(events
     assert (await events.post(delivery)).status_code == 202
     replay = await events.post(delivery, **{"X-GitHub-Delivery": "ffffffff-0000-replayed"})
     assert (replay.status_code, replay.json()) == (200, {"status": "duplicate"})
-    assert len(events.started.parameters) == 1
+    assert len(events.started.requests) == 1
 
 
 async def test_two_deliveries_of_the_same_push_start_one_run(events: Events) -> None:
@@ -151,7 +154,9 @@ async def test_two_deliveries_of_the_same_push_start_one_run(events: Events) -> 
     second = events.hooks.make("pull_request", {**first.payload, "action": "reopened"})
     assert (await events.post(first)).status_code == 202
     assert (await events.post(second)).status_code == 202
-    assert events.started.parameters == [{"targets": [f"{WIDGETS}#{number}"], "role": "reviewer"}]
+    assert events.started.requests == [
+        RunRequest(targets=(f"{WIDGETS}#{number}",), role="reviewer")
+    ]
 
 
 async def test_an_event_for_a_repository_this_swarm_does_not_serve_is_ignored(
@@ -163,7 +168,7 @@ async def test_an_event_for_a_repository_this_swarm_does_not_serve_is_ignored(
     response = await events.post(delivery)
     assert response.status_code == 200
     assert response.json()["reason"] == "other/elsewhere is not a repository this swarm serves"
-    assert events.started.parameters == []
+    assert events.started.requests == []
 
 
 async def test_an_event_for_another_installation_is_ignored(events: Events) -> None:
@@ -171,7 +176,7 @@ async def test_an_event_for_another_installation_is_ignored(events: Events) -> N
     foreign = events.hooks.make("pull_request", {**delivery.payload, "installation": {"id": 9}})
     response = await events.post(foreign)
     assert (response.status_code, response.json()["status"]) == (200, "ignored")
-    assert events.started.parameters == []
+    assert events.started.requests == []
 
 
 async def test_an_unparseable_signed_body_is_ignored(events: Events) -> None:
@@ -184,7 +189,7 @@ async def test_a_delivery_without_event_or_id_headers_is_a_400(events: Events) -
     _, delivery = _opened(events)
     response = await events.post(delivery, **{"X-GitHub-Delivery": "../../etc"})
     assert response.status_code == 400
-    assert events.started.parameters == []
+    assert events.started.requests == []
 
 
 def _comment(
@@ -198,14 +203,14 @@ def _comment(
 async def test_swarm_review_from_a_writer_is_acknowledged_and_runs_forced(events: Events) -> None:
     comment, delivery = _comment(events, "/swarm review", WRITER)
     assert (await events.post(delivery)).status_code == 202
-    assert events.started.parameters == [
-        {
-            "targets": [f"{WIDGETS}#{WIDGETS_PR_CLEAN}"],
-            "role": "reviewer",
-            "force": True,
-            "rerun_id": delivery.delivery_id,
-            "ack_comment": comment.id,
-        }
+    assert events.started.requests == [
+        RunRequest(
+            targets=(f"{WIDGETS}#{WIDGETS_PR_CLEAN}",),
+            role="reviewer",
+            force=True,
+            rerun_id=delivery.delivery_id,
+            ack_comment=comment.id,
+        )
     ]
     assert comment.reactions == [(REVIEWER_BOT, "eyes")]
 
@@ -213,7 +218,7 @@ async def test_swarm_review_from_a_writer_is_acknowledged_and_runs_forced(events
 async def test_swarm_security_runs_the_security_reviewer(events: Events) -> None:
     _, delivery = _comment(events, "/swarm security", MAINTAINER)
     await events.post(delivery)
-    assert [p["role"] for p in events.started.parameters] == ["security-reviewer"]
+    assert [r.role for r in events.started.requests] == ["security-reviewer"]
 
 
 @pytest.mark.parametrize(
@@ -231,7 +236,7 @@ async def test_a_command_without_write_access_starts_nothing_and_writes_nothing(
     comment, delivery = _comment(events, "/swarm review", who)
     response = await events.post(delivery)
     assert response.status_code == 202
-    assert events.started.parameters == []
+    assert events.started.requests == []
     assert comment.reactions == []
     assert events.bot_writes() == []
     record = events.store.get_delivery(delivery.delivery_id)
@@ -242,7 +247,7 @@ async def test_a_command_from_a_bot_is_ignored_before_any_github_call(events: Ev
     _, delivery = _comment(events, "/swarm review", REVIEWER_BOT)
     response = await events.post(delivery)
     assert (response.status_code, response.json()["status"]) == (200, "ignored")
-    assert events.started.parameters == []
+    assert events.started.requests == []
     assert events.state.requests_by(REVIEWER_BOT) == []
 
 
@@ -250,13 +255,13 @@ async def test_a_command_on_an_issue_is_ignored(events: Events) -> None:
     _, delivery = _comment(events, "/swarm review", MAINTAINER, number=4)
     response = await events.post(delivery)
     assert response.json()["reason"].endswith("/swarm commands work on pull requests only")
-    assert events.started.parameters == []
+    assert events.started.requests == []
 
 
 async def test_swarm_help_replies_with_the_commands_and_starts_nothing(events: Events) -> None:
     _, delivery = _comment(events, "/swarm help", WRITER)
     await events.post(delivery)
-    assert events.started.parameters == []
+    assert events.started.requests == []
     replies = [
         c.body
         for c in events.state.repo(WIDGETS).issues[WIDGETS_PR_CLEAN].comments
@@ -270,7 +275,7 @@ async def test_an_unknown_command_gets_a_short_reply_and_a_confused_reaction(
 ) -> None:
     comment, delivery = _comment(events, "/swarm deploy", WRITER)
     await events.post(delivery)
-    assert events.started.parameters == []
+    assert events.started.requests == []
     assert comment.reactions == [(REVIEWER_BOT, "confused")]
     [reply] = [
         c.body
@@ -284,8 +289,8 @@ async def test_an_opened_issue_starts_a_triage_run(events: Events) -> None:
     issue = events.state.add_issue(WIDGETS, "Crash", "It crashes")
     [delivery] = events.hooks.take()
     await events.post(delivery)
-    assert events.started.parameters == [
-        {"targets": [f"{WIDGETS}#{issue.number}"], "role": "triager"}
+    assert events.started.requests == [
+        RunRequest(targets=(f"{WIDGETS}#{issue.number}",), role="triager")
     ]
 
 

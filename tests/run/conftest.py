@@ -84,17 +84,19 @@ def swarm(
 
 
 def run_swarm(**parameters: Any) -> tuple[Any, Any]:
-    """Run the flow in this process; returns (final state, RunReport)."""
+    """Run the flow in this process on a request of ``parameters`` (the scripted model unless
+    they name one); returns (final state, RunReport)."""
     from flows.run.flow import swarm_run
+    from flows.run.request import RunRequest
 
     flow = swarm_run
     options = parameters.pop("flow_options", None)
     if options:
         flow = swarm_run.with_options(**options)
-    parameters.setdefault("model", "scripted")
+    request = RunRequest(**{"model": "scripted", **parameters})
 
     async def run() -> Any:
-        return await flow(**parameters, return_state=True)
+        return await flow(request, return_state=True)
 
     state = asyncio.run(run())
     return state, state.result(raise_on_failure=False)

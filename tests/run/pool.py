@@ -188,9 +188,12 @@ class WorkPool:
     def deployment_id(self, name: str = DEPLOYMENT) -> str:
         return str(self.server.api("GET", f"/deployments/name/{name}")["id"])
 
-    def trigger(self, **parameters: Any) -> str:
-        """A run a person starts (the UI's "Quick run" / "Custom run"): its flow run id."""
-        body = {"parameters": parameters} if parameters else {}
+    def trigger(self, **fields: Any) -> str:
+        """A run a person starts (the UI's "Quick run", or a "Custom run" changing ``fields`` of
+        the deployment's request in the form it fills in): its flow run id."""
+        deployment = self.server.api("GET", f"/deployments/{self.deployment_id()}")
+        request = {**(deployment["parameters"].get("request") or {}), **fields}
+        body = {"parameters": {"request": request}} if fields else {}
         run = self.server.api("POST", f"/deployments/{self.deployment_id()}/create_flow_run", body)
         return str(run["id"])
 

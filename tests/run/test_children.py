@@ -6,8 +6,9 @@ from pathlib import Path
 
 from agents.outcome import WorkerOutcome
 from agents.store.store import Store
-from flows.run.children import ChildRun, child_parameters, child_report, merged_report
+from flows.run.children import ChildRun, child_report, merged_report
 from flows.run.report import RunReport
+from flows.run.request import RunRequest
 
 
 def _report(repo: str, posted: int) -> RunReport:
@@ -25,20 +26,22 @@ def _report(repo: str, posted: int) -> RunReport:
 
 
 def test_a_child_never_fans_out_again_and_covers_only_its_repository() -> None:
-    parent = {"repos": None, "role": "reviewer", "max_workers": 16, "fan_out": True}
-    assert child_parameters(parent, "acme/a") == {
-        "repos": ["acme/a"],
-        "role": "reviewer",
-        "max_workers": 16,
-        "fan_out": False,
+    parent = RunRequest(role="security-reviewer", max_workers=16, fan_out=True)
+    assert parent.for_child("acme/a", 1).parameters() == {
+        "request": {
+            "repos": ["acme/a"],
+            "role": "security-reviewer",
+            "max_workers": 16,
+            "fan_out": False,
+        }
     }
 
 
 def test_a_cost_cap_is_shared_out_so_the_children_together_stay_under_it() -> None:
-    parent = {"repos": None, "role": "reviewer", "max_cost": 3.0}
-    shares = [child_parameters(parent, f"acme/{n}", 3)["max_cost"] for n in "abc"]
+    parent = RunRequest(max_cost=3.0)
+    shares = [parent.for_child(f"acme/{n}", 3).max_cost for n in "abc"]
     assert shares == [1.0, 1.0, 1.0]
-    assert "max_cost" not in child_parameters({"role": "reviewer"}, "acme/a", 3)
+    assert "max_cost" not in RunRequest().for_child("acme/a", 3).parameters()["request"]
 
 
 def test_the_parent_counts_every_childs_reviews() -> None:

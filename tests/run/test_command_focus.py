@@ -54,7 +54,7 @@ async def command_then_push(swarm: Swarm, claude: ScriptedModel) -> int:
     run; how many model requests the command's run made."""
     with Store.open(None, swarm.data_dir) as store:
         async with receiver_over(swarm.server, store) as events:
-            events.enqueuer.runner = lambda p: run_flow_here({**p, "model": MODEL})
+            events.enqueuer.runner = lambda r: run_flow_here(r.model_copy(update={"model": MODEL}))
             events.state.add_comment(WIDGETS, PR, "/swarm review security", author=WRITER)
             [command] = events.hooks.take()
             assert (await events.post(command)).status_code == 202  # post() waits for the run

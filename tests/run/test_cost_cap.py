@@ -53,9 +53,10 @@ def test_swarm_run_prints_the_estimate_before_any_worker_starts(
     swarm: Swarm, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from flows.cli.runner import execute_flow
+    from flows.run.request import RunRequest
 
     report = execute_flow(
-        repos=[WIDGETS], role="reviewer", dry_run=True, model="scripted", max_cost=0.0
+        RunRequest(repos=[WIDGETS], role="reviewer", dry_run=True, model="scripted", max_cost=0.0)
     )
     out = capsys.readouterr().out
     assert "estimate: 3 PR(s), 3 worker(s), about " in out

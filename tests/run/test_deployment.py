@@ -7,7 +7,8 @@ from typing import Any
 
 import yaml
 
-from flows.run.serve import deployment_parameters
+from flows.run.request import RunRequest
+from flows.run.serve import scheduled_deployment
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,21 +23,20 @@ def test_serve_builds_a_cron_deployment_with_plain_parameters() -> None:
     from prefect.client.schemas.schedules import CronSchedule
     from prefect.deployments.runner import RunnerDeployment
 
-    from flows.run.flow import swarm_run
-
-    params = deployment_parameters(
-        repos=["acme/widgets"], role="reviewer", max_workers=4, model="scripted"
-    )
-    deployment = swarm_run.to_deployment(
-        name="swarm-scheduled", cron="*/30 * * * *", parameters=params
-    )
+    request = RunRequest(repos=["acme/widgets"], role="triager", max_workers=4, model="scripted")
+    deployment = scheduled_deployment(request, name="swarm-scheduled", cron="*/30 * * * *")
     assert isinstance(deployment, RunnerDeployment)  # called outside a loop: not a coroutine
+    # Plain JSON, only what differs from the defaults, and it reads back as the same request.
     assert deployment.parameters == {
-        "role": "reviewer",
-        "repos": ["acme/widgets"],
-        "max_workers": 4,
-        "model": "scripted",
+        "request": {
+            "repos": ["acme/widgets"],
+            "role": "triager",
+            "max_workers": 4,
+            "model": "scripted",
+        }
     }
+    assert RunRequest.of_parameters(deployment.parameters) == request
+    assert deployment.tags == ["swarm", "role:triager"]
     [schedule] = deployment.schedules or []
     assert isinstance(schedule.schedule, CronSchedule)
     assert schedule.schedule.cron == "*/30 * * * *"

@@ -11,8 +11,9 @@ from uuid import UUID
 import pytest
 
 from agents.events.routing import EventWork
+from flows.run.request import RunRequest
 from flows.webhook.enqueue import DeploymentEnqueuer
-from flows.webhook.sink import flow_parameters
+from flows.webhook.sink import flow_request
 
 pytestmark = pytest.mark.prefect
 
@@ -34,18 +35,25 @@ def test_the_same_key_gets_the_same_flow_run_and_parameters_reach_it(
     )
 
     async def scenario() -> tuple[str, str, str, Any]:
-        deployment = await swarm_run.ato_deployment(name="swarm-events-test")
+        # The deployment's own request: its fields stay under what each event asks.
+        deployment = await swarm_run.ato_deployment(
+            name="swarm-events-test",
+            parameters=RunRequest(max_workers=3, model="scripted").parameters(),
+        )
         await cast("Awaitable[Any]", deployment.apply())
         enqueuer = DeploymentEnqueuer("swarm-run/swarm-events-test")
         key = work.work_key("delivery-1")
-        first = await enqueuer.enqueue(flow_parameters(work, "delivery-1"), key)
-        again = await enqueuer.enqueue(flow_parameters(work, "delivery-2"), key)
-        other = await enqueuer.enqueue(flow_parameters(work, "d-3"), "review:other")
+        first = await enqueuer.enqueue(flow_request(work, "delivery-1"), key)
+        again = await enqueuer.enqueue(flow_request(work, "delivery-2"), key)
+        other = await enqueuer.enqueue(flow_request(work, "d-3"), "review:other")
         async with get_client() as client:
             run = await client.read_flow_run(UUID(first))
         return first, again, other, run
 
     first, again, other, run = asyncio.run(scenario())
     assert first == again != other
-    assert run.parameters == {"targets": ["acme/widgets#3"], "role": "reviewer"}
+    # What the event asked over the deployment's request; the default role is left out.
+    assert run.parameters == {
+        "request": {"targets": ["acme/widgets#3"], "max_workers": 3, "model": "scripted"}
+    }
     assert run.idempotency_key == f"review:acme/widgets#3@{'a' * 40}:reviewer"

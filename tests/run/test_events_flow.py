@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import pytest
 
 from agents.store import Store
 from agents.tools.review import RERUN_NOTE
+from flows.run.request import RunRequest
 from flows.webhook.enqueue import run_flow_here
 from sandbox.github.seed import (
     REVIEWER_BOT,
@@ -31,17 +31,17 @@ from tests.run.conftest import Swarm, run_swarm
 pytestmark = pytest.mark.prefect
 
 
-def _scenario(swarm: Swarm, body: Callable[[Events], Awaitable[None]]) -> list[dict[str, Any]]:
+def _scenario(swarm: Swarm, body: Callable[[Events], Awaitable[None]]) -> list[RunRequest]:
     """Run ``body`` against a receiver whose runs are real flow runs; the runs it started."""
-    started: list[dict[str, Any]] = []
+    started: list[RunRequest] = []
 
     async def main() -> None:
         with Store.open(None, swarm.data_dir) as store:
             async with receiver_over(swarm.server, store) as events:
 
-                async def really_run(parameters: dict[str, Any]) -> None:
-                    started.append(parameters)
-                    await run_flow_here({**parameters, "model": "scripted"})
+                async def really_run(request: RunRequest) -> None:
+                    started.append(request)
+                    await run_flow_here(request.model_copy(update={"model": "scripted"}))
 
                 events.enqueuer.runner = really_run
                 await body(events)

@@ -80,7 +80,7 @@ async def test_a_signed_hostile_body_gets_400_with_no_detail_and_starts_nothing(
     response = await events.post(_signed("pull_request", body, f"hostile-{len(body)}"))
     assert (response.status_code, response.content) == (400, b"")
     assert events.store.get_delivery(f"hostile-{len(body)}") is None
-    assert events.started.parameters == []
+    assert events.started.requests == []
     assert events.bot_writes() == []
 
 
@@ -93,7 +93,7 @@ async def test_a_pr_number_github_could_send_but_no_column_holds_is_ignored_not_
     assert (response.status_code, response.json()["status"]) == (200, "ignored")
     record = events.store.get_delivery("wide-number")
     assert record is not None and record.number is None
-    assert events.started.parameters == []
+    assert events.started.requests == []
 
 
 async def test_the_same_payload_with_a_real_number_still_starts_its_review(
@@ -103,4 +103,4 @@ async def test_the_same_payload_with_a_real_number_still_starts_its_review(
     body = json.dumps(payload).encode()
     response = await events.post(_signed("pull_request", body, "a-real-one"))
     assert response.status_code == 202
-    assert len(events.started.parameters) == 1
+    assert len(events.started.requests) == 1
