@@ -3,14 +3,20 @@ audit log of mutations, and rate-limit snapshots."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
 
 from agents.store.base import StoreBase, clean, clean_json, utcnow
-from agents.store.records import AuditRecord, LlmCallRecord, RateLimitRecord
+from agents.store.records import (
+    AuditRecord,
+    GitHubCall,
+    LlmCall,
+    LlmCallRecord,
+    RateLimitRecord,
+)
 from agents.store.schema import (
     audit_log,
     github_calls,
@@ -23,43 +29,27 @@ MUTATING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 class CallsMixin(StoreBase):
-    def record_llm_call(
-        self,
-        *,
-        worker_id: str | None,
-        model: str,
-        prefix_hash: str | None,
-        role_chain: Sequence[str],
-        input_tokens: int,
-        cache_read_tokens: int,
-        cache_write_tokens: int,
-        output_tokens: int,
-        cost: float,
-        latency_ms: int,
-        stop_reason: str | None,
-        cache_miss: bool | None = None,
-        memory_hash: str | None = None,
-    ) -> None:
-        """``cache_miss`` defaults to "a cacheable prefix was sent but nothing was read"."""
+    def record_llm_call(self, call: LlmCall) -> None:
+        cache_miss = call.cache_miss
         if cache_miss is None:
-            cache_miss = prefix_hash is not None and cache_read_tokens == 0
+            cache_miss = call.prefix_hash is not None and call.cache_read_tokens == 0
         self._insert(
             llm_calls,
             {
-                "worker_id": worker_id,
-                "model": clean(model),
-                "prefix_hash": clean(prefix_hash),
-                "role_chain": clean_json(list(role_chain)),
-                "input_tokens": input_tokens,
-                "cache_read_tokens": cache_read_tokens,
-                "cache_write_tokens": cache_write_tokens,
-                "output_tokens": output_tokens,
-                "cost": cost,
-                "latency_ms": latency_ms,
-                "stop_reason": clean(stop_reason),
+                "worker_id": call.worker_id,
+                "model": clean(call.model),
+                "prefix_hash": clean(call.prefix_hash),
+                "role_chain": clean_json(list(call.role_chain)),
+                "input_tokens": call.input_tokens,
+                "cache_read_tokens": call.cache_read_tokens,
+                "cache_write_tokens": call.cache_write_tokens,
+                "output_tokens": call.output_tokens,
+                "cost": call.cost,
+                "latency_ms": call.latency_ms,
+                "stop_reason": clean(call.stop_reason),
                 "cache_miss": cache_miss,
                 "at": utcnow(),
-                "memory_hash": clean(memory_hash),
+                "memory_hash": clean(call.memory_hash),
             },
         )
 
@@ -93,43 +83,25 @@ class CallsMixin(StoreBase):
                 sa.select(prompt_prefixes.c.body).where(prompt_prefixes.c.hash == prefix_hash)
             ).scalar_one_or_none()
 
-    def record_github_call(
-        self,
-        *,
-        identity: str,
-        worker_id: str | None,
-        method: str,
-        route: str,
-        target: str | None = None,
-        status: int | None = None,
-        ratelimit_remaining: int | None = None,
-        resource: str | None = None,
-        latency_ms: int | None = None,
-        mutation: bool | None = None,
-    ) -> None:
-        """Log one GitHub call; a mutation also lands in the audit log.
-
-        ``route`` is the template (``/repos/{owner}/{repo}/pulls/{pull_number}/reviews``),
-        ``target`` the concrete object (``octo/demo#12``). ``mutation`` defaults to "the method
-        is POST/PUT/PATCH/DELETE"; pass False for a GraphQL query (a POST that changes nothing)
-        and True for a GraphQL mutation."""
-        method = method.upper()
-        if mutation is None:
-            mutation = method in MUTATING_METHODS
-        now = utcnow()
+    def record_github_call(self, call: GitHubCall) -> None:
+        """Log one GitHub call; a mutation also lands in the audit log."""
+        method = call.method.upper()
+        mutation = call.mutation if call.mutation is not None else method in MUTATING_METHODS
         common = {
-            "identity": clean(identity),
-            "worker_id": worker_id,
+            "identity": clean(call.identity),
+            "worker_id": call.worker_id,
             "method": method,
-            "route": clean(route),
-            "target": clean(target),
-            "status": status,
-            "ratelimit_remaining": ratelimit_remaining,
-            "at": now,
+            "route": clean(call.route),
+            "target": clean(call.target),
+            "status": call.status,
+            "ratelimit_remaining": call.ratelimit_remaining,
+            "at": utcnow(),
         }
         with self._db.write() as conn:
             conn.execute(
-                sa.insert(github_calls).values(**common, resource=resource, latency_ms=latency_ms)
+                sa.insert(github_calls).values(
+                    **common, resource=call.resource, latency_ms=call.latency_ms
+                )
             )
             if mutation:
                 conn.execute(sa.insert(audit_log).values(**common))

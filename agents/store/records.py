@@ -85,20 +85,42 @@ class NewEvent:
     cost: float = 0.0
 
 
-@dataclass(frozen=True)
-class AuditRecord:
+@dataclass(frozen=True, kw_only=True)
+class AuditedCall:
+    """What the audit log keeps of a GitHub call. ``route`` is the template
+    (``/repos/{owner}/{repo}/pulls/{pull_number}/reviews``), ``target`` the concrete object
+    (``octo/demo#12``)."""
+
     identity: str
     worker_id: str | None
     method: str
     route: str
-    target: str | None
-    status: int | None
-    ratelimit_remaining: int | None
+    target: str | None = None
+    status: int | None = None
+    ratelimit_remaining: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class GitHubCall(AuditedCall):
+    """One GitHub call for :meth:`Store.record_github_call`. ``mutation`` None: "the method is
+    POST/PUT/PATCH/DELETE"; False for a GraphQL query (a POST that changes nothing), True for a
+    GraphQL mutation."""
+
+    resource: str | None = None
+    latency_ms: int | None = None
+    mutation: bool | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AuditRecord(AuditedCall):
     at: datetime
 
 
-@dataclass(frozen=True)
-class LlmCallRecord:
+@dataclass(frozen=True, kw_only=True)
+class LlmCall:
+    """One model call for :meth:`Store.record_llm_call`. ``cache_miss`` None: "a cacheable prefix
+    was sent but nothing was read from the cache"."""
+
     worker_id: str | None
     model: str
     prefix_hash: str | None
@@ -110,9 +132,14 @@ class LlmCallRecord:
     cost: float
     latency_ms: int
     stop_reason: str | None
+    cache_miss: bool | None = None
+    memory_hash: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class LlmCallRecord(LlmCall):
     cache_miss: bool
     at: datetime
-    memory_hash: str | None = None
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from agents.memory.snapshot import MemorySnapshot
 from agents.outcome import OutcomeStatus, WorkerOutcome
 from agents.redact import redact
 from agents.store.base import UnknownWorkerError
-from agents.store.records import NewEvent
+from agents.store.records import GitHubCall, LlmCall, NewEvent
 from agents.worker import story
 from agents.worker.ports import ModelTurn, ToolUse
 
@@ -138,8 +138,7 @@ class StoreRecorder:
         )
 
     def github_call(self, record: GitHubCallRecord) -> None:
-        self._write(
-            self.store.record_github_call,
+        call = GitHubCall(
             identity=record.identity,
             worker_id=record.worker_id,
             method=record.method,
@@ -150,6 +149,7 @@ class StoreRecorder:
             resource=record.resource,
             latency_ms=int(record.duration_ms),
         )
+        self._write(self.store.record_github_call, call)
 
     def finish(
         self, status: OutcomeStatus, reason: str | None, used: Mapping[str, int | float | str]
@@ -182,8 +182,7 @@ class StoreRecorder:
 
     def model_turn(self, turn: ModelTurn) -> None:
         result, usage = turn.result, turn.result.usage
-        self._write(
-            self.store.record_llm_call,
+        call = LlmCall(
             worker_id=self.worker_id,
             model=turn.model,
             prefix_hash=turn.prefix_hash,
@@ -198,6 +197,7 @@ class StoreRecorder:
             cache_miss=turn.cache_miss,
             memory_hash=turn.memory_hash,
         )
+        self._write(self.store.record_llm_call, call)
         self._event(
             "assistant_turn",
             {"content": result.content, "stop_reason": result.stop_reason},

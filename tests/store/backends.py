@@ -16,7 +16,7 @@ from urllib.parse import quote
 import pytest
 import sqlalchemy as sa
 
-from agents.store import Store
+from agents.store import LlmCall, Store
 from agents.store.schema import metadata
 
 
@@ -120,4 +120,4 @@ def record_llm_call(store: Store, worker_id: str | None, **fields: Any) -> None:
         "latency_ms": 1,
         "stop_reason": None,
     }
-    store.record_llm_call(worker_id=worker_id, **{**call, **fields})
+    store.record_llm_call(LlmCall(worker_id=worker_id, **{**call, **fields}))

@@ -5,27 +5,29 @@ from __future__ import annotations
 from datetime import timedelta
 from functools import partial
 
-from agents.store import Store
+from agents.store import GitHubCall, LlmCall, Store
 from agents.store.base import utcnow
 
 
 def test_only_mutations_reach_the_audit_log(store: Store, worker: str) -> None:
     route = "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"
     on_the_pull = partial(
-        store.record_github_call,
+        GitHubCall,
         identity="swarm-bot[bot]",
         worker_id=worker,
         route=route,
         target="octo/demo#1",
     )
-    on_the_pull(method="get", status=200, ratelimit_remaining=4999)
-    on_the_pull(method="POST", status=201, ratelimit_remaining=4998)
+    store.record_github_call(on_the_pull(method="get", status=200, ratelimit_remaining=4999))
+    store.record_github_call(on_the_pull(method="POST", status=201, ratelimit_remaining=4998))
     store.record_github_call(
-        identity="other[bot]",
-        worker_id=None,
-        method="DELETE",
-        route="/installation/token",
-        status=204,
+        GitHubCall(
+            identity="other[bot]",
+            worker_id=None,
+            method="DELETE",
+            route="/installation/token",
+            status=204,
+        )
     )
     assert store.count_github_calls() == 3
     rows = store.audit("swarm-bot[bot]")
@@ -44,8 +46,8 @@ def test_only_mutations_reach_the_audit_log(store: Store, worker: str) -> None:
 
 
 def test_llm_call_records_usage_and_flags_a_cache_miss(store: Store, worker: str) -> None:
-    record = partial(
-        store.record_llm_call,
+    call = partial(
+        LlmCall,
         worker_id=worker,
         model="claude-x",
         role_chain=["reviewer"],
@@ -56,8 +58,8 @@ def test_llm_call_records_usage_and_flags_a_cache_miss(store: Store, worker: str
         latency_ms=900,
         stop_reason="end_turn",
     )
-    record(prefix_hash="sha256:p", cache_read_tokens=0)
-    record(prefix_hash="sha256:p", cache_read_tokens=4000)
+    store.record_llm_call(call(prefix_hash="sha256:p", cache_read_tokens=0))
+    store.record_llm_call(call(prefix_hash="sha256:p", cache_read_tokens=4000))
     calls = store.list_llm_calls(worker)
     assert [c.cache_miss for c in calls] == [True, False]
     assert calls[1].cache_read_tokens == 4000 and calls[1].role_chain == ["reviewer"]
@@ -110,14 +112,18 @@ def test_graphql_queries_are_not_audited_but_graphql_mutations_are(
     store: Store, worker: str
 ) -> None:
     store.record_github_call(
-        identity="bot[bot]", worker_id=worker, method="POST", route="/graphql", mutation=False
+        GitHubCall(
+            identity="bot[bot]", worker_id=worker, method="POST", route="/graphql", mutation=False
+        )
     )
     store.record_github_call(
-        identity="bot[bot]",
-        worker_id=worker,
-        method="POST",
-        route="/graphql",
-        target="resolveThread",
-        mutation=True,
+        GitHubCall(
+            identity="bot[bot]",
+            worker_id=worker,
+            method="POST",
+            route="/graphql",
+            target="resolveThread",
+            mutation=True,
+        )
     )
     assert [r.target for r in store.audit("bot[bot]")] == ["resolveThread"]

@@ -8,7 +8,7 @@ from datetime import timedelta
 import sqlalchemy as sa
 
 from agents.redact import fingerprint
-from agents.store import NewEvent, Store
+from agents.store import GitHubCall, NewEvent, Store
 from agents.store.base import utcnow
 from tests.store.backends import record_llm_call
 
@@ -74,7 +74,9 @@ def test_no_planted_secret_survives_anywhere_in_the_database(store: Store) -> No
     )
     store.record_prompt_prefix("sha256:p", f"prefix {ALL}")
     store.record_github_call(
-        identity="bot[bot]", worker_id=worker, method="POST", route=f"/x?{MAGIC}", target=ALL
+        GitHubCall(
+            identity="bot[bot]", worker_id=worker, method="POST", route=f"/x?{MAGIC}", target=ALL
+        )
     )
     store.record_rate_limit_snapshot(
         identity="bot[bot]",

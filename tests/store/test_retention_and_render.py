@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from agents.store import NewEvent, Store, render_transcript
+from agents.store import GitHubCall, NewEvent, Store, render_transcript
 from agents.store.base import utcnow
 from tests.store.backends import record_llm_call
 
@@ -13,7 +13,9 @@ def test_prune_removes_runtime_records_and_leaves_memory_audit_and_workers(
     store: Store, worker: str
 ) -> None:
     store.append_events(worker, [NewEvent("progress", f"e{i}") for i in range(5)])
-    store.record_github_call(identity="bot", worker_id=worker, method="POST", route="/x")
+    store.record_github_call(
+        GitHubCall(identity="bot", worker_id=worker, method="POST", route="/x")
+    )
     record_llm_call(store, worker)
     store.record_rate_limit_snapshot(
         identity="bot", resource="core", limit=1, remaining=1, reset_at=None

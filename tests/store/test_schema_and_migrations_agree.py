@@ -11,7 +11,7 @@ import pytest
 import sqlalchemy as sa
 from alembic import command
 
-from agents.store import NewEvent, Store
+from agents.store import GitHubCall, NewEvent, Store
 from agents.store.engine import Database, make_engine
 from agents.store.migrate import alembic_config, current_revision, head_revision, schema_drift
 from tests.store.backends import StoreTarget, fresh_pg_schema
@@ -90,7 +90,9 @@ def test_upgrading_a_0001_database_keeps_its_rows(
             "VALUES ('fact', 'CI runs on Python 3.11', 'maintainer', 'person', "
             "'2026-11-30 10:00:00')"
         )
-    old.record_github_call(identity="reviewer[bot]", worker_id=worker_id, method="POST", route="/x")
+    old.record_github_call(
+        GitHubCall(identity="reviewer[bot]", worker_id=worker_id, method="POST", route="/x")
+    )
     before = _read_back(old, run_id, worker_id)
     old.close()
 
