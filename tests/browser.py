@@ -159,7 +159,10 @@ class Page:
         return (result.get("result") or {}).get("value")
 
     def text(self) -> str:
-        return str(self.evaluate("document.body ? document.body.innerText : ''") or "")
+        try:
+            return str(self.evaluate("document.body ? document.body.innerText : ''") or "")
+        except RuntimeError:
+            return ""  # between two documents (a form was sent, a redirect followed)
 
     def scroll_to_end(self) -> None:
         """Scroll the window and every scrolled box to its end, as a person reading on does:

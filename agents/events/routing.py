@@ -36,6 +36,16 @@ from agents.events.payloads import (
 )
 
 REVIEW_ACTIONS = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
+# The events the swarm acts on (everything :func:`route_event` does not ignore), each with the
+# repository permission a GitHub App needs, at least to read, to be sent it: what an App made
+# for the swarm subscribes to (``swarm app create``).
+EVENTS_ACTED_ON: dict[str, str] = {
+    "pull_request": "pull_requests",
+    "issue_comment": "issues",
+    "issues": "issues",
+    "pull_request_review_comment": "pull_requests",
+    "pull_request_review_thread": "pull_requests",
+}
 WorkKind = Literal["review", "command", "triage", "learn"]
 
 

@@ -20,6 +20,8 @@ githubkit.
   ceiling, expiry), run before every verification
 - ``pat.py``: Bot-account PATs, never taken at their word: ``GET /user`` (not the maintainer, the
   configured bot) and classic scopes held to the ceiling
+- ``registration.py``: A GitHub App made from a manifest: the code turned into the App, and where it
+  got installed
 - ``sources.py``: Where a worker's credential comes from: an App installation (minted) or a bot
   account's PAT
 - ``tokens.py``: How the identity layer names a credential without showing it, and what kind it is

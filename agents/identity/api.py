@@ -59,6 +59,9 @@ class IdentityApi:
     def app(self, auth: AppJwtAuth) -> Reply:
         return self._call("GET", "/app", auth)
 
+    def installations(self, auth: AppJwtAuth) -> Reply:
+        return self._call("GET", "/app/installations?per_page=100", auth)
+
     def mint(self, auth: AppJwtAuth, installation_id: int, body: dict[str, Any]) -> Reply:
         return self._call("POST", f"/app/installations/{installation_id}/access_tokens", auth, body)
 

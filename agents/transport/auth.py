@@ -87,3 +87,17 @@ class AppJwtAuth(CredentialAuth):
     scheme = "Bearer"
     kinds = frozenset({"unknown"})
     expected = "an App JWT"
+
+
+class ManifestCodeAuth(CredentialAuth):
+    """No credential at all: the one GitHub call made without one, turning the App manifest
+    flow's one-time code into the new App (the code in the path is what authorises it)."""
+
+    kinds = frozenset()
+    expected = "no credential"
+
+    def __init__(self) -> None:
+        super().__init__(lambda: None, "manifest flow")
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        yield request

@@ -8,6 +8,10 @@ import what they need inside the function so ``swarm --help`` stays fast, and ra
 mistakes a person can fix: the CLI turns those into one line and exit status 2.
 
 - ``app.py``: The ``swarm`` command line: the top-level app and the list of command modules
+- ``app_actions.py``: What ``swarm app create`` does: plan the Apps, serve the manifest page, keep
+  what GitHub hands back, check the result
+- ``app_manifest.py``: What a GitHub App made for the swarm asks GitHub for: one per identity,
+  its roles' permissions, the events acted on
 - ``config.py``: ``swarm config check PATH``: validate a repository's ``.github/swarm.yaml`` locally
 - ``console.py``: Rich rendering for the CLI: the run summary table and small helpers
 - ``demo.py``: ``swarm demo``: one swarm over the offline sandbox, the embedded default
@@ -15,6 +19,8 @@ mistakes a person can fix: the CLI turns those into one line and exit status 2.
   no secret
 - ``exec_env.py``: What a program launched by ``swarm exec`` gets: an environment built from an
   allow-list
+- ``github_app.py``: ``swarm app create``: the swarm's GitHub Apps made with GitHub's App manifest
+  flow
 - ``history.py``: ``swarm runs``, ``transcript``, ``limits`` and ``audit``: what the swarm did, from
   the store
 - ``identities.py``: ``swarm verify`` and ``swarm exec``: the configured identities, checked and

@@ -28,6 +28,7 @@ from flows.local.warm_client import run_warm, warm_command
 COMMAND_MODULES = (
     "flows.cli.run",
     "flows.cli.identities",
+    "flows.cli.github_app",
     "flows.cli.history",
     "flows.cli.server",
     "flows.cli.memory",

@@ -1,6 +1,8 @@
 """The developer's machine: a local Prefect server and the warm starter.
 
 - ``env.py``: Prefect's environment, set before Prefect is first imported
+- ``manifest_page.py``: the loopback page of ``swarm app create`` and the addresses GitHub sends the
+  browser back to
 - ``prefect_server.py``: one local Prefect server per data directory, started on first use
 - ``server_keeper.py``: the local Prefect server's parent: ends it when unused or when its folder
   is gone

@@ -24,6 +24,8 @@
   ``unresolveReviewThread`` mutations people (and Apps with pull request write access) send
 - ``limits.py``: Per-identity rate limits: primary buckets per resource and GitHub's secondary
   limits
+- ``manifests.py``: GitHub's App manifest flow, as github.com runs it: the new-App and install
+  pages, the code's conversion
 - ``model.py``: The nouns the sandbox GitHub keeps: apps, users, tokens, repos, commits, PRs, issues
 - ``paging.py``: per_page/page slicing with GitHub's Link header
 - ``records.py``: Test knobs, failure rules and the request log kept by SandboxState

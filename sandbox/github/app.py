@@ -15,6 +15,7 @@ from sandbox.github import (
 )
 from sandbox.github.errors import DOCS
 from sandbox.github.gate import register
+from sandbox.github.manifests import add_manifest_pages
 from sandbox.github.state import SandboxState
 from sandbox.github.web import add_web_pages
 
@@ -37,6 +38,8 @@ def create_app(state: SandboxState) -> FastAPI:
     register(app, state, graphql.ROUTES, GRAPHQL_PREFIXES)
     # The html_url links the API hands out (review links in the run table) open a page.
     add_web_pages(app, state)
+    # Making an App from a manifest (``swarm app create``), as github.com does it.
+    add_manifest_pages(app, state, REST_PREFIXES)
 
     @app.exception_handler(404)
     async def unknown_route(request: Request, exc: Exception) -> JSONResponse:

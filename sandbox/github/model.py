@@ -54,6 +54,19 @@ class User:
 
 
 @dataclass
+class Registration:
+    """What an App made from a manifest asked for (the seeded Apps have none)."""
+
+    permissions: dict[str, str]
+    events: list[str]
+    hook_url: str | None
+    webhook_secret: str | None
+    redirect_url: str
+    setup_url: str | None
+    client_secret: str
+
+
+@dataclass
 class App:
     id: int
     slug: str
@@ -61,6 +74,7 @@ class App:
     owner_login: str
     private_key: RSAPrivateKey
     bot: User
+    registration: Registration | None = None
 
 
 @dataclass

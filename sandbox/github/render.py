@@ -9,6 +9,7 @@ from typing import Any
 from sandbox.github.clock import iso
 from sandbox.github.model import (
     App,
+    Installation,
     Label,
     Repo,
     User,
@@ -104,6 +105,19 @@ def app(u: Urls, a: App, owner: User, created: float) -> JSON:
         "permissions": {},
         "events": ["pull_request", "issues"],
         "installations_count": 1,
+    }
+
+
+def installation(u: Urls, inst: Installation, account: User) -> JSON:
+    return {
+        "id": inst.id,
+        "app_id": inst.app_id,
+        "account": user(u, account),
+        "target_type": account.type,
+        "repository_selection": "all" if inst.repository_ids is None else "selected",
+        "access_tokens_url": f"{u.api}/app/installations/{inst.id}/access_tokens",
+        "permissions": dict(inst.permissions),
+        "events": [],
     }
 
 

@@ -17,6 +17,15 @@ def get_app(ctx: Ctx) -> Reply:
     return Reply(render.app(ctx.urls, app, owner, ctx.state.clock.now() - 86400 * 30))
 
 
+def list_installations(ctx: Ctx) -> Reply:
+    app = ctx.identity.app
+    assert app is not None
+    found = [i for i in ctx.state.installations.values() if i.app_id == app.id]
+    return Reply(
+        [render.installation(ctx.urls, i, ctx.state.users[i.account_login]) for i in found]
+    )
+
+
 def create_token(ctx: Ctx) -> Reply:
     app = ctx.identity.app
     assert app is not None
@@ -112,6 +121,7 @@ def rate_limit(ctx: Ctx) -> Reply:
 
 ROUTES = [
     Route("GET", "/app", get_app, auth="jwt"),
+    Route("GET", "/app/installations", list_installations, auth="jwt"),
     Route("POST", "/app/installations/{installation_id}/access_tokens", create_token, auth="jwt"),
     Route("DELETE", "/installation/token", revoke_token, auth="installation"),
     Route("GET", "/installation/repositories", installation_repositories, auth="installation"),

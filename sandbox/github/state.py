@@ -62,6 +62,8 @@ class SandboxState:
         self.installations: dict[int, Installation] = {}
         self.repos: dict[str, Repo] = {}
         self.tokens: dict[str, Token] = {}
+        # The manifest flow's one-time codes: code -> (App id, when it lapses).
+        self.manifest_codes: dict[str, tuple[int, float]] = {}
         self._ids = itertools.count(100_000)
         self.maintainer_pat = ""
         self.bot_pat = ""

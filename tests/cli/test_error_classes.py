@@ -17,6 +17,7 @@ import flows
 from agents.dispatch.sealing import SealRefused
 from agents.errors import SwarmError
 from agents.identity.errors import IdentityBlocked, IdentityError, MintRefused, PermissionRefused
+from agents.identity.registration import RegistrationFailed
 from agents.llm.models import ModelRegistryError, UnknownModel
 from agents.memory.user_memory import MemoryInputError
 from agents.planning.repo_config import RepoConfigError
@@ -59,6 +60,10 @@ EXAMPLES: list[tuple[SwarmError, int]] = [
     (UnknownModel("--model: model 'gpt-4o' is not in the model registry"), EXIT_USAGE),
     (ModelRegistryError("SWARM_MODELS: my-model.context_window: must be > 0"), EXIT_USAGE),
     (RepoConfigError([".github/swarm.yaml:2: unknown key 'skip'"]), EXIT_USAGE),
+    (
+        RegistrationFailed("GitHub did not create the App from the manifest (404 Not Found)"),
+        EXIT_USAGE,
+    ),
     (ServerStartError("the local Prefect server did not start; see its log"), EXIT_FAILED),
 ]
 
