@@ -7,6 +7,7 @@ and keys from its own environment when it starts.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
 from flows.local.env import prepare_prefect_env
@@ -30,13 +31,38 @@ def serve_schedule(request: RunRequest, *, cron: str, name: str) -> None:
         **repo_flags(request.repos),
     )
     prepare_prefect_env()
+    from flows.local.env import configured_api_url
+
+    local = configured_api_url() is None
     # The schedule lives in the Prefect server: the local one unless PREFECT_API_URL says.
-    use_local_prefect(settings.data_dir)
+    api_url = use_local_prefect(settings.data_dir)
     _check_cron(cron)
     from prefect import serve
 
     asked = request.model_copy(update={"repos": tuple(settings.repos)})
-    serve(scheduled_deployment(asked, cron=cron, name=name))
+    deployment = scheduled_deployment(asked, cron=cron, name=name)
+    for line in serving_lines(f"swarm-run/{name}", cron, settings.repos, api_url, local):
+        print(line, flush=True)
+    # Prefect's own message names `prefect deployment run ...`, which in the person's shell
+    # (no PREFECT_API_URL, no `uv run`) said "command not found", or started a server of its own
+    # and said the deployment does not exist.
+    serve(deployment, print_starting_message=False)
+
+
+def serving_lines(
+    deployment: str, cron: str, repos: Sequence[str], api_url: str, local: bool
+) -> list[str]:
+    """What ``swarm serve`` says while it serves: the schedule, and commands that work as
+    typed in another shell of the same checkout (the local server's API named when it is ours)."""
+    env = f"PREFECT_API_URL={api_url} " if local else ""
+    lines = [
+        f"deployment '{deployment}' is being served: {cron} (UTC) over {', '.join(repos)}; "
+        "Ctrl-C stops it",
+        f"run it now, from another shell: {env}uv run prefect deployment run '{deployment}'",
+    ]
+    if local:
+        lines.append(f"its runs in the Prefect UI: {api_url.removesuffix('/api')}/deployments")
+    return lines
 
 
 def scheduled_deployment(request: RunRequest, *, cron: str, name: str) -> RunnerDeployment:

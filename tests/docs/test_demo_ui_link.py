@@ -19,7 +19,7 @@ import pytest
 
 from flows.local.prefect_server import PREFERRED_PORT
 from tests.browser import Browser
-from tests.docs.test_quickstart import Terminal, terminal
+from tests.docs.terminal import Terminal, terminal
 from tests.prefect_server import PrefectServer
 
 __all__ = ["terminal"]

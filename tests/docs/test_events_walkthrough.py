@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.test_quickstart import READY, Block, Terminal, blocks, terminal
+from tests.docs.terminal import READY, Block, Terminal, blocks, terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "events.md"

@@ -10,45 +10,21 @@ test stands in for, and only that:
   same names (the page may only export settings the sandbox has);
 - Claude: the scripted model behind ``ANTHROPIC_BASE_URL`` (offline machine).
 
-A block preceded by ``<!-- doc-test: background, ready at "TEXT" -->`` is a command that runs
-until stopped (the sandbox, ``swarm serve``): it is started, awaited until it prints TEXT, and
-stopped (Ctrl-C) at the end. ``<!-- doc-test: not run (REASON) -->`` skips a block.
+The blocks and their directives, and the terminal, are :mod:`tests.docs.terminal`'s.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import subprocess
-import sys
-import time
 import urllib.request
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from flows.local.prefect_server import prefect_home, stop
-from sandbox.model import ScriptedModel
-from sandbox.model.server import ScriptedServer
+from tests.docs.terminal import READY, ROOT, Terminal, blocks, terminal, with_sandbox_values
 
-ROOT = Path(__file__).resolve().parents[2]
+__all__ = ["terminal"]
 PAGE = ROOT / "docs" / "quickstart.md"
-FENCE = re.compile(
-    r"^(?P<indent>[ \t]*)```(?P<info>[^\n`]*)\n(?P<body>.*?)^(?P=indent)```[ \t]*$", re.M | re.S
-)
-DIRECTIVE = re.compile(r"<!-- doc-test: (?P<what>.*?) -->\s*$")
-READY = re.compile(r'background, ready at "(?P<text>[^"]+)"')
-UV_SHIM = """#!/bin/sh
-# The doc test's uv: the project's environment is installed already.
-case "$1" in
-  run) shift; while [ "${1#-}" != "$1" ]; do shift; done; exec "$@" ;;
-  sync) exit 0 ;;
-  *) echo "doc test: 'uv $1' has no stand-in" >&2; exit 97 ;;
-esac
-"""
 # What the page promises a command prints (a command's text -> words its output holds).
 PROMISES = {
     "uv run swarm run --repo acme/widgets --dry-run": ["3 new reviews would be posted"],
@@ -60,136 +36,6 @@ SECOND_TIME = {
     "make demo": "0 new reviews posted, 6 already reviewed at this head SHA",
     "uv run swarm run --repo acme/widgets": "0 new reviews posted, 3 already reviewed",
 }
-
-
-@dataclass(frozen=True)
-class Block:
-    line: int
-    commands: list[str]
-    directive: str
-
-
-def blocks(text: str) -> list[Block]:
-    """The page's ``sh`` blocks with the directive written just above each, if any."""
-    found = []
-    for match in FENCE.finditer(text):
-        if match.group("info").strip() != "sh":
-            continue
-        before = text[: match.start()].rstrip().splitlines()
-        directive = DIRECTIVE.search(before[-1]) if before else None
-        indent = len(match.group("indent"))
-        lines = [line[indent:] for line in match.group("body").splitlines()]
-        found.append(
-            Block(
-                line=text[: match.start()].count("\n") + 1,
-                commands=_commands(lines),
-                directive=directive.group("what") if directive else "",
-            )
-        )
-    return found
-
-
-def _commands(lines: list[str]) -> list[str]:
-    joined: list[str] = []
-    for line in lines:
-        if joined and joined[-1].endswith("\\"):
-            joined[-1] = joined[-1][:-1] + line.strip()
-        elif line.strip() and not line.lstrip().startswith("#"):
-            joined.append(line.strip())
-    return joined
-
-
-class Terminal:
-    """One shell session: environment variables carry over from command to command."""
-
-    def __init__(self, cwd: Path, env: dict[str, str]) -> None:
-        self.cwd = cwd
-        self.state = cwd.parent / "terminal.env"
-        self.state.write_text("")
-        self.env = env
-        self.background: list[subprocess.Popen[bytes]] = []
-        self.transcript: list[str] = []
-
-    def run(self, command: str, timeout: float = 600) -> str:
-        script = f'. "{self.state}"\n{command}\nrc=$?\nexport -p > "{self.state}"\nexit $rc\n'
-        done = subprocess.run(
-            ["bash", "-c", script],
-            cwd=self.cwd,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-        output = done.stdout + done.stderr
-        self.transcript.append(f"$ {command}\n{output}")
-        assert done.returncode == 0, "\n".join(self.transcript[-3:])
-        return output
-
-    def start(self, command: str, ready: str, log: Path, timeout: float = 300) -> str:
-        script = f'. "{self.state}"\nexec {command}\n'
-        with log.open("wb") as out:
-            process = subprocess.Popen(
-                ["bash", "-c", script],
-                cwd=self.cwd,
-                env=self.env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        self.background.append(process)
-        deadline = time.monotonic() + timeout
-        while ready not in log.read_text(errors="replace"):
-            assert process.poll() is None, f"$ {command}\n{log.read_text(errors='replace')}"
-            assert time.monotonic() < deadline, f"$ {command}: never said {ready!r}"
-            time.sleep(0.2)
-        output = log.read_text(errors="replace")
-        self.transcript.append(f"$ {command} &\n{output}")
-        return output
-
-    def stop_background(self) -> None:
-        for process in self.background:
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGINT)  # Ctrl-C, as in the page
-                try:
-                    process.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    os.killpg(process.pid, signal.SIGKILL)
-                    process.wait()
-
-
-@pytest.fixture
-def terminal(tmp_path: Path) -> Iterator[Terminal]:
-    """An empty directory holding the repository's Makefile, a clean environment and a uv shim."""
-    clone = tmp_path / "swarm"
-    clone.mkdir()
-    (clone / "Makefile").symlink_to(ROOT / "Makefile")
-    shims = tmp_path / "shims"
-    shims.mkdir()
-    uv = shims / "uv"
-    uv.write_text(UV_SHIM)
-    uv.chmod(0o755)
-    (tmp_path / "home").mkdir()
-    with ScriptedServer(ScriptedModel()) as claude:
-        env = {
-            "PATH": f"{shims}:{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
-            "HOME": str(tmp_path / "home"),
-            "LANG": "C.UTF-8",
-            "COLUMNS": "200",
-            "ANTHROPIC_BASE_URL": claude.url,
-        }
-        shell = Terminal(clone, env)
-        try:
-            yield shell
-        finally:
-            shell.stop_background()
-            stop(prefect_home(clone / ".swarm"))
-
-
-def _sandbox_settings(clone: Path) -> dict[str, str]:
-    path = clone / ".swarm" / "sandbox" / "sandbox.env"
-    pairs = (line.partition("=") for line in path.read_text().splitlines() if "=" in line)
-    return {key: value for key, _, value in pairs}
 
 
 def _ids(clone: Path) -> dict[str, str]:
@@ -207,11 +53,7 @@ def _ids(clone: Path) -> dict[str, str]:
 
 def _as_typed(command: str, clone: Path) -> str:
     """The command a person types here: placeholders filled, a real App's values swapped."""
-    export = re.match(r"export (SWARM_\w+)=(\S+)(.*)", command)
-    if export:
-        sandbox = _sandbox_settings(clone)
-        assert export.group(1) in sandbox, f"the page exports {export.group(1)}; no sandbox value"
-        return f"export {export.group(1)}={sandbox[export.group(1)]}{export.group(3)}"
+    command = with_sandbox_values(command, clone)
     for placeholder in ("RUN_ID", "WORKER_ID"):
         if re.search(rf"\b{placeholder}\b", command):
             command = re.sub(rf"\b{placeholder}\b", _ids(clone)[placeholder], command)
@@ -226,6 +68,20 @@ def _check_promises(command: str, output: str, seen: set[str]) -> None:
         seen.add(key)
     for words in PROMISES.get(key or "", []):
         assert words in output, output
+
+
+def _the_hint_runs_the_deployment(terminal: Terminal, log: Path) -> None:
+    """The command ``swarm serve`` says runs its deployment now works as typed in another shell
+    (no ``PREFECT_API_URL`` there: it said "the deployment does not exist" before)."""
+    import time
+
+    deadline = time.monotonic() + 120
+    while "run it now, from another shell: " not in log.read_text():
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.5)
+    hint = log.read_text().split("run it now, from another shell: ", 1)[1].splitlines()[0]
+    assert "uv run prefect deployment run 'swarm-run/swarm-scheduled'" in hint
+    assert "Created flow run" in terminal.run(hint), "\n".join(terminal.transcript[-2:])
 
 
 def _review_links_open(output: str) -> None:
@@ -253,6 +109,8 @@ def test_every_command_of_the_quickstart_works_against_the_sandbox(terminal: Ter
             if ready:
                 log = terminal.cwd.parent / f"background-{block.line}.log"
                 output = terminal.start(typed, ready.group("text"), log)
+                if typed.startswith("uv run swarm serve"):
+                    _the_hint_runs_the_deployment(terminal, log)
             else:
                 output = terminal.run(typed)
             _check_promises(typed, output, seen)
