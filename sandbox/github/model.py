@@ -102,10 +102,14 @@ class Token:
     scopes: tuple[str, ...] | None = None
 
 
+# A file's content in a tree: text, or bytes for a binary file or one that is not UTF-8.
+Blob = str | bytes
+
+
 @dataclass
 class Commit:
     sha: str
-    tree: dict[str, str]
+    tree: dict[str, Blob]
     parents: list[str]
     message: str
     author_login: str
@@ -114,12 +118,17 @@ class Commit:
 
 @dataclass
 class PullFile:
+    """One changed file as GitHub lists it. ``patch`` is None where GitHub leaves it out (a
+    binary file, a diff over its size limits, a pure rename); ``previous_filename`` names the
+    file a rename came from."""
+
     filename: str
     status: Literal["added", "removed", "modified", "renamed"]
     additions: int
     deletions: int
-    patch: str
+    patch: str | None
     sha: str
+    previous_filename: str | None = None
 
 
 @dataclass

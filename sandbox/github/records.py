@@ -71,6 +71,10 @@ class Knobs:
     # Keep each answer's body in the request log (tests that check answers against GitHub's
     # published models).
     keep_bodies: bool = False
+    # One file-list response shows patches until they add up to about this many lines; the
+    # rows after that come with zero counts and no patch (seen on api.github.com, 2026-11:
+    # nothing in the row says so). None: every row in full.
+    listing_patch_lines: int | None = 20_000
 
 
 @dataclass

@@ -229,8 +229,8 @@ def _link(href: str) -> JSON:
     return {"href": href}
 
 
-def content_file(u: Urls, r: Repo, path: str, text: str, ref: str, sha: str) -> JSON:
-    raw = text.encode()
+def content_file(u: Urls, r: Repo, path: str, text: str | bytes, ref: str, sha: str) -> JSON:
+    raw = text.encode() if isinstance(text, str) else text
     encoded = base64.b64encode(raw).decode()
     # GitHub wraps base64 content at 60 characters.
     wrapped = "\n".join(encoded[i : i + 60] for i in range(0, len(encoded), 60)) + "\n"

@@ -104,8 +104,12 @@ def pull(u: Urls, r: Repo, issue: Issue, users: dict[str, User], now: float, *, 
     return body
 
 
-def diff_entry(u: Urls, r: Repo, ref: str, f: PullFile) -> JSON:
-    return {
+def diff_entry(u: Urls, r: Repo, ref: str, f: PullFile, *, withheld: bool = False) -> JSON:
+    """One file of a PR's or a comparison's file list. ``withheld``: past the response's diff
+    limit, where GitHub shows the file with zero counts and no patch."""
+    if withheld:
+        f = PullFile(f.filename, f.status, 0, 0, None, f.sha, f.previous_filename)
+    body: JSON = {
         "sha": f.sha,
         "filename": f.filename,
         "status": f.status,
@@ -115,8 +119,13 @@ def diff_entry(u: Urls, r: Repo, ref: str, f: PullFile) -> JSON:
         "blob_url": f"{u.web}/{r.full_name}/blob/{ref}/{f.filename}",
         "raw_url": f"{u.web}/{r.full_name}/raw/{ref}/{f.filename}",
         "contents_url": f"{u.api}/repos/{r.full_name}/contents/{f.filename}?ref={ref}",
-        "patch": f.patch,
     }
+    # GitHub leaves the key out (not null) where it shows no patch.
+    if f.patch is not None:
+        body["patch"] = f.patch
+    if f.previous_filename is not None:
+        body["previous_filename"] = f.previous_filename
+    return body
 
 
 def commit(u: Urls, r: Repo, c: Commit, users: dict[str, User]) -> JSON:

@@ -6,6 +6,7 @@ from typing import Any
 
 from sandbox.github import render, render_pulls
 from sandbox.github.diffs import (
+    as_text,
     commentable_lines,
     hunk_for,
     hunk_index,
@@ -14,7 +15,7 @@ from sandbox.github.diffs import (
 )
 from sandbox.github.errors import ApiError, not_found, unprocessable
 from sandbox.github.gate import Ctx, Reply, Route
-from sandbox.github.model import Issue, Pull, Review, ReviewComment, sha_of
+from sandbox.github.model import Blob, Issue, Pull, PullFile, Review, ReviewComment, sha_of
 from sandbox.github.paging import page_of
 
 RAW_MEDIA_TYPE = "application/vnd.github.raw+json; charset=utf-8"
@@ -78,13 +79,28 @@ def get_pull(ctx: Ctx) -> Reply:
     )
 
 
+# GitHub lists at most this many files of a pull request, whatever the page.
+MAX_LISTED_FILES = 3000
+# GitHub's cap on a review's body and on each of its comments (422 past it).
+MAX_BODY_CHARS = 65_536
+
+
 def list_pull_files(ctx: Ctx) -> Reply:
     _, pull = _pull(ctx)
-    chunk, headers = page_of(ctx, pull.files)
-    return Reply(
-        [render_pulls.diff_entry(ctx.urls, ctx.the_repo, pull.head_sha, f) for f in chunk],
-        headers=headers,
-    )
+    chunk, headers = page_of(ctx, pull.files[:MAX_LISTED_FILES])
+    return Reply(_diff_entries(ctx, pull.head_sha, chunk), headers=headers)
+
+
+def _diff_entries(ctx: Ctx, ref: str, files: list[PullFile]) -> list[dict[str, Any]]:
+    """One response's rows: past the response's patch-line limit, withheld as GitHub does."""
+    budget = ctx.state.knobs.listing_patch_lines
+    shown, rows = 0, []
+    for f in files:
+        withheld = budget is not None and shown >= budget
+        if not withheld and f.patch is not None:
+            shown += f.patch.count("\n") + 1
+        rows.append(render_pulls.diff_entry(ctx.urls, ctx.the_repo, ref, f, withheld=withheld))
+    return rows
 
 
 def get_contents(ctx: Ctx) -> Reply:
@@ -110,7 +126,7 @@ def get_contents(ctx: Ctx) -> Reply:
         entries[child] = (
             (child, "dir", 0, _blob_sha(child))
             if rest
-            else (child, "file", len(text.encode()), _blob_sha(text))
+            else (child, "file", len(_raw(text)), _blob_sha(text))
         )
     if not entries:
         raise not_found()
@@ -127,8 +143,12 @@ def _wants_raw(accept: str) -> bool:
     return False
 
 
-def _blob_sha(text: str) -> str:
-    return sha_of("blob", text)
+def _blob_sha(blob: Blob) -> str:
+    return sha_of("blob", as_text(blob))
+
+
+def _raw(blob: Blob) -> bytes:
+    return blob.encode() if isinstance(blob, str) else blob
 
 
 def compare(ctx: Ctx) -> Reply:
@@ -162,7 +182,7 @@ def compare(ctx: Ctx) -> Reply:
             "behind_by": 0,
             "total_commits": len(chain),
             "commits": [render_pulls.commit(ctx.urls, repo, c, users) for c in chain],
-            "files": [render_pulls.diff_entry(ctx.urls, repo, head.sha, f) for f in files],
+            "files": _diff_entries(ctx, head.sha, files),
         }
     )
 
@@ -186,6 +206,8 @@ def create_review(ctx: Ctx) -> Reply:
             [f"Review event {event!r} is not one of APPROVE, REQUEST_CHANGES, COMMENT"],
         )
     text = body.get("body") or ""
+    if not isinstance(text, str) or len(text) > MAX_BODY_CHARS:
+        raise _too_long("body")
     if event in ("REQUEST_CHANGES", "COMMENT") and not text and not body.get("comments"):
         raise unprocessable("Unprocessable Entity", [f"Review Comment is required for {event}"])
     login = ctx.identity.login
@@ -220,6 +242,8 @@ def _ensure_user(ctx: Ctx, login: str) -> None:
 def _review_comment(ctx: Ctx, pull: Pull, review: Review, raw: Any) -> ReviewComment:
     if not isinstance(raw, dict) or not raw.get("path") or not raw.get("body"):
         raise unprocessable("Unprocessable Entity", ["Each review comment needs a path and a body"])
+    if len(str(raw["body"])) > MAX_BODY_CHARS:
+        raise _too_long("comments.body")
     path = str(raw["path"])
     pf = next((f for f in pull.files if f.filename == path), None)
     if pf is None:
@@ -256,7 +280,9 @@ def _review_comment(ctx: Ctx, pull: Pull, review: Review, raw: Any) -> ReviewCom
     )
 
 
-def _check_start(patch: str, line: int, side: str, start_line: object, start_side: str) -> None:
+def _check_start(
+    patch: str | None, line: int, side: str, start_line: object, start_side: str
+) -> None:
     """GitHub's rules for a multi-line comment: the start is a diff line before the end, in
     the same hunk."""
     if not isinstance(start_line, int) or start_line >= line:
@@ -269,6 +295,20 @@ def _check_start(patch: str, line: int, side: str, start_line: object, start_sid
             "Unprocessable Entity",
             ["pull_request_review_thread.start_line must be part of the same hunk as the line."],
         )
+
+
+def _too_long(field: str) -> ApiError:
+    return unprocessable(
+        "Validation Failed",
+        [
+            {
+                "resource": "PullRequestReview",
+                "code": "custom",
+                "field": field,
+                "message": f"{field} is too long (maximum is {MAX_BODY_CHARS} characters)",
+            }
+        ],
+    )
 
 
 def list_review_comments(ctx: Ctx) -> Reply:

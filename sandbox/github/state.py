@@ -15,6 +15,7 @@ from sandbox.github.diffs import tree_diff
 from sandbox.github.limits import RateLimiter, RateLimits
 from sandbox.github.model import (
     App,
+    Blob,
     Commit,
     Installation,
     Issue,
@@ -195,7 +196,7 @@ class SandboxState:
     def add_repo(
         self,
         full_name: str,
-        files: Mapping[str, str],
+        files: Mapping[str, Blob],
         *,
         default_branch: str = "main",
         description: str | None = None,
@@ -220,7 +221,7 @@ class SandboxState:
         self,
         repo: Repo,
         parent: Commit | None,
-        changes: Mapping[str, str | None],
+        changes: Mapping[str, Blob | None],
         message: str,
         author: str,
         *,
@@ -244,7 +245,7 @@ class SandboxState:
         self,
         full_name: str,
         title: str,
-        changes: Mapping[str, str | None],
+        changes: Mapping[str, Blob | None],
         *,
         body: str | None = None,
         author: str = "octo-contributor",
@@ -284,7 +285,7 @@ class SandboxState:
         self,
         full_name: str,
         number: int,
-        changes: Mapping[str, str | None],
+        changes: Mapping[str, Blob | None],
         message: str = "Address review",
     ) -> str:
         """A new commit on the PR's head branch; returns the new head SHA."""
@@ -307,7 +308,7 @@ class SandboxState:
     def commit_to_branch(
         self,
         full_name: str,
-        changes: Mapping[str, str | None],
+        changes: Mapping[str, Blob | None],
         *,
         branch: str | None = None,
         message: str = "Update",

@@ -146,6 +146,7 @@ async def test_a_dismissal_becomes_a_proposal_and_once_accepted_is_not_repeated_
     head = state.pull(WIDGETS, PR).pull
     assert head is not None
     core = state.repo(WIDGETS).commits[head.head_sha].tree["src/widgets/core.py"]
+    assert isinstance(core, str)
     changed = core.replace('print(f"scaling', 'print(f"now scaling')
     await rereview(swarm, {"src/widgets/core.py": changed})
     assert any("print(" in b for b in latest_review_bodies(swarm))  # new code: posted again

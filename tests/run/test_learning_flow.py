@@ -82,6 +82,7 @@ def test_a_dismissal_read_by_the_flow_and_accepted_silences_the_finding_until_th
     head = swarm.state.pull(WIDGETS, PR).pull
     assert head is not None
     core = swarm.state.repo(WIDGETS).commits[head.head_sha].tree["src/widgets/core.py"]
+    assert isinstance(core, str)
     swarm.state.push_commit(
         WIDGETS, PR, {"src/widgets/core.py": core.replace('print(f"scaling', 'print(f"now scaling')}
     )

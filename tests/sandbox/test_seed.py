@@ -19,7 +19,7 @@ SHA = re.compile(r"^[0-9a-f]{40}$")
 def _patches(state: SandboxState, repo: str, number: int) -> str:
     pull = state.pull(repo, number).pull
     assert pull is not None
-    return "\n".join(f.patch for f in pull.files)
+    return "\n".join(f.patch or "" for f in pull.files)
 
 
 def test_seeded_pulls_carry_the_findings_they_are_documented_with() -> None:
@@ -64,7 +64,7 @@ def test_generated_pulls_for_benchmarks(sandbox: SandboxServer) -> None:
     gh = token_client(sandbox.url, sandbox.state.mint_token(seed.REVIEWER_INSTALLATION_ID))
     listed = list(gh.rest.paginate(gh.rest.pulls.list, owner="acme", repo="gadgets", per_page=100))
     assert len(listed) == 102
-    patches = [p.pull.files[0].patch for p in pulls if p.pull is not None]
+    patches = [p.pull.files[0].patch or "" for p in pulls if p.pull is not None]
     assert len(patches) == 100
     flagged = sum(1 for patch in patches if re.search(r"print\(|TODO|pdb", patch))
     assert 0 < flagged < 100
