@@ -40,7 +40,7 @@ def served() -> Any:
 def _files(server: SandboxServer, number: int, per_page: int = 100) -> list[DiffEntry]:
     gh = token_client(server.url, mint(server.url, server.state))
     owner, name = REPO.split("/")
-    listed = gh.rest.paginate(
+    listed: Any = gh.rest.paginate(
         gh.rest.pulls.list_files, owner=owner, repo=name, pull_number=number, per_page=per_page
     )
     return items(list(listed), DiffEntry)
