@@ -34,6 +34,16 @@ class Shard(BaseModel):
     count: int = Field(ge=2)
 
 
+class ListedFile(BaseModel):
+    """A changed file the review names but does not read in full, and why (a generated or
+    vendored file, no patch from GitHub, a shard that did not finish...)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: str
+    reason: str
+
+
 class Task(BaseModel):
     """What one worker is asked to do, e.g. review ``acme/widgets#12`` at head ``abc1234``."""
 
@@ -46,8 +56,11 @@ class Task(BaseModel):
     base_sha: str | None = None
     # Re-review: only what changed since this previously reviewed head.
     since_sha: str | None = None
-    # The files this task covers (all of a PR's, or one shard's).
+    # The files this task reads in full (all of a PR's, or one shard's).
     files: tuple[str, ...] = ()
+    # The PR's files it names but reads only as an excerpt on request, each with its reason;
+    # the posted review lists them, so no file name escapes a person's eyes.
+    listed: tuple[ListedFile, ...] = ()
     shard: Shard | None = None
     # Trusted dispatcher text for the task, e.g. the shard findings a summarizer merges.
     brief: str = ""
@@ -116,6 +129,8 @@ class Assignment(BaseModel):
 
     role: str
     task: Task
+    # The tokens its plan expects it to spend (0: unknown); its token budget follows from it.
+    expected_tokens: int = 0
 
     @property
     def run_name(self) -> str:

@@ -9,6 +9,7 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import uvicorn
@@ -100,13 +101,13 @@ DEFAULT_DIR = Path(".swarm/sandbox")
 DEFAULT_PORT = 8765
 
 
-def walkthrough_settings(directory: Path) -> list[str]:
+def walkthrough_settings(directory: Path, repos: Sequence[str] | None = None) -> list[str]:
     """What ``sandbox.env`` adds for people trying the CLI by hand: the sandbox's own store
     (not the demo's, whose records would say every PR is already reviewed) and its repos."""
     from sandbox.github.seed import REPOS
 
     store = (directory / "swarm.db").resolve()
-    return [f"SWARM_STORE_URL=sqlite:///{store}", f"SWARM_REPOS={','.join(REPOS)}"]
+    return [f"SWARM_STORE_URL=sqlite:///{store}", f"SWARM_REPOS={','.join(repos or REPOS)}"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,6 +131,12 @@ def main(argv: list[str] | None = None) -> int:
         "stateless (ghs_<app id>_<JWT>); default $SANDBOX_TOKEN_FORMAT, else classic",
     )
     parser.add_argument(
+        "--releases",
+        action="store_true",
+        help="also serve real release PRs (sandbox.github.releases; downloaded from PyPI once, "
+        "then cached) and name only their repositories in sandbox.env",
+    )
+    parser.add_argument(
         "--webhook-url",
         help="send a signed delivery here for every PR opened, push, comment, reply and issue "
         "opened (the secret is written to DIR/webhook-secret and named in sandbox.env)",
@@ -138,6 +145,16 @@ def main(argv: list[str] | None = None) -> int:
     state = SandboxState(SandboxClock(speed=args.speed), token_format=args.token_format)
     # People trying it by hand act as the maintainer, who administers the repositories (a
     # `/swarm` command counts only from someone with write access).
+    released: list[str] = []
+    if args.releases:
+        from sandbox.github.releases import RELEASES, ReleasesUnavailable, add_release_pulls
+
+        try:
+            add_release_pulls(state)
+            released = [release.repo for release in RELEASES]
+        except ReleasesUnavailable as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     for repo in state.repos.values():
         repo.collaborators.update(COLLABORATORS)
     ports = [args.port] if args.port is not None else [DEFAULT_PORT, 0]
@@ -155,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     env = state.write_credentials(args.dir, server.url)
-    settings = walkthrough_settings(args.dir)
+    settings = walkthrough_settings(args.dir, released)
     forwarder = None
     if args.webhook_url:
         forwarder, secret_file = _forward_webhooks(state, args.dir, args.webhook_url, server.url)

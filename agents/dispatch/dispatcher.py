@@ -99,9 +99,11 @@ class Dispatcher:
         call_role: str | None = None,
         worker_id: str | None = None,
         cost_budget: float | None = None,
+        token_budget: int | None = None,
     ) -> SealedEnvelope:
         """Mint a token limited to the task's repository and the role chain's permissions, and
-        seal it into an envelope for one worker (its cost budget lowered to ``cost_budget``)."""
+        seal it into an envelope for one worker (its cost budget lowered to ``cost_budget``, its
+        token budget to ``token_budget``: what its plan expects, never above the role's)."""
         refs = RoleRefs(agent=role_id, session=session_role, call=call_role)
         chain = resolve_chain(self.roles, refs)
         agent = chain.agent
@@ -109,6 +111,8 @@ class Dispatcher:
         budgets = budgets_for(agent)
         if cost_budget is not None and cost_budget < budgets.cost_usd:
             budgets = budgets.model_copy(update={"cost_usd": cost_budget})
+        if token_budget is not None and token_budget < budgets.llm_tokens:
+            budgets = budgets.model_copy(update={"llm_tokens": token_budget})
         scope = TokenScope(repositories=(task.repo,), permissions=chain.permissions())
         lease = await self.lease(agent.identity, scope, role=agent.id, holder=worker)
         try:

@@ -1,4 +1,5 @@
-"""Token usage and cost: cost per call from the model registry, cache hit ratio, cache misses.
+"""Token usage and cost: cost and billed tokens per call from the model registry, cache hit
+ratio, cache misses.
 
 Prices come from :mod:`agents.llm.models` (USD per million tokens, cache write and read prices
 included); this module only multiplies.
@@ -93,6 +94,23 @@ def input_cost(usage: Usage, model: str | ModelSpec) -> float:
         + hour * spec.write_1h
         + usage.cache_read_input_tokens * spec.read
     ) / 1_000_000
+
+
+def billed_tokens(usage: Usage, model: str | ModelSpec) -> int:
+    """The call's tokens weighed as the provider bills them: input and output as they are,
+    cache writes and reads at their price over the input price (on Claude 1.25x for a 5-minute
+    write, 2x for a 1-hour one, 0.1x for a read). What token budgets count: a long session that
+    rereads its cached history costs a tenth of what the raw counters say."""
+    spec = _spec(model)
+    if spec.input_per_mtok <= 0:  # a free model: the raw counters are all there is
+        return usage.total_tokens
+    hour = min(usage.cache_creation_1h_input_tokens, usage.cache_creation_input_tokens)
+    weighed = (
+        (usage.cache_creation_input_tokens - hour) * spec.write_5m
+        + hour * spec.write_1h
+        + usage.cache_read_input_tokens * spec.read
+    ) / spec.input_per_mtok
+    return usage.input_tokens + usage.output_tokens + round(weighed)
 
 
 def cost(usage: Usage, model: str | ModelSpec) -> float:

@@ -22,15 +22,12 @@ from pydantic import BaseModel, ConfigDict
 
 from agents.github.errors import IdentityPaused, TokenRefused
 from agents.planning.config_notice import ConfigNotice
+from agents.planning.files import ChangedFile, split_files
 from agents.planning.repo_config import CONFIG_PATH, RepoConfig, RepoConfigError, parse_repo_config
-from agents.planning.repo_policy import (
-    PolicySkip,
-    guidance_for,
-    review_scope,
-    scope_problem,
-    skip_rule,
-)
+from agents.planning.repo_policy import PolicySkip, guidance_for, scope_problem, skip_rule
+from agents.planning.shards import SHARD_TOKENS
 from agents.posting.keys import marked_keys, parse_review_key, review_key
+from agents.posting.notes import PullNote
 from agents.work import Task
 
 log = logging.getLogger("swarm.planning")
@@ -71,7 +68,7 @@ class PullSource(Protocol):
 
     async def reviews(self, repo: str, number: int) -> list[ExistingReview]: ...
 
-    async def changed_files(self, repo: str, number: int) -> list[str]: ...
+    async def changed_files(self, repo: str, number: int) -> list[ChangedFile]: ...
 
     async def repo_config(self, repo: str) -> str | None:
         """The text of ``.github/swarm.yaml`` at the default branch, None when absent."""
@@ -132,6 +129,11 @@ class Discovery:
     config_notices: list[ConfigNotice] = field(default_factory=list)
     # The PRs (``acme/widgets#3``) the run has just told about an invalid file.
     config_told: list[str] = field(default_factory=list)
+    # PRs that get a note instead of a review, decided before any model call: nothing of
+    # theirs is left to read in full, or too much is.
+    notes: list[PullNote] = field(default_factory=list)
+    # (repo, number) -> path -> about how many tokens reading that file's patch costs.
+    sizes: dict[tuple[str, int], dict[str, int]] = field(default_factory=dict)
 
     @property
     def already_reviewed(self) -> int:
@@ -168,6 +170,7 @@ async def discover_work(
     targets: Collection[tuple[str, int]] | None = None,
     rerun: str | None = None,
     known_roles: Collection[str] | None = None,
+    max_file_tokens: int = SHARD_TOKENS,
 ) -> Discovery:
     """Open PRs of ``repos`` that ``role`` has not yet reviewed at their head SHA.
 
@@ -180,6 +183,7 @@ async def discover_work(
     a PR already reviewed at its head gets a new one under the key's re-review form, and the
     repository's skip rules (authors, labels, drafts) give way; its path rules still hold.
     ``known_roles``: the roles that exist; a repository's file naming another is invalid.
+    A file whose patch alone costs more than ``max_file_tokens`` is listed, not read in full.
     """
     ledger = ledger or NoLedger()
     roles = (role, *[r for r in posting_roles if r != role])
@@ -211,7 +215,16 @@ async def discover_work(
             continue
         for pull in pulls:
             await _consider(
-                found, source, ledger, config, pull, roles, bot_login, rerun, include_drafts
+                found,
+                source,
+                ledger,
+                config,
+                pull,
+                roles,
+                bot_login,
+                rerun,
+                include_drafts,
+                max_file_tokens,
             )
     return found
 
@@ -237,8 +250,9 @@ async def _consider(
     bot_login: str | None,
     rerun: str | None,
     include_drafts: bool,
+    max_file_tokens: int,
 ) -> None:
-    """Add ``pull`` to ``found`` as a task, or as skipped with its reason."""
+    """Add ``pull`` to ``found`` as a task, or as skipped with its reason (and a note)."""
     repo, role = pull.repo, roles[0]
 
     def skip(reason: SkipReason, detail: str | None = None) -> None:
@@ -273,12 +287,18 @@ async def _consider(
         log.info("%s#%d already carries a review marker at this SHA", repo, pull.number)
         skip("already_reviewed")
         return
-    scope = review_scope(config, files)
-    problem = scope_problem(config, scope)
+    split = split_files(files, config, max_file_tokens)
+    forced = rerun if (reviewed_here or marked_here) else None
+    problem = scope_problem(config, split)
     if problem is not None:
         skip(problem[0], problem[1])
+        found.notes.append(
+            PullNote(repo, pull.number, pull.head_sha, role, problem[1], split.listed, forced)
+        )
         return
     since = since or marker_since
+    read = tuple(f.path for f in split.read)
+    found.sizes[(repo, pull.number)] = {f.path: f.tokens for f in split.read}
     found.items.append(
         Task(
             kind="review_pr",
@@ -287,10 +307,11 @@ async def _consider(
             head_sha=pull.head_sha,
             base_sha=pull.base_sha,
             since_sha=since if since != pull.head_sha else None,
-            files=scope.kept,
-            guidance=guidance_for(config, scope.kept),
+            files=read,
+            listed=split.listed,
+            guidance=guidance_for(config, read),
             language=config.language,
-            rerun=rerun if (reviewed_here or marked_here) else None,
+            rerun=forced,
             min_severity=config.review.min_severity,
             max_comments=config.review.max_comments,
         )

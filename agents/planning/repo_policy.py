@@ -1,12 +1,13 @@
-"""What a repository's ``.github/swarm.yaml`` means for one pull request: skip it, or which of
-its files to review and which repository guidance comes along."""
+"""What a repository's ``.github/swarm.yaml`` means for one pull request: skip it, whether what is
+left to review is too little or too much, and which repository guidance comes along (which files
+are read in full is :mod:`agents.planning.files`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
+from agents.planning.files import Split
 from agents.planning.globs import matches
 from agents.planning.repo_config import RepoConfig
 
@@ -20,21 +21,6 @@ PolicySkip = Literal[
     "no_reviewable_files",
     "too_many_files",
 ]
-
-
-@dataclass(frozen=True)
-class Scope:
-    """The files a review covers and those the configuration leaves out."""
-
-    kept: tuple[str, ...]
-    excluded: tuple[str, ...]
-
-
-def review_scope(config: RepoConfig, files: Sequence[str]) -> Scope:
-    rules = config.paths
-    kept = [f for f in files if matches(f, rules.include) and not matches(f, rules.excluded)]
-    chosen = set(kept)
-    return Scope(tuple(kept), tuple(f for f in files if f not in chosen))
 
 
 def skip_rule(
@@ -60,16 +46,19 @@ def skip_rule(
     return None
 
 
-def scope_problem(config: RepoConfig, scope: Scope) -> tuple[PolicySkip, str] | None:
-    """(reason, detail) when nothing is left to review or too much is."""
-    if not scope.kept:
-        shown = ", ".join(scope.excluded[:3]) + (" ..." if len(scope.excluded) > 3 else "")
+def scope_problem(config: RepoConfig, split: Split) -> tuple[PolicySkip, str] | None:
+    """(reason, detail) when nothing is left to read in full or too much is: such a PR gets a
+    note saying so, never silence (its files were chosen by its author)."""
+    if not split.read:
+        shown = ", ".join(f.path for f in split.listed[:3]) + (
+            " ..." if len(split.listed) > 3 else ""
+        )
         return (
             "no_reviewable_files",
-            f"all {len(scope.excluded)} changed file(s) excluded by paths ({shown})",
+            f"all {len(split.listed)} changed file(s) are listed only ({shown})",
         )
-    if config.max_files is not None and len(scope.kept) > config.max_files:
-        count, most = len(scope.kept), config.max_files
+    if config.max_files is not None and len(split.read) > config.max_files:
+        count, most = len(split.read), config.max_files
         return "too_many_files", f"{count} files to review, max_files is {most}"
     return None
 

@@ -46,11 +46,20 @@ def describe_event(event: EventRecord, *, compact_tools: bool = True) -> str:
     return detail
 
 
+def _tokens(event: EventRecord) -> str:
+    """A model call's tokens: raw, and billed (what its budget counts) where recorded."""
+    usage = event.content.get("usage")
+    billed = usage.get("billed_tokens") if isinstance(usage, dict) else None
+    if isinstance(billed, int):
+        return f"{event.tokens} tok raw, {billed} billed"
+    return f"{event.tokens} tok"
+
+
 def render_transcript(store: TranscriptSource, worker_id: str, compact_tools: bool = True) -> str:
     lines = []
     for ev in store.get_transcript(worker_id):
         stamp = ev.created_at.strftime("%H:%M:%S")
-        extra = f" ({ev.tokens} tok, ${ev.cost:.4f})" if ev.tokens or ev.cost else ""
+        extra = f" ({_tokens(ev)}, ${ev.cost:.4f})" if ev.tokens or ev.cost else ""
         body = describe_event(ev, compact_tools=compact_tools)
         lines.append(f"#{ev.seq:<4} {stamp} {ev.kind:<14} {body}{extra}")
     if not lines:

@@ -20,7 +20,7 @@ from agents.tools.base import OfferedTool, Tool, ToolError
 from agents.tools.comment import post_comment_once
 from agents.tools.context import WorkerContext
 from agents.tools.publish import Published, publish_review
-from agents.tools.pull_files import changed_files, task_number
+from agents.tools.pull_files import changed_files, pr_patches, task_number
 
 MAX_FINDINGS = 100
 
@@ -100,7 +100,7 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
 
     async def get_pull(args: TargetArgs) -> ToolResult:
         _check_target(ctx, args)
-        pull = await ctx.gateway.get_pull(repo, task_number(ctx))
+        pull = ctx.pull or await ctx.gateway.get_pull(repo, task_number(ctx))
         ctx.pull = pull
         view = {
             "number": pull.get("number"),
@@ -120,8 +120,20 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
             _untrusted("pull_request", view, f"{repo}#{view['number']}"), summary=summary
         )
 
+    def listed_reason(path: str) -> str | None:
+        return next((f.reason for f in ctx.task.listed if f.path == path), None)
+
     async def list_pull_files(args: FilesArgs) -> ToolResult:
         _check_target(ctx, args)
+        reason = listed_reason(args.path) if args.path else None
+        if args.path and reason is not None:
+            patch = (await pr_patches(ctx)).get(args.path)
+            if patch is None:
+                note = f"GitHub shows no patch for {args.path}; read_file gives an excerpt of it"
+                raise ToolError(f"{note} ({reason})")
+            body, footer, summary = pages.excerpt(patch, args.path, reason, "patch")
+            wrapped = _untrusted("diff", body, f"{repo}#{ctx.task.number}:{args.path}")
+            return ToolResult(f"{wrapped}\n{footer}", summary=summary)
         files = await changed_files(ctx)
         if args.path:
             view, summary = pages.one_patch(files, args.path, ctx.pages, args.patch_page)
@@ -133,7 +145,11 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
         _check_target(ctx, args)
         ref = ctx.task.head_sha
         text = await ctx.gateway.get_file(repo, args.path, ref)
-        body, footer, summary = pages.file_page(text, args.path, ctx.pages, args.page)
+        reason = listed_reason(args.path)
+        if reason is not None:
+            body, footer, summary = pages.excerpt(text, args.path, reason)
+        else:
+            body, footer, summary = pages.file_page(text, args.path, ctx.pages, args.page)
         wrapped = _untrusted("file", body, f"{repo}:{args.path}@{(ref or 'HEAD')[:12]}")
         # The footer is the tool's own word, outside the untrusted file text.
         return ToolResult(f"{wrapped}\n{footer}" if footer else wrapped, summary=summary)

@@ -17,6 +17,8 @@ from agents.tools.base import ToolError
 
 # How many of a page's file names its one-line summary (the transcript, the run log) shows.
 SUMMARY_NAMES = 5
+# A listed file (generated, vendored, data, no patch from GitHub...) is read this far, once.
+EXCERPT_CHARS = 4000
 
 
 def split_pages(text: str, size: int) -> list[str]:
@@ -143,3 +145,16 @@ def file_page(text: str, path: str, policy: TierPolicy, page: int) -> tuple[str,
         footer += f", read the next with {_call('read_file', {'path': path, 'page': page + 1})}"
     summary = f"{path}: page {page}/{len(pages)} of {len(text)} chars"
     return body, footer + "]", summary
+
+
+def excerpt(text: str, path: str, reason: str, what: str = "file") -> tuple[str, str, str]:
+    """The start of a listed file's text (or patch), a footer saying it is an excerpt and why
+    there is no more, and a summary: a listed file is never paged through."""
+    if "\0" in text[:8000] or text[:8000].count("\ufffd") > 20:
+        body = ""
+        shown = f"[{path} is binary: nothing to show"
+    else:
+        body = text[:EXCERPT_CHARS]
+        shown = f"[{what} excerpt: the first {len(body):,} of {len(text):,} characters"
+    footer = f"{shown}; {path} is listed, not read in full ({reason}), so there is no next page]"
+    return body, footer, f"{path}: {what} excerpt {len(body)}/{len(text)} chars"

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.posting.findings import Finding
+from agents.work import ListedFile
 from agents.posting.render import (
     Listed,
     PostedFinding,
@@ -131,7 +132,7 @@ async def _view(
         over_cap=len(chosen.over_cap),
         max_comments=task.max_comments,
         resolved=[Listed(p.finding, p.url) for p in resolved],
-        not_reviewed=not_reviewed(await pr_files(ctx), task.files),
+        not_reviewed=not_reviewed(await pr_files(ctx), task.files, task.listed),
         cost_usd=spend.cost_usd,
         input_tokens=spend.input_tokens,
         output_tokens=spend.output_tokens,
@@ -157,13 +158,19 @@ def areas(files: Sequence[dict[str, Any]]) -> list[tuple[str, int, int, int]]:
     return [(area, n, added, removed) for area, (n, added, removed) in ordered]
 
 
-def not_reviewed(files: Sequence[dict[str, Any]], covered: Sequence[str]) -> list[tuple[str, str]]:
-    """(path, why) for each file of the PR this review did not read a diff of."""
+def not_reviewed(
+    files: Sequence[dict[str, Any]], covered: Sequence[str], listed: Sequence[ListedFile] = ()
+) -> list[tuple[str, str]]:
+    """(path, why) for each file of the PR this review did not read a diff of: planning's
+    reason for a listed file (generated, vendored, binary, a shard that did not finish...)."""
     wanted = set(covered)
+    reasons = {item.path: item.reason for item in listed}
     out: list[tuple[str, str]] = []
     for f in files:
         name = str(f.get("filename") or "")
-        if wanted and name not in wanted:
+        if name in reasons:
+            out.append((name, reasons[name]))
+        elif wanted and name not in wanted:
             out.append((name, "excluded by the repository's path rules"))
         elif f.get("status") != "removed" and not isinstance(f.get("patch"), str):
             out.append((name, "no diff from GitHub (binary or too large)"))

@@ -21,13 +21,12 @@ async def changed_files(ctx: WorkerContext) -> list[dict[str, Any]]:
     if ctx.pull_files is not None:
         return ctx.pull_files  # read once per worker: the head SHA does not move under it
     task = ctx.task
-    number = task_number(ctx)
+    task_number(ctx)  # a task without a number has no files: refused before any call
     if task.since_sha and task.head_sha:
         compared = await ctx.gateway.compare(task.repo, task.since_sha, task.head_sha)
         files = list(compared.get("files") or [])
     else:
-        files = await ctx.gateway.list_pull_files(task.repo, number)
-        _keep_patches(ctx, files)
+        files = await pr_files(ctx)
     if task.files:
         wanted = set(task.files)
         files = [f for f in files if f.get("filename") in wanted]
@@ -40,13 +39,13 @@ async def pr_patches(ctx: WorkerContext) -> dict[str, str | None]:
     """Each file of the whole pull request with its patch: what inline comments anchor to (a
     re-review reads a narrower diff, but comments still sit on the PR's)."""
     if ctx.pr_patches is None:
-        files = await ctx.gateway.list_pull_files(ctx.task.repo, task_number(ctx))
-        _keep_patches(ctx, files)
+        await pr_files(ctx)
     return ctx.pr_patches or {}
 
 
 async def pr_files(ctx: WorkerContext) -> list[dict[str, Any]]:
-    """The whole pull request's files as GitHub lists them (status, additions, deletions)."""
+    """The whole pull request's files as GitHub lists them (status, additions, deletions), read
+    once per worker: the outline every worker starts from, and what comments anchor to."""
     if ctx.pr_files is None:
         files = await ctx.gateway.list_pull_files(ctx.task.repo, task_number(ctx))
         _keep_patches(ctx, files)

@@ -12,6 +12,8 @@ shape (``deps``) does not load the SDKs ``run`` needs.
 - ``deps.py``: What one worker is given: narrow parts, composed once per process by
   ``agents.wiring``
 - ``loop.py``: The session loop: ask the model, run the tools it asks for, repeat until it is done
+- ``outline.py``: The whole pull request in outline (title, body, every file with its status,
+  counts, test mark and reader) for every review worker's first turn
 - ``overlays.py``: Call overlays from configuration: a role laid over exactly the calls that look at
   some paths
 - ``ports.py``: What the worker loop talks to, as three small ports: the model, the tools, the

@@ -1,5 +1,9 @@
 """A worker's budgets and what it has spent against them (turns, tokens, cost, GitHub calls,
-wall time). Crossing any budget ends the worker as ``budget_exhausted`` with a clear reason."""
+wall time). Crossing any budget ends the worker as ``budget_exhausted`` with a clear reason.
+
+The token budget counts billed tokens (:func:`agents.llm.usage.billed_tokens`): cache reads at a
+tenth, writes at their surcharge, as the provider bills them; the raw counters are kept beside
+them in the record and the transcript."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from dataclasses import dataclass, field
 from agents.dispatch.envelope import Budgets
 from agents.llm.client import LLMResult
 from agents.llm.models import DEFAULT_REGISTRY, ModelRegistry, UnknownModel
-from agents.llm.usage import Usage, cost
+from agents.llm.usage import Usage, billed_tokens, cost
 
 
 class BudgetExhausted(Exception):
@@ -25,6 +29,8 @@ class Meter:
     started: float = field(default_factory=time.monotonic)
     turns: int = 0
     usage: Usage = field(default_factory=Usage)
+    # The token budget's measure: tokens as billed (cache reads at a tenth...).
+    billed_tokens: int = 0
     cost_usd: float = 0.0
     github_calls: int = 0
     graphql_calls: int = 0
@@ -39,17 +45,19 @@ class Meter:
     def wall_seconds_left(self) -> float:
         return max(0.0, self.budgets.wall_seconds - self.elapsed())
 
-    def charge(self, result: LLMResult, model: str) -> float:
-        """Count one model call; returns what it cost."""
+    def charge(self, result: LLMResult, model: str) -> tuple[float, int]:
+        """Count one model call; returns what it cost and its billed tokens."""
         try:
             spec = self.registry.spec(result.model or model)
         except UnknownModel:
             spec = self.registry.spec(model)  # the provider named a model id we do not know
         call_cost = cost(result.usage, spec)
+        billed = billed_tokens(result.usage, spec)
         self.turns += 1
         self.usage = self.usage + result.usage
+        self.billed_tokens += billed
         self.cost_usd += call_cost
-        return call_cost
+        return call_cost, billed
 
     def count_github_call(self, graphql: bool) -> None:
         self.github_calls += 1
@@ -60,9 +68,12 @@ class Meter:
         b = self.budgets
         if self.turns >= b.turns:
             raise BudgetExhausted(f"turn budget spent ({self.turns} of {b.turns} turns)")
-        tokens = self.usage.total_tokens
-        if tokens >= b.llm_tokens:
-            raise BudgetExhausted(f"token budget spent ({tokens} of {b.llm_tokens} tokens)")
+        billed = self.billed_tokens
+        if billed >= b.llm_tokens:
+            raise BudgetExhausted(
+                f"token budget spent ({billed:,} of {b.llm_tokens:,} billed tokens; "
+                f"{self.usage.total_tokens:,} raw)"
+            )
         if self.cost_usd >= b.cost_usd:
             raise BudgetExhausted(f"cost budget spent (${self.cost_usd:.4f} of ${b.cost_usd:.2f})")
         if self.github_calls >= b.github_calls:
@@ -82,7 +93,7 @@ class Meter:
         b = self.budgets
         return {
             "turns": b.turns - self.turns,
-            "tokens": b.llm_tokens - self.usage.total_tokens,
+            "tokens": b.llm_tokens - self.billed_tokens,
             "cost_usd": round(b.cost_usd - self.cost_usd, 4),
             "github_calls": b.github_calls - self.github_calls,
             "seconds": round(b.wall_seconds - self.elapsed(), 1),
@@ -95,6 +106,7 @@ class Meter:
             "turns": self.turns,
             "llm_calls": self.turns,
             "tokens": self.usage.total_tokens,
+            "billed_tokens": self.billed_tokens,
             "cost_usd": round(self.cost_usd, 6),
             "github_calls": self.github_calls,
             "wall_seconds": round(self.elapsed(), 3),

@@ -113,15 +113,17 @@ async def run_session(
         request = window.request(messages, build) if window else build(messages, None)
         result = await model.create(request)
         first = meter.turns == 0
+        cost_usd, billed = meter.charge(result, session.model)
         recorder.model_turn(
             ModelTurn(
                 result=result,
                 model=result.model or session.model,
                 prefix_hash=session.prefix.sha256,
                 role_chain=chain.resolved_chain(),
-                cost_usd=meter.charge(result, session.model),
+                cost_usd=cost_usd,
                 cache_miss=not first and is_cache_miss(result.usage, session.prefix.approx_tokens),
                 memory_hash=session.memory_hash,
+                billed_tokens=billed,
             )
         )
         messages.append(assistant_message(result.content))

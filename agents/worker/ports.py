@@ -40,6 +40,8 @@ class ModelTurn:
     cost_usd: float
     cache_miss: bool
     memory_hash: str | None = None
+    # The call's tokens as billed (what the token budget counts), beside the raw usage.
+    billed_tokens: int = 0
 
 
 @dataclass(frozen=True)

@@ -200,7 +200,12 @@ class StoreRecorder:
         self._write(self.store.record_llm_call, call)
         self._event(
             "assistant_turn",
-            {"content": result.content, "stop_reason": result.stop_reason},
+            {
+                "content": result.content,
+                "stop_reason": result.stop_reason,
+                # Raw counters as the provider reported them, and the budget's billed figure.
+                "usage": {**usage.as_dict(), "billed_tokens": turn.billed_tokens},
+            },
             tokens=usage.total_tokens,
             cost=turn.cost_usd,
         )

@@ -38,6 +38,7 @@ from agents.worker import story
 from agents.worker.budget import BudgetExhausted, Meter
 from agents.worker.deps import WorkerDeps
 from agents.worker.loop import Session, SessionResult, run_session
+from agents.worker.outline import pr_outline
 from agents.worker.overlays import path_overlays
 from agents.worker.prompt import build_prefix, describe_task
 from agents.worker.record import StoreRecorder
@@ -236,6 +237,8 @@ async def _work(
         agent, toolbox.schemas(), snapshot.text, ctx.guidance_file, tier=ctx.pages
     )
     record.session_start(prefix, snapshot, window.record())
+    # The whole PR in outline, so no worker judges the PR from the part it reads.
+    briefing = "\n\n".join(part for part in (await pr_outline(ctx), start.briefing) if part)
     session = Session(
         prefix=prefix,
         chain=chain,
@@ -245,7 +248,7 @@ async def _work(
         recall=recaller(deps.store, memory, snapshot),
         memory_hash=snapshot.hash,
         window=window,
-        briefing=start.briefing,
+        briefing=briefing,
         chain_for=path_overlays(chain, deps.path_overlays) if deps.path_overlays else None,
     )
     result: SessionResult = await run_session(deps.model, toolbox, record, session, meter)

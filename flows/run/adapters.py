@@ -10,6 +10,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from agents.planning.discover import ExistingReview, OpenPull
+from agents.planning.files import ChangedFile
 from agents.planning.triage import OpenIssue
 from agents.posting.keys import latest_reviewed_sha, review_key_prefix
 from agents.redact import redact, redact_obj
@@ -72,9 +73,8 @@ class GatewayPullSource:
             for r in found
         ]
 
-    async def changed_files(self, repo: str, number: int) -> list[str]:
-        files = await self.gateway.list_pull_files(repo, number)
-        return [str(f["filename"]) for f in files]
+    async def changed_files(self, repo: str, number: int) -> list[ChangedFile]:
+        return [ChangedFile.from_api(f) for f in await self.gateway.list_pull_files(repo, number)]
 
     async def repo_config(self, repo: str) -> str | None:
         """``.github/swarm.yaml`` at the default branch (no ``ref``): never a PR's head."""

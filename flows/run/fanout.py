@@ -26,9 +26,10 @@ from prefect.client.schemas.objects import State
 from agents.dispatch.envelope import Budgets, SealedEnvelope
 from agents.outcome import WorkerOutcome
 from agents.planning.costs import CostCap
-from agents.planning.shards import PlannedPR
+from agents.planning.shards import PlannedPR, worker_budget_tokens
+from agents.posting.notes import PullNote
 from agents.redact import redact
-from agents.work import Assignment
+from agents.work import Assignment, ListedFile
 from agents.work import Task as WorkTask
 from flows.run.adapters import role_identity
 from flows.run.events import emit_for
@@ -147,6 +148,10 @@ class Fanout:
         self._publishing: list[asyncio.Task[None]] = []
         # (outcome, task-run name) in the order workers ended, for the run's table.
         self._ended: list[tuple[WorkerOutcome, str]] = []
+        # PRs whose review cannot finish for a lasting reason: the run posts these notes.
+        self.notes: list[PullNote] = []
+        # PRs (labels) whose review was posted although some of their shards did not finish.
+        self.settled: list[str] = []
 
     async def show(self, label: str, outcome: WorkerOutcome, budgets: Budgets | None) -> None:
         """The worker's event, and its artifact published beside the next worker's run (the
@@ -198,12 +203,16 @@ class Fanout:
             sealed: SealedEnvelope | None = None
             blocked: str | None = None
             started = time.perf_counter()
+            limits = self.runtime.roles[assignment.role].limits
             try:
                 sealed = await self.runtime.dispatcher.dispatch(
                     self.run_id,
                     task,
                     assignment.role,
                     cost_budget=granted,
+                    token_budget=worker_budget_tokens(
+                        assignment.expected_tokens, limits.max_tokens
+                    ),
                     session_role=self.overlays.get(assignment.role, (None, None))[0],
                     call_role=self.overlays.get(assignment.role, (None, None))[1],
                 )
@@ -264,30 +273,93 @@ class Fanout:
             )
 
     async def run_pr(self, planned: PlannedPR) -> list[WorkerOutcome]:
+        """The PR's workers to their end, and its review or its note: the summarizer merges
+        what the shards found even when some did not finish (naming the files they left), and
+        a PR whose review cannot finish for a lasting reason gets a note (:attr:`notes`)."""
         started = await asyncio.gather(*(self.run(a) for a in planned.reviewers))
         outcomes = [o for o in started if o is not None]
-        if planned.summarizer is None or len(outcomes) < len(started):
-            if len(outcomes) < len(started):
-                self.left_out.append(planned.reviewers[0].task.label)
+        if len(outcomes) < len(started):
+            self.left_out.append(planned.reviewers[0].task.label)
             return outcomes
-        if all(o.status == "succeeded" for o in outcomes):
-            summary = await self.run(planned.summarizer, outcomes)
-            if summary is None:
-                self.left_out.append(planned.summarizer.task.label)
-            return [*outcomes, *([summary] if summary else [])]
-        unfinished = sum(1 for o in outcomes if o.status != "succeeded")
-        s = planned.summarizer
-        outcomes.append(
-            WorkerOutcome(
-                worker_id="-",
-                role=s.role,
-                target=s.task.label,
-                status="failed",
-                reason=(
-                    f"not summarized: {unfinished} of {len(planned.reviewers)} shards did not "
-                    "finish; nothing posted, the next run retries this PR"
-                ),
-            )
+        pairs = list(zip(planned.reviewers, outcomes, strict=True))
+        unfinished = [(a, o) for a, o in pairs if o.status != "succeeded"]
+        transient = [o for _a, o in unfinished if not lasting(o)]
+        summarizer = planned.summarizer
+        if summarizer is None:
+            if unfinished and not transient:
+                self.notes.append(_note(planned.reviewers[0], unfinished))
+            return outcomes
+        if transient:
+            outcomes.append(self._not_summarized(summarizer, len(unfinished), len(pairs)))
+            await self._tick()
+            return outcomes
+        if len(unfinished) == len(pairs):
+            self.notes.append(_note(summarizer, unfinished))
+            await self._tick()  # the summarizer that will not run
+            return outcomes
+        task = summarizer.task.model_copy(
+            update={"listed": (*summarizer.task.listed, *_left(unfinished))}
         )
-        await self._tick()
-        return outcomes
+        summary = await self.run(summarizer.model_copy(update={"task": task}), outcomes)
+        if summary is None:
+            self.left_out.append(summarizer.task.label)
+        elif unfinished and (
+            summary.posted or summary.dry_run_preview or summary.status == "skipped"
+        ):
+            self.settled.append(summarizer.task.label)
+        return [*outcomes, *([summary] if summary else [])]
+
+    def _not_summarized(
+        self, summarizer: Assignment, unfinished: int, shards: int
+    ) -> WorkerOutcome:
+        return WorkerOutcome(
+            worker_id="-",
+            role=summarizer.role,
+            target=summarizer.task.label,
+            status="failed",
+            reason=(
+                f"not summarized: {unfinished} of {shards} shards did not finish, some for a "
+                "reason that may pass; nothing posted, the next run retries this PR"
+            ),
+        )
+
+
+# Reasons a worker ends that the same head would meet again: its review is noted, not retried.
+_LASTING_FAILURES = ("context window full", "the model's replies kept hitting the output limit")
+
+
+def lasting(outcome: WorkerOutcome) -> bool:
+    """Whether the next run at the same head would end this worker the same way: a token, turn,
+    cost or GitHub-call budget, or a full context window (a wall-time budget may pass)."""
+    reason = outcome.reason or ""
+    if outcome.status == "budget_exhausted":
+        return not reason.startswith("wall-time")
+    return outcome.status == "failed" and reason.startswith(_LASTING_FAILURES)
+
+
+def _left(unfinished: Sequence[tuple[Assignment, WorkerOutcome]]) -> list[ListedFile]:
+    """The files of shards that did not finish, each with why."""
+    left: list[ListedFile] = []
+    for assignment, outcome in unfinished:
+        shard = assignment.task.shard
+        part = f"shard {shard.index + 1} of {shard.count}" if shard else "its reviewer"
+        why = f"not reviewed: {part} ended {outcome.status}: {outcome.reason or '-'}"
+        left += [ListedFile(path=path, reason=why) for path in assignment.task.files]
+    return left
+
+
+def _note(
+    assignment: Assignment, unfinished: Sequence[tuple[Assignment, WorkerOutcome]]
+) -> PullNote:
+    task = assignment.task
+    assert task.number is not None and task.head_sha is not None
+    reasons = "; ".join(dict.fromkeys(f"{o.status}: {o.reason}" for _a, o in unfinished))
+    return PullNote(
+        repo=task.repo,
+        number=task.number,
+        head_sha=task.head_sha,
+        role=unfinished[0][0].role,
+        reason=f"its review could not finish ({reasons})",
+        listed=(*task.listed, *_left(unfinished)),
+        rerun=task.rerun,
+    )

@@ -45,6 +45,7 @@ from flows.run.deployed import rename_run, run_name, scheduled_tick_overlaps
 from flows.run.discovery import config_problems, config_skips, discover
 from flows.run.fanout import Fanout
 from flows.run.logs import project_logs_in_run
+from flows.run.notes import note_previews, post_pr_notes
 from flows.run.pages import publish_identities, workers_section
 from flows.run.report import (
     RunReport,
@@ -119,7 +120,7 @@ async def swarm_run(request: RunRequest = RunRequest()) -> State[RunReport]:
 async def _run_swarm(
     settings: Settings, request: RunRequest, targets: list[tuple[str, int]]
 ) -> State[RunReport]:
-    from agents.planning.shards import plan_assignments
+    from agents.planning.shards import plan_assignments, too_large_notes
     from agents.wiring import build_runtime
     from flows.run.models import open_model
 
@@ -144,10 +145,14 @@ async def _run_swarm(
         plan = plan_assignments(
             found.items,
             role,
+            sizes=found.sizes,
             shard_threshold_files=request.shard_threshold_files,
             shard_size=request.shard_size,
             summarizer_role=request.summarizer_role,
         )
+        # A PR that cannot fit its caps says so now, before any model call.
+        notes = [*found.notes, *too_large_notes(plan, role)]
+        plan = [p for p in plan if p.too_large is None]
         total = sum(len(p.assignments) for p in plan)
         log.info(
             "swarm %s: %d PR(s) to review with %d worker(s); %d already reviewed at head SHA",
@@ -169,6 +174,8 @@ async def _run_swarm(
         per_pr = await asyncio.gather(*(fanout.run_pr(p) for p in plan))
         await fanout.settle()
         outcomes = [o for group in per_pr for o in group]
+        notes += fanout.notes
+        noted = await post_pr_notes(runtime, role, notes)
         report = RunReport(
             run_id=run_id,
             role=role,
@@ -188,6 +195,9 @@ async def _run_swarm(
             estimate=estimate.line(),
             max_cost_usd=request.max_cost,
             left_by_cost_cap=fanout.left_out,
+            notes=[f"{n.label}: {redact(n.reason)}" for n in notes],
+            note_previews=note_previews(notes) if dry_run else {},
+            settled=[*fanout.settled, *noted],
             cost_cap_reason=cap.reason() if fanout.left_out else None,
             buckets=await bucket_snapshots(runtime),
             store_location=_store_location(settings.resolved_store_url()),

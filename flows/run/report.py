@@ -81,6 +81,13 @@ class RunReport(BaseModel):
     # PRs (labels) no worker started for because of the cost cap, and the cap's words why.
     left_by_cost_cap: list[str] = Field(default_factory=list)
     cost_cap_reason: str | None = None
+    # PRs that end without a full review, and why ("acme/x#3@abc1234: reason"): each gets a
+    # note on GitHub once per head (a dry run shows ``note_previews`` instead).
+    notes: list[str] = Field(default_factory=list)
+    note_previews: dict[str, str] = Field(default_factory=dict)
+    # PRs (labels) that carry their review or note although some of their workers did not
+    # finish: done at this head, so those workers do not fail the run.
+    settled: list[str] = Field(default_factory=list)
 
     @property
     def new_reviews(self) -> int:
@@ -96,7 +103,9 @@ class RunReport(BaseModel):
 
     @property
     def failed(self) -> list[WorkerOutcome]:
-        return [o for o in self.outcomes if o.failed]
+        """Workers that fail the run: blocked or failed on a PR left without review or note."""
+        done = set(self.settled)
+        return [o for o in self.outcomes if o.failed and o.target not in done]
 
     @property
     def ok(self) -> bool:
@@ -125,6 +134,9 @@ class RunReport(BaseModel):
             parts.append(f"{len(self.paused)} identity(ies) paused by rate limits")
         if self.left_by_cost_cap:
             parts.append(f"{len(self.left_by_cost_cap)} PR(s) left by the cost cap")
+        if self.notes:
+            verb = "would be noted" if self.dry_run else "noted"
+            parts.append(f"{len(self.notes)} PR(s) {verb} as not reviewed in full")
         return ", ".join(parts)
 
 
@@ -226,6 +238,9 @@ def markdown_summary(report: RunReport) -> str:
             f"No worker started for these: {report.cost_cap_reason}; the next run retries them."
         )
         lines += [f"- {label}" for label in report.left_by_cost_cap]
+    if report.notes:
+        lines += ["", "## Not reviewed in full (a note on each PR, once per head)", ""]
+        lines += [f"- {line}" for line in report.notes]
     if report.failed:
         lines += ["", "## Blocked or failed workers", ""]
         for o in report.failed:
@@ -256,11 +271,12 @@ def markdown_summary(report: RunReport) -> str:
         lines += ["", "## Rate-limit buckets", ""]
         for identity, snapshot in sorted(report.buckets.items()):
             lines.append(f"- `{identity}`: {_format_snapshot(snapshot)}")
-    previews = [o for o in report.outcomes if o.dry_run_preview]
+    previews = [(o.target, o.dry_run_preview) for o in report.outcomes if o.dry_run_preview]
+    previews += list(report.note_previews.items())
     if previews:
         lines += ["", "## Would post (dry run)", ""]
-        for o in previews:
-            lines += [f"### {o.target}", "", "```", o.dry_run_preview or "", "```", ""]
+        for target, text in previews:
+            lines += [f"### {target}", "", "```", text or "", "```", ""]
     return "\n".join(lines) + "\n"
 
 

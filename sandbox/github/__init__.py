@@ -32,6 +32,8 @@
 - ``render.py``: JSON bodies shaped like GitHub's, complete enough for githubkit's models to parse
 - ``render_pulls.py``: JSON bodies for pull requests, reviews, commits and issues (see render.py for
   the rest)
+- ``releases.py``: Real pull requests nobody here wrote: two adjacent releases of a well-known
+  package from PyPI (cached), as base and head of one PR
 - ``routes_app.py``: App, installation, token, user and rate-limit endpoints
 - ``routes_feedback.py``: Repository review comments with replies, reactions and collaborator
   permission endpoints

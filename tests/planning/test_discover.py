@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from agents.planning.discover import ExistingReview, OpenPull, discover_work
+from agents.planning.files import ChangedFile
 from agents.planning.shards import plan_assignments
 from agents.posting.keys import marker, review_key
 from agents.work import Task
@@ -17,6 +18,12 @@ REPO = "acme/widgets"
 SHA_OLD = "a" * 40
 SHA_NEW = "b" * 40
 BOT = "swarm-reviewer[bot]"
+
+
+def changed(path: str, lines: int = 1) -> ChangedFile:
+    """A changed file as GitHub lists one: ``lines`` added lines of plain code."""
+    patch = f"@@ -0,0 +1,{lines} @@\n" + "".join(f"+x{i} = {i}\n" for i in range(lines))
+    return ChangedFile(path, "added", lines, 0, len(patch), patch[:2000])
 
 
 @dataclass
@@ -37,9 +44,9 @@ class ListedGitHub:
         self.calls.append(f"reviews {number}")
         return self.reviews_by_pr.get(number, [])
 
-    async def changed_files(self, repo: str, number: int) -> list[str]:
+    async def changed_files(self, repo: str, number: int) -> list[ChangedFile]:
         self.calls.append(f"files {number}")
-        return self.files_by_pr.get(number, ["src/a.py"])
+        return [changed(path) for path in self.files_by_pr.get(number, ["src/a.py"])]
 
     async def repo_config(self, repo: str) -> str | None:
         self.calls.append(f"config {repo}")
@@ -153,12 +160,12 @@ def test_a_small_pr_gets_one_reviewer_and_no_summarizer() -> None:
     assert only.run_name == f"review {REPO}#1@{SHA_NEW[:7]} as reviewer"
 
 
-def test_a_large_pr_is_sharded_by_files_with_one_summarizer() -> None:
+def test_a_pr_with_many_files_is_sharded_in_balanced_parts_with_one_summarizer() -> None:
     [planned] = plan_assignments(
         [_item(7, 23)], "reviewer", shard_threshold_files=10, shard_size=10
     )
     shards = planned.reviewers
-    assert [len(s.task.files) for s in shards] == [10, 10, 3]
+    assert [len(s.task.files) for s in shards] == [8, 8, 7]
     assert [s.task.shard.index for s in shards if s.task.shard] == [0, 1, 2]
     assert {s.task.shard.count for s in shards if s.task.shard} == {3}
     covered = [f for s in shards for f in s.task.files]
@@ -170,8 +177,32 @@ def test_a_large_pr_is_sharded_by_files_with_one_summarizer() -> None:
     assert shards[1].run_name == f"review {REPO}#7@{SHA_NEW[:7]} [shard 2/3] as reviewer"
 
 
+def test_shards_are_cut_by_the_tokens_their_patches_cost_not_by_a_count_of_files() -> None:
+    task = _item(8, 12)
+    big = {path: 200 for path in task.files} | {"src/f03.py": 30_000, "src/f09.py": 25_000}
+    [planned] = plan_assignments([task], "reviewer", sizes={(REPO, 8): big}, shard_tokens=40_000)
+    cost = [sum(big[p] for p in s.task.files) for s in planned.reviewers]
+    assert len(cost) == 2 and max(cost) <= 40_000
+    # Each worker's plan carries what it is expected to spend; its budget follows from it.
+    assert [a.expected_tokens > 2 * c for a, c in zip(planned.reviewers, cost, strict=True)] == [
+        True,
+        True,
+    ]
+    # Twelve small files are one worker's work, however many they are.
+    [small] = plan_assignments([task], "reviewer", sizes={(REPO, 8): {}})
+    assert small.summarizer is None and len(small.reviewers) == 1
+
+
+def test_a_pr_that_would_need_more_shards_than_the_cap_is_planned_as_too_large() -> None:
+    task = _item(9, 30)
+    sizes = {(REPO, 9): {path: 30_000 for path in task.files}}
+    [planned] = plan_assignments([task], "reviewer", sizes=sizes, max_shards=12)
+    assert planned.assignments == []
+    assert planned.too_large is not None and "need 30 shards; at most 12" in planned.too_large
+
+
 def test_sharding_settings_that_cannot_work_are_refused_with_their_names() -> None:
-    with pytest.raises(ValueError, match="shard_size must be at least 1, got 0"):
+    with pytest.raises(ValueError, match="shard_size and shard_tokens must be at least 1"):
         plan_assignments([], "reviewer", shard_threshold_files=10, shard_size=0)
     with pytest.raises(
         ValueError, match=r"shard_threshold_files \(5\) must be at least shard_size \(10\)"
@@ -181,7 +212,7 @@ def test_sharding_settings_that_cannot_work_are_refused_with_their_names() -> No
 
 def test_a_pr_that_cannot_be_read_is_skipped_as_unreadable_not_fatal() -> None:
     class Flaky(ListedGitHub):
-        async def changed_files(self, repo: str, number: int) -> list[str]:
+        async def changed_files(self, repo: str, number: int) -> list[ChangedFile]:
             if number == 1:
                 raise RuntimeError("GitHub GET files failed with 502")
             return await super().changed_files(repo, number)

@@ -40,7 +40,7 @@ def test_skipped_authors_labels_and_lockfile_only_prs_are_not_reviewed_and_say_w
     assert reasons == {2: "author_skipped", 3: "label_skipped", 4: "no_reviewable_files"}
     lockfiles = next(s for s in found.skipped if s.number == 4)
     assert lockfiles.detail == (
-        "all 2 changed file(s) excluded by paths (uv.lock, web/package-lock.json)"
+        "all 2 changed file(s) are listed only (uv.lock, web/package-lock.json)"
     )
 
 

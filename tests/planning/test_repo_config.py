@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import pytest
 
+from agents.planning.files import split_files
 from agents.planning.globs import matches
 from agents.planning.repo_config import RepoConfig, RepoConfigError, parse_repo_config
-from agents.planning.repo_policy import guidance_for, review_scope, scope_problem, skip_rule
+from agents.planning.repo_policy import guidance_for, scope_problem, skip_rule
+from tests.planning.test_discover import changed
+
+
+def _read(config: RepoConfig, paths: list[str]) -> tuple[str, ...]:
+    return tuple(f.path for f in split_files([changed(p) for p in paths], config, 10**6).read)
+
 
 FULL = """\
 roles: [reviewer, security-reviewer]
@@ -97,16 +104,17 @@ def test_default_excludes_leave_lockfiles_vendored_generated_and_minified_files_
         "static/app.min.js",
         "src/app.py",
     ]
-    scope = review_scope(RepoConfig(), files)
-    assert scope.kept == ("src/app.py",)
+    assert _read(RepoConfig(), files) == ("src/app.py",)
+    listed = split_files([changed(p) for p in files], RepoConfig(), 10**6).listed
+    assert {f.path: f.reason for f in listed}["api/service_pb2.py"] == "generated, by its name"
     reviewed_all = parse_repo_config("paths:\n  default_excludes: false\n")
-    assert review_scope(reviewed_all, files).kept == tuple(files)
+    assert _read(reviewed_all, files) == tuple(files)
 
 
 def test_include_and_exclude_globs_narrow_what_is_reviewed() -> None:
     config = parse_repo_config(FULL)
-    scope = review_scope(config, ["src/a.py", "src/generated/b.py", "docs/x.txt", "README.md"])
-    assert scope.kept == ("src/a.py", "README.md")
+    files = ["src/a.py", "src/generated/b.py", "docs/x.txt", "README.md"]
+    assert _read(config, files) == ("src/a.py", "README.md")
 
 
 def test_globs_keep_a_single_star_within_one_directory() -> None:
@@ -118,10 +126,10 @@ def test_globs_keep_a_single_star_within_one_directory() -> None:
 
 
 def test_a_pr_with_only_excluded_files_has_nothing_to_review() -> None:
-    scope = review_scope(RepoConfig(), ["uv.lock"])
-    assert scope_problem(RepoConfig(), scope) == (
+    split = split_files([changed("uv.lock")], RepoConfig(), 10**6)
+    assert scope_problem(RepoConfig(), split) == (
         "no_reviewable_files",
-        "all 1 changed file(s) excluded by paths (uv.lock)",
+        "all 1 changed file(s) are listed only (uv.lock)",
     )
 
 
