@@ -9,7 +9,8 @@ one reviewer's): a shard reports findings on its own files only.
 
 Everything in the outline but our own sentences was written by the PR's author (title, body,
 file names), so it travels inside untrusted delimiters in the first user turn, never in a system
-block, and it is bounded: past :data:`OUTLINE_FILES` files the rest is counted per folder.
+block, and it is bounded by the session's context tier: the files past what fits are counted
+per folder.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from agents.tools.context import WorkerContext
 from agents.tools.pull_files import pr_files, task_number
 
 OUTLINE_FILES = 300
+# The outline takes at most this many times the tier's share for one context file.
+OUTLINE_SHARE = 2
 BODY_CHARS = 3000
 TITLE_CHARS = 300
 
@@ -73,13 +76,22 @@ def _folders(rest: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 async def pr_outline(ctx: WorkerContext) -> str:
-    """The outline of the task's pull request ("" for a task that reviews none)."""
+    """The outline of the task's pull request ("" for a task that reviews none, or when GitHub
+    does not answer: the model's own reads then meet the error, which is the model's to handle;
+    our own identity's refusals still end the worker)."""
+    from agents.github.errors import GitHubApiError, GitHubUnavailable, TokenRefused
+
     task = ctx.task
     if not task.reviews_pr or task.number is None:
         return ""
-    if ctx.pull is None:
-        ctx.pull = await ctx.gateway.get_pull(task.repo, task_number(ctx))
-    files = await pr_files(ctx)
+    try:
+        if ctx.pull is None:
+            ctx.pull = await ctx.gateway.get_pull(task.repo, task_number(ctx))
+        files = await pr_files(ctx)
+    except (GitHubApiError, GitHubUnavailable) as exc:
+        if isinstance(exc, TokenRefused) or getattr(exc, "status", None) == 401:
+            raise
+        return ""
     listed = {f.path: f.reason for f in task.listed}
     mine = set(task.files) if task.kind == "review_pr" else set()
     tests = sum(1 for f in files if is_test(str(f.get("filename"))))
@@ -93,9 +105,18 @@ async def pr_outline(ctx: WorkerContext) -> str:
         f"title: {title}",
         f"body:\n{body or '(empty)'}",
         f"files: {len(files)} changed, +{added:,}/-{deleted:,} lines, {tests} of them tests",
-        *(_row(f, mine, listed) for f in files[:OUTLINE_FILES]),
-        *_folders(files[OUTLINE_FILES:]),
     ]
+    # Held to the context tier: the first turn is never stubbed out of the history.
+    room = OUTLINE_SHARE * ctx.pages.context_file_chars - sum(len(line) for line in lines)
+    shown = 0
+    for file in files[:OUTLINE_FILES]:
+        row = _row(file, mine, listed)
+        if room - len(row) < 0:
+            break
+        lines.append(row)
+        room -= len(row) + 1
+        shown += 1
+    lines += _folders(files[shown:])
     rule = SHARD_RULE if task.shard is not None else WHOLE_RULE
     if task.kind == "summarize":
         rule = (

@@ -12,6 +12,8 @@ from sandbox.model.diffscan import Finding, parse_json, walk
 
 _REF = re.compile(r"(?<![\w.-])([\w.-]+)/([\w.-]+)#(\d+)")  # anchored: linear on long text
 _FINDING_LINE = re.compile(r"(?m)^\s*[-*]?\s*`?([\w./-]+\.\w+)`?:(\d+):\s*(.+?)\s*$")
+_OUTLINE = re.compile(r'<untrusted kind="pull_request_outline"[^>]*>\n(.*?)\n</untrusted>', re.S)
+_OUTLINE_ROW = re.compile(r"(?m)^- (\S+) \((\w+)[^)]*\)(.*)$")
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,34 @@ def _texts(content: Any) -> str:
             if isinstance(b, Mapping) and b.get("type") in ("text", "tool_result")
         )
     return ""
+
+
+@dataclass(frozen=True)
+class OutlineFile:
+    """One changed file as the PR's outline in the first turn shows it."""
+
+    path: str
+    status: str
+    test: bool
+    mine: bool
+    listed: bool
+
+
+def outline(conv: Conversation) -> list[OutlineFile]:
+    """The whole PR's files from the outline the worker put in its first turn (none without)."""
+    found = _OUTLINE.search(conv.opening)
+    if found is None:
+        return []
+    return [
+        OutlineFile(
+            m.group(1),
+            m.group(2),
+            "[test]" in m.group(3),
+            "[yours]" in m.group(3),
+            "[listed" in m.group(3),
+        )
+        for m in _OUTLINE_ROW.finditer(found.group(1))
+    ]
 
 
 def ref_values(conv: Conversation) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 _DIFF_FILE = re.compile(r"^\+\+\+ b/(.+)$", re.MULTILINE)
-_SOURCE_EXT = (".py", ".js", ".ts", ".go", ".rs", ".java", ".rb", ".c", ".cpp", ".kt", ".cs")
+SOURCE_EXT = (".py", ".js", ".ts", ".go", ".rs", ".java", ".rb", ".c", ".cpp", ".kt", ".cs")
 
 
 @dataclass(frozen=True)
@@ -229,7 +229,7 @@ def findings(files: list[ChangedFile]) -> list[Finding]:
                     message = check.message.replace("{line}", text.strip())
                     found.append(Finding(file.path, line, message, text))
                     break
-    sources = [f for f in files if f.path.endswith(_SOURCE_EXT) and not is_test(f.path)]
+    sources = [f for f in files if f.path.endswith(SOURCE_EXT) and not is_test(f.path)]
     if sources and not any(is_test(f.path) for f in files):
         target = next((f for f in sources if f.path in first_added), None)
         if target is not None:

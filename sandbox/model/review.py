@@ -22,6 +22,7 @@ from sandbox.model.conversation import (
     Reply,
     ToolCall,
     head_sha,
+    outline,
     ref_values,
     shard_findings,
 )
@@ -43,6 +44,8 @@ _PATCH = re.compile(r"the patch of (\S+) has (\d+) page")
 _FILE = re.compile(r"file (\S+) has (\d+) page")
 _FILE_FOOTER = re.compile(r"\[file page (\d+) of (\d+)")
 _TESTS_NOTE = "Noted: tests change in this pull request."
+# How the task line names a shard's part (agents.worker.prompt.describe_task).
+SHARD = "This worker covers part"
 _TEST_GAP = "This changes "
 
 
@@ -58,17 +61,21 @@ class _Seen:
     patches: list[ChangedFile] = field(default_factory=list)  # every patch page in view
 
     tests_seen: bool = False
+    # A shard: whether the PR as a whole lacks tests is not its call.
+    judged_elsewhere: bool = False
 
     def found(self, noted: list[Finding]) -> list[Finding]:
         """Findings in the patches still in view, in reading order, then noted earlier ones."""
         merged: dict[tuple[str, int, str], Finding] = {}
         for f in findings(self.patches):
-            if self.tests_seen and f.body.startswith(_TEST_GAP):
+            if (self.tests_seen or self.judged_elsewhere) and f.body.startswith(_TEST_GAP):
                 continue  # tests came with the change, on a page no longer in view
             merged.setdefault((f.path, f.line, " ".join(f.body.lower().split())), f)
         for f in noted:
             merged.setdefault((f.path, f.line, " ".join(f.body.lower().split())), f)
-        return list(merged.values())
+        # Missing tests is said of the pull request once, not once per page that showed it.
+        gaps = [f for f in merged.values() if f.body.startswith(_TEST_GAP)]
+        return [f for f in merged.values() if not f.body.startswith(_TEST_GAP) or f is gaps[0]]
 
 
 def _from_notes(notes: str) -> _Seen:
@@ -177,6 +184,11 @@ def review(conv: Conversation, *, read_files: bool) -> Action:
         return conv.call("get_pull", ref)
     seen = _from_notes(conv.notes)
     _observe(conv, seen)
+    # The outline shows the whole PR: tests another worker reads are tests all the same. A
+    # shard judges only its own files, so it never says the PR lacks tests: the summarizer does.
+    files = outline(conv)
+    seen.tests_seen = seen.tests_seen or any(f.test for f in files)
+    seen.judged_elsewhere = SHARD in conv.task
     noted = shard_findings(conv.notes)
     found = not_dismissed(seen.found(noted), dismissals(conv.opening))
     note = _notes_to_add(conv, seen, found)

@@ -18,9 +18,11 @@ from sandbox.model.conversation import (
     Conversation,
     Reply,
     ToolCall,
+    outline,
     ref_values,
     shard_findings,
 )
+from sandbox.model.diffscan import SOURCE_EXT
 from sandbox.model.review import review, review_values, should_submit, without_inline
 
 __all__ = ["Action", "Conversation", "Reply", "ToolCall", "next_action"]
@@ -73,5 +75,14 @@ def _summarize(conv: Conversation) -> Action:
             f"- {f.path}:{f.line}: {f.body}" for f in merged
         )
         values["summary"] = f"Merged shard reviews: {len(merged)} distinct finding(s)."
+        # The one conclusion about the whole PR, drawn from its outline: only here.
+        files = outline(conv)
+        sources = [f for f in files if f.path.endswith(SOURCE_EXT) and not f.test and not f.listed]
+        if (
+            sources
+            and not any(f.test for f in files)
+            and any(f.status != "removed" for f in sources)
+        ):
+            values["summary"] += "\nThis pull request changes source files but no test changes."
         return conv.call("submit_review", without_inline(values, conv))
     return Reply(f"Merged shard reviews into {len(merged)} distinct finding(s).")

@@ -176,7 +176,7 @@ def test_a_refusal_ends_the_session_as_refused() -> None:
     ("budgets", "message"),
     [
         (Budgets(turns=2), "turn budget spent (2 of 2 turns)"),
-        (Budgets(llm_tokens=200), "token budget spent (240 of 200 tokens)"),
+        (Budgets(llm_tokens=200), "token budget spent (240 of 200 billed tokens; 240 raw)"),
         (Budgets(cost_usd=0.0001), "cost budget spent"),
     ],
 )
@@ -192,6 +192,26 @@ def test_github_calls_counted_outside_the_loop_also_stop_it() -> None:
     meter.count_github_call(graphql=False)
     with pytest.raises(BudgetExhausted, match="GitHub call budget spent"):
         asyncio.run(run_session(ReplayModel(), DictTools(), ListRecorder(), _session(), meter))
+
+
+def test_the_token_budget_counts_cache_reads_and_writes_as_they_are_billed() -> None:
+    # Each call rereads 50,000 cached tokens (billed at a tenth) and writes 1,000 (at 1.25x).
+    rereads = Usage(
+        input_tokens=100,
+        cache_read_input_tokens=50_000,
+        cache_creation_input_tokens=1_000,
+        output_tokens=100,
+    )
+    calls = [reply(use("get_pull", n), usage=rereads) for n in range(6)]
+    model = ReplayModel(*calls, reply({"type": "text", "text": "done"}, stop="end_turn"))
+    result, recorder, meter = _run(model, budgets=Budgets(llm_tokens=100_000, turns=50))
+    assert result.ended == "done"  # 306,000 raw tokens, under 100,000 billed
+    assert meter.usage.total_tokens > 300_000
+    billed = [t.billed_tokens for t in recorder.model_turns()]
+    assert billed[:6] == [100 + 100 + 5_000 + 1_250] * 6
+    assert meter.billed_tokens == sum(billed) < 100_000
+    assert meter.used()["tokens"] == meter.usage.total_tokens
+    assert meter.used()["billed_tokens"] == meter.billed_tokens
 
 
 def test_a_later_call_that_neither_reads_nor_writes_the_cache_is_a_miss() -> None:
