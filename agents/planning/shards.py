@@ -16,19 +16,73 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from agents.planning.files import CHARS_PER_TOKEN, ENTRY_TOKENS
 from agents.posting.notes import PullNote
 from agents.work import Assignment, Shard, Task
 
-# About how many tokens of patches one reviewer shard reads.
+# About how many tokens of patches one reviewer shard reads, at most.
 SHARD_TOKENS = 40_000
 # The most shards one PR is split into; more means it cannot be reviewed within the caps.
 MAX_SHARDS = 12
 # What a review session reads besides the patches: prefix, guidance, outline, tool turns.
 SESSION_TOKENS = 12_000
+# Calls a review makes besides reading pages (the PR, progress, the review, its last word), and
+# the calls kept free for what a model reads beyond the plan (a file, a second look).
+FIXED_CALLS = 4
+SPARE_CALLS = 4
+# What one call adds to the history besides the pages it reads, and what it writes.
+TURN_TOKENS = 1_200
+OUTPUT_TOKENS = 300
 # A worker's token budget is this many times what its plan expects, never above its role's cap
 # and never below the floor (a model that reads a few files more must not be cut off).
-BUDGET_HEADROOM = 4
+BUDGET_HEADROOM = 2
 BUDGET_FLOOR = 100_000
+
+
+@dataclass(frozen=True)
+class ReadPlan:
+    """What one reviewer can read: its session tier's page sizes and its role's turns.
+
+    A shard is held to both its tokens and its calls: a 66 KB patch is eleven calls in 6,000-
+    character pages, and a worker with 20 turns must have them."""
+
+    patch_page_chars: int = 12_000
+    file_page_chars: int = 40_000
+    max_calls: int = 20
+    shard_tokens: int = SHARD_TOKENS
+
+    @classmethod
+    def of(cls, patch_page_chars: int, file_page_chars: int, turns: int) -> ReadPlan:
+        return cls(patch_page_chars, file_page_chars, max(FIXED_CALLS + 2, turns))
+
+    @property
+    def reading_calls(self) -> int:
+        return self.max_calls - FIXED_CALLS - SPARE_CALLS
+
+    @property
+    def max_file_tokens(self) -> int:
+        """The largest patch one worker reads in full (a larger one is listed)."""
+        pages = max(1, self.reading_calls - 1)
+        return min(
+            self.shard_tokens, ENTRY_TOKENS + int(pages * self.patch_page_chars / CHARS_PER_TOKEN)
+        )
+
+    def calls(self, sizes: Sequence[int]) -> int:
+        """The calls reading files of these token sizes takes: listing pages, and each long
+        patch's further pages."""
+        chars = [max(0, size - ENTRY_TOKENS) * CHARS_PER_TOKEN for size in sizes]
+        listing = sum(min(c, self.patch_page_chars) + 200 for c in chars) / self.file_page_chars
+        further = sum(max(0, math.ceil(c / self.patch_page_chars) - 1) for c in chars)
+        return math.ceil(listing) + further
+
+    def expected_tokens(self, sizes: Sequence[int]) -> int:
+        """Billed tokens a review of these files is expected to spend: every call writes what it
+        adds to the cache (1.25x) and rereads the history so far (0.1x)."""
+        patches = sum(sizes)
+        calls = FIXED_CALLS + self.calls(sizes)
+        written = 1.25 * (SESSION_TOKENS + patches + calls * TURN_TOKENS)
+        reread = 0.1 * calls * (SESSION_TOKENS + patches / 2 + calls * TURN_TOKENS / 2)
+        return int(written + reread + calls * OUTPUT_TOKENS)
 
 
 @dataclass
@@ -53,16 +107,23 @@ def worker_budget_tokens(expected: int, cap: int) -> int:
     return min(cap, max(BUDGET_FLOOR, BUDGET_HEADROOM * expected))
 
 
-def cut(sizes: Sequence[int], limit: int, max_files: int) -> list[tuple[int, int]]:
-    """Balanced [start, end) ranges of ``sizes``: each about ``total / n`` tokens (never past
-    ``limit`` where a file allows) and at most ``max_files`` entries."""
+def cut(sizes: Sequence[int], plan: ReadPlan, max_files: int) -> list[tuple[int, int]]:
+    """Balanced [start, end) ranges of ``sizes``: each about ``total / n`` tokens (never past the
+    plan's tokens or reading calls where a file allows) and at most ``max_files`` entries."""
     total = sum(sizes)
-    count = max(math.ceil(total / limit), math.ceil(len(sizes) / max_files), 1)
-    most = min(limit, total / count * 1.1)
+    count = max(
+        math.ceil(total / plan.shard_tokens),
+        math.ceil(plan.calls(sizes) / plan.reading_calls),
+        math.ceil(len(sizes) / max_files),
+        1,
+    )
+    most = min(plan.shard_tokens, total / count * 1.1)
     ranges: list[tuple[int, int]] = []
     start, used = 0, 0
     for index, size in enumerate(sizes):
-        if index > start and (used + size > most or index - start >= max_files):
+        more = list(sizes[start : index + 1])
+        full = used + size > most or plan.calls(more) > plan.reading_calls
+        if index > start and (full or index - start >= max_files):
             ranges.append((start, index))
             start, used = index, 0
         used += size
@@ -77,14 +138,16 @@ def plan_assignments(
     sizes: Mapping[tuple[str, int], Mapping[str, int]] | None = None,
     shard_threshold_files: int = 100,
     shard_size: int = 100,
-    shard_tokens: int = SHARD_TOKENS,
+    read: ReadPlan | None = None,
     max_shards: int = MAX_SHARDS,
     summarizer_role: str = "summarizer",
 ) -> list[PlannedPR]:
-    """One worker per PR; a PR with more than ``shard_tokens`` of patches to read (``sizes``,
-    from discovery; a file of unknown size counts as a small one) or more than
-    ``shard_threshold_files`` files is sharded, at most ``shard_size`` files a shard."""
-    if shard_size < 1 or shard_tokens < 1:
+    """One worker per PR; a PR with more to read than one worker's ``read`` plan allows (its
+    patches' tokens from discovery's ``sizes``, a file of unknown size counting as a small one;
+    the calls their pages take) or more than ``shard_threshold_files`` files is sharded, at most
+    ``shard_size`` files a shard."""
+    plan = read or ReadPlan()
+    if shard_size < 1 or plan.shard_tokens < 1:
         raise ValueError(f"shard_size and shard_tokens must be at least 1 ({shard_size})")
     if shard_threshold_files < shard_size:
         raise ValueError(
@@ -96,16 +159,17 @@ def plan_assignments(
         known = (sizes or {}).get((task.repo, task.number or 0), {})
         each = [known.get(path, 200) for path in task.files]
         total = sum(each)
-        if len(task.files) <= shard_threshold_files and total <= shard_tokens:
-            one = Assignment(role=role, task=task, expected_tokens=SESSION_TOKENS + 2 * total)
+        fits = total <= plan.shard_tokens and plan.calls(each) <= plan.reading_calls
+        if len(task.files) <= shard_threshold_files and fits:
+            one = Assignment(role=role, task=task, expected_tokens=plan.expected_tokens(each))
             planned.append(PlannedPR([one], task=task))
             continue
-        ranges = cut(each, shard_tokens, shard_size)
+        ranges = cut(each, plan, shard_size)
         if len(ranges) > max_shards:
             reason = (
                 f"about {total:,} tokens of patches in {len(task.files)} files need "
-                f"{len(ranges)} shards; at most {max_shards} of about {shard_tokens:,} tokens "
-                "are planned per pull request"
+                f"{len(ranges)} shards; at most {max_shards} of about {plan.shard_tokens:,} "
+                "tokens are planned per pull request"
             )
             planned.append(PlannedPR([], too_large=reason, task=task))
             continue
@@ -118,7 +182,7 @@ def plan_assignments(
                         "shard": Shard(index=index, count=len(ranges)),
                     }
                 ),
-                expected_tokens=SESSION_TOKENS + 2 * sum(each[start:end]),
+                expected_tokens=plan.expected_tokens(each[start:end]),
             )
             for index, (start, end) in enumerate(ranges)
         ]

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 from agents.planning.config_notice import ConfigNotice
 from agents.planning.discover import Discovery, SkippedItem, discover_work
+from agents.planning.shards import ReadPlan
+from agents.posting.notes import PullNote
 from agents.work import Task
 from flows.run.adapters import (
     GatewayIssueSource,
@@ -58,6 +60,22 @@ def config_problems(found: Discovery) -> list[str]:
     ]
 
 
+def read_plan(runtime: Runtime, role: str) -> ReadPlan:
+    """What one of ``role``'s reviewers can read: the page sizes of its model's context tier and
+    its role's turns (discovery lists files larger than that; planning cuts shards to it)."""
+    from agents.llm.context import tier_for
+
+    found = runtime.roles.get(role)
+    model = (getattr(found, "model", None) or runtime.model_id) if found else runtime.model_id
+    try:
+        window = runtime.llm.registry.spec(model).context_window
+    except Exception:  # an unknown model: the worker refuses it with its reason later
+        window = 200_000
+    tier = tier_for(window)
+    turns = found.limits.max_turns if found is not None else 20
+    return ReadPlan.of(tier.patch_page_chars, tier.file_page_chars, turns)
+
+
 def triages(runtime: Runtime, role: str) -> bool:
     """A role that comments on issues rather than reviewing pull requests."""
     found = runtime.roles.get(role)
@@ -83,6 +101,8 @@ async def discover(
     skipped: list[SkippedItem] = []
     config_errors: dict[str, list[str]] = {}
     told: list[str] = []
+    notes: list[PullNote] = []
+    sizes: dict[tuple[str, int], dict[str, int]] = {}
     for owned in repos_by_owner(repos).values():
         async with runtime.discovery(identity, owned) as (gateway, verified_login):
             await read_review_feedback(runtime, gateway, owned, role)
@@ -96,13 +116,16 @@ async def discover(
                 targets=targets,
                 rerun=rerun,
                 known_roles=runtime.roles,
+                max_file_tokens=read_plan(runtime, role).max_file_tokens,
             )
         items += found.items
         skipped += found.skipped
+        notes += found.notes
+        sizes.update(found.sizes)
         config_errors.update(found.config_errors)
         if found.config_notices and not runtime.dry_run:
             told += await post_config_notices(runtime, identity, found.config_notices)
-    return Discovery(items, skipped, config_errors, config_told=told)
+    return Discovery(items, skipped, config_errors, config_told=told, notes=notes, sizes=sizes)
 
 
 async def post_config_notices(

@@ -42,7 +42,7 @@ from flows.run.adapters import (
 from flows.run.bot import acknowledge
 from flows.run.children import fan_out_report
 from flows.run.deployed import rename_run, run_name, scheduled_tick_overlaps
-from flows.run.discovery import config_problems, config_skips, discover
+from flows.run.discovery import config_problems, config_skips, discover, read_plan
 from flows.run.fanout import Fanout
 from flows.run.logs import project_logs_in_run
 from flows.run.notes import note_previews, post_pr_notes
@@ -146,6 +146,7 @@ async def _run_swarm(
             found.items,
             role,
             sizes=found.sizes,
+            read=read_plan(runtime, request.role),
             shard_threshold_files=request.shard_threshold_files,
             shard_size=request.shard_size,
             summarizer_role=request.summarizer_role,

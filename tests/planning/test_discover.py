@@ -10,7 +10,7 @@ import pytest
 
 from agents.planning.discover import ExistingReview, OpenPull, discover_work
 from agents.planning.files import ChangedFile
-from agents.planning.shards import plan_assignments
+from agents.planning.shards import ReadPlan, plan_assignments
 from agents.posting.keys import marker, review_key
 from agents.work import Task
 
@@ -180,17 +180,26 @@ def test_a_pr_with_many_files_is_sharded_in_balanced_parts_with_one_summarizer()
 def test_shards_are_cut_by_the_tokens_their_patches_cost_not_by_a_count_of_files() -> None:
     task = _item(8, 12)
     big = {path: 200 for path in task.files} | {"src/f03.py": 30_000, "src/f09.py": 25_000}
-    [planned] = plan_assignments([task], "reviewer", sizes={(REPO, 8): big}, shard_tokens=40_000)
+    read = ReadPlan(shard_tokens=40_000, max_calls=40)
+    [planned] = plan_assignments([task], "reviewer", sizes={(REPO, 8): big}, read=read)
     cost = [sum(big[p] for p in s.task.files) for s in planned.reviewers]
     assert len(cost) == 2 and max(cost) <= 40_000
     # Each worker's plan carries what it is expected to spend; its budget follows from it.
-    assert [a.expected_tokens > 2 * c for a, c in zip(planned.reviewers, cost, strict=True)] == [
-        True,
-        True,
-    ]
+    assert all(a.expected_tokens > c for a, c in zip(planned.reviewers, cost, strict=True))
     # Twelve small files are one worker's work, however many they are.
     [small] = plan_assignments([task], "reviewer", sizes={(REPO, 8): {}})
     assert small.summarizer is None and len(small.reviewers) == 1
+
+
+def test_a_shard_is_held_to_the_calls_its_pages_take_within_its_turns() -> None:
+    # Three 20,000-token patches in 6,000-character pages: about twelve calls each.
+    task = _item(10, 3)
+    sizes = {(REPO, 10): {path: 20_000 for path in task.files}}
+    read = ReadPlan(patch_page_chars=6000, file_page_chars=20_000, max_calls=20)
+    planned = plan_assignments([task], "reviewer", sizes=sizes, read=read)[0].reviewers
+    assert len(planned) == 3
+    assert all(read.calls([20_000]) <= read.reading_calls for _ in planned)
+    assert read.max_file_tokens < 20_000 * 2  # a patch past one worker's calls is listed
 
 
 def test_a_pr_that_would_need_more_shards_than_the_cap_is_planned_as_too_large() -> None:
