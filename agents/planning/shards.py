@@ -53,11 +53,11 @@ class ReadPlan:
 
     @classmethod
     def of(cls, patch_page_chars: int, file_page_chars: int, turns: int) -> ReadPlan:
-        return cls(patch_page_chars, file_page_chars, max(FIXED_CALLS + 2, turns))
+        return cls(patch_page_chars, file_page_chars, turns)
 
     @property
     def reading_calls(self) -> int:
-        return self.max_calls - FIXED_CALLS - SPARE_CALLS
+        return max(1, self.max_calls - FIXED_CALLS - SPARE_CALLS)
 
     @property
     def max_file_tokens(self) -> int:

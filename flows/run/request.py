@@ -30,9 +30,12 @@ class RunRequest(BaseModel):
     dry_run: bool = Field(False, description="Post nothing; the summary shows what would be posted")
     model: str | None = Field(None, description="Model id, or 'scripted'; default: SWARM_MODEL")
     shard_threshold_files: int = Field(
-        40, description="A PR with more changed files than this is reviewed in shards"
+        100,
+        description="A PR with more changed files than this is reviewed in shards (a PR with "
+        "more to read than one reviewer can is sharded whatever its count: shards are cut by "
+        "the size of the patches)",
     )
-    shard_size: int = Field(20, description="Changed files per shard")
+    shard_size: int = Field(100, description="At most this many changed files per shard")
     summarizer_role: str = Field(
         "summarizer", description="The role that merges a sharded PR's reviews into one"
     )

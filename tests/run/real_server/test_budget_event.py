@@ -28,7 +28,10 @@ def test_a_spent_budget_is_an_event_about_the_pr_and_a_failed_task_run(
     # A new commit makes the PR need a review; two turns are not enough to write one.
     observed.sandbox.state.push_commit(WIDGETS, WIDGETS_PR_PDB, {"NOTES.md": "budget\n"})
     run = observed.run("--repo", WIDGETS, SWARM_ROLES_DIR=str(roles))
-    assert run.returncode == 1, run.output
+    # A spent turn budget is met again at the same head: the PR gets a note saying so, and a
+    # PR dealt with that way does not fail the run (the event still tells the team).
+    assert run.returncode == 0, run.output
+    assert "noted as not reviewed in full" in run.output
 
     # Other tests of the session may leave more PRs needing a review: find this one's worker.
     (task_run,) = [
