@@ -38,8 +38,12 @@ HEAD_CHARS = 2000
 # Data files past this many changed lines are listed, not read line by line.
 DATA_LINES = 1500
 DATA_SUFFIXES = (".json", ".csv", ".tsv", ".xml", ".pem", ".crt", ".dat", ".po", ".pot", ".svg")
-# Lines this long on average are minified or one-line data, not code a reviewer reads.
+# Lines this long on average (in a patch of at least this much) are minified or one-line data.
 MINIFIED_LINE_CHARS = 400
+MINIFIED_MIN_CHARS = 5000
+# A "generated" banner counts in the file's first lines only.
+TOP_LINES = 12
+_FIRST_HUNK = re.compile(r"^@@ -(?:0|1)(?:,\d+)? \+1(?:,\d+)? @@")
 BINARY_SUFFIXES = (
     ".png", ".jpg", ".jpeg", ".gif", ".ico", ".webp", ".pdf", ".zip", ".gz", ".tgz", ".whl",
     ".mo", ".so", ".dll", ".exe", ".bin", ".ttf", ".otf", ".woff", ".woff2", ".pyc",
@@ -123,16 +127,27 @@ def listing_reason(file: ChangedFile, config: RepoConfig, max_tokens: int) -> st
         return _default_kind(file.path)
     if file.patch_chars is None:
         return _no_patch(file)
-    if file.status != "removed" and _GENERATED.search(file.head):
+    if file.status != "removed" and _GENERATED.search(_top_of_file(file.head)):
         return "generated, by what it says at its top"
     changed = file.additions + file.deletions
     if file.path.lower().endswith(DATA_SUFFIXES) and changed > DATA_LINES:
         return f"data file, {changed:,} lines changed"
-    if changed and file.patch_chars / changed > MINIFIED_LINE_CHARS:
+    lines = file.head.count("\n") + 1
+    if file.patch_chars > MINIFIED_MIN_CHARS and len(file.head) / lines > MINIFIED_LINE_CHARS:
         return "minified or one-line content"
     if file.tokens > max_tokens:
         return f"its patch alone (about {file.tokens:,} tokens) is more than one worker reads"
     return None
+
+
+def _top_of_file(head: str) -> str:
+    """The file's first lines as its patch shows them: a hunk that starts at line 1 (the only
+    place a "generated" banner means what it says), new side only."""
+    hunk, _, rest = head.partition("\n")
+    if not _FIRST_HUNK.match(hunk):
+        return ""
+    top = [line[1:] for line in rest.splitlines()[:TOP_LINES] if not line.startswith("-")]
+    return "\n".join(top)
 
 
 def _no_patch(file: ChangedFile) -> str:

@@ -29,7 +29,7 @@ SESSION_TOKENS = 12_000
 # Calls a review makes besides reading pages (the PR, progress, the review, its last word), and
 # the calls kept free for what a model reads beyond the plan (a file, a second look).
 FIXED_CALLS = 4
-SPARE_CALLS = 4
+SPARE_CALLS = 2
 # What one call adds to the history besides the pages it reads, and what it writes.
 TURN_TOKENS = 1_200
 OUTPUT_TOKENS = 300

@@ -79,7 +79,8 @@ async def pr_outline(ctx: WorkerContext) -> str:
     """The outline of the task's pull request ("" for a task that reviews none, or when GitHub
     does not answer: the model's own reads then meet the error, which is the model's to handle;
     our own identity's refusals still end the worker)."""
-    from agents.github.errors import GitHubApiError, GitHubUnavailable, TokenRefused
+    from agents.github.errors import GitHubApiError, TokenRefused
+    from agents.transport import GitHubUnreachable
 
     task = ctx.task
     if not task.reviews_pr or task.number is None:
@@ -88,7 +89,7 @@ async def pr_outline(ctx: WorkerContext) -> str:
         if ctx.pull is None:
             ctx.pull = await ctx.gateway.get_pull(task.repo, task_number(ctx))
         files = await pr_files(ctx)
-    except (GitHubApiError, GitHubUnavailable) as exc:
+    except (GitHubApiError, GitHubUnreachable) as exc:
         if isinstance(exc, TokenRefused) or getattr(exc, "status", None) == 401:
             raise
         return ""

@@ -31,8 +31,9 @@ async def post_pr_notes(runtime: Runtime, role: str, notes: Sequence[PullNote]) 
     now or already there). A dry run posts nothing and returns none."""
     if runtime.dry_run or not notes:
         return []
-    from agents.github.errors import GitHubApiError, GitHubUnavailable, TokenRefused
+    from agents.github.errors import GitHubApiError, TokenRefused
     from agents.posting.notes import post_note
+    from agents.transport import GitHubUnreachable
 
     identity = role_identity(runtime, role)
     holder = f"notes-{uuid.uuid4().hex[:12]}"
@@ -51,7 +52,7 @@ async def post_pr_notes(runtime: Runtime, role: str, notes: Sequence[PullNote]) 
                         )
                     except TokenRefused:
                         raise
-                    except (GitHubApiError, GitHubUnavailable) as exc:
+                    except (GitHubApiError, GitHubUnreachable) as exc:
                         log.warning("%s: note not posted: %s", note.label, redact(str(exc)))
                         continue
                     settled.append(note.label)

@@ -205,7 +205,7 @@ def test_the_token_budget_counts_cache_reads_and_writes_as_they_are_billed() -> 
     calls = [reply(use("get_pull", n), usage=rereads) for n in range(6)]
     model = ReplayModel(*calls, reply({"type": "text", "text": "done"}, stop="end_turn"))
     result, recorder, meter = _run(model, budgets=Budgets(llm_tokens=100_000, turns=50))
-    assert result.ended == "done"  # 306,000 raw tokens, under 100,000 billed
+    assert result.status == "succeeded"  # 306,000 raw tokens, under 100,000 billed
     assert meter.usage.total_tokens > 300_000
     billed = [t.billed_tokens for t in recorder.model_turns()]
     assert billed[:6] == [100 + 100 + 5_000 + 1_250] * 6
