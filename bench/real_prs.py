@@ -127,13 +127,14 @@ def _github_figures(state: SandboxState, release: Release) -> dict[str, Any]:
     tests_changed = any(is_test(f.filename) for f in pull.files)
     mine = [r for r in pull.reviews if r.user_login == REVIEWER_BOT]
     comments = [c for c in pull.review_comments if c.user_login == REVIEWER_BOT]
-    texts = [r.body for r in mine] + [c.body for c in comments]
+    said = [c.body for c in issue.comments if c.user_login == REVIEWER_BOT]
+    texts = [r.body for r in mine] + [c.body for c in comments] + said
     path = f"/repos/{release.repo}/pulls/1/reviews"
     refused = [r for r in state.requests if r.path == path and r.status == 422]
     return {
         "files": len(pull.files),
         "reviews": len(mine),
-        "notes": sum(1 for r in mine if "not reviewed" in r.body.lower()),
+        "notes": sum(1 for r in mine if r.body.startswith("swarm did not review")),
         "unprocessable": len(refused),
         "contradictions": sum(NO_TESTS in t.lower() for t in texts) if tests_changed else 0,
         "body_chars": max((len(r.body) for r in mine), default=0),

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.posting.findings import Finding
-from agents.work import ListedFile
 from agents.posting.render import (
     Listed,
     PostedFinding,
@@ -36,6 +35,7 @@ from agents.tools.pull_files import pr_files, pr_patches
 from agents.tools.review import post_once
 from agents.tools.summary import edit_summary, ensure_summary
 from agents.tools.threads import Earlier, read_earlier, resolve_fixed
+from agents.work import ListedFile
 
 
 @dataclass

@@ -52,7 +52,9 @@ def head(swarm: Swarm) -> str:
 
 def push_without_the_print(swarm: Swarm) -> str:
     tree = swarm.sandbox.state.repo(WIDGETS).commits[head(swarm)].tree
-    fixed = "\n".join(line for line in tree[CORE].splitlines() if "print(" not in line) + "\n"
+    core = tree[CORE]
+    assert isinstance(core, str)
+    fixed = "\n".join(line for line in core.splitlines() if "print(" not in line) + "\n"
     return swarm.sandbox.state.push_commit(WIDGETS, PR, {CORE: fixed}, "Drop the debug print")
 
 

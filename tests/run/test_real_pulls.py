@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from agents.posting.render import SUMMARY_TITLE
 from flows.run.report import RunReport
 from sandbox.github.releases import RELEASES, ReleasesUnavailable, add_release_pull, sdist
 from sandbox.github.seed import REVIEWER_BOT
@@ -39,6 +40,14 @@ def release_cache() -> Path | None:
             pytest.fail(f"PyPI is required here (SWARM_TEST_REQUIRE_PYPI=1): {exc}")
         pytest.skip(f"PyPI is unreachable, so the real-diff set cannot be built: {exc}")
     return None
+
+
+def _summary(swarm: Swarm, repo: str) -> str:
+    """The bot's summary comment on the repository's one PR."""
+    issue = swarm.state.pull(repo, 1)
+    [summary] = [c.body for c in issue.comments if c.user_login == REVIEWER_BOT]
+    assert summary.startswith(SUMMARY_TITLE)
+    return summary
 
 
 def _bot_writes(swarm: Swarm) -> list[str]:
@@ -69,14 +78,15 @@ def test_release_sized_real_prs_each_end_in_one_review_or_note_and_a_rerun_posts
         pull = issue.pull
         assert pull is not None
         if any(is_test(f.filename) for f in pull.files):
-            comments = [c.body for c in pull.review_comments]
+            comments = [c.body for c in pull.review_comments] + [c.body for c in issue.comments]
             assert not any("no test changes" in text for text in [body, *comments]), repo
-    # Files a review did not read in full are named in it: the pure renames of requests' move to
-    # src/, the data module whose patch GitHub omits, pycountry's binary translations.
-    assert "Not reviewed in full" in swarm.bot_reviews("acme/requests", 1)[0].body
-    emoji = swarm.bot_reviews("acme/emoji", 1)[0].body
-    assert "emoji/unicode_codes/data_dict.py: GitHub shows no patch" in emoji
-    assert ".mo: binary file" in swarm.bot_reviews("acme/pycountry", 1)[0].body
+    # Files a review did not read in full are named in its summary: the pure renames of
+    # requests' move to src/, the data module whose patch GitHub omits, pycountry's binary
+    # translations.
+    assert "content unchanged" in _summary(swarm, "acme/requests")
+    emoji = _summary(swarm, "acme/emoji")
+    assert "`emoji/unicode_codes/data_dict.py`: GitHub shows no patch" in emoji
+    assert ".mo`: binary file" in _summary(swarm, "acme/pycountry")
 
     writes = _bot_writes(swarm)
     again_state, again = run_swarm(repos=list(pulls))
