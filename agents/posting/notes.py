@@ -56,15 +56,7 @@ class ReviewWrites(Protocol):
     async def list_reviews(self, repo: str, number: int) -> list[dict[str, Any]]: ...
 
     async def create_review(
-        self,
-        repo: str,
-        number: int,
-        body: str,
-        event: str = "COMMENT",
-        commit_id: str | None = None,
-        comments: list[dict[str, Any]] | None = None,
-        *,
-        safe_to_retry: bool = False,
+        self, repo: str, number: int, body: str, event: str = ..., commit_id: str | None = ...
     ) -> dict[str, Any]: ...
 
 
