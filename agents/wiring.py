@@ -4,7 +4,6 @@ CLI build one per process; the model client is built by the caller (``flows.run.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import threading
@@ -156,7 +155,7 @@ class Runtime:
         try:
             verified: str | None = None
             try:
-                found = await asyncio.to_thread(self.verifier.verify, _LeaseToVerify(lease))
+                found = await self.verifier.verify(_LeaseToVerify(lease))
                 verified = found.login
             except IdentityBlocked as exc:
                 log.warning("discovery as %s trusts no review marker: %s", identity_name, exc)
@@ -174,7 +173,7 @@ class Runtime:
 
     async def aclose(self) -> None:
         await self.dispatcher.aclose()
-        await asyncio.to_thread(self.verifier.close)
+        await self.verifier.aclose()
         await self.llm.aclose()
         self.throttles.close()
         with self._lock:

@@ -17,13 +17,13 @@ Target: seal + open + verify < 5 ms per worker, excluding the network round trip
 
 from __future__ import annotations
 
+import asyncio
 import json
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -72,28 +72,32 @@ def sandbox_settings(server: SandboxServer, creds: Path) -> Settings:
     )
 
 
-def dispatch_workers(
+async def dispatch_workers(
     minter: InstallationMinter, workers: int, scope: TokenScope, role: str
 ) -> str | None:
-    """Acquire + release for ``workers`` workers; the first refusal's text, if any."""
+    """Acquire + release for ``workers`` workers, 16 at a time; the first refusal's text."""
+    at_once = asyncio.Semaphore(16)
 
-    def one(i: int) -> str | None:
-        try:
-            lease = minter.acquire(scope, role=role, holder=f"{role}-{i}")
-        except IdentityError as exc:
-            return str(exc)
-        # A worker holds its lease while it works; a shared token dies with its last holder, so
-        # a zero-length hold would measure back-to-back runs, not workers running side by side.
-        time.sleep(WORK_SECONDS)
-        minter.release(lease)
-        return None
+    async def one(i: int) -> str | None:
+        async with at_once:
+            try:
+                lease = await minter.acquire(scope, role=role, holder=f"{role}-{i}")
+            except IdentityError as exc:
+                return str(exc)
+            # A worker holds its lease while it works; a shared token dies with its last
+            # holder, so a zero-length hold would measure back-to-back runs, not workers side
+            # by side.
+            await asyncio.sleep(WORK_SECONDS)
+            await minter.release(lease)
+            return None
 
-    with ThreadPoolExecutor(max_workers=16) as pool:
-        refusals = [r for r in pool.map(one, range(workers)) if r]
+    refusals = [r for r in await asyncio.gather(*(one(i) for i in range(workers))) if r]
     return f"{len(refusals)} refused: {refusals[0][:170]}" if refusals else None
 
 
-def count_mints(settings: Settings, server: SandboxServer, workers: int) -> list[dict[str, Any]]:
+async def count_mints(
+    settings: Settings, server: SandboxServer, workers: int
+) -> list[dict[str, Any]]:
     rows = []
     for per_worker in (False, True):
         # Each mode gets a fresh 60 s secondary-limit window on the sandbox clock.
@@ -101,11 +105,11 @@ def count_mints(settings: Settings, server: SandboxServer, workers: int) -> list
         minter = open_identity(settings, "default", per_worker=per_worker)
         assert isinstance(minter, InstallationMinter)
         started = time.perf_counter()
-        problem = dispatch_workers(minter, workers, REVIEWER, "reviewer")
+        problem = await dispatch_workers(minter, workers, REVIEWER, "reviewer")
         one_scope = minter.stats.mints
-        problem = problem or dispatch_workers(minter, workers, TRIAGER, "triager")
+        problem = problem or await dispatch_workers(minter, workers, TRIAGER, "triager")
         elapsed = time.perf_counter() - started
-        minter.close()
+        await minter.aclose()
         live = sum(
             1 for t in server.state.tokens.values() if t.kind == "installation" and not t.revoked
         )
@@ -133,6 +137,15 @@ def per_call_ms(fn: Callable[[], object], n: int) -> float:
     return statistics.median(samples)
 
 
+async def per_await_ms(fn: Callable[[], Awaitable[object]], n: int) -> float:
+    samples = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        await fn()
+        samples.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(samples)
+
+
 def in_memory_github(login: str, repos: tuple[str, ...]) -> httpx.MockTransport:
     def answer(request: httpx.Request) -> httpx.Response:
         if request.url.path.endswith("/graphql"):
@@ -144,11 +157,11 @@ def in_memory_github(login: str, repos: tuple[str, ...]) -> httpx.MockTransport:
     return httpx.MockTransport(answer)
 
 
-def time_envelopes(settings: Settings, server: SandboxServer, n: int) -> dict[str, float]:
+async def time_envelopes(settings: Settings, server: SandboxServer, n: int) -> dict[str, float]:
     server.state.clock.advance(120)  # out of the per-worker run's secondary-limit window
     minter = open_identity(settings, "default")
     assert isinstance(minter, InstallationMinter)
-    lease: TokenLease = minter.acquire(REVIEWER, role="reviewer", holder="bench")
+    lease: TokenLease = await minter.acquire(REVIEWER, role="reviewer", holder="bench")
     sealer = EnvelopeSealer(generate_sealing_key())
 
     def envelope() -> DispatchEnvelope:
@@ -172,17 +185,17 @@ def time_envelopes(settings: Settings, server: SandboxServer, n: int) -> dict[st
         transport=GitHubTransport(server.url, identity="bench", pool=in_memory),
     )
 
-    def verify_uncached() -> None:
+    async def verify_uncached() -> None:
         local.forget(lease.fingerprint)
-        local.verify(opened)
+        await local.verify(opened)
 
     cached = IdentityVerifier(server.url, MAINTAINER)
-    cached.verify(opened)
+    await cached.verify(opened)
     loopback = IdentityVerifier(server.url, MAINTAINER)
 
-    def verify_loopback() -> None:
+    async def verify_loopback() -> None:
         loopback.forget(lease.fingerprint)
-        loopback.verify(opened)
+        await loopback.verify(opened)
 
     now = datetime.now(UTC)
     result = {
@@ -194,13 +207,15 @@ def time_envelopes(settings: Settings, server: SandboxServer, n: int) -> dict[st
         "verify: offline checks (ours, no HTTP)": per_call_ms(
             lambda: check_offline(lease.claim(), lease.token, MAINTAINER, now), n
         ),
-        "verify: 2 calls via in-memory transport": per_call_ms(verify_uncached, n),
-        "verify, cache hit (shared token)": per_call_ms(lambda: cached.verify(opened), n),
-        "verify over loopback HTTP (reference)": per_call_ms(verify_loopback, max(20, n // 10)),
+        "verify: 2 calls via in-memory transport": await per_await_ms(verify_uncached, n),
+        "verify, cache hit (shared token)": await per_await_ms(lambda: cached.verify(opened), n),
+        "verify over loopback HTTP (reference)": await per_await_ms(
+            verify_loopback, max(20, n // 10)
+        ),
     }
     for v in (local, cached, loopback):
-        v.close()
-    minter.close()
+        await v.aclose()
+    await minter.aclose()
     return result
 
 
@@ -212,8 +227,8 @@ def main() -> None:
 
     with SandboxServer() as server, tempfile.TemporaryDirectory() as tmp:
         settings = sandbox_settings(server, Path(tmp))
-        mints = count_mints(settings, server, args.workers)
-        timings = time_envelopes(settings, server, args.repeat)
+        mints = asyncio.run(count_mints(settings, server, args.workers))
+        timings = asyncio.run(time_envelopes(settings, server, args.repeat))
 
     cpu = (
         timings["seal"]

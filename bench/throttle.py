@@ -204,7 +204,7 @@ async def run_scenario(
             throttle = IdentityThrottle(
                 REVIEWER_BOT, clock=ScaledClock(state.clock.now, state.clock.speed)
             )
-            pools = GitHubTransport(server.url, identity=REVIEWER_BOT, async_pool=transport)
+            pools = GitHubTransport(server.url, identity=REVIEWER_BOT, pool=transport)
             gateway = GitHubGateway(server.url, REVIEWER_BOT, token, throttle, transport=pools)
 
             async def get_issue(worker: str) -> Any:

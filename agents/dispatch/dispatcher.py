@@ -7,7 +7,6 @@ token is released (and revoked with its last holder) when the worker ends.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import uuid
 from collections.abc import Mapping
@@ -84,10 +83,10 @@ class Dispatcher:
     ) -> TokenLease:
         """A credential for ``holder``; release it with :meth:`release_lease`."""
         source = self.source(identity_name)
-        return await asyncio.to_thread(source.acquire, scope, role=role, holder=holder)
+        return await source.acquire(scope, role=role, holder=holder)
 
     async def release_lease(self, identity_name: str, lease: TokenLease) -> None:
-        await asyncio.to_thread(self.source(identity_name).release, lease)
+        await self.source(identity_name).release(lease)
 
     async def dispatch(
         self,
@@ -145,9 +144,7 @@ class Dispatcher:
             return None
         source, lease = held
         key = f"hold-{uuid.uuid4().hex[:12]}"
-        kept = await asyncio.to_thread(
-            source.acquire, lease.scope, role=sealed.envelope.roles.agent, holder=key
-        )
+        kept = await source.acquire(lease.scope, role=sealed.envelope.roles.agent, holder=key)
         with self._lock:
             self._leases[key] = (source, kept)
         return key
@@ -167,7 +164,7 @@ class Dispatcher:
             held = self._leases.pop(key, None)
         if held is not None:
             source, lease = held
-            await asyncio.to_thread(source.release, lease)
+            await source.release(lease)
 
     async def aclose(self) -> None:
         """End of run: release what is still held and revoke every live token."""
@@ -177,6 +174,6 @@ class Dispatcher:
             sources = list(self._sources.values())
             self._sources.clear()
         for source, lease in held:
-            await asyncio.to_thread(source.release, lease)
+            await source.release(lease)
         for source in sources:
-            await asyncio.to_thread(source.close)
+            await source.aclose()

@@ -19,6 +19,8 @@ The gateway imports githubkit (slow); it loads on first use of ``GitHubGateway``
   cost
 - ``throttled_client.py``: The one request path from workers to GitHub: throttle, transport,
   retries, audit record
+- ``turn.py``: One request's turns on its identity's budget: leave to send, the answer settled, a
+  rate-limit answer retried after its pause or reported
 """
 
 from __future__ import annotations

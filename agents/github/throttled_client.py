@@ -21,11 +21,11 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
-from agents.github.errors import GitHubApiError, IdentityPaused, TokenRefused
+from agents.github.errors import GitHubApiError, TokenRefused
 from agents.github.records import CallObserver, GitHubCallRecord
-from agents.github.responses import error_message, graphql_cost, graphql_rate_limited
-from agents.ratelimit import Paused, Permit
-from agents.ratelimit.github.readings import Answer
+from agents.github.responses import error_message, graphql_cost
+from agents.github.turn import Turn
+from agents.ratelimit import Permit
 from agents.ratelimit.github.requests import RequestSpec, classify_rest
 from agents.ratelimit.github.throttle import IdentityThrottle
 from agents.redact import redact_obj
@@ -123,23 +123,15 @@ class ThrottledClient:
     async def _through_pauses(
         self, spec: RequestSpec, attempt: int, options: CallOptions
     ) -> httpx.Response:
-        rate_limited = 0
+        turn = Turn(self.throttle, self.worker_id, spec)
         while True:
-            permit = await self._acquire(spec)
-            response, duration_ms = await self._send_once(permit, attempt, options)
-            graphql_limited = spec.resource == "graphql" and graphql_rate_limited(response)
-            message = error_message(response) if response.is_error else None
-            answer = Answer(response.status_code, response.headers, message, graphql_limited)
-            pause = await self.throttle.settle(permit, answer)
+            permit = await turn.permit()
+            response, duration_ms = await self._send_once(turn, permit, attempt, options)
+            # Recorded before it is judged: a rate-limit answer that ends in a pause was sent too.
             self._record(permit, attempt, response, None, duration_ms)
-            if pause is not None:
-                rate_limited += 1
-                if (
-                    self.throttle.reports(pause)
-                    or rate_limited > self.throttle.limits.max_rate_limit_retries
-                ):
-                    raise self._paused(pause.until, pause.reason)
-                continue  # acquire() holds the request until the pause is over
+            if not await turn.answered(permit, response):
+                continue  # rate-limited: the next permit waits until the pause is over
+            message = error_message(response) if response.is_error else None
             if response.status_code >= 500:
                 raise _Transient(
                     f"{response.status_code} {message or ''}".strip(), response.status_code
@@ -150,19 +142,8 @@ class ThrottledClient:
                 )
             return response
 
-    async def _acquire(self, spec: RequestSpec) -> Permit[RequestSpec]:
-        try:
-            return await self.throttle.acquire(self.worker_id, spec)
-        except Paused as exc:
-            raise self._paused(exc.until, exc.reason, exc.now) from None
-
-    def _paused(self, until: float, reason: str, now: float | None = None) -> IdentityPaused:
-        """The engine's pause, said as the GitHub layer's error for this identity."""
-        moment = self.throttle.clock.now() if now is None else now
-        return IdentityPaused(self.identity, until, reason, now=moment)
-
     async def _send_once(
-        self, permit: Permit[RequestSpec], attempt: int, options: CallOptions
+        self, turn: Turn, permit: Permit[RequestSpec], attempt: int, options: CallOptions
     ) -> tuple[httpx.Response, float]:
         spec = permit.request
         url = self._transport.urls.graphql if spec.resource == "graphql" else spec.target
@@ -171,14 +152,14 @@ class ThrottledClient:
             response = await self._transport.asend(spec.method, url, auth=self._auth, **options)
             return response, (time.perf_counter() - started) * 1000
         except GitHubUnreachable as exc:
-            await self.throttle.abandon(permit)
+            await turn.unanswered(permit)
             self._record(permit, attempt, None, exc.kind, (time.perf_counter() - started) * 1000)
             raise _Transient(exc.kind, None, exc) from None
         except CredentialRefused as exc:
-            await self.throttle.abandon(permit)
+            await turn.unanswered(permit)
             raise TokenRefused(str(exc)) from None
         except BaseException:
-            await self.throttle.abandon(permit)
+            await turn.unanswered(permit)
             raise
 
     def _record(

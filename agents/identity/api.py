@@ -13,7 +13,7 @@ budget, not an installation's, and are not the identity's to account.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 import httpx
@@ -29,15 +29,14 @@ VIEWER_QUERY = "query { viewer { login } }"
 
 class IdentityCalls(Protocol):
     """Sends one call made as ``login`` within that identity's budget (waiting its turn, folding
-    in the answer); ``send`` makes the call. Runs in the caller's thread: the identity layer is
-    synchronous."""
+    in the answer); ``send`` makes the call."""
 
-    def send(
+    async def send(
         self,
         login: str,
         method: str,
         path: str,
-        send: Callable[[], httpx.Response],
+        send: Callable[[], Awaitable[httpx.Response]],
         *,
         graphql: bool,
     ) -> httpx.Response: ...
@@ -51,41 +50,42 @@ class IdentityApi:
     def __repr__(self) -> str:
         return f"IdentityApi({self.transport.urls.rest!r})"
 
-    def close(self) -> None:
-        self.transport.close()
+    async def aclose(self) -> None:
+        await self.transport.aclose()
 
     # -- as the App (its JWT): the App's budget ------------------------------------------------
 
-    def app(self, auth: AppJwtAuth) -> Reply:
-        return self._call("GET", "/app", auth)
+    async def app(self, auth: AppJwtAuth) -> Reply:
+        return await self._call("GET", "/app", auth)
 
-    def installations(self, auth: AppJwtAuth) -> Reply:
-        return self._call("GET", "/app/installations?per_page=100", auth)
+    async def installations(self, auth: AppJwtAuth) -> Reply:
+        return await self._call("GET", "/app/installations?per_page=100", auth)
 
-    def mint(self, auth: AppJwtAuth, installation_id: int, body: dict[str, Any]) -> Reply:
-        return self._call("POST", f"/app/installations/{installation_id}/access_tokens", auth, body)
+    async def mint(self, auth: AppJwtAuth, installation_id: int, body: dict[str, Any]) -> Reply:
+        path = f"/app/installations/{installation_id}/access_tokens"
+        return await self._call("POST", path, auth, body)
 
     # -- as the identity (``login``): its budget -----------------------------------------------
 
-    def revoke(self, auth: InstallationTokenAuth, login: str) -> Reply:
-        return self._call("DELETE", "/installation/token", auth, login=login)
+    async def revoke(self, auth: InstallationTokenAuth, login: str) -> Reply:
+        return await self._call("DELETE", "/installation/token", auth, login=login)
 
-    def viewer(self, auth: CredentialAuth, login: str) -> Reply:
+    async def viewer(self, auth: CredentialAuth, login: str) -> Reply:
         body = {"query": VIEWER_QUERY}
-        return self._call(
+        return await self._call(
             "POST", self.transport.urls.graphql, auth, body, login=login, graphql=True
         )
 
-    def user(self, auth: BotPatAuth, login: str) -> Reply:
-        return self._call("GET", "/user", auth, login=login)
+    async def user(self, auth: BotPatAuth, login: str) -> Reply:
+        return await self._call("GET", "/user", auth, login=login)
 
-    def installation_repositories(
+    async def installation_repositories(
         self, auth: InstallationTokenAuth, page: int, login: str
     ) -> Reply:
         path = f"/installation/repositories?per_page=100&page={page}"
-        return self._call("GET", path, auth, login=login)
+        return await self._call("GET", path, auth, login=login)
 
-    def _call(
+    async def _call(
         self,
         method: str,
         url: str,
@@ -95,13 +95,13 @@ class IdentityApi:
         login: str | None = None,
         graphql: bool = False,
     ) -> Reply:
-        def send() -> httpx.Response:
-            return self.transport.send(method, url, auth=auth, json=json)
+        async def send() -> httpx.Response:
+            return await self.transport.asend(method, url, auth=auth, json=json)
 
         try:
             if login is None or self.calls is None:
-                return Reply.of(send())
-            return Reply.of(self.calls.send(login, method, url, send, graphql=graphql))
+                return Reply.of(await send())
+            return Reply.of(await self.calls.send(login, method, url, send, graphql=graphql))
         except CredentialRefused as exc:
             # The offline checks refuse a wrong or missing credential first; this is the backstop.
             raise IdentityBlocked.mismatch(str(exc)) from None

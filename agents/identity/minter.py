@@ -13,6 +13,7 @@ before the failure is raised.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
 import threading
@@ -96,9 +97,11 @@ class InstallationMinter:
         )
         self._jwt = AppJwtAuth(self._signer.jwt, identity_name)
         self._bot_login = bot_login
+        # ``_lock`` guards the caches between awaits (never held across one, so no coroutine
+        # waits on it); the asyncio locks are held across GitHub calls.
         self._lock = threading.Lock()
-        self._login_lock = threading.Lock()
-        self._key_locks: dict[_CacheKey, threading.Lock] = {}
+        self._login_lock = asyncio.Lock()
+        self._key_locks: dict[_CacheKey, asyncio.Lock] = {}
         self._current: dict[_CacheKey, _Minted] = {}
         self._by_fingerprint: dict[str, _Minted] = {}
         self._lease_ids = itertools.count(1)
@@ -126,11 +129,13 @@ class InstallationMinter:
 
     # -- who we are ----------------------------------------------------------------------------
 
-    def bot_login(self) -> str:
+    async def bot_login(self) -> str:
         """``<slug>[bot]`` from ``GET /app`` (once), unless the identity configures its login."""
-        with self._login_lock:
+        if self._bot_login is not None:
+            return self._bot_login
+        async with self._login_lock:
             if self._bot_login is None:
-                reply = self._api.app(self._jwt)
+                reply = await self._api.app(self._jwt)
                 slug = reply.field("slug")
                 if not reply.ok or not isinstance(slug, str) or not slug:
                     raise MintRefused(
@@ -142,22 +147,22 @@ class InstallationMinter:
 
     # -- leases --------------------------------------------------------------------------------
 
-    def acquire(self, scope: TokenScope, *, role: str, holder: str) -> TokenLease:
+    async def acquire(self, scope: TokenScope, *, role: str, holder: str) -> TokenLease:
         """A token for ``holder`` limited to ``scope``; refuses scopes above the ceiling."""
         scope.check(role)
-        login = self.bot_login()
+        login = await self.bot_login()
         if self.per_worker:
-            minted = self._mint(scope, role)
+            minted = await self._mint(scope, role)
             with self._lock:
                 self._by_fingerprint[minted.record.token_fingerprint] = minted
                 return self._lease(minted, scope, holder, login, shared=False)
         key = self._key(scope)
         with self._lock:
-            key_lock = self._key_locks.setdefault(key, threading.Lock())
+            key_lock = self._key_locks.setdefault(key, asyncio.Lock())
         # One mint per key at a time: a hundred workers arriving together wait for the first.
         # A cached token is leased under the lock ``release`` drops it under, so it is never
         # revoked between being looked up and being leased.
-        with key_lock:
+        async with key_lock:
             with self._lock:
                 cached = self._current.get(key)
                 if cached is not None and self._fresh(cached):
@@ -167,13 +172,13 @@ class InstallationMinter:
                 if cached is not None:
                     # Too close to expiry for a new holder; its holders keep it until they release.
                     del self._current[key]
-            fresh = self._mint(scope, role)
+            fresh = await self._mint(scope, role)
             with self._lock:
                 self._current[key] = fresh
                 self._by_fingerprint[fresh.record.token_fingerprint] = fresh
                 return self._lease(fresh, scope, holder, login, shared=True)
 
-    def release(self, lease: TokenLease) -> None:
+    async def release(self, lease: TokenLease) -> None:
         """The holder is done; a token is revoked with its last holder, shared or not."""
         with self._lock:
             minted = self._by_fingerprint.get(lease.fingerprint)
@@ -187,19 +192,19 @@ class InstallationMinter:
             key = self._key(lease.scope)
             if self._current.get(key) is minted:
                 del self._current[key]
-        if not self._revoke(minted):
-            with self._lock:  # still alive at GitHub (a refusal, a pause): close() tries again
+        if not await self._revoke(minted):
+            with self._lock:  # still alive at GitHub (a refusal, a pause): aclose() tries again
                 self._by_fingerprint.setdefault(lease.fingerprint, minted)
 
-    def close(self) -> None:
+    async def aclose(self) -> None:
         """End of run: revoke every token still alive, then drop the connection pool."""
         with self._lock:
             remaining = list(self._by_fingerprint.values())
             self._by_fingerprint.clear()
             self._current.clear()
         for minted in remaining:
-            self._revoke(minted)
-        self._api.close()
+            await self._revoke(minted)
+        await self._api.aclose()
 
     def live_fingerprints(self) -> list[str]:
         with self._lock:
@@ -234,10 +239,10 @@ class InstallationMinter:
             shared=shared,
         )
 
-    def _mint(self, scope: TokenScope, role: str) -> _Minted:
+    async def _mint(self, scope: TokenScope, role: str) -> _Minted:
         body = {"repositories": scope.repository_names(), "permissions": dict(scope.permissions)}
         now = self._clock()
-        reply = self._api.mint(self._jwt, self.installation_id, body)
+        reply = await self._api.mint(self._jwt, self.installation_id, body)
         where = f"identity {self.name!r} (installation {self.installation_id}), role {role!r}"
         if reply.status != 201 or not isinstance(reply.body, dict):
             repos = ", ".join(scope.repositories) or "the installation's repositories"
@@ -258,7 +263,7 @@ class InstallationMinter:
                 )
         except Exception as exc:
             # GitHub holds a live token we will never use: it dies before the failure surfaces.
-            revoked = self._revoke_token(token)
+            revoked = await self._revoke_token(token)
             note = "revoked" if revoked else "NOT revoked (revoke it by hand)"
             message = exc if isinstance(exc, MintRefused) else f"{where}: {type(exc).__name__}"
             raise MintRefused(f"{message}; token {fingerprint(token)} {note}") from None
@@ -272,18 +277,17 @@ class InstallationMinter:
         )
         return minted
 
-    def _revoke(self, minted: _Minted) -> bool:
+    async def _revoke(self, minted: _Minted) -> bool:
         if self._clock() >= minted.record.expires_at:
             return True  # already dead; GitHub would answer 401
-        return self._revoke_token(minted.token)
+        return await self._revoke_token(minted.token)
 
-    def _revoke_token(self, token: SecretStr) -> bool:
+    async def _revoke_token(self, token: SecretStr) -> bool:
         fp = fingerprint(token)
         try:
             # The login is known: no token is minted before ``bot_login`` has answered.
-            reply = self._api.revoke(
-                InstallationTokenAuth.fixed(token, self.name), self.bot_login()
-            )
+            auth = InstallationTokenAuth.fixed(token, self.name)
+            reply = await self._api.revoke(auth, await self.bot_login())
         except Exception as exc:  # the run must go on; the failure is counted and logged
             self.stats.revocation_failures += 1
             log.warning("could not revoke token %s: %s", fp, type(exc).__name__)

@@ -12,8 +12,8 @@ are refused always.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
-import threading
 from dataclasses import dataclass
 
 from pydantic import SecretStr
@@ -65,7 +65,7 @@ class PatGrant:
         return f"{shown} (broader grant accepted)" if self.accepted_broader else shown
 
 
-def read_grant(
+async def read_grant(
     api: IdentityApi,
     credential: SecretStr,
     *,
@@ -81,7 +81,7 @@ def read_grant(
             "the maintainer login is unknown (set SWARM_MAINTAINER_LOGIN), so the bot PAT cannot "
             "be told apart from the maintainer's"
         )
-    reply = api.user(BotPatAuth.fixed(credential, identity), expected_login)
+    reply = await api.user(BotPatAuth.fixed(credential, identity), expected_login)
     login = reply.field("login")
     if not reply.ok or not isinstance(login, str):
         raise IdentityBlocked.mismatch(
@@ -149,22 +149,22 @@ class BotPatIdentity:
         self._calls = calls
         self._api: IdentityApi | None = None
         self._grant: PatGrant | None = None
-        self._lock = threading.Lock()
+        self._lock = asyncio.Lock()
         self._lease_ids = itertools.count(1)
 
     def __repr__(self) -> str:
         return f"BotPatIdentity(name={self.name!r}, login={self._login!r})"
 
-    def grant(self) -> PatGrant:
+    async def grant(self) -> PatGrant:
         """What GitHub says the PAT is (asked once); raises ``IdentityBlocked`` on a mismatch."""
-        with self._lock:
+        async with self._lock:
             if self._grant is None:
                 if self._api is None:
                     transport = self._transport or GitHubTransport(
                         self._api_url, identity=self.name, timeout=self._timeout
                     )
                     self._api = IdentityApi(transport, self._calls)
-                self._grant = read_grant(
+                self._grant = await read_grant(
                     self._api,
                     self._token,
                     identity=self.name,
@@ -174,12 +174,12 @@ class BotPatIdentity:
                 )
             return self._grant
 
-    def bot_login(self) -> str:
-        return self.grant().login
+    async def bot_login(self) -> str:
+        return (await self.grant()).login
 
-    def acquire(self, scope: TokenScope, *, role: str, holder: str) -> TokenLease:
+    async def acquire(self, scope: TokenScope, *, role: str, holder: str) -> TokenLease:
         scope.check(role)
-        login = self.bot_login()
+        login = await self.bot_login()
         self.stats.cache_hits += 1
         return TokenLease(
             lease_id=f"{holder}#{next(self._lease_ids)}",
@@ -196,12 +196,12 @@ class BotPatIdentity:
             accept_broader_grant=self.accept_broader_grant,
         )
 
-    def release(self, lease: TokenLease) -> None:
+    async def release(self, lease: TokenLease) -> None:
         """A bot PAT outlives the run; the operator rotates it, swarm never deletes it."""
 
-    def close(self) -> None:
+    async def aclose(self) -> None:
         """Nothing to revoke; only the connection pool, when one was opened."""
-        with self._lock:
+        async with self._lock:
             if self._api is not None and self._transport is None:
-                self._api.close()
+                await self._api.aclose()
             self._api = None

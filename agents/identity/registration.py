@@ -54,13 +54,13 @@ class Installation:
     account_login: str
 
 
-def convert_code(api_url: str, code: str) -> RegisteredApp:
+async def convert_code(api_url: str, code: str) -> RegisteredApp:
     """The App behind a manifest flow's ``code``. A used, expired or unknown code is refused."""
     transport = GitHubTransport(api_url, identity="manifest flow")
     try:
         # The code is a credential for this one call: sent in the path, never in a message.
         url = f"{transport.urls.rest}/app-manifests/{code}/conversions"
-        reply = Reply.of(transport.send("POST", url, auth=ManifestCodeAuth()))
+        reply = Reply.of(await transport.asend("POST", url, auth=ManifestCodeAuth()))
     except GitHubUnreachable as exc:
         raise GitHubUnreachable(
             f"cannot reach {transport.urls.rest} to turn the manifest's code into the App: "
@@ -69,7 +69,7 @@ def convert_code(api_url: str, code: str) -> RegisteredApp:
             origin=exc.origin,
         ) from None
     finally:
-        transport.close()
+        await transport.aclose()
     if reply.status != 201 or not isinstance(reply.body, dict):
         raise RegistrationFailed(
             f"GitHub did not create the App from the manifest ({reply.status} "
@@ -102,11 +102,11 @@ class AppAccess:
         self._jwt = AppJwtAuth(signer.jwt, app.slug)
         self.app = app
 
-    def close(self) -> None:
-        self._api.close()
+    async def aclose(self) -> None:
+        await self._api.aclose()
 
-    def installations(self) -> list[Installation]:
-        reply = self._api.installations(self._jwt)
+    async def installations(self) -> list[Installation]:
+        reply = await self._api.installations(self._jwt)
         if not reply.ok or not isinstance(reply.body, list):
             raise RegistrationFailed(
                 f"GitHub would not list the installations of {self.app.slug} "
@@ -119,9 +119,9 @@ class AppAccess:
             found.append(Installation(int(item["id"]), str(login or "")))
         return found
 
-    def repositories(self, installation_id: int) -> list[str]:
+    async def repositories(self, installation_id: int) -> list[str]:
         """``OWNER/NAME`` of every repository the installation covers."""
-        minted = self._api.mint(self._jwt, installation_id, dict(LIST_TOKEN))
+        minted = await self._api.mint(self._jwt, installation_id, dict(LIST_TOKEN))
         token = minted.field("token")
         if not minted.ok or not isinstance(token, str):
             raise RegistrationFailed(
@@ -133,7 +133,7 @@ class AppAccess:
         names: list[str] = []
         try:
             for page in range(1, 100):
-                listed = self._api.installation_repositories(auth, page, login)
+                listed = await self._api.installation_repositories(auth, page, login)
                 repos = listed.field("repositories") if listed.ok else None
                 if not isinstance(repos, list):
                     break
@@ -141,5 +141,5 @@ class AppAccess:
                 if len(repos) < 100:
                     break
         finally:
-            self._api.revoke(auth, login)
+            await self._api.revoke(auth, login)
         return sorted(names)

@@ -9,6 +9,7 @@ the parent flow records.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import threading
@@ -84,15 +85,17 @@ class IdentityVerifier:
         self._api = IdentityApi(
             transport or GitHubTransport(self.api_url, identity="verifier", timeout=timeout), calls
         )
+        # ``_lock`` guards the caches between awaits; a key's asyncio lock is held across its
+        # verification, so workers sharing a token wait for the first instead of asking again.
         self._lock = threading.Lock()
         self._verified: dict[tuple[str, str], VerifiedIdentity] = {}
-        self._key_locks: dict[tuple[str, str], threading.Lock] = {}
+        self._key_locks: dict[tuple[str, str], asyncio.Lock] = {}
 
     def __repr__(self) -> str:
         return f"IdentityVerifier({self.api_url!r})"
 
-    def close(self) -> None:
-        self._api.close()
+    async def aclose(self) -> None:
+        await self._api.aclose()
 
     def forget(self, token_fingerprint: str) -> None:
         with self._lock:
@@ -100,7 +103,7 @@ class IdentityVerifier:
                 del self._verified[key]
                 self._key_locks.pop(key, None)
 
-    def verify(self, opened: OpenedLike, *, now: datetime | None = None) -> VerifiedIdentity:
+    async def verify(self, opened: OpenedLike, *, now: datetime | None = None) -> VerifiedIdentity:
         credential = opened.credential
         if credential is None:
             raise IdentityBlocked.no_credential()
@@ -109,30 +112,30 @@ class IdentityVerifier:
         key = (fingerprint(credential), _claim_digest(claim))
         with self._lock:
             known = self._verified.get(key)
-            key_lock = self._key_locks.setdefault(key, threading.Lock())
+            key_lock = self._key_locks.setdefault(key, asyncio.Lock())
         if known is not None:
             # Cached answers still honour expiry: the offline checks cost microseconds.
             check_offline(claim, credential, self.maintainer_login, moment)
             return known
         # Workers sharing a token arrive together: the first verifies, the rest wait and reuse.
-        with key_lock:
+        async with key_lock:
             with self._lock:
                 known = self._verified.get(key)
             if known is not None:
                 return known
-            verified = self._verify(claim, credential, moment)
+            verified = await self._verify(claim, credential, moment)
             with self._lock:
                 self._verified[key] = verified
             return verified
 
     # -- the checks, cheapest first ------------------------------------------------------------
 
-    def _verify(
+    async def _verify(
         self, claim: IdentityClaim, credential: SecretStr, now: datetime
     ) -> VerifiedIdentity:
         permissions = check_offline(claim, credential, self.maintainer_login, now)
         try:
-            login, repositories = self._ask_github(claim, credential)
+            login, repositories = await self._ask_github(claim, credential)
         except GitHubUnreachable as exc:
             raise IdentityBlocked.mismatch(f"could not verify: {exc}") from None
         return VerifiedIdentity(
@@ -145,12 +148,12 @@ class IdentityVerifier:
             verified_at=now,
         )
 
-    def _ask_github(
+    async def _ask_github(
         self, claim: IdentityClaim, credential: SecretStr
     ) -> tuple[str, tuple[str, ...]]:
         """The login GitHub knows the credential as, and (Apps) the repositories it reaches."""
         if claim.kind != "app":
-            grant = read_grant(
+            grant = await read_grant(
                 self._api,
                 credential,
                 identity=claim.name,
@@ -160,15 +163,15 @@ class IdentityVerifier:
             )
             return grant.login, claim.repositories
         token = InstallationTokenAuth.fixed(credential, claim.name)
-        login = self._viewer_login(token, claim.expected_login)
+        login = await self._viewer_login(token, claim.expected_login)
         if login.lower() == self.maintainer_login.lower():
             raise IdentityBlocked.mismatch(f"login is the maintainer {login}")
         if login.lower() != claim.expected_login.lower():
             raise IdentityBlocked.mismatch(f"login is {login}, expected {claim.expected_login}")
-        return login, self._reachable_repositories(claim, token)
+        return login, await self._reachable_repositories(claim, token)
 
-    def _viewer_login(self, auth: InstallationTokenAuth, claimed: str) -> str:
-        reply = self._api.viewer(auth, claimed)
+    async def _viewer_login(self, auth: InstallationTokenAuth, claimed: str) -> str:
+        reply = await self._api.viewer(auth, claimed)
         data = reply.field("data")
         viewer = data.get("viewer") if isinstance(data, dict) else None
         login = viewer.get("login") if isinstance(viewer, dict) else None
@@ -178,13 +181,13 @@ class IdentityVerifier:
             )
         return login
 
-    def _reachable_repositories(
+    async def _reachable_repositories(
         self, claim: IdentityClaim, auth: InstallationTokenAuth
     ) -> tuple[str, ...]:
         found: list[str] = []
         page = 1
         while True:
-            reply = self._api.installation_repositories(auth, page, claim.expected_login)
+            reply = await self._api.installation_repositories(auth, page, claim.expected_login)
             repos = reply.field("repositories")
             if not reply.ok or not isinstance(repos, list):
                 raise IdentityBlocked.mismatch(
@@ -209,7 +212,7 @@ def _claim_digest(claim: IdentityClaim) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def verify_identity(
+async def verify_identity(
     api_url: str,
     opened: OpenedLike,
     maintainer_login: str,
@@ -221,7 +224,7 @@ def verify_identity(
     """One-off verification; workers that verify repeatedly keep an :class:`IdentityVerifier`."""
     verifier = IdentityVerifier(api_url, maintainer_login, timeout=timeout, transport=transport)
     try:
-        return verifier.verify(opened, now=now)
+        return await verifier.verify(opened, now=now)
     finally:
         if transport is None:
-            verifier.close()
+            await verifier.aclose()

@@ -15,7 +15,6 @@ threads or processes share a budget by sharing the backend, not the throttle.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import uuid
 from collections.abc import Callable, Coroutine
@@ -64,8 +63,6 @@ class Throttle(Generic[R, S, A]):
             fail_all=self._fail_all,
         )
         self._background: set[asyncio.Future[None]] = set()
-        # The loop this throttle's waiters wait on, once one has waited: where ``wake`` reaches.
-        self._home: asyncio.AbstractEventLoop | None = None
 
     @property
     def waiting(self) -> int:
@@ -89,8 +86,8 @@ class Throttle(Generic[R, S, A]):
             refusal = self._refusal(decision, now)
             if refusal is not None:
                 raise refusal
-        self._home = asyncio.get_running_loop()
-        waiter = Waiter(lane, worker_id, request, rid, requested, self._home.create_future())
+        future: asyncio.Future[Permit[R]] = asyncio.get_running_loop().create_future()
+        waiter = Waiter(lane, worker_id, request, rid, requested, future)
         self._turns.join(waiter)
         self._pump.kick()
         try:
@@ -187,16 +184,3 @@ class Throttle(Generic[R, S, A]):
     def reports(self, pause: Pause) -> bool:
         """A pause longer than the inline wait is reported to the caller, not slept."""
         return pause.until - self.clock.now() > self.policy.limits.max_inline_wait
-
-    def wake(self) -> None:
-        """Thread-safe: the state changed outside this loop (a request from another thread ended),
-        so waiters for an in-flight request's end look again."""
-        home = self._home
-        if home is not None and not home.is_closed():
-            # Closed in between: nobody is left waiting there.
-            with contextlib.suppress(RuntimeError):
-                home.call_soon_threadsafe(self._look_again)
-
-    def _look_again(self) -> None:
-        if self._turns.waiting:
-            self._pump.kick()

@@ -1,6 +1,6 @@
 """The one way to GitHub over HTTP, beneath both the identity layer and the gateway.
 
-A :class:`~agents.transport.client.GitHubTransport` holds one identity's connection pools (keep-
+A :class:`~agents.transport.client.GitHubTransport` holds one identity's connection pool (keep-
 alive, a TLS context shared per process, nothing read from the host environment), its own
 githubkit configuration (its own cache strategy, no HTTP cache, no retries, no throttler) and the
 API's REST and GraphQL URLs, and translates failures into errors that never carry a credential.
@@ -18,7 +18,7 @@ with :mod:`agents.transport.client` and :mod:`agents.transport.auth`.
   only
 - ``errors.py``: What the transport raises: messages name the API, method and path, never a header
   or a credential
-- ``pool.py``: One identity's connection pools: kept alive across calls, one TLS context per process
+- ``pool.py``: One identity's connection pool: kept alive across calls, one TLS context per process
 - ``reply.py``: A GitHub answer reduced to what callers judge it by, holding no credential
 - ``urls.py``: Where an API's REST and GraphQL endpoints live: github.com, GitHub Enterprise, the
   sandbox

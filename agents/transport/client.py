@@ -29,7 +29,7 @@ from agents.transport.errors import (
     GitHubUnreachable,
     TransportError,
 )
-from agents.transport.pool import ConnectionPools
+from agents.transport.pool import ConnectionPool
 from agents.transport.urls import ApiUrls, path_only
 
 USER_AGENT = "swarm"
@@ -58,7 +58,7 @@ _NO_THROTTLER = _NoThrottler()
 
 
 class GitHubTransport:
-    """REST and GraphQL calls for one identity (or one verifier), sync or async.
+    """REST and GraphQL calls for one identity (or one verifier), on the event loop.
 
     Statuses are not judged here: an error status is an answer like any other, returned as the
     ``httpx.Response``. Only "no answer at all" raises, as :class:`GitHubUnreachable`.
@@ -71,19 +71,17 @@ class GitHubTransport:
         identity: str,
         timeout: float = 30.0,
         max_connections: int = 100,
-        pool: httpx.BaseTransport | None = None,
-        async_pool: httpx.AsyncBaseTransport | None = None,
+        pool: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.urls = ApiUrls.of(api_url)
         self.identity = identity
-        self._pools = ConnectionPools(max_connections=max_connections, sync=pool, async_=async_pool)
+        self._pool = ConnectionPool(max_connections=max_connections, pool=pool)
         self._config: Config = get_config(
             base_url=self.urls.rest,
             user_agent=USER_AGENT,
             timeout=timeout,
             trust_env=False,
-            transport=self._pools.sync_view,
-            async_transport=self._pools.async_view,
+            async_transport=self._pool.view,
             cache_strategy=MemCacheStrategy(),
             http_cache=False,
             throttler=_NO_THROTTLER,
@@ -97,22 +95,10 @@ class GitHubTransport:
         """A githubkit client over this transport's pools and configuration, as ``auth``."""
         return GitHub(auth, config=self._config)
 
-    def send(
-        self, method: str, url: str, *, auth: CredentialAuth, **options: Unpack[CallOptions]
-    ) -> httpx.Response:
-        """One call from a thread; ``url`` is a path under the REST base or an absolute URL."""
-        try:
-            return self.client(auth).request(method, url, **_options(options)).raw_response
-        except RequestFailed as failed:
-            return failed.response.raw_response
-        except RequestError as exc:
-            failure = self._failure(exc, method, url)
-        raise failure  # outside the handler: no chained httpx error (it holds the request)
-
     async def asend(
         self, method: str, url: str, *, auth: CredentialAuth, **options: Unpack[CallOptions]
     ) -> httpx.Response:
-        """:meth:`send` for the event loop."""
+        """One call; ``url`` is a path under the REST base or an absolute URL."""
         call = self.client(auth).arequest(method, url, **_options(options))
         try:
             return (await call).raw_response
@@ -120,13 +106,10 @@ class GitHubTransport:
             return failed.response.raw_response
         except RequestError as exc:
             failure = self._failure(exc, method, url)
-        raise failure
-
-    def close(self) -> None:
-        self._pools.close()
+        raise failure  # outside the handler: no chained httpx error (it holds the request)
 
     async def aclose(self) -> None:
-        await self._pools.aclose()
+        await self._pool.aclose()
 
     def _failure(self, exc: RequestError[Any], method: str, url: str) -> TransportError:
         inner = exc.exc

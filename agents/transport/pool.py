@@ -1,8 +1,8 @@
-"""One identity's connection pools: kept alive across calls, one TLS context per process.
+"""One identity's connection pool: kept alive across calls, one TLS context per process.
 
 githubkit builds and closes an httpx client per call, and closing a client closes its transport:
 that would tear a shared pool down under concurrent callers and open a new connection per call.
-githubkit gets kept-open views; only :meth:`ConnectionPools.close` / ``aclose`` close the pools.
+githubkit gets a kept-open view; only :meth:`ConnectionPool.aclose` closes the pool.
 """
 
 from __future__ import annotations
@@ -21,18 +21,7 @@ def tls_context() -> ssl.SSLContext:
     return ssl.create_default_context(cafile=certifi.where())
 
 
-class _KeptOpen(httpx.BaseTransport):
-    def __init__(self, inner: httpx.BaseTransport) -> None:
-        self._inner = inner
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        return self._inner.handle_request(request)
-
-    def close(self) -> None:
-        """Deliberately nothing: the pool outlives the per-call client."""
-
-
-class _AsyncKeptOpen(httpx.AsyncBaseTransport):
+class _KeptOpen(httpx.AsyncBaseTransport):
     def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
         self._inner = inner
 
@@ -43,31 +32,20 @@ class _AsyncKeptOpen(httpx.AsyncBaseTransport):
         """Deliberately nothing: the pool outlives the per-call client."""
 
 
-class ConnectionPools:
-    """A sync pool (identity calls run in threads) and an async one (the gateway), nothing
-    taken from the host: ``trust_env=False`` means no proxy, CA or netrc settings from the
-    environment. ``sync`` / ``async_`` replace the real pools (in-memory servers, timing)."""
+class ConnectionPool:
+    """The pool every call of the identity goes through (the gateway's and the identity layer's,
+    all on the event loop), nothing taken from the host: ``trust_env=False`` means no proxy, CA
+    or netrc settings from the environment. ``pool`` replaces the real one (in-memory servers,
+    timing)."""
 
     def __init__(
-        self,
-        *,
-        max_connections: int = 100,
-        sync: httpx.BaseTransport | None = None,
-        async_: httpx.AsyncBaseTransport | None = None,
+        self, *, max_connections: int = 100, pool: httpx.AsyncBaseTransport | None = None
     ) -> None:
         limits = httpx.Limits(max_connections=max_connections)
-        self._sync = sync or httpx.HTTPTransport(
+        self._pool = pool or httpx.AsyncHTTPTransport(
             verify=tls_context(), trust_env=False, limits=limits
         )
-        self._async = async_ or httpx.AsyncHTTPTransport(
-            verify=tls_context(), trust_env=False, limits=limits
-        )
-        self.sync_view: httpx.BaseTransport = _KeptOpen(self._sync)
-        self.async_view: httpx.AsyncBaseTransport = _AsyncKeptOpen(self._async)
-
-    def close(self) -> None:
-        self._sync.close()
+        self.view: httpx.AsyncBaseTransport = _KeptOpen(self._pool)
 
     async def aclose(self) -> None:
-        await self._async.aclose()
-        self._sync.close()
+        await self._pool.aclose()

@@ -34,7 +34,7 @@ class EnvelopeOpener(Protocol):
 class IdentityCheck(Protocol):
     """Proves the credential is the identity the envelope names (``IdentityVerifier``)."""
 
-    def verify(self, opened: OpenedEnvelope) -> VerifiedIdentity: ...
+    async def verify(self, opened: OpenedEnvelope) -> VerifiedIdentity: ...
 
 
 class GatewayFactory(Protocol):

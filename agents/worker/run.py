@@ -123,7 +123,7 @@ async def run_worker(arrived: Arrival, deps: WorkerDeps) -> WorkerOutcome:
     log.info("worker %s starts: %s as %s", env.worker_id, env.task.label, env.roles.agent)
     try:
         opened = deps.opener.open(sealed)
-        verified = await asyncio.to_thread(deps.verifier.verify, opened)
+        verified = await deps.verifier.verify(opened)
         login = verified.login
         record.verified(verified)
         gateway = _gateway(deps, opened, login, record, meter)

@@ -11,6 +11,7 @@ the ``SWARM_*`` settings of every App made, to load with ``set -a; . secrets/git
 
 from __future__ import annotations
 
+import asyncio
 import os
 import webbrowser
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING
 from agents.settings.model import DEFAULT_IDENTITY, ConfigError
 
 if TYPE_CHECKING:
-    from agents.identity.registration import RegisteredApp
+    from agents.identity.registration import Installation, RegisteredApp
     from flows.cli.app_manifest import AppPlan
     from flows.local.manifest_page import ManifestPage, PendingApp
 
@@ -232,7 +233,7 @@ def _made(
     from agents.identity.registration import convert_code
     from flows.cli.console import say
 
-    registered = convert_code(request.api_url, code)
+    registered = asyncio.run(convert_code(request.api_url, code))
     files.save_app(app.identity, registered)
     made[app.identity] = registered
     app.slug, app.install_url = registered.slug, registered.install_url
@@ -257,21 +258,35 @@ def _wait(
 ) -> None:
     """Until every App is made and installed. GitHub sends the browser back after installing;
     the App's installations are also asked for, in case it was installed another way."""
-    from agents.identity.registration import AppAccess
-
     while not all(app.done for app in page.apps):
         page.wait(POLL_S)
         for app in page.apps:
             registered = made.get(app.identity)
             if registered is None or app.done:
                 continue
-            access = AppAccess(request.api_url, registered)
-            try:
-                found = access.installations()
-            finally:
-                access.close()
+            found = asyncio.run(_installations(request.api_url, registered))
             if found:
                 _installed(files, app, found[0].id)
+
+
+async def _installations(api_url: str, registered: RegisteredApp) -> list[Installation]:
+    from agents.identity.registration import AppAccess
+
+    access = AppAccess(api_url, registered)
+    try:
+        return await access.installations()
+    finally:
+        await access.aclose()
+
+
+async def _repositories(api_url: str, registered: RegisteredApp, installation: int) -> list[str]:
+    from agents.identity.registration import AppAccess
+
+    access = AppAccess(api_url, registered)
+    try:
+        return await access.repositories(installation)
+    finally:
+        await access.aclose()
 
 
 def _tell_interrupted(page: ManifestPage, files: AppFiles) -> None:
@@ -290,18 +305,14 @@ def _tell_interrupted(page: ManifestPage, files: AppFiles) -> None:
 
 
 def _finish(request: AppRequest, files: AppFiles, made: dict[str, RegisteredApp]) -> int:
-    from agents.identity.registration import AppAccess
     from flows.cli.console import say
     from flows.cli.demo import load_env_file
     from flows.cli.identity_actions import verify_identities
 
     covered: set[str] | None = None
     for identity, registered in made.items():
-        access = AppAccess(request.api_url, registered)
-        try:
-            repos = set(access.repositories(files.installations[identity]))
-        finally:
-            access.close()
+        installation = files.installations[identity]
+        repos = set(asyncio.run(_repositories(request.api_url, registered, installation)))
         covered = repos if covered is None else covered & repos
     files.repos = sorted(covered or ())
     settings = files.write_settings()

@@ -9,10 +9,16 @@ revoked and the HOME removed as soon as the child exits, whatever its exit statu
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agents.roles import Role
+    from agents.settings.model import Settings
 
 
 def exec_with_token(
@@ -35,16 +41,31 @@ def exec_with_token(
         raise ConfigError(f"--role: no role {role!r} in {settings.roles_dir} (known: {known})")
     spec = roles[role]
     settings = load_settings(needs=needs(identities=[spec.identity]))
-    from flows.cli.exec_env import child_environment, chosen_variables, host_secrets
+    from flows.cli.exec_env import chosen_variables, host_secrets
 
     chosen = chosen_variables(env_names, os.environ, host_secrets(settings, os.environ))
+    return asyncio.run(_exec_as(settings, spec, role, repo, command, chosen))
+
+
+async def _exec_as(
+    settings: Settings,
+    spec: Role,
+    role: str,
+    repo: str,
+    command: Sequence[str],
+    chosen: Mapping[str, str],
+) -> int:
+    """Mint for ``spec``'s identity, run the child, revoke: one event loop from mint to revoke,
+    which the child's run holds up (nothing else runs on it meanwhile)."""
     from agents.identity import TokenScope
     from agents.identity.sources import open_identity
+    from agents.settings.model import ConfigError
+    from flows.cli.exec_env import child_environment
 
     source = open_identity(settings, spec.identity, per_worker=True)
     try:
         scope = TokenScope(repositories=(repo,), permissions=dict(spec.permissions))
-        lease = source.acquire(scope, role=role, holder=f"exec:{role}")
+        lease = await source.acquire(scope, role=role, holder=f"exec:{role}")
         try:
             with child_environment(
                 os.environ,
@@ -58,33 +79,51 @@ def exec_with_token(
                     raise ConfigError(f"cannot run {command[0]!r}: no such program") from None
                 return completed.returncode
         finally:
-            source.release(lease)
+            await source.release(lease)
     finally:
-        source.close()
+        await source.aclose()
 
 
 def verify_identities() -> int:
     """Print each identity's login, kind, effective grant and what each of its roles can be
     granted. Exit 2 when an identity is refused (a configuration to fix), 1 on other failures."""
-    from agents.settings.model import ConfigError, load_settings
+    from agents.settings.model import load_settings
     from flows.cli.preflight import needs
 
     settings = load_settings(needs=needs(any_identity=True))
-    maintainer = settings.require_maintainer_login()
+    from flows.cli.console import console, say, table
+
+    checks = asyncio.run(_check_identities(settings))
+    console.print(table("identities", ["identity", "kind", "login", "roles", "check"], checks.rows))
+    # Below the table, whole: a cell folds a long line over several.
+    for line in checks.grants + checks.refusals:
+        say(line)
+    return 2 if checks.refusals else 1 if checks.failed else 0
+
+
+@dataclass
+class _Checks:
+    """What ``swarm verify`` found: a table row per identity, and the lines below it."""
+
+    rows: list[list[Any]] = field(default_factory=list)
+    refusals: list[str] = field(default_factory=list)
+    grants: list[str] = field(default_factory=list)
+    failed: int = 0
+
+
+async def _check_identities(settings: Settings) -> _Checks:
     from agents.identity import IdentityBlocked, IdentityError, TokenScope
     from agents.identity.pat import BotPatIdentity
     from agents.identity.sources import open_identity
     from agents.roles.files import load_roles
+    from agents.settings.model import ConfigError
     from agents.transport import GitHubUnreachable
-    from flows.cli.console import console, say, table
 
+    maintainer = settings.require_maintainer_login()
     roles = load_roles(settings.roles_dir)
-    identities = settings.all_identities()
-    rows: list[list[Any]] = []
-    refusals: list[str] = []
-    grants: list[str] = []
-    failed = 0
-    for name, ident in sorted(identities.items()):
+    found = _Checks()
+    rows, refusals = found.rows, found.refusals
+    for name, ident in sorted(settings.all_identities().items()):
         users = sorted(r.id for r in roles.values() if r.identity == name)
         try:
             source = open_identity(settings, name, per_worker=True)
@@ -93,34 +132,31 @@ def verify_identities() -> int:
             if isinstance(exc, ConfigError):
                 refusals.append(f"identity {name!r}: {exc}")
             else:
-                failed += 1
+                found.failed += 1
             continue
         try:
-            login = source.bot_login()
+            login = await source.bot_login()
             if login.lower() == maintainer.lower():
                 rows.append([name, ident.kind, login, "-", "FAILED: this is the maintainer"])
                 refusals.append(f"identity {name!r}: BLOCKED: {login} is the maintainer")
                 continue
-            checked = _check_roles(source, roles, users, settings.repos, TokenScope)
+            checked = await _check_roles(source, roles, users, settings.repos, TokenScope)
             if isinstance(source, BotPatIdentity):
-                grants.append(f"identity {name!r} ({login}): grant: {source.grant().text()}")
+                grant = await source.grant()
+                found.grants.append(f"identity {name!r} ({login}): grant: {grant.text()}")
             rows.append([name, ident.kind, login, ", ".join(users) or "(no role)", checked])
         except (IdentityError, GitHubUnreachable) as exc:
             rows.append([name, ident.kind, "-", ", ".join(users), f"FAILED: {exc}"])
             if isinstance(exc, IdentityBlocked):
                 refusals.append(f"identity {name!r}: {exc}")
             else:
-                failed += 1
+                found.failed += 1
         finally:
-            source.close()
-    console.print(table("identities", ["identity", "kind", "login", "roles", "check"], rows))
-    # Below the table, whole: a cell folds a long line over several.
-    for line in grants + refusals:
-        say(line)
-    return 2 if refusals else 1 if failed else 0
+            await source.aclose()
+    return found
 
 
-def _check_roles(
+async def _check_roles(
     source: Any, roles: Mapping[str, Any], users: Sequence[str], repos: Sequence[str], scope: Any
 ) -> str:
     """Mint (and revoke at once) each role's scope over the configured repositories."""
@@ -132,7 +168,7 @@ def _check_roles(
     granted: list[str] = []
     for role_id in users:
         permissions = dict(roles[role_id].permissions)
-        lease = source.acquire(
+        lease = await source.acquire(
             scope(repositories=tuple(repos), permissions=permissions),
             role=role_id,
             holder=f"verify:{role_id}",
@@ -141,5 +177,5 @@ def _check_roles(
             got = lease.record.permissions if lease.record else permissions
             granted.append(f"{role_id}: " + ", ".join(f"{k}:{v}" for k, v in sorted(got.items())))
         finally:
-            source.release(lease)
+            await source.release(lease)
     return "ok; " + "; ".join(granted)

@@ -3,7 +3,7 @@ open) for real, and one RSA App key per session for the offline JWT tests."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -96,19 +96,19 @@ def settings(sandbox: SandboxServer, tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
-def reviewer(settings: Settings) -> Iterator[InstallationMinter]:
+async def reviewer(settings: Settings) -> AsyncIterator[InstallationMinter]:
     """The reviewer App's minter (App 1001, installation 2001) on the sandbox."""
     source = open_identity(settings, "default")
     assert isinstance(source, InstallationMinter)
     yield source
-    source.close()
+    await source.aclose()
 
 
 @pytest.fixture
-def verifier(sandbox: SandboxServer) -> Iterator[IdentityVerifier]:
+async def verifier(sandbox: SandboxServer) -> AsyncIterator[IdentityVerifier]:
     v = IdentityVerifier(sandbox.url, MAINTAINER)
     yield v
-    v.close()
+    await v.aclose()
 
 
 @pytest.fixture(scope="session")

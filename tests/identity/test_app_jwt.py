@@ -148,7 +148,10 @@ def test_bot_pat_identity_must_hold_a_pat() -> None:
     )
 
 
-def test_open_identity_builds_each_kind_from_settings(tmp_path: Path, app_pem: SecretStr) -> None:
+@pytest.mark.anyio
+async def test_open_identity_builds_each_kind_from_settings(
+    tmp_path: Path, app_pem: SecretStr
+) -> None:
     key = tmp_path / "k.pem"
     key.write_text(app_pem.get_secret_value())
     (tmp_path / "pat").write_text("github_pat_11BOT_x\n")
@@ -166,6 +169,6 @@ def test_open_identity_builds_each_kind_from_settings(tmp_path: Path, app_pem: S
     bot = open_identity(settings, "bot")
     assert app.kind == "app" and bot.kind == "bot_pat"
     with pytest.raises(GitHubUnreachable, match="cannot reach"):
-        bot.bot_login()  # a PAT is never taken at its word: only GitHub says whose it is
+        await bot.bot_login()  # a PAT is never taken at its word: only GitHub says whose it is
     assert "github_pat_" not in repr(bot) and "BEGIN" not in repr(app)
-    app.close()
+    await app.aclose()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import logging
 import pickle
 from collections.abc import Callable, Iterator
@@ -36,6 +37,8 @@ from tests.ports import closed_port
 MARK = "PLANTEDleakCANARY"
 PAT = f"ghp_{MARK}maintainerPat0123456789"
 LOGGERS = ("", "agents", "httpx", "httpcore", "githubkit", "hishel")
+pytestmark = pytest.mark.anyio
+
 SCOPE = TokenScope(
     repositories=("acme/widgets",), permissions={"pull_requests": "write", "contents": "read"}
 )
@@ -61,7 +64,7 @@ def debug_logs(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
 
 
 @pytest.mark.parametrize("token_format", TOKEN_FORMATS)
-def test_no_secret_appears_in_logs_errors_or_envelopes(
+async def test_no_secret_appears_in_logs_errors_or_envelopes(
     sandbox: SandboxServer,
     reviewer: InstallationMinter,
     tmp_path: Path,
@@ -76,9 +79,11 @@ def test_no_secret_appears_in_logs_errors_or_envelopes(
     errors: list[BaseException] = []
     log = logging.getLogger("agents.test_leaks")
 
-    def expect(kind: type[BaseException], call: Callable[[], object]) -> None:
+    async def expect(kind: type[BaseException], call: Callable[[], object]) -> None:
         try:
-            call()
+            answer = call()
+            if inspect.isawaitable(answer):
+                await answer
         except kind as exc:
             errors.append(exc)
             log.exception("refused: %s", exc)
@@ -88,7 +93,7 @@ def test_no_secret_appears_in_logs_errors_or_envelopes(
     # Every request still reaches the sandbox; the spy keeps what went over the wire.
     with respx.mock(assert_all_called=False) as router:
         wire = router.route().pass_through()
-        lease = reviewer.acquire(SCOPE, role="reviewer", holder="w1")
+        lease = await reviewer.acquire(SCOPE, role="reviewer", holder="w1")
         token = lease.token.get_secret_value()
         log.debug("lease %r %s minter %r stats %r", lease, lease, reviewer, reviewer.stats)
 
@@ -105,16 +110,19 @@ def test_no_secret_appears_in_logs_errors_or_envelopes(
         log.info("sealed %r opened %r %s", sealed, opened, opened)
 
         verifier = IdentityVerifier(sandbox.url, MAINTAINER)
-        verified = verifier.verify(opened)
+        verified = await verifier.verify(opened)
         log.info("verified %r", verified)
 
         # Error paths, each logged with its traceback.
         posing = bot_pat_identity(sandbox, tmp_path, state.maintainer_pat)
-        expect(
-            IdentityError,
-            lambda: verifier.verify(dispatch(posing.acquire(SCOPE, role="r", holder="w"))),
-        )
-        expect(
+
+        async def verify_posing() -> object:
+            return await verifier.verify(
+                dispatch(await posing.acquire(SCOPE, role="r", holder="w"))
+            )
+
+        await expect(IdentityError, verify_posing)
+        await expect(
             IdentityError,
             lambda: verifier.verify(OpenedEnvelope(envelope=env, credential=SecretStr(PAT))),
         )
@@ -123,17 +131,19 @@ def test_no_secret_appears_in_logs_errors_or_envelopes(
             TokenScope(repositories=("acme/gadgets",), permissions={"issues": "write"}),
             TokenScope(repositories=("acme/widgets",), permissions={"pull_request": "write"}),
         ):
-            expect(IdentityError, lambda: reviewer.acquire(refused, role="r", holder="w2"))
-        expect(SealRefused, lambda: sealer.seal(env, SecretStr(PAT), MAINTAINER))
+            await expect(IdentityError, lambda: reviewer.acquire(refused, role="r", holder="w2"))
+        await expect(SealRefused, lambda: sealer.seal(env, SecretStr(PAT), MAINTAINER))
         tampered = SealedEnvelope.model_validate(
             {**sealed.model_dump(), "signature": sealed.signature[::-1]}
         )
-        expect(EnvelopeRejected, lambda: sealer.open(tampered))
-        expect(ConfigError, lambda: AppJwtSigner(1001, SecretStr(pem_text[: len(pem_text) // 2])))
-        expect(ConfigError, lambda: EnvelopeSealer(SecretStr(PAT)))
+        await expect(EnvelopeRejected, lambda: sealer.open(tampered))
+        await expect(
+            ConfigError, lambda: AppJwtSigner(1001, SecretStr(pem_text[: len(pem_text) // 2]))
+        )
+        await expect(ConfigError, lambda: EnvelopeSealer(SecretStr(PAT)))
         unreachable = IdentityVerifier(f"http://127.0.0.1:{closed_port()}", MAINTAINER)
-        expect(IdentityError, lambda: unreachable.verify(opened))
-        reviewer.close()
+        await expect(IdentityError, lambda: unreachable.verify(opened))
+        await reviewer.aclose()
     sent = [call.request.headers.get("authorization", "") for call in wire.calls]
     credentials = {header.partition(" ")[2] for header in sent} - {""}
     assert token in credentials and any(c.startswith("ey") for c in credentials)  # JWTs too
@@ -189,7 +199,7 @@ def test_prefect_serialises_a_sealed_envelope_without_the_token() -> None:
 
 
 @pytest.mark.parametrize("token_format", TOKEN_FORMATS)
-def test_real_http_stack_logs_no_secret_at_debug(
+async def test_real_http_stack_logs_no_secret_at_debug(
     sandbox: SandboxServer,
     tmp_path: Path,
     debug_logs: pytest.LogCaptureFixture,
@@ -199,11 +209,11 @@ def test_real_http_stack_logs_no_secret_at_debug(
     sandbox.state.knobs.token_format = token_format
     settings = settings_for(sandbox, tmp_path)
     source = open_identity(settings, "default")
-    lease = source.acquire(REVIEWER, role="reviewer", holder="w1")
+    lease = await source.acquire(REVIEWER, role="reviewer", holder="w1")
     verifier = IdentityVerifier(sandbox.url, "octo-maintainer")
-    verifier.verify(dispatch(lease))
-    source.close()
-    verifier.close()
+    await verifier.verify(dispatch(lease))
+    await source.aclose()
+    await verifier.aclose()
     token = lease.token.get_secret_value()
     pem = sandbox.state.private_key_pem(1001)
     key_lines = [line for line in pem.splitlines() if line and "-----" not in line]

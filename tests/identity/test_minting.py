@@ -3,7 +3,8 @@ revocation, each seen from the sandbox's side."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
@@ -18,6 +19,8 @@ from agents.settings.model import Settings
 from sandbox.github.seed import REVIEWER_APP_ID, REVIEWER_INSTALLATION_ID
 from sandbox.github.state import SandboxState
 from sandbox.server import SandboxServer
+
+pytestmark = pytest.mark.anyio
 
 REVIEWER = {"pull_requests": "write", "contents": "read", "metadata": "read"}
 
@@ -62,10 +65,10 @@ def minter_on(sandbox: SandboxServer, **options: Any) -> InstallationMinter:
 
 
 @pytest.fixture
-def minter(sandbox: SandboxServer) -> Iterator[InstallationMinter]:
+async def minter(sandbox: SandboxServer) -> AsyncIterator[InstallationMinter]:
     m = minter_on(sandbox)
     yield m
-    m.close()
+    await m.aclose()
 
 
 @pytest.mark.parametrize(
@@ -98,19 +101,19 @@ def minter(sandbox: SandboxServer) -> Iterator[InstallationMinter]:
     ],
     ids=["above-ceiling", "outside-ceiling", "misspelled", "no-permissions", "no-repositories"],
 )
-def test_a_scope_no_worker_may_hold_is_refused_before_any_request(
+async def test_a_scope_no_worker_may_hold_is_refused_before_any_request(
     minter: InstallationMinter, sandbox: SandboxServer, asked: TokenScope, refusal: str
 ) -> None:
     with pytest.raises(PermissionRefused) as refused:
-        minter.acquire(asked, role="reviewer", holder="w1")
+        await minter.acquire(asked, role="reviewer", holder="w1")
     assert str(refused.value) == refusal
     assert sandbox.state.requests == []
 
 
-def test_mint_is_down_scoped_to_the_task_repositories_and_role_permissions(
+async def test_mint_is_down_scoped_to_the_task_repositories_and_role_permissions(
     minter: InstallationMinter, sandbox: SandboxServer
 ) -> None:
-    lease = minter.acquire(scope("acme/widgets"), role="reviewer", holder="w1")
+    lease = await minter.acquire(scope("acme/widgets"), role="reviewer", holder="w1")
     token = sandbox.state.tokens[lease.token.get_secret_value()]
     assert token.permissions == REVIEWER
     assert token.repository_ids == {sandbox.state.repo("acme/widgets").id}
@@ -121,12 +124,12 @@ def test_mint_is_down_scoped_to_the_task_repositories_and_role_permissions(
     assert lease.token.get_secret_value().startswith("ghs_")
 
 
-def test_mint_response_with_excess_permission_is_refused_and_the_token_revoked(
+async def test_mint_response_with_excess_permission_is_refused_and_the_token_revoked(
     minter: InstallationMinter, sandbox: SandboxServer, minted: Minted
 ) -> None:
     sandbox.state.knobs.mint_extra_permissions = {"administration": "write"}
     with pytest.raises(MintRefused) as refused:
-        minter.acquire(scope(), role="reviewer", holder="w1")
+        await minter.acquire(scope(), role="reviewer", holder="w1")
     (token,) = minted.tokens()
     assert minted.revoked() == {token}  # the DELETE reached the server
     assert str(refused.value) == (
@@ -136,138 +139,137 @@ def test_mint_response_with_excess_permission_is_refused_and_the_token_revoked(
     assert minter.live_fingerprints() == []
 
 
-def test_mint_response_with_a_higher_level_or_extra_repository_is_refused(
+async def test_mint_response_with_a_higher_level_or_extra_repository_is_refused(
     minter: InstallationMinter, sandbox: SandboxServer, minted: Minted
 ) -> None:
     sandbox.state.knobs.mint_extra_permissions = {"contents": "write"}
     sandbox.state.knobs.mint_extra_repositories = ["acme/docs"]
     with pytest.raises(MintRefused) as refused:
-        minter.acquire(scope(), role="reviewer", holder="w1")
+        await minter.acquire(scope(), role="reviewer", holder="w1")
     assert "grants more than asked" in str(refused.value)
     assert "contents:write, repository acme/docs;" in str(refused.value)
     assert len(minted.revoked()) == 1
 
 
-def test_a_different_scope_mints_a_new_token(minter: InstallationMinter, minted: Minted) -> None:
-    a = minter.acquire(scope("acme/widgets"), role="reviewer", holder="w1")
-    b = minter.acquire(scope("acme/gadgets"), role="reviewer", holder="w2")
-    c = minter.acquire(
+async def test_a_different_scope_mints_a_new_token(
+    minter: InstallationMinter, minted: Minted
+) -> None:
+    a = await minter.acquire(scope("acme/widgets"), role="reviewer", holder="w1")
+    b = await minter.acquire(scope("acme/gadgets"), role="reviewer", holder="w2")
+    c = await minter.acquire(
         scope("acme/widgets", issues="write", metadata="read"), role="triager", holder="w3"
     )
-    d = minter.acquire(scope("acme/Widgets"), role="reviewer", holder="w4")
+    d = await minter.acquire(scope("acme/Widgets"), role="reviewer", holder="w4")
     assert len(minted.tokens()) == 3
     assert len({a.fingerprint, b.fingerprint, c.fingerprint}) == 3
     assert d.fingerprint == a.fingerprint  # repository names compare case-insensitively
 
 
-def test_near_expiry_token_is_reminted_and_the_old_one_revoked_with_its_last_holder(
+async def test_near_expiry_token_is_reminted_and_the_old_one_revoked_with_its_last_holder(
     minter: InstallationMinter, minted: Minted
 ) -> None:
-    first = minter.acquire(scope(), role="reviewer", holder="w1")
+    first = await minter.acquire(scope(), role="reviewer", holder="w1")
     age(minter, timedelta(minutes=54))  # 6 min left: still outside the 5 min margin
-    second = minter.acquire(scope(), role="reviewer", holder="w2")
+    second = await minter.acquire(scope(), role="reviewer", holder="w2")
     assert second.fingerprint == first.fingerprint
     age(minter, timedelta(minutes=2))  # 4 min left: re-mint
-    fresh = minter.acquire(scope(), role="reviewer", holder="w3")
+    fresh = await minter.acquire(scope(), role="reviewer", holder="w3")
     assert fresh.fingerprint != first.fingerprint
     assert len(minted.tokens()) == 2 and minted.revoked() == set()  # w1, w2 hold the old one
-    minter.release(first)
+    await minter.release(first)
     assert minted.revoked() == set()
-    minter.release(second)
+    await minter.release(second)
     assert minted.revoked() == {first.token.get_secret_value()}
-    minter.release(fresh)
+    await minter.release(fresh)
     assert len(minted.revoked()) == 2  # the current token goes with its last holder too
 
 
-def test_concurrent_workers_on_one_scope_share_one_mint(
+async def test_concurrent_workers_on_one_scope_share_one_mint(
     minter: InstallationMinter, minted: Minted
 ) -> None:
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=16) as pool:
-        leases = list(
-            pool.map(lambda i: minter.acquire(scope(), role="reviewer", holder=f"w{i}"), range(100))
-        )
+    leases = await asyncio.gather(
+        *(minter.acquire(scope(), role="reviewer", holder=f"w{i}") for i in range(100))
+    )
     assert len(minted.tokens()) == 1 and len({lease.fingerprint for lease in leases}) == 1
     assert minter.stats.mints == 1 and minter.stats.cache_hits == 99
     for lease in leases[:-1]:
-        minter.release(lease)
+        await minter.release(lease)
     assert minted.revoked() == set()
-    minter.release(leases[-1])
+    await minter.release(leases[-1])
     assert len(minted.revoked()) == 1
 
 
-def test_replaced_token_is_revoked_when_its_last_holder_releases(
+async def test_replaced_token_is_revoked_when_its_last_holder_releases(
     minter: InstallationMinter, minted: Minted
 ) -> None:
-    old = minter.acquire(scope(), role="reviewer", holder="w1")
+    old = await minter.acquire(scope(), role="reviewer", holder="w1")
     age(minter, timedelta(minutes=56))
-    minter.acquire(scope(), role="reviewer", holder="w2")
-    minter.release(old)
+    await minter.acquire(scope(), role="reviewer", holder="w2")
+    await minter.release(old)
     assert minted.revoked() == {old.token.get_secret_value()}
 
 
-def test_a_shared_token_is_revoked_when_its_last_holder_releases_it(
+async def test_a_shared_token_is_revoked_when_its_last_holder_releases_it(
     minter: InstallationMinter, minted: Minted
 ) -> None:
-    a = minter.acquire(scope(), role="reviewer", holder="w1")
-    b = minter.acquire(scope(), role="reviewer", holder="w2")
+    a = await minter.acquire(scope(), role="reviewer", holder="w1")
+    b = await minter.acquire(scope(), role="reviewer", holder="w2")
     assert a.fingerprint == b.fingerprint and a.shared
-    minter.release(a)
+    await minter.release(a)
     assert minted.revoked() == set()  # w2 still holds it
-    minter.release(b)
+    await minter.release(b)
     assert minted.revoked() == {a.token.get_secret_value()}
     assert minter.live_fingerprints() == []
-    c = minter.acquire(scope(), role="reviewer", holder="w3")
+    c = await minter.acquire(scope(), role="reviewer", holder="w3")
     assert c.fingerprint != a.fingerprint  # a later worker of the scope mints afresh
 
 
-def test_tokens_still_held_are_revoked_at_run_end(
+async def test_tokens_still_held_are_revoked_at_run_end(
     minter: InstallationMinter, minted: Minted
 ) -> None:
-    a = minter.acquire(scope("acme/widgets"), role="reviewer", holder="w1")
-    b = minter.acquire(scope("acme/gadgets"), role="reviewer", holder="w2")
-    minter.close()
+    a = await minter.acquire(scope("acme/widgets"), role="reviewer", holder="w1")
+    b = await minter.acquire(scope("acme/gadgets"), role="reviewer", holder="w2")
+    await minter.aclose()
     assert minted.revoked() == {a.token.get_secret_value(), b.token.get_secret_value()}
 
 
-def test_per_worker_mode_mints_per_worker_and_revokes_on_release(
+async def test_per_worker_mode_mints_per_worker_and_revokes_on_release(
     sandbox: SandboxServer, minted: Minted
 ) -> None:
     m = minter_on(sandbox, per_worker=True)
-    leases = [m.acquire(scope(), role="reviewer", holder=f"w{i}") for i in range(5)]
+    leases = [await m.acquire(scope(), role="reviewer", holder=f"w{i}") for i in range(5)]
     assert len(minted.tokens()) == 5
-    m.release(leases[0])
+    await m.release(leases[0])
     assert minted.revoked() == {leases[0].token.get_secret_value()}
-    m.close()
+    await m.aclose()
     assert len(minted.revoked()) == 5
 
 
-def test_configured_bot_login_skips_get_app(sandbox: SandboxServer, minted: Minted) -> None:
+async def test_configured_bot_login_skips_get_app(sandbox: SandboxServer, minted: Minted) -> None:
     m = minter_on(sandbox, bot_login="custom-bot[bot]")
-    lease = m.acquire(scope(), role="reviewer", holder="w1")
+    lease = await m.acquire(scope(), role="reviewer", holder="w1")
     assert lease.expected_login == "custom-bot[bot]"
     assert minted.requests_to("/app") == 0
-    m.close()
+    await m.aclose()
 
 
-def test_github_refusing_to_mint_is_reported_with_its_message(sandbox: SandboxServer) -> None:
+async def test_github_refusing_to_mint_is_reported_with_its_message(sandbox: SandboxServer) -> None:
     m = minter_on(sandbox, installation_id=9999)
     with pytest.raises(MintRefused) as refused:
-        m.acquire(scope(), role="reviewer", holder="w1")
+        await m.acquire(scope(), role="reviewer", holder="w1")
     assert str(refused.value) == (
         "GitHub refused a token for acme/widgets to identity 'default' (installation 9999), "
         "role 'reviewer': 404 Not Found; is the App installed there?"
     )
-    m.close()
+    await m.aclose()
 
 
-def test_github_refuses_what_the_installation_lacks_and_we_refuse_the_ceiling_first(
+async def test_github_refuses_what_the_installation_lacks_and_we_refuse_the_ceiling_first(
     settings: Settings,
 ) -> None:
     triage = open_identity(settings, "triage")
     with pytest.raises(MintRefused, match=r"installation 2002\), role 'triager': 422 "):
-        triage.acquire(scope(), role="triager", holder="w1")  # triage has no pull_requests
+        await triage.acquire(scope(), role="triager", holder="w1")  # triage has no pull_requests
     with pytest.raises(PermissionRefused, match="exceeds the worker ceiling"):
-        triage.acquire(scope(issues="admin"), role="triager", holder="w1")
-    triage.close()
+        await triage.acquire(scope(issues="admin"), role="triager", holder="w1")
+    await triage.aclose()

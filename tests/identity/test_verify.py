@@ -6,11 +6,11 @@ PAT's scope header); every other request still reaches the sandbox.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import stat
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -37,6 +37,8 @@ from tests.identity.conftest import (
     settings_for,
 )
 
+pytestmark = pytest.mark.anyio
+
 BOT = "swarm-reviewer[bot]"
 
 
@@ -55,11 +57,11 @@ def viewer_calls(sandbox: SandboxServer) -> int:
     return sum(1 for r in sandbox.state.requests if r.route == "/graphql")
 
 
-def test_verified_identity_matches_the_envelope(
+async def test_verified_identity_matches_the_envelope(
     sandbox: SandboxServer, reviewer: InstallationMinter, verifier: IdentityVerifier
 ) -> None:
-    lease = reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
-    verified = verifier.verify(dispatch(lease))
+    lease = await reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
+    verified = await verifier.verify(dispatch(lease))
     assert (verified.login, verified.kind) == (BOT, "app")
     assert verified.repositories == ("acme/widgets",)
     assert verified.permissions == {
@@ -76,10 +78,10 @@ def test_verified_identity_matches_the_envelope(
     ]
 
 
-def test_an_enterprise_server_is_asked_at_its_own_graphql_and_rest_paths(
+async def test_an_enterprise_server_is_asked_at_its_own_graphql_and_rest_paths(
     reviewer: InstallationMinter,
 ) -> None:
-    lease = reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
+    lease = await reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
     repos = {"total_count": 1, "repositories": [{"full_name": "acme/widgets"}]}
     with respx.mock(assert_all_mocked=True) as ghes:
         viewer = ghes.post("https://ghe.corp/api/graphql").respond(
@@ -87,178 +89,184 @@ def test_an_enterprise_server_is_asked_at_its_own_graphql_and_rest_paths(
         )
         listed = ghes.get(url__startswith="https://ghe.corp/api/v3/installation/repositories")
         listed.respond(json=repos)
-        verified = verify_identity("https://ghe.corp/api/v3", dispatch(lease), MAINTAINER)
+        verified = await verify_identity("https://ghe.corp/api/v3", dispatch(lease), MAINTAINER)
     assert verified.login == BOT and viewer.call_count == 1 and listed.call_count == 1
 
 
-def test_triage_identity_is_a_separate_app(settings: Settings, verifier: IdentityVerifier) -> None:
+async def test_triage_identity_is_a_separate_app(
+    settings: Settings, verifier: IdentityVerifier
+) -> None:
     triage = open_identity(settings, "triage")
-    lease = triage.acquire(
+    lease = await triage.acquire(
         TokenScope(repositories=("acme/widgets",), permissions={"issues": "write"}),
         role="triager",
         holder="w1",
     )
-    assert verifier.verify(dispatch(lease)).login == "swarm-triage[bot]"
-    triage.close()
+    assert (await verifier.verify(dispatch(lease))).login == "swarm-triage[bot]"
+    await triage.aclose()
 
 
-def test_long_dotted_tokens_round_trip(
+async def test_long_dotted_tokens_round_trip(
     sandbox: SandboxServer, reviewer: InstallationMinter, verifier: IdentityVerifier
 ) -> None:
     sandbox.state.knobs.token_format = "long"
-    lease = reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
+    lease = await reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
     assert len(lease.token.get_secret_value()) > 300
-    assert verifier.verify(dispatch(lease)).login == BOT
-    reviewer.close()
+    assert (await verifier.verify(dispatch(lease))).login == BOT
+    await reviewer.aclose()
     assert sandbox.state.tokens[lease.token.get_secret_value()].revoked
 
 
-def blocked_by(verifier: IdentityVerifier, opened: OpenedEnvelope) -> IdentityBlocked:
+async def blocked_by(verifier: IdentityVerifier, opened: OpenedEnvelope) -> IdentityBlocked:
     """The refusal ``verifier`` answers ``opened`` with (it must refuse it)."""
     with pytest.raises(IdentityBlocked) as blocked:
-        verifier.verify(opened)
+        await verifier.verify(opened)
     return blocked.value
 
 
-def test_a_dispatcher_expecting_another_bot_blocks_with_zero_writes(
+async def test_a_dispatcher_expecting_another_bot_blocks_with_zero_writes(
     sandbox: SandboxServer, tmp_path: Path, verifier: IdentityVerifier
 ) -> None:
     # Configured to expect the triage bot while holding the reviewer App's key.
     settings = settings_for(sandbox, tmp_path, app_bot_login="swarm-triage[bot]")
     source = open_identity(settings, "default")
-    lease = source.acquire(REVIEWER, role="reviewer", holder="w1")
-    blocked = blocked_by(verifier, dispatch(lease))
+    lease = await source.acquire(REVIEWER, role="reviewer", holder="w1")
+    blocked = await blocked_by(verifier, dispatch(lease))
     assert str(blocked) == (
         "BLOCKED: identity mismatch: login is swarm-reviewer[bot], expected swarm-triage[bot]"
     )
     assert blocked.code == "identity_mismatch"
     writes = [r for r in sandbox.state.requests if r.is_write]
     assert [r.route for r in writes] == ["/app/installations/{installation_id}/access_tokens"]
-    source.close()
+    await source.aclose()
 
 
-def test_a_viewer_answer_naming_the_maintainer_blocks(
+async def test_a_viewer_answer_naming_the_maintainer_blocks(
     sandbox: SandboxServer, reviewer: InstallationMinter, verifier: IdentityVerifier
 ) -> None:
-    lease = reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
+    lease = await reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
     lying = httpx.Response(200, json={"data": {"viewer": {"login": "Octo-Maintainer"}}})
     with github_answers(sandbox, "POST", "/graphql", lying):
-        blocked = blocked_by(verifier, dispatch(lease))
+        blocked = await blocked_by(verifier, dispatch(lease))
     assert str(blocked) == "BLOCKED: identity mismatch: login is the maintainer Octo-Maintainer"
     assert [r for r in sandbox.state.requests_by(BOT) if r.is_write] == []
 
 
-def test_token_reaching_more_repositories_than_the_envelope_blocks(
+async def test_token_reaching_more_repositories_than_the_envelope_blocks(
     sandbox: SandboxServer, reviewer: InstallationMinter, verifier: IdentityVerifier
 ) -> None:
-    lease = reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
+    lease = await reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
     token = sandbox.state.tokens[lease.token.get_secret_value()]
     assert token.repository_ids is not None
     token.repository_ids.add(sandbox.state.repo("acme/docs").id)
-    assert str(blocked_by(verifier, dispatch(lease))) == (
+    assert str(await blocked_by(verifier, dispatch(lease))) == (
         "BLOCKED: identity mismatch: the token reaches repositories outside the envelope: acme/docs"
     )
 
 
-def test_revoked_token_blocks_with_githubs_words(
+async def test_revoked_token_blocks_with_githubs_words(
     sandbox: SandboxServer, reviewer: InstallationMinter, verifier: IdentityVerifier
 ) -> None:
-    lease = reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
+    lease = await reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
     opened = dispatch(lease)
     sandbox.state.tokens[lease.token.get_secret_value()].revoked = True
-    assert str(blocked_by(verifier, opened)) == (
+    assert str(await blocked_by(verifier, opened)) == (
         "BLOCKED: identity mismatch: GitHub did not say who the token is "
         "(viewer query: 401 Bad credentials)"
     )
 
 
-def test_personal_token_in_an_app_envelope_blocks_before_any_request(
+async def test_personal_token_in_an_app_envelope_blocks_before_any_request(
     sandbox: SandboxServer, reviewer: InstallationMinter, verifier: IdentityVerifier
 ) -> None:
     # A dispatcher that skipped its own check: the worker still refuses, before any request.
-    opened = dispatch(reviewer.acquire(REVIEWER, role="reviewer", holder="w1"))
+    opened = dispatch(await reviewer.acquire(REVIEWER, role="reviewer", holder="w1"))
     forged = OpenedEnvelope(envelope=opened.envelope, credential=SecretStr("ghp_maintainer123"))
     before = len(sandbox.state.requests)
-    assert str(blocked_by(verifier, forged)) == (
+    assert str(await blocked_by(verifier, forged)) == (
         "BLOCKED: identity mismatch: identity 'default' is an App but the credential is a "
         "classic pat token (ghp_), not an installation token (ghs_)"
     )
     assert len(sandbox.state.requests) == before
 
 
-def test_credential_swapped_for_another_installation_token_blocks(
+async def test_credential_swapped_for_another_installation_token_blocks(
     reviewer: InstallationMinter, verifier: IdentityVerifier
 ) -> None:
-    lease = reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
-    other = reviewer.acquire(
+    lease = await reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
+    other = await reviewer.acquire(
         TokenScope(repositories=("acme/gadgets",), permissions=dict(REVIEWER.permissions)),
         role="reviewer",
         holder="w2",
     )
     forged = OpenedEnvelope(envelope=dispatch(lease).envelope, credential=other.token)
-    assert str(blocked_by(verifier, forged)) == (
+    assert str(await blocked_by(verifier, forged)) == (
         "BLOCKED: identity mismatch: the credential is not the token minted for this envelope "
         f"({other.fingerprint} != {lease.fingerprint})"
     )
 
 
-def test_expired_token_blocks_and_a_cached_verification_expires_with_it(
+async def test_expired_token_blocks_and_a_cached_verification_expires_with_it(
     reviewer: InstallationMinter, verifier: IdentityVerifier
 ) -> None:
-    lease = reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
+    lease = await reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
     assert lease.record is not None
     expires = lease.record.expires_at
     opened = dispatch(lease)
-    verifier.verify(opened)
+    await verifier.verify(opened)
     with pytest.raises(IdentityBlocked, match=re.escape(f"token expired at {expires.isoformat()}")):
-        verifier.verify(opened, now=expires)
+        await verifier.verify(opened, now=expires)
     verifier.forget(lease.fingerprint)
     with pytest.raises(IdentityBlocked, match="the token expired at"):
-        verifier.verify(opened, now=expires + timedelta(hours=1))
+        await verifier.verify(opened, now=expires + timedelta(hours=1))
 
 
-def test_verification_happens_once_per_token_and_again_after_a_remint(
+async def test_verification_happens_once_per_token_and_again_after_a_remint(
     sandbox: SandboxServer, reviewer: InstallationMinter, verifier: IdentityVerifier
 ) -> None:
-    lease = reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
+    lease = await reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
     opened = dispatch(lease)
-    verifier.verify(opened)
-    verifier.verify(opened)
-    verifier.verify(dispatch(reviewer.acquire(REVIEWER, role="reviewer", holder="w2")))
+    await verifier.verify(opened)
+    await verifier.verify(opened)
+    await verifier.verify(dispatch(await reviewer.acquire(REVIEWER, role="reviewer", holder="w2")))
     assert viewer_calls(sandbox) == 1
     age(reviewer, timedelta(minutes=56))
-    fresh = reviewer.acquire(REVIEWER, role="reviewer", holder="w3")
+    fresh = await reviewer.acquire(REVIEWER, role="reviewer", holder="w3")
     assert fresh.fingerprint != lease.fingerprint
-    verifier.verify(dispatch(fresh))
+    await verifier.verify(dispatch(fresh))
     assert viewer_calls(sandbox) == 2
 
 
-def test_concurrent_workers_sharing_a_token_verify_it_once(
+async def test_concurrent_workers_sharing_a_token_verify_it_once(
     sandbox: SandboxServer, reviewer: InstallationMinter, verifier: IdentityVerifier
 ) -> None:
-    opened = dispatch(reviewer.acquire(REVIEWER, role="reviewer", holder="w1"))
-    with ThreadPoolExecutor(max_workers=16) as pool:
-        logins = set(pool.map(lambda _: verifier.verify(opened).login, range(50)))
+    opened = dispatch(await reviewer.acquire(REVIEWER, role="reviewer", holder="w1"))
+    verified = await asyncio.gather(*(verifier.verify(opened) for _ in range(50)))
+    logins = {v.login for v in verified}
     assert logins == {BOT}
     assert viewer_calls(sandbox) == 1
 
 
-def test_bot_account_pat_is_verified_by_get_user(sandbox: SandboxServer, tmp_path: Path) -> None:
-    lease = bot_pat_identity(sandbox, tmp_path, sandbox.state.bot_pat).acquire(
+async def test_bot_account_pat_is_verified_by_get_user(
+    sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    lease = await bot_pat_identity(sandbox, tmp_path, sandbox.state.bot_pat).acquire(
         REVIEWER, role="reviewer", holder="w1"
     )
-    verified = verify_identity(sandbox.url, dispatch(lease), MAINTAINER)
+    verified = await verify_identity(sandbox.url, dispatch(lease), MAINTAINER)
     assert (verified.login, verified.kind) == ("swarm-bot", "bot_pat")
     # Asked before the PAT is lent, and again by the worker: nothing else, nothing written.
     assert [r.route for r in sandbox.state.requests_by("swarm-bot")] == ["/user", "/user"]
 
 
-def test_maintainer_pat_posing_as_the_bot_blocks_with_zero_writes(
+async def test_maintainer_pat_posing_as_the_bot_blocks_with_zero_writes(
     sandbox: SandboxServer, tmp_path: Path, verifier: IdentityVerifier
 ) -> None:
     source = bot_pat_identity(sandbox, tmp_path, sandbox.state.maintainer_pat)
     with pytest.raises(IdentityBlocked) as blocked:
-        verifier.verify(dispatch(source.acquire(REVIEWER, role="reviewer", holder="w1")))
+        await verifier.verify(
+            dispatch(await source.acquire(REVIEWER, role="reviewer", holder="w1"))
+        )
     assert (
         str(blocked.value) == "BLOCKED: identity mismatch: login is the maintainer octo-maintainer"
     )
@@ -266,7 +274,7 @@ def test_maintainer_pat_posing_as_the_bot_blocks_with_zero_writes(
     assert sandbox.state.counter(MAINTAINER).writes == 0
 
 
-def test_bot_pat_with_scopes_above_the_ceiling_blocks(
+async def test_bot_pat_with_scopes_above_the_ceiling_blocks(
     sandbox: SandboxServer, tmp_path: Path, verifier: IdentityVerifier
 ) -> None:
     pat = "ghp_botWithWorkflowScope0123"
@@ -274,27 +282,27 @@ def test_bot_pat_with_scopes_above_the_ceiling_blocks(
     scopes = {"x-oauth-scopes": "repo, workflow, admin:org"}
     answer = httpx.Response(200, json={"login": "swarm-bot"}, headers=scopes)
     with github_answers(sandbox, "GET", "/user", answer), pytest.raises(IdentityBlocked) as blocked:
-        verifier.verify(dispatch(source.acquire(REVIEWER, role="r", holder="w")))
+        await verifier.verify(dispatch(await source.acquire(REVIEWER, role="r", holder="w")))
     assert str(blocked.value) == (
         "BLOCKED: identity mismatch: the bot PAT carries scopes above the worker ceiling: "
         "workflow, admin:org"
     )
 
 
-def test_missing_credential_blocks_without_a_request(
+async def test_missing_credential_blocks_without_a_request(
     sandbox: SandboxServer, reviewer: InstallationMinter, verifier: IdentityVerifier
 ) -> None:
-    lease = reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
+    lease = await reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
     sealer = EnvelopeSealer(generate_sealing_key())
     empty = sealer.open(sealer.seal(dispatch(lease).envelope, None, MAINTAINER))
     before = len(sandbox.state.requests)
     with pytest.raises(IdentityBlocked, match=r"^BLOCKED: no dispatcher credential$") as blocked:
-        verifier.verify(empty)
+        await verifier.verify(empty)
     assert blocked.value.code == "no_credential"
     assert len(sandbox.state.requests) == before
 
 
-def test_host_credentials_change_nothing(
+async def test_host_credentials_change_nothing(
     sandbox: SandboxServer,
     reviewer: InstallationMinter,
     verifier: IdentityVerifier,
@@ -316,8 +324,8 @@ def test_host_credentials_change_nothing(
         script.chmod(script.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
 
-    lease = reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
-    assert verifier.verify(dispatch(lease)).login == BOT
+    lease = await reviewer.acquire(REVIEWER, role="reviewer", holder="w1")
+    assert (await verifier.verify(dispatch(lease))).login == BOT
     assert not marker.exists()
     assert sandbox.state.requests_by(MAINTAINER) == []
 

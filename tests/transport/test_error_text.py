@@ -48,18 +48,19 @@ def assert_clean(exc: BaseException) -> None:
         assert "authorization" not in text.lower()
 
 
+@pytest.mark.anyio
 @pytest.mark.parametrize("auth", STRATEGIES, ids=lambda a: type(a).__name__)
-def test_a_refused_connection_names_where_and_nothing_else(auth: CredentialAuth) -> None:
+async def test_a_refused_connection_names_where_and_nothing_else(auth: CredentialAuth) -> None:
     api = f"http://127.0.0.1:{closed_port()}"
     transport = GitHubTransport(api, identity=auth.identity, timeout=5)
     with pytest.raises(GitHubUnreachable) as caught:
-        transport.send("GET", "/installation/repositories?page=2", auth=auth)
+        await transport.asend("GET", "/installation/repositories?page=2", auth=auth)
     where = "GET /installation/repositories"
     assert str(caught.value) == f"cannot reach {api} for {where}: ConnectError"
     assert caught.value.kind == "could not connect"
     assert caught.value.__cause__ is None and caught.value.__context__ is None
     assert_clean(caught.value)
-    transport.close()
+    await transport.aclose()
 
 
 @pytest.mark.anyio
@@ -76,7 +77,8 @@ async def test_a_timeout_is_told_apart_and_carries_no_request(auth: CredentialAu
     await transport.aclose()
 
 
-def test_a_wrong_kind_of_credential_is_named_by_kind_only() -> None:
+@pytest.mark.anyio
+async def test_a_wrong_kind_of_credential_is_named_by_kind_only() -> None:
     transport = GitHubTransport("https://api.github.com", identity="swarm-reviewer[bot]")
     with respx.mock(assert_all_called=False) as router:
         route = router.route().respond(200)
@@ -86,7 +88,7 @@ def test_a_wrong_kind_of_credential_is_named_by_kind_only() -> None:
             AppJwtAuth.fixed(INSTALLATION, "default"),
         ):
             with pytest.raises(CredentialRefused) as caught:
-                transport.send("GET", "/app", auth=auth)
+                await transport.asend("GET", "/app", auth=auth)
             assert_clean(caught.value)
     assert route.call_count == 0
     assert repr(STRATEGIES) == (

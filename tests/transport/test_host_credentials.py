@@ -34,32 +34,35 @@ def hostile_host(
     return sandbox
 
 
-def test_calls_go_direct_as_the_bot_and_never_as_the_maintainer(
+@pytest.mark.anyio
+async def test_calls_go_direct_as_the_bot_and_never_as_the_maintainer(
     hostile_host: SandboxServer,
 ) -> None:
     state = hostile_host.state
     token = SecretStr(state.mint_token(REVIEWER_INSTALLATION_ID))
     transport = GitHubTransport(hostile_host.url, identity=REVIEWER_BOT)
     auth = InstallationTokenAuth.fixed(token, REVIEWER_BOT)
-    assert transport.send("GET", "/installation/repositories", auth=auth).status_code == 200
-    viewer = transport.send(
+    listed = await transport.asend("GET", "/installation/repositories", auth=auth)
+    assert listed.status_code == 200
+    viewer = await transport.asend(
         "POST", transport.urls.graphql, auth=auth, json={"query": "{ viewer { login } }"}
     )
     assert viewer.json()["data"]["viewer"]["login"] == REVIEWER_BOT
     assert state.requests_by(MAINTAINER) == []
     assert {r.login for r in state.requests} == {REVIEWER_BOT}
-    transport.close()
+    await transport.aclose()
 
 
+@pytest.mark.anyio
 @pytest.mark.parametrize("empty", ["", None, SecretStr("")])
-def test_no_credential_sends_nothing_rather_than_borrowing_the_hosts(
+async def test_no_credential_sends_nothing_rather_than_borrowing_the_hosts(
     hostile_host: SandboxServer, empty: SecretStr | str | None
 ) -> None:
     transport = GitHubTransport(hostile_host.url, identity=REVIEWER_BOT)
     with pytest.raises(CredentialRefused, match=r"^no token for identity swarm-reviewer\[bot\]$"):
-        transport.send("GET", "/user", auth=BotTokenAuth(lambda: empty, REVIEWER_BOT))
+        await transport.asend("GET", "/user", auth=BotTokenAuth(lambda: empty, REVIEWER_BOT))
     assert hostile_host.state.requests == []
-    transport.close()
+    await transport.aclose()
 
 
 @pytest.mark.anyio

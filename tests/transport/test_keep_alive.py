@@ -53,14 +53,6 @@ def url(server: _CountingServer) -> str:
     return f"http://127.0.0.1:{server.server_address[1]}"
 
 
-def test_sequential_calls_from_a_thread_share_one_connection(server: _CountingServer) -> None:
-    transport = GitHubTransport(url(server), identity="swarm-reviewer[bot]")
-    for _ in range(5):
-        assert transport.send("GET", "/rate_limit", auth=AUTH).status_code == 200
-    assert server.connections == 1
-    transport.close()
-
-
 @pytest.mark.anyio
 async def test_sequential_calls_from_the_event_loop_share_one_connection(
     server: _CountingServer,

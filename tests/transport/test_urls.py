@@ -33,20 +33,23 @@ def test_graphql_lives_beside_the_rest_base(api_url: str, rest: str, graphql: st
     assert ApiUrls.of(api_url) == ApiUrls(rest=rest, graphql=graphql)
 
 
-def test_an_enterprise_transport_sends_rest_under_api_v3_and_graphql_to_api_graphql() -> None:
+@pytest.mark.anyio
+async def test_an_enterprise_transport_sends_rest_under_api_v3_and_graphql_to_api_graphql() -> None:
     transport = GitHubTransport("https://ghe.corp/api/v3/", identity="swarm-reviewer[bot]")
     with respx.mock(assert_all_mocked=True) as router:
         rest = router.get("https://ghe.corp/api/v3/repos/acme/widgets").respond(200, json={})
         graphql = router.post("https://ghe.corp/api/graphql").respond(200, json={"data": {}})
-        assert transport.send("GET", "/repos/acme/widgets", auth=TOKEN).status_code == 200
-        answer = transport.send("POST", transport.urls.graphql, auth=TOKEN, json={"query": "{}"})
+        assert (await transport.asend("GET", "/repos/acme/widgets", auth=TOKEN)).status_code == 200
+        answer = await transport.asend(
+            "POST", transport.urls.graphql, auth=TOKEN, json={"query": "{}"}
+        )
         assert answer.status_code == 200
     assert rest.call_count == 1 and graphql.call_count == 1
-    transport.close()
+    await transport.aclose()
 
 
 @pytest.mark.anyio
-async def test_the_async_path_uses_the_same_urls() -> None:
+async def test_an_answer_is_the_raw_httpx_response_of_the_same_urls() -> None:
     transport = GitHubTransport("https://ghe.corp/api/v3", identity="swarm-reviewer[bot]")
     with respx.mock(assert_all_mocked=True) as router:
         route = router.get("https://ghe.corp/api/v3/rate_limit").respond(200, json={})
