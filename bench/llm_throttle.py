@@ -12,15 +12,21 @@ enforces the key's limits the provider's way (token buckets refilling per minute
 Reported per mode: calls that succeeded and failed, 429 answers, and the share of the
 input-token budget used: admitted input tokens over what the key could admit from the first to
 the last admission (a full bucket plus the refill: ``limit * (1 + minutes)``).
-Targets (throttle): 0 429s and >= 90% of the input-token budget used.
+Targets (throttle): 0 429s and >= 90% of the input-token budget used. Also reported: the client's
+CPU per call (the event loop's thread only: SDK, HTTP client and throttle, not the scripted
+model's server threads).
 
     uv run python bench/llm_throttle.py [--workers 50] [--speed 10] [--json]
+
+``BENCH_CODE=DIR`` measures the code tree in DIR with this script (another checkout, e.g. main
+before a change), for a side-by-side run on the same machine.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -29,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, os.environ.get("BENCH_CODE") or str(ROOT))
 
 import anthropic  # noqa: E402
 import httpx2  # noqa: E402
@@ -59,6 +65,7 @@ class Result:
     budget_used: float
     refill_used: float
     wall_s: float
+    client_cpu_ms_per_call: float
 
 
 def _request(worker: int, call: int) -> dict[str, Any]:
@@ -125,10 +132,12 @@ def run_mode(mode: str, workers: int, calls: int, speed: float) -> Result:
     model = ScriptedModel(clock=clock.now, limits=limits)
     started = time.perf_counter()
     with ScriptedServer(model) as server:
+        cpu = time.thread_time()  # this thread runs the event loop; the server has its own
         if mode == "throttle":
             ok, failed = asyncio.run(_throttled(server.url, clock, workers, calls))
         else:
             ok, failed = asyncio.run(_sdk_retries(server.url, workers, calls))
+        cpu = time.thread_time() - cpu
     wall = time.perf_counter() - started
     record = model.limits.records[key_id(KEY)]
     first, last = record.first_at or 0.0, record.last_at or 0.0
@@ -146,6 +155,7 @@ def run_mode(mode: str, workers: int, calls: int, speed: float) -> Result:
         budget_used=round(admitted / (INPUT_PER_MINUTE * (1 + minutes)), 4),
         refill_used=round(max(0, after_first - INPUT_PER_MINUTE) / (INPUT_PER_MINUTE * minutes), 4),
         wall_s=round(wall, 2),
+        client_cpu_ms_per_call=round(cpu * 1000 / max(1, workers * calls), 3),
     )
 
 
@@ -166,12 +176,13 @@ def main() -> None:
         f"(~{demand / INPUT_PER_MINUTE:.1f}x the key's {INPUT_PER_MINUTE} input tokens/min), "
         f"key clock x{args.speed:g}"
     )
-    header = ("mode", "ok", "failed", "429s", "key min", "budget", "refill")
-    print("{:<12} {:>4} {:>6} {:>5} {:>7} {:>7} {:>7}".format(*header))
+    header = ("mode", "ok", "failed", "429s", "key min", "budget", "refill", "CPU ms/call")
+    print("{:<12} {:>4} {:>6} {:>5} {:>7} {:>7} {:>7} {:>11}".format(*header))
     for r in results:
         print(
             f"{r.mode:<12} {r.calls_ok:>4} {r.calls_failed:>6} {r.answers_429:>5} "
-            f"{r.key_minutes:>7.2f} {r.budget_used:>7.1%} {r.refill_used:>7.1%}"
+            f"{r.key_minutes:>7.2f} {r.budget_used:>7.1%} {r.refill_used:>7.1%} "
+            f"{r.client_cpu_ms_per_call:>11.3f}"
         )
 
 
