@@ -10,9 +10,9 @@ the flow's event loop never waits on SQL; ``flushed`` waits until all of them ar
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec
 
 from agents.dispatch.envelope import SealedEnvelope, envelope_hash
 from agents.llm.prompt import CachedPrefix
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("agents.worker")
 
 PREVIEW_CHARS = 160
+P = ParamSpec("P")
 
 
 class StoreRecorder:
@@ -54,7 +55,7 @@ class StoreRecorder:
             return outcome.model_copy(update={"status": "failed", "reason": reason})
         return outcome
 
-    def _write(self, write: Any, /, *args: Any, **kwargs: Any) -> None:
+    def _write(self, write: Callable[P, object], /, *args: P.args, **kwargs: P.kwargs) -> None:
         self.store.writer.write(self.worker_id, partial(write, *args, **kwargs))
 
     def _event(

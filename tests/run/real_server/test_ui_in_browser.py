@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from sandbox.github.seed import REPOS
 from tests.browser import Browser, Page
 from tests.run.real_server.conftest import ObservedSwarm
 
@@ -88,6 +89,20 @@ def test_the_flow_run_page_shows_the_swarms_and_its_workers_activity(
     page.click_text("Artifacts")
     page.wait_for_text(RUN_ARTIFACTS)
     page.screenshot(screenshots / "flow-run-artifacts.png")
+
+
+def test_the_flow_run_page_shows_what_the_run_was_asked_as_its_parameters(
+    observed: ObservedSwarm, browser: Browser, screenshots: Path
+) -> None:
+    """The flow's one parameter, ``request``: only the fields that differ from the defaults
+    (here the ``--repo`` flags), readable on the run's Parameters tab."""
+    run = observed.runs[0]
+    assert run.flow_run["parameters"] == {"request": {"repos": list(REPOS)}}
+    page = browser.page(f"{observed.server.url}/runs/flow-run/{run.flow_run_id}")
+    page.wait_for_text(["Parameters"])
+    page.click_text("Parameters")
+    page.wait_for_text(["request", "repos", *REPOS])
+    page.screenshot(screenshots / "flow-run-parameters.png")
 
 
 def test_a_workers_task_run_page_tells_its_story_and_holds_its_page(
