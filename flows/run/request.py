@@ -88,8 +88,9 @@ class RunRequest(BaseModel):
         return base.model_copy(update=self.model_dump(exclude_unset=True))
 
     def parameters(self) -> dict[str, Any]:
-        """The flow run's parameters as Prefect's API takes them: only what differs from the
-        defaults, so the UI shows what was asked."""
+        """The flow run's parameters as Prefect's API takes them for a deployment's run: only
+        what differs from the defaults, so the deployment and the run show what was asked. (A
+        run called in process, as ``swarm run`` calls it, stores every field.)"""
         return {"request": self.model_dump(mode="json", exclude_defaults=True)}
 
     @classmethod

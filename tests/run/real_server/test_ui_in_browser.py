@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from flows.run.request import RunRequest
 from sandbox.github.seed import REPOS
 from tests.browser import Browser, Page
 from tests.run.real_server.conftest import ObservedSwarm
@@ -94,14 +95,16 @@ def test_the_flow_run_page_shows_the_swarms_and_its_workers_activity(
 def test_the_flow_run_page_shows_what_the_run_was_asked_as_its_parameters(
     observed: ObservedSwarm, browser: Browser, screenshots: Path
 ) -> None:
-    """The flow's one parameter, ``request``: only the fields that differ from the defaults
-    (here the ``--repo`` flags), readable on the run's Parameters tab."""
+    """The flow's one parameter, ``request``, each of its fields readable on the run's
+    Parameters tab (a run started in process, as ``swarm run`` starts it, stores them all)."""
     run = observed.runs[0]
-    assert run.flow_run["parameters"] == {"request": {"repos": list(REPOS)}}
+    assert list(run.flow_run["parameters"]) == ["request"]
+    asked = RunRequest.of_parameters(run.flow_run["parameters"])
+    assert (asked.repos, asked.role, asked.dry_run) == (tuple(REPOS), "reviewer", False)
     page = browser.page(f"{observed.server.url}/runs/flow-run/{run.flow_run_id}")
     page.wait_for_text(["Parameters"])
     page.click_text("Parameters")
-    page.wait_for_text(["request", "repos", *REPOS])
+    page.wait_for_text(["request", "repos", *REPOS, "max_workers", "dry_run"])
     page.screenshot(screenshots / "flow-run-parameters.png")
 
 
