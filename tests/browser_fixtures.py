@@ -27,4 +27,5 @@ def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Where the UI tests save what they saw; ``SWARM_SCREENSHOTS_DIR=docs/img`` refreshes the
     pictures in docs/operations.md."""
     configured = os.environ.get("SWARM_SCREENSHOTS_DIR")
-    return Path(configured) if configured else tmp_path_factory.mktemp("screenshots")
+    # Resolved now: a test may change the working directory (the CLI tests run in a tmp one).
+    return Path(configured).resolve() if configured else tmp_path_factory.mktemp("screenshots")

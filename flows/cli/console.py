@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agents.redact import redact
-from flows.run.report import TABLE_COLUMNS, RunReport, outcome_row
+from flows.run.report import TABLE_COLUMNS, RunReport, outcome_row, review_word
 
 # Redirected output (CI logs, `make demo | tee`) gets a wide table instead of rich's 80 columns.
 console = Console() if sys.stdout.isatty() else Console(width=160)
@@ -69,7 +69,7 @@ def print_report(report: RunReport, *, link: bool = True) -> None:
         for outcome in report.outcomes:
             row = outcome_row(outcome)
             # Links go below the table, whole: a link folded inside a cell cannot be opened.
-            row["review"] = "posted" if outcome.review_url else row["review"]
+            row["review"] = review_word(outcome)
             style = _STATUS_STYLE.get(outcome.status, "")
             out.add_row(*(_cell(row[c]) for c in columns), style=style)
         console.print(out)

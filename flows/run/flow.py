@@ -50,8 +50,8 @@ from flows.run.pages import publish_identities, workers_section
 from flows.run.report import (
     RunReport,
     RunTimings,
+    artifact_row,
     markdown_summary,
-    outcome_row,
     paused_identities,
 )
 from flows.run.request import RunRequest
@@ -256,7 +256,7 @@ async def _publish(report: RunReport, fanout: Fanout | None) -> None:
     """The run's artifacts; a fan-out parent has no workers of its own (``fanout`` None): each
     worker's page is in its child run."""
     rows = [
-        {**outcome_row(o), "details": fanout.page_of(o) if fanout else "see its child run"}
+        artifact_row(o, fanout.page_of(o) if fanout else "see its child run")
         for o in report.outcomes
     ]
     await acreate_table_artifact(

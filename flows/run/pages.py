@@ -18,6 +18,7 @@ from agents.dispatch.envelope import Budgets
 from agents.outcome import WorkerOutcome
 from agents.redact import redact
 from agents.work import Assignment
+from flows.run.report import bucket_rows
 
 KEY_CHARS = 100
 
@@ -103,32 +104,6 @@ def worker_markdown(outcome: WorkerOutcome, title: str, budgets: Budgets | None)
     return redact("\n".join(lines) + "\n")
 
 
-def bucket_rows(snapshot: Mapping[str, Any]) -> list[dict[str, str]]:
-    """One row per rate-limit bucket of an identity's snapshot (as ``bucket_snapshots`` gives)."""
-    paused = snapshot.get("paused_until")
-    reason = snapshot.get("pause_reason")
-    rows = []
-    for name, budget in sorted((snapshot.get("resources") or {}).items()):
-        rows.append(
-            {
-                "bucket": str(name),
-                "limit": _cell(budget.get("limit")),
-                "remaining": _cell(budget.get("remaining")),
-                "used": _cell(budget.get("used")),
-                "reset": _cell(budget.get("reset")),
-                "paused until": _cell(paused) + (f" ({reason})" if paused and reason else ""),
-            }
-        )
-    if not rows:
-        empty = dict.fromkeys(("bucket", "limit", "remaining", "used", "reset"), "-")
-        rows.append({**empty, "paused until": _cell(paused)})
-    return rows
-
-
-def _cell(value: object) -> str:
-    return "-" if value is None else str(value)
-
-
 async def publish_worker(
     assignment: Assignment, outcome: WorkerOutcome, budgets: Budgets | None
 ) -> uuid.UUID:
@@ -162,7 +137,8 @@ def workers_section(pages: Sequence[tuple[WorkerOutcome, str]]) -> str:
         return ""
     lines = ["", "## Workers", ""]
     for outcome, page in pages:
-        name = f"{outcome.target} as {outcome.role}: {outcome.status}"
+        shard = f" [{outcome.shard}]" if outcome.shard else ""
+        name = f"{outcome.target}{shard} as {outcome.role}: {outcome.status}"
         shown = f"[{name}]({page})" if page.startswith("http") else f"{name} (artifact `{page}`)"
         lines.append(f"- {shown}")
     return "\n".join(lines) + "\n"

@@ -7,7 +7,7 @@ markdown summary and the CLI's rich table, so the three never disagree.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -182,6 +182,49 @@ def outcome_row(outcome: WorkerOutcome) -> dict[str, str]:
     }
 
 
+# The workers artifact at common widths (at 1,400 px the UI leaves its table under 900 px): what a
+# person looks for first (which PR, what it cost, whether its review is there, how it ended) on the
+# left, the long links last, where a wide table scrolls.
+ARTIFACT_COLUMNS = (
+    "PR",
+    "role",
+    "cost",
+    "review",
+    "outcome",
+    "LLM tokens",
+    "cache hit %",
+    "GitHub calls",
+    "identity",
+    "worker",
+    "review link",
+    "details",
+)
+OUTCOME_CELL_CHARS = 80
+
+
+def review_word(outcome: WorkerOutcome) -> str:
+    """The review in one word, for a table cell; its link goes elsewhere, whole."""
+    if outcome.review_url:
+        return "posted" if outcome.posted else "already there"
+    return "dry run" if outcome.dry_run_preview else "-"
+
+
+def artifact_row(outcome: WorkerOutcome, details: str) -> dict[str, str]:
+    """One row of the workers artifact, in :data:`ARTIFACT_COLUMNS` order (``details``: the
+    worker's own page, where the whole reason is)."""
+    row = outcome_row(outcome)
+    said = row["outcome"]
+    if len(said) > OUTCOME_CELL_CHARS:
+        said = said[: OUTCOME_CELL_CHARS - 1] + "…"
+    row |= {
+        "outcome": said,
+        "review": review_word(outcome),
+        "review link": outcome.review_url or "-",
+        "details": details,
+    }
+    return {column: row[column] for column in ARTIFACT_COLUMNS}
+
+
 def ended_line(outcome: WorkerOutcome) -> str:
     """How one worker ended, in a few words, for the run's log and the console."""
     words: str = outcome.status
@@ -268,9 +311,7 @@ def markdown_summary(report: RunReport) -> str:
             until = p.paused_until.isoformat() if p.paused_until else "unknown"
             lines.append(f"- `{p.identity}` paused until {until} ({p.workers} worker(s) waiting)")
     if report.buckets:
-        lines += ["", "## Rate-limit buckets", ""]
-        for identity, snapshot in sorted(report.buckets.items()):
-            lines.append(f"- `{identity}`: {_format_snapshot(snapshot)}")
+        lines += ["", "## Rate-limit buckets", "", *bucket_table(report.buckets)]
     previews = [(o.target, o.dry_run_preview) for o in report.outcomes if o.dry_run_preview]
     previews += list(report.note_previews.items())
     if previews:
@@ -280,14 +321,44 @@ def markdown_summary(report: RunReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _format_snapshot(snapshot: Any) -> str:
-    if isinstance(snapshot, dict):
-        parts = []
-        for key, value in snapshot.items():
-            if isinstance(value, dict):
-                inner = ", ".join(f"{k}={v}" for k, v in value.items() if v is not None)
-                parts.append(f"{key} ({inner})")
-            elif value is not None:
-                parts.append(f"{key}={value}")
-        return "; ".join(parts) or "(no requests)"
-    return str(snapshot)
+def bucket_rows(snapshot: Mapping[str, Any]) -> list[dict[str, str]]:
+    """One row per rate-limit bucket of an identity's snapshot (as ``bucket_snapshots`` gives)."""
+    paused = snapshot.get("paused_until")
+    reason = snapshot.get("pause_reason")
+    rows = []
+    for name, budget in sorted((snapshot.get("resources") or {}).items()):
+        rows.append(
+            {
+                "bucket": str(name),
+                "limit": _cell(budget.get("limit")),
+                "remaining": _cell(budget.get("remaining")),
+                "used": _cell(budget.get("used")),
+                "reset": _cell(budget.get("reset")),
+                "paused until": _cell(paused) + (f" ({reason})" if paused and reason else ""),
+            }
+        )
+    if not rows:
+        empty = dict.fromkeys(("bucket", "limit", "remaining", "used", "reset"), "-")
+        rows.append({**empty, "paused until": _cell(paused)})
+    return rows
+
+
+def _cell(value: object) -> str:
+    return "-" if value is None else str(value)
+
+
+BUCKET_COLUMNS = ("identity", "bucket", "limit", "remaining", "used", "reset", "paused until")
+
+
+def bucket_table(buckets: Mapping[str, Any]) -> list[str]:
+    """Every identity's buckets as one markdown table (it was a Python dict printed as text)."""
+    rows = [
+        {"identity": f"`{identity}`", **row}
+        for identity, snapshot in sorted(buckets.items())
+        for row in bucket_rows(snapshot if isinstance(snapshot, Mapping) else {})
+    ]
+    lines = ["| " + " | ".join(BUCKET_COLUMNS) + " |", "|" + "---|" * len(BUCKET_COLUMNS)]
+    for row in rows:
+        cells = (str(row.get(column, "-")).replace("|", "\\|") for column in BUCKET_COLUMNS)
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines

@@ -24,3 +24,32 @@ def test_runs_shows_paused_and_skipped_workers_as_themselves() -> None:
     cells = [[c.strip() for c in line.split("│")[1:-1]] for line in seen.lines if "│" in line]
     shown = {row[0]: (row[4], row[5]) for row in cells if row[0].startswith("w-")}
     assert shown == {f"w-{status}": (status, f"why {status}") for status in OUTCOME_STATUSES}
+
+
+def _rows_naming(lines: list[str], text: str) -> list[list[str]]:
+    return [
+        [c.strip() for c in line.split("│")[1:-1]] for line in lines if text in line and "│" in line
+    ]
+
+
+def test_a_dry_run_is_shown_as_dry_and_counts_nothing_as_new() -> None:
+    with Store.open(None, Path(os.environ["SWARM_DATA_DIR"])) as store:
+        run_id = store.create_run("flow")
+        totals = {"workers": 3, "new_reviews": 3, "already_reviewed": 0, "failed": 0}
+        store.finish_run(run_id, "succeeded", {**totals, "dry_run": True})
+    seen = swarm("runs")
+    assert seen.code == 0, seen.output
+    [row] = _rows_naming(seen.lines, run_id)
+    assert row[2] == "succeeded (dry run)"
+    assert row[6] == "0" and row[-1] == "3 would be posted", row
+
+
+def test_a_run_ended_by_an_error_says_why_and_is_not_running() -> None:
+    with Store.open(None, Path(os.environ["SWARM_DATA_DIR"])) as store:
+        run_id = store.create_run("flow")
+        store.create_worker(run_id, worker_id="w-left", role_chain=["reviewer"], status="running")
+        store.abandon_run(run_id, "the run failed: TokenRefused: not installed on acme/nope")
+    seen = swarm("runs")
+    [row] = _rows_naming(seen.lines, run_id)
+    assert row[2] == "failed" and row[-1].startswith("the run failed: TokenRefused"), row
+    assert "w-left" in seen.output and "running" not in seen.output

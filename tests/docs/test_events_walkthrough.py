@@ -45,6 +45,14 @@ def _retry(shell: Terminal, command: str, text: str, seconds: float) -> str:
         time.sleep(2)
 
 
+def _one_pr_runs() -> list[Block]:
+    page = PAGE.read_text(encoding="utf-8")
+    section = page[page.index("## One-PR runs") : page.index("## Trying it offline")]
+    found = blocks(section)
+    assert [len(b.commands) for b in found] == [3], found
+    return found
+
+
 def _walkthrough() -> list[Block]:
     page = PAGE.read_text(encoding="utf-8")
     start = page.index("## Trying it offline")
@@ -77,6 +85,13 @@ def test_the_events_walkthrough_reviews_on_command_and_triages_a_new_issue(
     sandbox_log = logs[0].read_text()  # the sandbox printed what the receiver answered
     assert "webhook issue_comment.created" in sandbox_log and ": 202" in sandbox_log
     assert "webhook issues.opened" in sandbox_log
+    # The receiver's terminal: no warning a person cannot act on.
+    assert "UserWarning" not in logs[1].read_text(), logs[1].read_text()
+    # The page's one-PR commands, in the same shell (the sandbox's settings loaded).
+    said = [terminal.run(command) for block in _one_pr_runs() for command in block.commands]
+    assert "0 new reviews posted, 1 already reviewed" in said[0], said[0]
+    assert "1 new review posted" in said[1], said[1]
+    assert "succeeded" in said[2] and "triager" in said[2], said[2]
 
 
 def test_the_walkthrough_is_two_servers_and_plain_commands() -> None:

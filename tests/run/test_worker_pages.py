@@ -9,8 +9,14 @@ from agents.dispatch.envelope import Budgets
 from agents.outcome import FAILED_OUTCOMES, OUTCOME_STATUSES, WorkerOutcome
 from agents.work import Assignment, Shard, Task
 from flows.run.events import event_for
-from flows.run.pages import artifact_key, bucket_rows, identity_key, worker_key, worker_markdown
-from flows.run.report import RunReport
+from flows.run.pages import (
+    artifact_key,
+    identity_key,
+    worker_key,
+    worker_markdown,
+    workers_section,
+)
+from flows.run.report import RunReport, bucket_rows, markdown_summary, outcome_row
 from flows.run.states import worker_state
 
 TASK = Task(kind="review_pr", repo="Acme/Widgets.js", number=12, head_sha="abc1234def")
@@ -80,6 +86,29 @@ def test_an_identitys_table_has_one_row_per_bucket_with_its_reset_and_pause() ->
     assert [r["bucket"] for r in rows] == ["core", "graphql"]
     assert rows[0]["remaining"] == "4990" and rows[1]["limit"] == "-"
     assert rows[0]["paused until"] == f"{until} (secondary rate limit)"
+
+
+def test_the_summary_shows_the_rate_limits_as_a_table_not_a_dict() -> None:
+    until = datetime(2026, 1, 1, tzinfo=UTC).isoformat()
+    core = {"limit": 5000, "remaining": 4990, "used": 10, "reset": until}
+    report = RunReport(
+        run_id="run-1",
+        role="reviewer",
+        repos=["acme/widgets"],
+        buckets={"swarm-reviewer[bot]": {"resources": {"core": core}}},
+    )
+    summary = markdown_summary(report)
+    assert "| identity | bucket | limit | remaining | used | reset | paused until |" in summary
+    assert f"| `swarm-reviewer[bot]` | core | 5000 | 4990 | 10 | {until} | - |" in summary
+    assert "{" not in summary.split("## Rate-limit buckets", 1)[1]
+
+
+def test_shard_rows_and_summary_lines_say_which_shard() -> None:
+    shards = [_outcome(worker_id=f"w-{n}", shard=f"shard {n}/3 (15 files)") for n in (1, 2, 3)]
+    rows = [outcome_row(o)["PR"] for o in shards]
+    assert rows == [f"{TASK.label} [shard {n}/3 (15 files)]" for n in (1, 2, 3)]
+    listed = workers_section([(o, "https://ui/a") for o in shards])
+    assert len({line for line in listed.splitlines() if line.startswith("- ")}) == 3, listed
 
 
 def test_routine_outcomes_make_no_event_and_the_others_name_repo_pr_and_identity() -> None:

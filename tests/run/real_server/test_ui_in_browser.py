@@ -28,7 +28,8 @@ WORKER_STORY = [
     "cache hit",
     "read the changed files: page 1/1",
     "checkpoint: ",
-    "review posted with ",
+    "review posted: ",
+    "finding 1 of 3: ",
     "ended succeeded: ",
 ]
 # The run's artifacts, listed on its Artifacts tab.
@@ -157,3 +158,33 @@ def test_the_event_feed_shows_a_workers_review_event_with_its_pr_and_identity(
     )
     page.scroll_to_text("Swarm review posted")
     page.screenshot(screenshots / "events.png")
+
+
+def _in_view(page: Page, header: str) -> bool | None:
+    """Whether the table header cell reading ``header`` shows whole, without scrolling the
+    table sideways: it ends inside the box that scrolls it (None: no such header)."""
+    found = page.evaluate(
+        "(() => { const want = " + json.dumps(header) + ";"
+        " const cell = [...document.querySelectorAll('th')].find("
+        "   c => c.innerText.trim() === want);"
+        " if (!cell) return null;"
+        " let box = cell.parentElement;"
+        " while (box && box.scrollWidth <= box.clientWidth + 1) box = box.parentElement;"
+        " const right = box ? box.getBoundingClientRect().right : window.innerWidth;"
+        " return cell.getBoundingClientRect().right <= right + 1; })()"
+    )
+    return None if found is None else bool(found)
+
+
+def test_the_workers_table_keeps_cost_and_review_in_view_at_1400_px(
+    observed: ObservedSwarm, browser: Browser, screenshots: Path
+) -> None:
+    table = _artifact(observed, "swarm-workers")
+    page = browser.page(f"{observed.server.url}/artifacts/artifact/{table['id']}")
+    metrics = {"width": 1400, "height": 900, "deviceScaleFactor": 1, "mobile": False}
+    browser.call("Emulation.setDeviceMetricsOverride", page.session, **metrics)
+    page.wait_for_text(["acme/widgets#1@", "outcome", "cost", "review"])
+    time.sleep(1)
+    page.screenshot(screenshots / "workers-table.png")
+    for header in ("PR", "cost", "review", "outcome"):
+        assert _in_view(page, header), f"{header!r} is behind the table's sideways scroll"
