@@ -118,6 +118,9 @@ def _run_row(run: Any) -> list[object]:
     totals = run.totals or {}
     counts = [totals.get(k, "-") for k in ("workers", "new_reviews", "already_reviewed", "failed")]
     status, note = run.status, totals.get("error")
+    not_open = (totals.get("report") or {}).get("not_open")
+    if not note and not_open:
+        note = f"not open: {', '.join(not_open)}"
     if totals.get("dry_run"):
         # Nothing a dry run "would post" is new on GitHub.
         status, note = f"{status} (dry run)", f"{counts[1]} would be posted"

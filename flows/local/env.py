@@ -21,6 +21,7 @@ QUIET_ENV = {
 # The swarm's own story on the console: which PRs, how each worker ended. Prefect's lines (and
 # the workers' detailed ones) go to the server's run logs, and to the console with --verbose.
 STORY_LOGGERS = ("flows.run.flow", "flows.run.fanout", "flows.run.children", "flows.events")
+PREFECT_ENDINGS = ("Finished in state ", "Crash detected! ")
 
 
 def prepare_prefect_env() -> None:
@@ -69,9 +70,13 @@ class _WithoutTraceback(logging.Formatter):
 
 
 class _StoryOnly(logging.Filter):
-    """Lets warnings and errors through, and of the INFO lines only the swarm's story."""
+    """Lets warnings and errors through, and of the INFO lines only the swarm's story. Prefect's
+    lines on how a run ended ("Finished in state Failed(...)", "Crash detected!") are left to the
+    swarm's own end: its headline, or after Ctrl-C what was done and what was left."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.name.startswith("prefect") and record.getMessage().startswith(PREFECT_ENDINGS):
+            return False
         if record.levelno >= logging.WARNING:
             return True
         return record.levelno >= logging.INFO and record.name in STORY_LOGGERS

@@ -185,6 +185,8 @@ def finish_store_run(store: Store, run_id: str, report: RunReport) -> None:
     status = "succeeded" if report.ok else "partial"
     if report.outcomes and all(o.status in ("blocked", "failed") for o in report.outcomes):
         status = "failed"
+    if report.not_open and not report.outcomes:
+        status = "failed"  # asked for by name, and nothing of it was there to do
     totals = {
         "workers": len(report.outcomes),
         "new_reviews": report.new_reviews,

@@ -155,13 +155,15 @@ async def _run_swarm(
         notes = [*found.notes, *too_large_notes(plan, role)]
         plan = [p for p in plan if p.too_large is None]
         total = sum(len(p.assignments) for p in plan)
-        log.info(
-            "swarm %s: %d PR(s) to review with %d worker(s); %d already reviewed at head SHA",
-            run_id,
-            len(plan),
-            total,
-            found.already_reviewed,
-        )
+        # With nothing found at all (a --pr that is not open) the run's end says it all.
+        if plan or found.items or found.skipped:
+            log.info(
+                "swarm %s: %d PR(s) to review with %d worker(s); %d already reviewed at head SHA",
+                run_id,
+                len(plan),
+                total,
+                found.already_reviewed,
+            )
         estimate, expected = announce_estimate(runtime, plan)
         cap = CostCap(request.max_cost)
         fanout = Fanout(run_id, runtime, settings.max_workers, total, cap, expected)

@@ -40,12 +40,21 @@ def _store_rows(swarm: ObservedSwarm) -> tuple[list[str], list[str]]:
 def test_an_unknown_pr_is_one_error_line_and_exit_2(swarm: ObservedSwarm) -> None:
     run = swarm.run("--pr", "acme/widgets#999")
     assert run.returncode == EXIT_USAGE, run.output
-    assert run.output.strip().splitlines()[-1] == (
+    assert run.output.strip().splitlines() == [
         "error: --pr acme/widgets#999: acme/widgets has no open pull request #999"
-    ), run.output
+    ], run.output
     assert "Traceback" not in run.output
     runs, workers = _store_rows(swarm)
-    assert "running" not in runs and workers == []
+    assert runs == ["failed"] and workers == []
+    shown = subprocess.run(
+        [SWARM, "runs"],
+        env=swarm.env(),
+        cwd=swarm.root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "not open: acme/widgets#999" in shown.stdout, shown.stdout
 
 
 def test_ctrl_c_says_what_was_done_and_left_and_leaves_nothing_running(
@@ -77,7 +86,7 @@ def test_ctrl_c_says_what_was_done_and_left_and_leaves_nothing_running(
     assert process.returncode == EXIT_INTERRUPTED, output
     assert "interrupted: run run-" in output and " is cancelled; " in output, output
     assert "  done: acme/" in output and "  left for the next run: " in output, output
-    assert "Traceback" not in output
+    assert "Traceback" not in output and "Crash detected" not in output, output
     runs, workers = _store_rows(swarm)
     assert runs == ["cancelled"], runs
     assert "running" not in workers and "pending" not in workers, workers
