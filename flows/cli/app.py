@@ -37,6 +37,7 @@ COMMAND_MODULES = (
     "flows.cli.webhook",
     "flows.cli.sandbox",
     "flows.cli.store",
+    "flows.cli.eval",
 )
 
 app = typer.Typer(

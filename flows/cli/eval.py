@@ -1,0 +1,86 @@
+"""``swarm eval``: review a labelled set of pull requests and score the findings; ``swarm eval
+compare`` says what changed between two evaluations; ``swarm eval import`` turns pull request
+URLs and their golden comments into a set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from flows.cli.options import ModelOpt, WorkersOpt
+
+commands = typer.Typer(
+    name="eval",
+    help="Measure review quality: precision and recall of findings on a labelled set.",
+    invoke_without_command=True,
+)
+
+
+@commands.callback()
+def evaluate(
+    ctx: typer.Context,
+    set_dir: Annotated[
+        Path | None,
+        typer.Option("--set", help="Folder of the set's PR files (default: the shipped set)."),
+    ] = None,
+    model: ModelOpt = None,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Also write the results as JSON to this file.")
+    ] = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            "--baseline",
+            help="Exit 1 when precision or recall falls below this JSON's (a regression guard).",
+        ),
+    ] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge",
+            help="A model that decides the pairs place cannot ('scripted' or a Claude id).",
+            show_default=False,
+        ),
+    ] = None,
+    data_dir: Annotated[
+        Path, typer.Option(help="Where evaluations keep their stores and keys.")
+    ] = Path(".swarm"),
+    max_workers: WorkersOpt = None,
+) -> None:
+    """Review every PR of a labelled set on the offline sandbox GitHub and score the findings.
+
+    Prints precision, recall and F1 overall and by severity and category, false findings on the
+    clean PRs, and cost, tokens and time per PR. Against Claude: set ANTHROPIC_API_KEY and pass
+    --model with a Claude model id (docs/eval.md).
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from flows.cli.evaluation import run_eval
+    from sandbox.eval import DEFAULT_SET
+
+    raise typer.Exit(
+        run_eval(
+            set_dir=set_dir or DEFAULT_SET,
+            model=model or "scripted",
+            data_dir=data_dir,
+            json_out=json_out,
+            baseline=baseline,
+            judge_model=judge,
+            max_workers=max_workers,
+        )
+    )
+
+
+@commands.command("compare")
+def compare(
+    a: Annotated[Path, typer.Argument(help="The evaluation before (its --json file).")],
+    b: Annotated[Path, typer.Argument(help="The evaluation after.")],
+) -> None:
+    """What B gained and lost against A: precision, recall and F1, and per PR the problems
+    found or missed and the false findings."""
+    from agents.eval.results import compare as compared
+    from agents.eval.results import comparison_table, read
+
+    print(comparison_table(compared(read(a), read(b))))
