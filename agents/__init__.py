@@ -3,6 +3,7 @@
 - ``dispatch/``: Dispatch: a planned task becomes a sealed envelope with a down-scoped credential
 - ``errors.py``: The root of the errors a person can act on (``SwarmError``) and the exit statuses
   the CLI ends with
+- ``eval/``: Measuring review quality: a labelled set, findings scored against it, a judge
 - ``event_kinds.py``: What a transcript event can be: vocabulary the store and memory both import,
   never each other
 - ``events/``: GitHub events turned into work: signatures, payload fields, routing, PR commands

@@ -17,6 +17,8 @@ mistakes a person can fix: the CLI turns those into one line and exit status 2.
 - ``demo.py``: ``swarm demo``: one swarm over the offline sandbox, the embedded default
 - ``errors.py``: What a person sees when a command fails: one or two lines, the right exit status,
   no secret
+- ``eval.py``: ``swarm eval``, ``swarm eval compare``: review quality on a labelled set
+- ``evaluation.py``: the body of ``swarm eval``: the set served, reviewed, read back, scored
 - ``exec_env.py``: What a program launched by ``swarm exec`` gets: an environment built from an
   allow-list
 - ``github_app.py``: ``swarm app create``: the swarm's GitHub Apps made with GitHub's App manifest

@@ -84,3 +84,26 @@ def compare(
     from agents.eval.results import comparison_table, read
 
     print(comparison_table(compared(read(a), read(b))))
+
+
+@commands.command("import")
+def import_set(
+    golden: Annotated[Path, typer.Argument(help="YAML list of PR URLs and golden comments.")],
+    to: Annotated[Path, typer.Option("--to", help="The set folder to write the PR files to.")],
+    api_url: Annotated[
+        str, typer.Option("--api-url", help="GitHub's REST API (or an Enterprise Server's).")
+    ] = "https://api.github.com",
+    token_env: Annotated[
+        str | None,
+        typer.Option(
+            "--token-env",
+            help="The environment variable holding a token to read with (none: anonymous).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Read each PR's changed files at its base and head from GitHub into a set folder, its
+    golden comments as labels (needs network access to that GitHub)."""
+    from flows.cli.evaluation import import_golden
+
+    raise typer.Exit(import_golden(golden, to, api_url=api_url, token_env=token_env))

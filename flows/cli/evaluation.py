@@ -198,3 +198,48 @@ def _against_baseline(data: dict[str, Any], baseline: Path) -> int:
         f"eval baseline holds: precision {overall['precision']:.4f}, recall {overall['recall']:.4f}"
     )
     return 0
+
+
+def import_golden(golden: Path, folder: Path, *, api_url: str, token_env: str | None) -> int:
+    """``swarm eval import``: one set file per golden PR; a PR that cannot be read is named
+    and the others are still written."""
+    import httpx
+
+    from agents.eval.imports import imported, read_golden, write_pull
+    from agents.settings.model import ConfigError
+    from flows.cli.console import say
+
+    pulls = read_golden(golden)
+    headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28"}
+    if token_env:
+        token = os.environ.get(token_env)
+        if not token:
+            raise ConfigError(f"--token-env {token_env}: that variable is not set")
+        headers["Authorization"] = f"Bearer {token}"
+    failed = 0
+    with httpx.Client(base_url=api_url.rstrip("/"), headers=headers, timeout=30) as client:
+
+        def fetch(path: str, raw: bool) -> Any:
+            answer = client.get(
+                path, headers={"Accept": "application/vnd.github.raw+json"} if raw else None
+            )
+            if raw and answer.status_code == 404:
+                return None
+            answer.raise_for_status()
+            if raw:
+                try:
+                    return answer.content.decode("utf-8")
+                except UnicodeDecodeError:
+                    return None  # a binary file: listed without its text
+            return answer.json()
+
+        for golden_pull in pulls:
+            try:
+                written = write_pull(imported(golden_pull, fetch), folder)
+            except (httpx.HTTPError, KeyError, ValueError) as exc:
+                failed += 1
+                reason = exc.response.status_code if isinstance(exc, httpx.HTTPStatusError) else exc
+                say(f"[red]{golden_pull.url}[/red]: not imported: {reason}")
+                continue
+            say(f"{golden_pull.url} -> {written}")
+    return 1 if failed else 0

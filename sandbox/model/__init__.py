@@ -6,6 +6,7 @@
 - ``diffscan.py``: Reading tool results the way a reviewer model would: find changed files, patches,
   findings
 - ``fake.py``: ``ScriptedModel``: a deterministic stand-in for the Anthropic Messages API
+- ``judging.py``: the scripted judge of ``swarm eval``: shared content words decide
 - ``learnings.py``: Earlier feedback the scripted reviewer honours: dismissed findings on unchanged
   code are not raised again
 - ``ratelimit.py``: Per-key rate limits the way the provider applies them, for the scripted model

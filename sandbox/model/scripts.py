@@ -23,6 +23,7 @@ from sandbox.model.conversation import (
     shard_findings,
 )
 from sandbox.model.diffscan import SOURCE_EXT
+from sandbox.model.judging import verdict
 from sandbox.model.review import review, review_values, should_submit, without_inline
 
 __all__ = ["Action", "Conversation", "Reply", "ToolCall", "next_action"]
@@ -30,6 +31,8 @@ __all__ = ["Action", "Conversation", "Reply", "ToolCall", "next_action"]
 
 def next_action(conv: Conversation, *, read_files: bool = False) -> Action:
     task = conv.task.lower()
+    if "swarm-eval-judge" in task:
+        return Reply(verdict(conv.opening))
     if "summar" in task or re.search(r"\bshard reviews?\b", task):
         return _summarize(conv)
     if re.search(r"\b(triage|issue)\b", task) and "pull" not in task:

@@ -1,0 +1,8 @@
+"""Measuring review quality: a labelled set, findings scored against it, a judge for free text.
+
+- ``labels.py``: the set's format: one YAML file per pull request, its files and its labels
+- ``scoring.py``: findings matched to labels by place and category; precision, recall, F1
+- ``results.py``: an evaluation's JSON and markdown table, and the comparison of two
+- ``judge.py``: a model decides whether a finding names a golden comment's problem
+- ``judge_prompt.md``: the judge's system prompt
+"""
