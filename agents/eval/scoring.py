@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from agents.eval.labels import EvalPull, Label
 from agents.posting.findings import CATEGORIES, SEVERITIES, Category, Finding
@@ -174,7 +175,7 @@ def counts(
     return total
 
 
-def summary(scores: Sequence[PullScore]) -> dict[str, object]:
+def summary(scores: Sequence[PullScore]) -> dict[str, Any]:
     """The figures of one evaluation, as plain data (the JSON ``swarm eval`` writes)."""
     overall = counts(scores)
     clean = [s for s in scores if s.pull.clean]
@@ -195,7 +196,7 @@ def summary(scores: Sequence[PullScore]) -> dict[str, object]:
     }
 
 
-def _figures(c: Counts) -> dict[str, object]:
+def _figures(c: Counts) -> dict[str, Any]:
     return {
         "true_positives": c.true_positives,
         "false_positives": c.false_positives,

@@ -43,6 +43,7 @@ def run_eval(
     from flows.cli.console import console, say
     from flows.cli.demo import load_env_file
     from flows.cli.runner import execute_flow
+    from flows.run.request import RunRequest
     from sandbox.eval import seed_set
     from sandbox.github.seed import REVIEWER_BOT
     from sandbox.github.state import SandboxState
@@ -71,13 +72,13 @@ def run_eval(
         use_local_prefect(data_dir, force=True)
         started = time.monotonic()
         report = execute_flow(
-            repos=[repo for repo, _ in served.values()],
-            role="reviewer",
-            max_workers=max_workers,
-            dry_run=False,
-            model=model,
-            shard_threshold_files=EVAL_SHARD_THRESHOLD,
-            shard_size=EVAL_SHARD_SIZE,
+            RunRequest(
+                repos=tuple(repo for repo, _ in served.values()),
+                max_workers=max_workers,
+                model=model,
+                shard_threshold_files=EVAL_SHARD_THRESHOLD,
+                shard_size=EVAL_SHARD_SIZE,
+            )
         )
         wall = time.monotonic() - started
         spend: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
@@ -155,6 +156,7 @@ def posted_findings(api_url: str, token: str, repo: str, number: int, bot_login:
     """The findings the bot posted on ``repo#number``, read back through the sandbox's API as
     GitHub answers it: each inline comment the bot wrote with its finding marker."""
     import httpx
+
     from agents.posting.render import posted_finding
 
     found = []

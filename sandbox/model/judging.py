@@ -13,9 +13,49 @@ import re
 _BLOCK = re.compile(r'<untrusted kind="(golden_comment|finding)"[^>]*>(.*?)</untrusted>', re.DOTALL)
 _WORD = re.compile(r"[a-z_][a-z0-9_.]{3,}")
 _COMMON = frozenset(
-    "this that with from into when what which their there them they have been does should would "
-    "could every other only than then also just make made uses used using instead code line "
-    "lines file files function value values call calls".split()
+    [
+        "this",
+        "that",
+        "with",
+        "from",
+        "into",
+        "when",
+        "what",
+        "which",
+        "their",
+        "there",
+        "them",
+        "they",
+        "have",
+        "been",
+        "does",
+        "should",
+        "would",
+        "could",
+        "every",
+        "other",
+        "only",
+        "than",
+        "then",
+        "also",
+        "just",
+        "make",
+        "made",
+        "uses",
+        "used",
+        "using",
+        "instead",
+        "code",
+        "line",
+        "lines",
+        "file",
+        "files",
+        "function",
+        "value",
+        "values",
+        "call",
+        "calls",
+    ]
 )
 SAME_AT = 0.2
 
@@ -31,7 +71,5 @@ def verdict(text: str) -> str:
     shared = golden & finding
     overlap = len(shared) / max(1, min(len(golden), len(finding)))
     same = overlap >= SAME_AT
-    reason = (
-        f"shares {', '.join(sorted(shared)[:5])}" if same else "no problem named in common"
-    )
+    reason = f"shares {', '.join(sorted(shared)[:5])}" if same else "no problem named in common"
     return json.dumps({"same_issue": same, "reason": reason})
