@@ -9,6 +9,7 @@ pages it carries, so one tool result never outgrows its share of the context bud
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -39,6 +40,27 @@ def split_pages(text: str, size: int) -> list[str]:
     return pages
 
 
+_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
+
+def continued_hunk(before: str) -> str:
+    """A hunk header naming the old and new line numbers where a patch continues after
+    ``before`` (the pages already shown), for the top of the next page."""
+    old = new = 0
+    for line in before.splitlines():
+        header = _HUNK.match(line)
+        if header:
+            old, new = int(header.group(1)), int(header.group(2))
+        elif line.startswith("+"):
+            new += 1
+        elif line.startswith("-"):
+            old += 1
+        elif not line.startswith("\\"):
+            old += 1
+            new += 1
+    return f"@@ -{old} +{new} @@ (continued)\n"
+
+
 def _call(name: str, args: Mapping[str, Any]) -> str:
     inner = ", ".join(f"{k}={json.dumps(v)}" for k, v in args.items())
     return f"{name}({inner})"
@@ -62,6 +84,10 @@ def patch_entry(file: Mapping[str, Any], policy: TierPolicy, patch_page: int = 1
             f"there is no patch_page {patch_page}"
         )
     entry["patch"] = pages[patch_page - 1]
+    if patch_page > 1:
+        # A page cut from the middle of a hunk has no header of its own: without one, nobody
+        # reading it (a model, a person) knows which line of the file its first line is.
+        entry["patch"] = continued_hunk("".join(pages[: patch_page - 1])) + entry["patch"]
     if len(pages) > 1:
         entry["patch_page"] = patch_page
         entry["patch_pages"] = len(pages)

@@ -53,10 +53,15 @@ def test_a_long_patch_is_paged_within_the_listing_and_by_path() -> None:
     pages = entry["patch_pages"]
     assert pages > 1 and entry["patch_page"] == 1
     assert 'list_pull_files(path="big.py", patch_page=2)' in entry["patch_note"]
-    parts = [entry["patch"]] + [
-        one_patch(files, "big.py", SMALL, n)[0]["patch"] for n in range(2, pages + 1)
-    ]
-    assert "".join(parts) == patch
+    later = [one_patch(files, "big.py", SMALL, n)[0]["patch"] for n in range(2, pages + 1)]
+    # Each later page opens with a hunk header naming the file line its first row is on.
+    for page in later:
+        header, first, _ = page.split("\n", 2)
+        assert header.endswith("@@ (continued)")
+        row = int(first.removeprefix("+row_").split(" ")[0])
+        assert header.startswith(f"@@ -1 +{row + 1} @@")
+    bodies = [page.split("\n", 1)[1] for page in later]
+    assert "".join([entry["patch"], *bodies]) == patch
 
 
 def test_a_listing_of_300_files_is_paged_by_count_and_size() -> None:
