@@ -5,4 +5,5 @@
 - ``results.py``: an evaluation's JSON and markdown table, and the comparison of two
 - ``judge.py``: a model decides whether a finding names a golden comment's problem
 - ``judge_prompt.md``: the judge's system prompt
+- ``imports.py``: PR URLs with golden comments (a public benchmark, merged PRs) as a set
 """

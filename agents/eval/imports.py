@@ -46,15 +46,24 @@ class GoldenPull(BaseModel):
 def read_golden(path: Path) -> list[GoldenPull]:
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        if not isinstance(raw, list):
-            raise EvalSetError(f"{path}: a list of pull requests (url, comments) is expected")
-        return [GoldenPull.model_validate(item) for item in raw]
     except (OSError, yaml.YAMLError) as exc:
         raise EvalSetError(f"{path}: cannot read it: {exc}") from None
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise EvalSetError(f"{path}: {where}: {first['msg']}") from None
+    if not isinstance(raw, list):
+        raise EvalSetError(f"{path}: a list of pull requests (url, comments) is expected")
+    pulls = []
+    for n, item in enumerate(raw):
+        if isinstance(item, dict) and not _URL.match(str(item.get("url", ""))):
+            raise EvalSetError(
+                f"{path}: entry {n}: url {item.get('url')!r} is not a pull request URL "
+                "(https://HOST/OWNER/NAME/pull/NUMBER)"
+            )
+        try:
+            pulls.append(GoldenPull.model_validate(item))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise EvalSetError(f"{path}: entry {n}: {where}: {first['msg']}") from None
+    return pulls
 
 
 def pull_id(url: str) -> str:

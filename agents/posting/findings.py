@@ -14,6 +14,8 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from agents.redact import redact
+
 Severity = Literal["critical", "major", "minor", "nit"]
 Category = Literal["bug", "security", "performance", "maintainability", "tests", "style"]
 SEVERITIES: tuple[Severity, ...] = get_args(Severity)  # most severe first
@@ -86,9 +88,10 @@ _WORDS = re.compile(r"[a-z0-9]+")
 
 
 def normalised_message(message: str) -> str:
-    """The message as words only, lowercased: the same finding worded with other punctuation,
-    case or spacing is the same finding."""
-    return " ".join(_WORDS.findall(message.lower()))
+    """The message as words only, lowercased, as it would be posted (redacted): the same finding
+    worded with other punctuation, case or spacing is the same finding, and so is one that quotes
+    a secret beside one that quotes it already redacted (both post the same text)."""
+    return " ".join(_WORDS.findall(redact(message).lower()))
 
 
 def finding_key(finding: Finding, *, lines: tuple[int, int] | None = None) -> str:

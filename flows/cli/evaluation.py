@@ -116,7 +116,7 @@ def run_eval(
         write(data, json_out)
         say(f"results: {json_out}")
     if baseline is not None:
-        return _against_baseline(data, baseline)
+        return against_baseline(data, baseline)
     return 0
 
 
@@ -179,7 +179,7 @@ def posted_findings(api_url: str, token: str, repo: str, number: int, bot_login:
         page += 1
 
 
-def _against_baseline(data: dict[str, Any], baseline: Path) -> int:
+def against_baseline(data: dict[str, Any], baseline: Path) -> int:
     """0 when precision and recall are at least the recorded baseline's, else 1 with the line
     that says which fell."""
     import json

@@ -2,6 +2,7 @@
 
 - ``default/``: the set this repository ships, one YAML file per pull request (format in
   docs/eval.md; ``agents.eval.labels`` reads the labels, this module only the files)
+- ``baseline.json``: the scripted model's precision and recall on it, which ``make test`` holds
 
 Each PR of a set becomes a repository of its own in the sandbox's organisation, holding the
 PR's base files, with one open pull request that turns them into its head files.

@@ -104,3 +104,21 @@ def test_a_fixed_finding_is_resolvable_unless_reported_again_or_reopened() -> No
         )
         == []
     )
+
+
+def test_a_finding_quoting_a_secret_and_its_redacted_twin_are_one_finding() -> None:
+    from agents.posting.findings import Finding
+    from agents.posting.selection import unique
+
+    token = "xoxb-2211336677-99887766554-Zq3kLm8NpRt5VwXy"
+    raw = Finding(
+        path="a.js",
+        line=3,
+        severity="critical",
+        category="security",
+        message=f'Hard-coded credential: `const token = "{token}";`',
+    )
+    quoted = raw.model_copy(
+        update={"message": 'Hard-coded credential: `const token = "[REDACTED:secret]";`'}
+    )
+    assert unique([raw, quoted]) == [raw]
