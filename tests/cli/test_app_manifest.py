@@ -7,8 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from agents.events.routing import EVENTS_ACTED_ON
+from agents.identity.registration import RegisteredApp
 from agents.permissions import WORKER_CEILING, within
 from agents.roles.files import load_roles
+from flows.cli.app_actions import AppFiles, AppRequest
 from flows.cli.app_manifest import plan_apps
 from tests.cli.conftest import EXIT_USAGE, ROOT, assert_error, swarm
 
@@ -94,3 +96,50 @@ def test_a_key_already_there_is_kept_unless_forced(tmp_path: Path) -> None:
         "error: already there: secrets/github-app.env (move them away, or --force)",
         EXIT_USAGE,
     )
+
+
+def _request(github_url: str, org: str | None) -> AppRequest:
+    return AppRequest(
+        github_url=github_url,
+        org=org,
+        identities=(),
+        webhook_url=None,
+        maintainer=None,
+        name_prefix=None,
+        secrets_dir=Path("secrets"),
+        force=False,
+        open_browser=False,
+    )
+
+
+def test_github_com_and_an_enterprise_server_personal_or_organization() -> None:
+    personal = _request("https://github.com", None)
+    assert personal.api_url == "https://api.github.com"
+    assert personal.new_app_url == "https://github.com/settings/apps/new"
+    org = _request("https://ghe.example.com/", "acme")
+    assert org.api_url == "https://ghe.example.com/api/v3"
+    assert org.new_app_url == "https://ghe.example.com/organizations/acme/settings/apps/new"
+
+
+def test_a_personal_apps_maker_is_the_maintainer_and_each_key_is_private(tmp_path: Path) -> None:
+    from pydantic import SecretStr
+
+    files = AppFiles(tmp_path / "secrets", "https://api.github.com", None)
+    app = RegisteredApp(
+        id=7,
+        slug="swarm-reviewer",
+        name="swarm-reviewer",
+        html_url="https://github.com/apps/swarm-reviewer",
+        owner_login="octocat",
+        owner_type="User",
+        pem=SecretStr("-----BEGIN RSA PRIVATE KEY-----\nfake\n"),
+        webhook_secret=None,
+    )
+    files.save_app("default", app)
+    settings = (tmp_path / "secrets" / "github-app.env").read_text().splitlines()
+    assert "SWARM_MAINTAINER_LOGIN=octocat" in settings
+    assert "SWARM_APP_ID=7" in settings
+    key = tmp_path / "secrets" / "app-private-key.pem"
+    assert key.stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "secrets").stat().st_mode & 0o777 == 0o700
+    assert not (tmp_path / "secrets" / "webhook-secret").exists()
