@@ -21,7 +21,7 @@ DEFAULT_MIN_SEVERITY: Severity = "minor"
 DEFAULT_MAX_COMMENTS = 10
 MAX_INLINE = 50
 
-TaskKind = Literal["review_pr", "summarize", "triage_issue"]
+TaskKind = Literal["review_pr", "summarize", "triage_issue", "respond"]
 
 
 class Shard(BaseModel):
@@ -75,6 +75,8 @@ class Task(BaseModel):
     # ``min_severity`` and beyond ``max_comments`` fold into the summary by count.
     min_severity: Severity = DEFAULT_MIN_SEVERITY
     max_comments: int = Field(default=DEFAULT_MAX_COMMENTS, ge=0, le=MAX_INLINE)
+    # A person's reply (its review comment id) in a thread the bot started, to answer.
+    reply_to: int | None = Field(default=None, gt=0)
 
     @field_validator("repo")
     @classmethod
@@ -135,7 +137,10 @@ class Assignment(BaseModel):
     @property
     def run_name(self) -> str:
         """The task run name people read in the Prefect UI."""
-        verb = {"summarize": "summarize", "triage_issue": "triage"}.get(self.task.kind, "review")
+        verbs = {"summarize": "summarize", "triage_issue": "triage", "respond": "answer"}
+        verb = verbs.get(self.task.kind, "review")
         shard = self.task.shard
         part = f" [shard {shard.index + 1}/{shard.count}]" if shard else ""
+        if self.task.reply_to is not None:
+            part += f" [reply {self.task.reply_to}]"
         return f"{verb} {self.task.label}{part} as {self.role}"

@@ -6,11 +6,13 @@ to ignore it out; nothing is called and nothing is trusted beyond the signature 
 - ``issue_comment`` created on a PR with a ``/swarm`` line, by someone who is not a bot: that
   command (who may give it is checked later, against GitHub);
 - ``issues`` opened: triage it with the triager role;
-- ``pull_request_review_comment`` created as a reply, or ``issue_comment`` created on a PR
-  without a command, by someone who is not a bot: feedback, learned from (replies to the bot's
-  review comments and reactions on them: GitHub sends no event for a reaction, so a new comment
-  on the PR is when they are read); whether the bot reviewed that PR at all, and who may
-  teach, are decided later;
+- ``pull_request_review_comment`` created as a reply, by someone who is not a bot: a reply to
+  answer (the responder's, when it is in one of the bot's threads and its author has write
+  access) and feedback, learned from as below;
+- ``issue_comment`` created on a PR without a command, by someone who is not a bot: feedback,
+  learned from (replies to the bot's review comments and reactions on them: GitHub sends no
+  event for a reaction, so a new comment on the PR is when they are read); whether the bot
+  reviewed that PR at all, and who may teach or be answered, are decided later;
 - ``pull_request_review_thread`` resolved, by someone who is not a bot: feedback too (whose
   thread it was and who resolved it are read back from GitHub by the learner);
 - anything else: ignored, with the reason.
@@ -46,7 +48,7 @@ EVENTS_ACTED_ON: dict[str, str] = {
     "pull_request_review_comment": "pull_requests",
     "pull_request_review_thread": "pull_requests",
 }
-WorkKind = Literal["review", "command", "triage", "learn"]
+WorkKind = Literal["review", "command", "triage", "learn", "respond"]
 
 
 class EventWork(BaseModel):
@@ -75,6 +77,8 @@ class EventWork(BaseModel):
         deliveries arrives; a command or a new issue once per delivery."""
         if self.kind == "review" and self.head_sha:
             return f"review:{self.target}@{self.head_sha}:{self.role}"
+        if self.kind == "respond" and self.comment_id:
+            return f"respond:{self.target}:{self.comment_id}"
         return f"{self.kind}:{delivery_id}"
 
 
@@ -232,7 +236,17 @@ def _review_comment(
         return _ignored(base, f"{name}: not a reply to a review comment", number)
     if _by_bot(parsed.comment.user, head):
         return _ignored(base, f"{name}: replies from bots teach nothing", number)
-    return _learn(base, number, parsed.comment.user.login, installation, name)
+    assert base.repo is not None
+    work = EventWork(
+        kind="respond",
+        repo=base.repo,
+        number=number,
+        role="responder",
+        sender=parsed.comment.user.login,
+        comment_id=parsed.comment.id,
+        installation_id=installation,
+    )
+    return _work(base, work, f"{name}: a reply on {work.target}, to answer and learn from")
 
 
 def _review_thread(

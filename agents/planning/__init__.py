@@ -5,6 +5,7 @@ Plain Python, no Prefect: the flow calls it through ``flows.run.discovery``.
 - ``discover.py``: work discovery: open PRs per repository, minus the ones already reviewed
 - ``files.py``: a PR's changed files as planning sees them: their size, and which are listed only
 - ``shards.py``: one worker per PR, or reviewer shards cut by size plus a summarizer
+- ``replies.py``: which replies in the bot's own review threads the responder still has to answer
 - ``triage.py``: which open issues the triager still has to triage
 - ``costs.py``: a run's expected cost before it starts and its cost cap while it runs
 - ``repo_config.py``: ``.github/swarm.yaml``: what one repository asks of the swarm, strict schema

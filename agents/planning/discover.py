@@ -95,7 +95,7 @@ class NoLedger:
 
 # -- what discovery produces ---------------------------------------------------------------------
 
-SkipReason = Literal["already_reviewed", "unreadable"] | PolicySkip
+SkipReason = Literal["already_reviewed", "unreadable", "nothing_to_answer"] | PolicySkip
 
 
 @dataclass(frozen=True)
@@ -134,6 +134,8 @@ class Discovery:
     notes: list[PullNote] = field(default_factory=list)
     # (repo, number) -> path -> about how many tokens reading that file's patch costs.
     sizes: dict[tuple[str, int], dict[str, int]] = field(default_factory=dict)
+    # Replies in the bot's threads for the responder to answer (agents.planning.replies).
+    replies: list[Task] = field(default_factory=list)
 
     @property
     def already_reviewed(self) -> int:
@@ -147,7 +149,7 @@ class Discovery:
         """The targets (``OWNER/NAME#N``) that are not open: neither work nor skipped for a
         reason, in a repository that was read (a repository that could not be listed, or whose
         file is invalid, says so itself)."""
-        seen = {(t.repo.lower(), t.number) for t in self.items}
+        seen = {(t.repo.lower(), t.number) for t in [*self.items, *self.replies]}
         seen |= {(s.repo.lower(), s.number) for s in self.skipped}
         blind = {s.repo.lower() for s in self.skipped if not s.number}
         blind |= {repo.lower() for repo in self.config_errors}

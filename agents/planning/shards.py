@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from agents.planning.files import CHARS_PER_TOKEN, ENTRY_TOKENS
+from agents.planning.replies import RESPONDER_ROLE
 from agents.posting.notes import PullNote
 from agents.work import Assignment, Shard, Task
 
@@ -141,11 +142,13 @@ def plan_assignments(
     read: ReadPlan | None = None,
     max_shards: int = MAX_SHARDS,
     summarizer_role: str = "summarizer",
+    replies: Sequence[Task] = (),
 ) -> list[PlannedPR]:
     """One worker per PR; a PR with more to read than one worker's ``read`` plan allows (its
     patches' tokens from discovery's ``sizes``, a file of unknown size counting as a small one;
     the calls their pages take) or more than ``shard_threshold_files`` files is sharded, at most
-    ``shard_size`` files a shard."""
+    ``shard_size`` files a shard. Each reply to answer in the bot's threads gets one
+    responder worker of its own."""
     plan = read or ReadPlan()
     if shard_size < 1 or plan.shard_tokens < 1:
         raise ValueError(f"shard_size and shard_tokens must be at least 1 ({shard_size})")
@@ -190,6 +193,7 @@ def plan_assignments(
             role=summarizer_role, task=task.model_copy(update={"kind": "summarize"})
         )
         planned.append(PlannedPR(shards, summarizer, task=task))
+    planned += [PlannedPR([Assignment(role=RESPONDER_ROLE, task=t)]) for t in replies]
     return planned
 
 

@@ -151,9 +151,14 @@ def summary_key(repo: str, number: int) -> str:
 
 
 def thread_key(repo: str, number: int, root_comment_id: int, what: str) -> str:
-    """The key of one bot write in the review thread that ``root_comment_id`` starts:
-    ``resolved`` (its one resolution) or ``answer/<comment id>`` (its one answer to a reply)."""
+    """The key of one bot write in the review thread that ``root_comment_id`` starts, such as
+    ``resolved`` (its one resolution)."""
     return f"{repo}#{number}:thread/{int(root_comment_id)}/{what}"
+
+
+def answer_key(repo: str, number: int, reply_id: int) -> str:
+    """The key of the bot's one answer to a person's reply (review comment ``reply_id``)."""
+    return f"{repo}#{number}:answer/{int(reply_id)}"
 
 
 # A finding's marker: what the code knows about it, hidden in the inline comment it rendered.

@@ -171,6 +171,12 @@ def review_pointer(summary_url: str | None, inline: int) -> str:
     return f"{lead}; the summary of this PR is {where}."
 
 
+def answer_body(text: str) -> str:
+    """The responder's answer in a thread: its plain text, and nothing of ours but the marker
+    the write path adds."""
+    return model_text(text).strip()
+
+
 def resolution_reply(head_sha: str) -> str:
     """The one line the bot leaves in a thread it resolves."""
     return (

@@ -33,6 +33,8 @@ TOOL_PERMISSIONS: Final[Mapping[str, Mapping[str, str]]] = {
     "submit_review": {"pull_requests": "write"},
     "comment_issue": {"issues": "write"},
     "add_labels": {"issues": "write"},
+    "get_thread": {"pull_requests": "read", "contents": "read"},
+    "reply_in_thread": {"pull_requests": "write"},
 }
 KNOWN_TOOLS: Final[frozenset[str]] = frozenset(TOOL_PERMISSIONS)
 

@@ -18,6 +18,8 @@
   selection, summary, review, resolved threads
 - ``pull_files.py``: The pull request's files as the tools see them: the reviewed set and the whole
   PR's patches comments anchor to
+- ``replies.py``: The responder's tools: read the bot's thread a person replied in, and answer in
+  it once
 - ``review.py``: Posting exactly one review per (PR, head SHA, role), even across retries, re-runs
   and crashes
 - ``summary.py``: The bot's one summary comment on a pull request: created once, then edited in
@@ -36,6 +38,7 @@ from agents.tools.base import OfferedTool, Tool, Toolbox, ToolError
 from agents.tools.context import WorkerContext
 from agents.tools.github_tools import github_tools
 from agents.tools.memory_tools import memory_tools
+from agents.tools.replies import reply_tools
 
 # The tools a role may list (and the permissions each needs) are declared in agents.roles.
 ALL_TOOL_NAMES = tuple(sorted(KNOWN_TOOLS))
@@ -48,7 +51,7 @@ def build_toolbox(ctx: WorkerContext, allowed: Sequence[str]) -> Toolbox:
     if unknown:
         raise ValueError(f"unknown tool(s) {sorted(unknown)}; known: {', '.join(ALL_TOOL_NAMES)}")
     chosen: list[OfferedTool] = []
-    for tool in [*github_tools(ctx), *memory_tools(ctx)]:
+    for tool in [*github_tools(ctx), *memory_tools(ctx), *reply_tools(ctx)]:
         if tool.name not in wanted:
             continue
         if tool.needs_permission is not None and not ctx.may(*tool.needs_permission):

@@ -83,7 +83,7 @@ class LabelsArgs(TargetArgs):
     labels: list[str] = Field(min_length=1, max_length=10)
 
 
-def _check_target(ctx: WorkerContext, args: TargetArgs) -> None:
+def check_target(ctx: WorkerContext, args: TargetArgs) -> None:
     if args.repo is not None and args.repo.lower() != ctx.task.repo.lower():
         raise ToolError(f"this worker may only act on {ctx.task.repo}, not {args.repo}")
     if args.number is not None and args.number != ctx.task.number:
@@ -99,7 +99,7 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
     repo = ctx.task.repo
 
     async def get_pull(args: TargetArgs) -> ToolResult:
-        _check_target(ctx, args)
+        check_target(ctx, args)
         pull = ctx.pull or await ctx.gateway.get_pull(repo, task_number(ctx))
         ctx.pull = pull
         view = {
@@ -124,7 +124,7 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
         return next((f.reason for f in ctx.task.listed if f.path == path), None)
 
     async def list_pull_files(args: FilesArgs) -> ToolResult:
-        _check_target(ctx, args)
+        check_target(ctx, args)
         reason = listed_reason(args.path) if args.path else None
         if args.path and reason is not None:
             patch = (await pr_patches(ctx)).get(args.path)
@@ -142,7 +142,7 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
         return ToolResult(_untrusted("diff", view, f"{repo}#{ctx.task.number}"), summary=summary)
 
     async def read_file(args: ReadFileArgs) -> ToolResult:
-        _check_target(ctx, args)
+        check_target(ctx, args)
         ref = ctx.task.head_sha
         text = await ctx.gateway.get_file(repo, args.path, ref)
         reason = listed_reason(args.path)
@@ -155,7 +155,7 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
         return ToolResult(f"{wrapped}\n{footer}" if footer else wrapped, summary=summary)
 
     async def get_issue(args: TargetArgs) -> ToolResult:
-        _check_target(ctx, args)
+        check_target(ctx, args)
         issue = await ctx.gateway.get_issue(repo, task_number(ctx))
         view = {
             "number": issue.get("number"),
@@ -172,7 +172,7 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
         )
 
     async def submit_review(args: SubmitReviewArgs) -> ToolResult:
-        _check_target(ctx, args)
+        check_target(ctx, args)
         if args.event == "APPROVE":
             raise ToolError("swarm workers never approve pull requests; post COMMENT instead")
         if ctx.review is not None or ctx.submitted:
@@ -205,7 +205,7 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
         return ToolResult(f"review posted: {published.review.url}; {_told(published)}")
 
     async def comment_issue(args: CommentArgs) -> ToolResult:
-        _check_target(ctx, args)
+        check_target(ctx, args)
         if ctx.comments_posted:
             raise ToolError("this worker already posted its one comment")
         if ctx.dry_run:
@@ -221,7 +221,7 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
         return ToolResult("comment posted")
 
     async def add_labels(args: LabelsArgs) -> ToolResult:
-        _check_target(ctx, args)
+        check_target(ctx, args)
         if ctx.dry_run:
             ctx.labels_added = list(args.labels)
             return ToolResult(f"dry run: labels not added ({', '.join(args.labels)})")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agents.posting.keys import find_marked, review_key, with_marker
+from agents.posting.keys import answer_key, find_marked, review_key, with_marker
 from agents.posting.once import (
     Claim,
     Create,
@@ -53,20 +53,30 @@ async def worker_writes_once(ctx: WorkerContext, key: str, find: Find, create: C
     )
 
 
+def task_write_key(ctx: WorkerContext) -> str | None:
+    """The key of the one write this worker's task ends in: its review, or its answer to a
+    reply (None: a shard, a dry run, or a task of several writes or none)."""
+    task = ctx.task
+    if ctx.is_shard or ctx.dry_run or task.number is None:
+        return None
+    if task.kind == "respond" and task.reply_to is not None:
+        return answer_key(task.repo, task.number, task.reply_to)
+    if not task.reviews_pr or task.head_sha is None:
+        return None
+    return review_key(task.repo, task.number, task.head_sha, ctx.role_id, task.rerun)
+
+
 async def claim_review(ctx: WorkerContext) -> Written | None:
-    """Before the first model call: claim this task's review key, so of two runs at once only
-    one spends tokens on the review. None when this worker holds the key (it goes on), else why
-    not: the review posted already (its URL, "" when unknown) or another live worker reviewing
-    it now (``held_by``).
+    """Before the first model call: claim this task's write key (its review, or its answer),
+    so of two runs at once only one spends tokens on it. None when this worker holds the key
+    (it goes on), else why not: written already (its URL, "" when unknown) or another live
+    worker writing it now (``held_by``).
 
     Shards post nothing and dry runs never look: both do their work whatever was posted.
     """
-    task = ctx.task
-    if not task.reviews_pr or ctx.is_shard or ctx.dry_run:
+    key = task_write_key(ctx)
+    if key is None:
         return None
-    if task.number is None or task.head_sha is None:
-        return None
-    key = review_key(task.repo, task.number, task.head_sha, ctx.role_id, task.rerun)
     # This worker's row is written first: another worker judging the claim sees it alive.
     await ctx.store.writer.aflush(ctx.worker_id)
     taken = await claim_ahead(

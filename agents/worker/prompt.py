@@ -28,6 +28,11 @@ def describe_task(task: Task) -> str:
     sha = f" at head {task.head_sha}" if task.head_sha else ""
     if task.kind == "triage_issue":
         return f"Triage issue {target}: add fitting labels and post one helpful comment."
+    if task.kind == "respond":
+        return (
+            f"Answer reply {task.reply_to} in your review thread on pull request {target}{sha}: "
+            "read the thread with get_thread, then post one answer with reply_in_thread."
+        )
     if task.kind == "summarize":
         findings = wrap_untrusted("reviewer_findings", task.brief or "(no findings)")
         return (

@@ -217,11 +217,13 @@ async def _work(
         spend=lambda: _spent(meter),
     )
     taken = await claim_review(ctx)
+    answering = task.kind == "respond"
     if taken is not None and taken.held_by is not None:
-        reason = f"another worker ({taken.held_by}) is reviewing this PR at this head now"
-        return _End("skipped", reason)
+        doing = "answering this reply" if answering else "reviewing this PR at this head"
+        return _End("skipped", f"another worker ({taken.held_by}) is {doing} now")
     if taken is not None:
-        return _End("skipped", "already reviewed at this head SHA", review_url=taken.url)
+        done = "already answered" if answering else "already reviewed at this head SHA"
+        return _End("skipped", done, review_url=taken.url)
     model_id = chain.model or deps.model_id
     spec = deps.registry.spec(model_id)
     max_tokens = min(agent.limits.max_output_tokens, spec.max_output_tokens)

@@ -89,6 +89,25 @@ class GatewayPullSource:
             raise
 
 
+class GatewayReplySource:
+    """The responder's discovery reads: open PRs, their review comments, who may be answered."""
+
+    def __init__(self, gateway: Any) -> None:
+        self.gateway = gateway
+
+    async def open_pull_heads(self, repo: str) -> list[tuple[int, str]]:
+        pulls = await self.gateway.list_pulls(repo, "open")
+        return [(int(p["number"]), str(p["head"]["sha"])) for p in pulls]
+
+    async def review_comments(self, repo: str, number: int) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = await self.gateway.list_pull_review_comments(repo, number)
+        return found
+
+    async def permission(self, repo: str, login: str) -> str:
+        found: str = await self.gateway.collaborator_permission(repo, login)
+        return found
+
+
 class GatewayIssueSource:
     """Triage discovery's reads, as the triager's bot."""
 

@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING
 
 from agents.planning.config_notice import ConfigNotice
 from agents.planning.discover import Discovery, SkippedItem, discover_work
+from agents.planning.replies import RESPONDER_ROLE
 from agents.planning.shards import ReadPlan
 from agents.posting.notes import PullNote
 from agents.work import Task
 from flows.run.adapters import (
     GatewayIssueSource,
     GatewayPullSource,
+    GatewayReplySource,
     StoreLedger,
     read_review_feedback,
     repos_by_owner,
@@ -96,6 +98,8 @@ async def discover(
     identity = role_identity(runtime, role)
     if triages(runtime, role):
         return await _discover_triage(runtime, identity, repos, targets)
+    if role == RESPONDER_ROLE:
+        return await _discover_answers(runtime, repos, targets)
     ledger = StoreLedger(runtime.store)
     items: list[Task] = []
     skipped: list[SkippedItem] = []
@@ -125,7 +129,52 @@ async def discover(
         config_errors.update(found.config_errors)
         if found.config_notices and not runtime.dry_run:
             told += await post_config_notices(runtime, identity, found.config_notices)
-    return Discovery(items, skipped, config_errors, config_told=told, notes=notes, sizes=sizes)
+    answers = await _discover_answers(runtime, repos, targets)
+    return Discovery(
+        items,
+        skipped,
+        config_errors,
+        config_told=told,
+        notes=notes,
+        sizes=sizes,
+        replies=answers.replies,
+    )
+
+
+async def _discover_answers(
+    runtime: Runtime, repos: Sequence[str], targets: list[tuple[str, int]] | None
+) -> Discovery:
+    """The replies the responder has to answer in its bot's threads (polled by every review
+    run, and the whole of a responder run, which a reply's webhook starts); none when the
+    responder role is not configured."""
+    from agents.planning.replies import discover_replies
+
+    found = Discovery(items=[], skipped=[])
+    if RESPONDER_ROLE not in runtime.roles:
+        return found
+    identity = role_identity(runtime, RESPONDER_ROLE)
+
+    def answered(key: str) -> bool:
+        record = runtime.store.get_review_key(key)
+        return record is not None and record.state == "posted"
+
+    for owned in repos_by_owner(repos).values():
+        async with runtime.discovery(identity, owned) as (gateway, verified_login):
+            replies = await discover_replies(
+                GatewayReplySource(gateway),
+                owned,
+                bot_login=verified_login,
+                answered=answered,
+                targets=targets,
+            )
+        found.replies += replies.items
+        asked = {(t.repo, t.number) for t in replies.items}
+        found.skipped += [
+            SkippedItem(repo, number, head, "nothing_to_answer")
+            for repo, number, head in replies.looked_at
+            if (repo, number) not in asked
+        ]
+    return found
 
 
 async def post_config_notices(

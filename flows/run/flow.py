@@ -150,6 +150,7 @@ async def _run_swarm(
             shard_threshold_files=request.shard_threshold_files,
             shard_size=request.shard_size,
             summarizer_role=request.summarizer_role,
+            replies=found.replies,
         )
         # A PR that cannot fit its caps says so now, before any model call.
         notes = [*found.notes, *too_large_notes(plan, role)]

@@ -110,7 +110,7 @@ class WebhookReceiver:
             # Signed, yet no payload GitHub sends: a bad request, answered without detail.
             return Response(status_code=400)
         routed = self._served(routed)
-        if routed.work is not None and routed.work.kind == "learn":
+        if routed.work is not None and routed.work.kind in ("learn", "respond"):
             routed = await anyio.to_thread.run_sync(self._learnable, routed)
         first = await anyio.to_thread.run_sync(self._record, delivery, body, routed)
         if not first:

@@ -65,17 +65,10 @@ class EventSink:
         self.learner = learner
 
     async def submit(self, work: EventWork, delivery_id: str) -> Submitted:
+        if work.kind == "respond":
+            return await self._respond(work, delivery_id)
         if work.kind == "learn":
-            if self.learner is None:
-                return Submitted("ignored", "learning from webhooks is not set up")
-            params = {
-                "repo": work.repo,
-                "number": work.number,
-                "role": work.role,
-                "delivery": delivery_id,
-            }
-            queued = await self.learner.enqueue(params, work.work_key(delivery_id))
-            return Submitted("enqueued", f"feedback on {work.target}", queued)
+            return await self._learn(work, delivery_id)
         if work.kind == "command":
             refused = await self._refusal(work)
             if refused is not None:
@@ -90,6 +83,35 @@ class EventSink:
         )
         log.info("%s %s as %s: flow run %s", work.kind, work.target, work.role, run_id)
         return Submitted("enqueued", f"{work.kind} {work.target} as {work.role}", run_id)
+
+    async def _learn(self, work: EventWork, delivery_id: str) -> Submitted:
+        if self.learner is None:
+            return Submitted("ignored", "learning from webhooks is not set up")
+        params = {
+            "repo": work.repo,
+            "number": work.number,
+            "role": "reviewer",
+            "delivery": delivery_id,
+        }
+        queued = await self.learner.enqueue(params, f"learn:{delivery_id}")
+        return Submitted("enqueued", f"feedback on {work.target}", queued)
+
+    async def _respond(self, work: EventWork, delivery_id: str) -> Submitted:
+        """A reply in a review thread: learned from (as any feedback), and answered by a
+        responder run when its author may be answered (write access, asked as the bot; the run
+        checks again, and that it is one of the bot's own threads)."""
+        learned = await self._learn(work, delivery_id)
+        permission = await self.github.permission(work.repo, work.sender)
+        if not may_command(permission):
+            log.info(
+                "reply on %s by %s (%s access): not answered", work.target, work.sender, permission
+            )
+            return learned
+        run_id = await self.enqueuer.enqueue(
+            flow_request(work, delivery_id), work.work_key(delivery_id)
+        )
+        log.info("reply %s on %s: responder run %s", work.comment_id, work.target, run_id)
+        return Submitted("enqueued", f"answer on {work.target}; {learned.detail}", run_id)
 
     async def _refusal(self, work: EventWork) -> Submitted | None:
         permission = await self.github.permission(work.repo, work.sender)

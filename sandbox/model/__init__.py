@@ -1,5 +1,7 @@
 """The scripted model: an offline, deterministic stand-in for the Anthropic Messages API.
 
+- ``answer.py``: The scripted responder: read the thread it was asked about, answer the marked reply
+  once
 - ``cache.py``: Prompt-cache accounting done the way the provider does it, for the scripted model
 - ``conversation.py``: A request read back as a conversation: the task, the tools offered, the calls
   made so far with their results, and what the model itself wrote along the way (its notes)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from sandbox.model.answer import answer
 from sandbox.model.conversation import (
     Action,
     Conversation,
@@ -33,6 +34,8 @@ def next_action(conv: Conversation, *, read_files: bool = False) -> Action:
     task = conv.task.lower()
     if "swarm-eval-judge" in task:
         return Reply(verdict(conv.opening))
+    if re.search(r"\banswer reply\b", task) or conv.offers("reply_in_thread"):
+        return answer(conv)
     if "summar" in task or re.search(r"\bshard reviews?\b", task):
         return _summarize(conv)
     if re.search(r"\b(triage|issue)\b", task) and "pull" not in task:

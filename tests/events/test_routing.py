@@ -124,15 +124,26 @@ def _review_comment(hooks: SandboxWebhooks, login: str, in_reply_to: int | None)
         (MAINTAINER, None, "not a reply to a review comment"),
     ],
 )
-def test_a_persons_reply_to_a_review_comment_is_feedback(
+def test_a_persons_reply_to_a_review_comment_is_to_answer_and_learn_from(
     hooks: SandboxWebhooks, login: str, in_reply_to: int | None, reason: str | None
 ) -> None:
     routed = route_event("pull_request_review_comment", _review_comment(hooks, login, in_reply_to))
     if reason is not None:
         assert routed.work is None and routed.reason.endswith(reason)
         return
-    assert routed.work is not None
-    assert (routed.work.kind, routed.work.number, routed.work.sender) == ("learn", 1, MAINTAINER)
+    work = routed.work
+    assert work is not None
+    assert (work.kind, work.number, work.sender, work.role) == (
+        "respond",
+        1,
+        MAINTAINER,
+        "responder",
+    )
+    assert work.comment_id is not None
+    # the same reply delivered twice is answered by one run; another reply by its own
+    assert (
+        work.work_key("d-1") == work.work_key("d-2") == f"respond:{work.target}:{work.comment_id}"
+    )
 
 
 def test_other_events_and_actions_are_ignored(hooks: SandboxWebhooks) -> None:

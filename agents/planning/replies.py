@@ -1,0 +1,118 @@
+"""Which replies in the bot's own review threads the responder still has to answer: plain Python.
+
+A thread counts when its first comment is one of the bot's findings (its marker, written by the
+verified login: a thread anyone else starts is not the bot's to answer in). In it, the newest
+comment after the bot's last word is the one to answer, when a person wrote it (never a bot, our
+own included) who has write access or above to the repository (asked of GitHub as the bot, like
+every such decision: a PR author without write access gets no answer, whatever they wrote), and
+the store has not recorded an answer to it. Everything a person wrote stays data: only ids leave
+this module.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from agents.memory.feedback import WRITE_PERMISSIONS
+from agents.posting.keys import answer_key, parse_finding_mark
+from agents.work import Task
+
+log = logging.getLogger("swarm.planning")
+
+RESPONDER_ROLE = "responder"
+
+
+class ReplySource(Protocol):
+    """The GitHub reads finding replies needs, as the bot."""
+
+    async def open_pull_heads(self, repo: str) -> list[tuple[int, str]]:
+        """(number, head SHA) of each open pull request."""
+        ...
+
+    async def review_comments(self, repo: str, number: int) -> list[dict[str, Any]]: ...
+
+    async def permission(self, repo: str, login: str) -> str: ...
+
+
+@dataclass
+class Replies:
+    """The replies to answer, one task each, and who was left unanswered and why."""
+
+    items: list[Task] = field(default_factory=list)
+    ignored: list[tuple[str, str]] = field(default_factory=list)  # (login, why)
+    # (repo, number, head SHA) of every open pull request looked at.
+    looked_at: list[tuple[str, int, str]] = field(default_factory=list)
+
+
+def _author(comment: Mapping[str, Any]) -> tuple[str, bool]:
+    user = comment.get("user") or {}
+    login = str(user.get("login") or "")
+    return login, user.get("type") == "Bot" or login.endswith("[bot]")
+
+
+def waiting_reply(
+    comments: Sequence[Mapping[str, Any]], root: Mapping[str, Any], bot_login: str
+) -> Mapping[str, Any] | None:
+    """The newest comment of ``root``'s thread when it came after the bot's last word."""
+    thread = sorted(
+        (c for c in comments if c.get("in_reply_to_id") == root.get("id")),
+        key=lambda c: (str(c.get("created_at") or ""), int(c.get("id") or 0)),
+    )
+    if not thread:
+        return None
+    newest = thread[-1]
+    login, _ = _author(newest)
+    return None if login.casefold() == bot_login.casefold() else newest
+
+
+async def discover_replies(
+    source: ReplySource,
+    repos: Sequence[str],
+    *,
+    bot_login: str | None,
+    answered: Callable[[str], bool],
+    targets: Collection[tuple[str, int]] | None = None,
+) -> Replies:
+    """Replies waiting for the bot's answer in its finding threads on open PRs of ``repos``."""
+    found = Replies()
+    if bot_login is None:
+        return found  # whose threads are the bot's rests on its verified login
+    wanted = {(r.lower(), n) for r, n in targets} if targets is not None else None
+    permissions: dict[tuple[str, str], str] = {}
+    for repo in repos:
+        for number, head in await source.open_pull_heads(repo):
+            if wanted is not None and (repo.lower(), number) not in wanted:
+                continue
+            found.looked_at.append((repo, number, head))
+            comments = await source.review_comments(repo, number)
+            for root in comments:
+                if root.get("in_reply_to_id"):
+                    continue
+                login, _ = _author(root)
+                if parse_finding_mark(login, str(root.get("body") or ""), bot_login) is None:
+                    continue
+                reply = waiting_reply(comments, root, bot_login)
+                if reply is None:
+                    continue
+                who, is_bot = _author(reply)
+                reply_id = int(reply.get("id") or 0)
+                if is_bot or not who:
+                    found.ignored.append((who, "a bot"))
+                    continue
+                if answered(answer_key(repo, number, reply_id)):
+                    continue
+                if (repo, who) not in permissions:
+                    permissions[repo, who] = await source.permission(repo, who)
+                permission = permissions[repo, who]
+                if permission not in WRITE_PERMISSIONS:
+                    found.ignored.append((who, f"{permission} access, not write"))
+                    continue
+                found.items.append(
+                    Task(kind="respond", repo=repo, number=number, head_sha=head, reply_to=reply_id)
+                )
+    if found.ignored:
+        log.info("replies not answered: %s", ", ".join(f"{w} ({why})" for w, why in found.ignored))
+    return found
