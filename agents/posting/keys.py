@@ -153,7 +153,12 @@ def summary_key(repo: str, number: int) -> str:
 def thread_key(repo: str, number: int, root_comment_id: int, what: str) -> str:
     """The key of one bot write in the review thread that ``root_comment_id`` starts, such as
     ``resolved`` (its one resolution)."""
-    return f"{repo}#{number}:thread/{int(root_comment_id)}/{what}"
+    return f"{thread_key_prefix(repo, number)}{int(root_comment_id)}/{what}"
+
+
+def thread_key_prefix(repo: str, number: int) -> str:
+    """What the keys of every thread write on one pull request start with."""
+    return f"{repo}#{number}:thread/"
 
 
 def answer_key(repo: str, number: int, reply_id: int) -> str:

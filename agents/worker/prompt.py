@@ -37,7 +37,8 @@ def describe_task(task: Task) -> str:
         findings = wrap_untrusted("reviewer_findings", task.brief or "(no findings)")
         return (
             f"Summarize the partial reviews of pull request {target}{sha} into one review and "
-            f"submit it. Reviewer findings (path:line: message):\n{findings}"
+            f"submit it. Reviewer findings (one JSON object a line, in the findings schema):"
+            f"\n{findings}"
         )
     text = f"Review pull request {target}{sha} and submit one review."
     if task.since_sha:

@@ -13,9 +13,13 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flows.local.env import prepare_prefect_env
 from flows.local.prefect_server import prefect_home, status, use_local_prefect
+
+if TYPE_CHECKING:
+    from agents.settings.model import Settings
 
 DEMO_SHARD_THRESHOLD = 30
 DEMO_SHARD_SIZE = 15
@@ -54,7 +58,7 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
     from flows.cli.console import console, print_report, say
     from flows.cli.runner import execute_flow
     from flows.run.request import RunRequest
-    from sandbox.github.seed import REPOS
+    from sandbox.github.seed import REPOS, WIDGETS, WIDGETS_PR_DEBUG_PRINT, push_print_fix
     from sandbox.server import SandboxServer
 
     chosen = choose_model(model)
@@ -87,9 +91,20 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
                 shard_size=DEMO_SHARD_SIZE,
             )
         )
+        print_report(report, link=False)  # the demo says where the UI is last
+        # The walkthrough: the author fixes one finding; the re-review closes its thread.
+        head = push_print_fix(sandbox.state)
+        target = f"{WIDGETS}#{WIDGETS_PR_DEBUG_PRINT}"
+        console.print(
+            f"\n[bold]walkthrough[/bold]: the author of {target} pushes {head[:12]}, which drops "
+            "the debug print the review flagged; the swarm reviews the push"
+        )
+        again = execute_flow(
+            RunRequest(targets=(target,), role="reviewer", max_workers=max_workers, model=chosen)
+        )
         elapsed = time.monotonic() - started
         reviews_on_sandbox = _count_bot_reviews(sandbox.state)
-    print_report(report, link=False)  # the demo says where the UI is last
+    console.print(again.headline())
     if report.new_reviews == 0 and report.idempotent_skips:
         console.print(
             f"[cyan]Nothing new to post: {report.idempotent_skips} PR(s) already reviewed at "
@@ -109,7 +124,32 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
         f"Prefect UI: {report.ui_link or ui + '/runs'} (this run; every run is at {ui}/runs); "
         "uv run swarm server stop stops the server"
     )
-    return 0 if report.ok else 1
+    for line in walkthrough_links(settings, WIDGETS, WIDGETS_PR_DEBUG_PRINT):
+        say(line)
+    return 0 if report.ok and again.ok else 1
+
+
+def walkthrough_links(settings: Settings, repo: str, number: int) -> list[str]:
+    """The PR's summary comment and the thread its push resolved, as the store recorded them
+    (a second demo posts nothing: its fresh sandbox gets the first one's links)."""
+    from agents.posting.keys import summary_key, thread_key_prefix
+    from agents.store.store import Store
+
+    with Store.open(settings.store_url, settings.data_dir) as store:
+        summary = store.get_review_key(summary_key(repo, number))
+        resolved = [
+            record.review_url
+            for key in store.posted_review_keys(thread_key_prefix(repo, number))
+            if key.endswith("/resolved") and (record := store.get_review_key(key)) is not None
+        ]
+    lines = [f"summary of {repo}#{number} (one comment, edited by every review): "]
+    lines[0] += summary.review_url if summary is not None and summary.review_url else "(none)"
+    lines.append(
+        f"resolved thread: {resolved[-1]} (its line changed and the re-review no longer reports it)"
+        if resolved
+        else "resolved thread: (none)"
+    )
+    return lines
 
 
 def _count_bot_reviews(state: object) -> int:

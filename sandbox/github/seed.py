@@ -164,6 +164,19 @@ def _seed_pulls(state: SandboxState) -> None:
     )
 
 
+def push_print_fix(state: SandboxState) -> str:
+    """The author's second push to widgets #1: the debug ``print(`` the review flagged is gone
+    (the demo's walkthrough: the re-review resolves that thread). The new head SHA, the same on
+    every fresh sandbox."""
+    pull = state.pull(WIDGETS, WIDGETS_PR_DEBUG_PRINT).pull
+    assert pull is not None
+    path = "src/widgets/core.py"
+    text = state.repo(WIDGETS).commits[pull.head_sha].tree[path]
+    assert isinstance(text, str)
+    fixed = "".join(line for line in text.splitlines(keepends=True) if "print(" not in line)
+    return state.push_commit(WIDGETS, WIDGETS_PR_DEBUG_PRINT, {path: fixed}, "Drop the debug print")
+
+
 def generate_pulls(state: SandboxState, repo: str, n: int, *, seed: int = 0) -> list[Issue]:
     """``n`` small PRs for benchmarks: each adds one module; some carry findings
     (every 3rd a print(, every 5th a TODO, every 7th a pdb.set_trace()), the rest are clean."""
