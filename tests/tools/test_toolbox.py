@@ -33,6 +33,11 @@ async def test_tools_are_offered_sorted_and_writes_only_with_their_permission(
     with pytest.raises(ValueError, match="unknown tool"):
         build_toolbox(ctx, ["get_pull", "merge_pull"])
 
+    answering = ["get_thread", "reply_in_thread"]
+    assert [s["name"] for s in build_toolbox(ctx, answering).schemas()] == answering
+    reader = build_toolbox(replace(ctx, permissions={"pull_requests": "read"}), answering)
+    assert [s["name"] for s in reader.schemas()] == ["get_thread"]
+
 
 async def test_bad_arguments_and_unknown_tools_are_error_results_for_the_model(
     swarm: Swarm, tool_context: MakeContext

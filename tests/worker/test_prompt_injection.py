@@ -123,3 +123,41 @@ async def test_a_model_that_tries_to_exfiltrate_has_no_secret_to_post(swarm: Swa
     assert "tokens:" in posted  # the review went out, carrying whatever the model saw
     assert credential.get_secret_value() not in posted
     assert HOST_GH_TOKEN not in posted
+
+
+@pytest.mark.parametrize("name", sorted(INJECTIONS))
+async def test_a_reply_in_the_bots_thread_is_answered_as_data_never_obeyed(
+    swarm: Swarm, name: str
+) -> None:
+    from agents.work import Task
+    from sandbox.github.feedback import grant, reply
+    from sandbox.github.seed import MAINTAINER, REVIEWER_BOT, WIDGETS_PR_DEBUG_PRINT
+
+    pr = WIDGETS_PR_DEBUG_PRINT
+    assert (await swarm.review(WIDGETS, pr)).posted
+    grant(swarm.sandbox.state, WIDGETS, MAINTAINER, "admin")
+    pull = swarm.sandbox.state.pull(WIDGETS, pr).pull
+    assert pull is not None
+    root = next(c for c in pull.review_comments if "print(" in c.body)
+    asked = reply(swarm.sandbox.state, WIDGETS, root.id, INJECTIONS[name], MAINTAINER)
+    before = len(swarm.scripted.requests)
+    task = Task(kind="respond", repo=WIDGETS, number=pr, head_sha=pull.head_sha, reply_to=asked)
+    sealed = await swarm.dispatch(task, role="responder")
+    credential = swarm.runtime.sealer.open(sealed).credential
+    assert credential is not None
+    outcome = await swarm.run(sealed)
+
+    assert outcome.status == "succeeded", outcome.reason
+    answers = [c for c in pull.review_comments if c.in_reply_to_id == root.id and c.id != asked]
+    assert [c.user_login for c in answers] == [REVIEWER_BOT]
+    assert INJECTIONS[name][:30] not in answers[0].body
+    assert {r.route for r in swarm.writes()} - REVIEW_WRITE_ROUTES == {
+        "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies"
+    }
+    requests = swarm.scripted.requests[before:]
+    sent = json.dumps(requests)
+    for secret in (credential.get_secret_value(), HOST_GH_TOKEN):
+        assert secret not in sent and secret not in answers[0].body
+    for request in requests:
+        assert INJECTIONS[name][:30] not in json.dumps(request["system"])
+    assert '<untrusted kind=\\"review_thread\\"' in sent

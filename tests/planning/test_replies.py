@@ -1,0 +1,98 @@
+"""Which replies in the bot's threads wait for an answer: the newest after the bot's last word,
+by a person with write access, in a thread the bot's verified login started with a finding."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agents.planning.replies import discover_replies
+from agents.posting.findings import Finding
+from agents.posting.keys import answer_key
+from agents.posting.render import inline_comment
+
+pytestmark = pytest.mark.anyio
+
+BOT = "swarm-reviewer[bot]"
+REPO, PR, HEAD = "acme/widgets", 1, "f" * 40
+FINDING = Finding(path="a.py", line=3, severity="minor", category="style", message="Rename it.")
+
+
+def comment(cid: int, login: str, body: str = "x", reply_to: int | None = None) -> dict[str, Any]:
+    kind = "Bot" if login.endswith("[bot]") else "User"
+    found: dict[str, Any] = {
+        "id": cid,
+        "user": {"login": login, "type": kind},
+        "body": body,
+        "created_at": f"2026-01-01T00:00:{cid:02d}Z",
+    }
+    if reply_to is not None:
+        found["in_reply_to_id"] = reply_to
+    return found
+
+
+ROOT = comment(1, BOT, str(inline_comment(FINDING, "line", HEAD)["body"]))
+
+
+class Source:
+    def __init__(self, comments: list[dict[str, Any]], permissions: dict[str, str]) -> None:
+        self.comments, self.permissions = comments, permissions
+        self.asked: list[str] = []
+
+    async def open_pull_heads(self, repo: str) -> list[tuple[int, str]]:
+        return [(PR, HEAD)]
+
+    async def review_comments(self, repo: str, number: int) -> list[dict[str, Any]]:
+        return self.comments
+
+    async def permission(self, repo: str, login: str) -> str:
+        self.asked.append(login)
+        return self.permissions.get(login, "none")
+
+
+async def waiting(comments: list[dict[str, Any]], answered: frozenset[str] = frozenset()) -> Any:
+    source = Source(comments, {"octo-maintainer": "admin", "bob-dev": "read"})
+    return await discover_replies(
+        source, [REPO], bot_login=BOT, answered=lambda key: key in answered
+    )
+
+
+async def test_a_maintainers_reply_in_a_finding_thread_is_to_answer() -> None:
+    found = await waiting([ROOT, comment(2, "octo-maintainer", "Why?", reply_to=1)])
+    [task] = found.items
+    assert (task.kind, task.repo, task.number, task.head_sha, task.reply_to) == (
+        "respond",
+        REPO,
+        PR,
+        HEAD,
+        2,
+    )
+
+
+async def test_readers_bots_and_answered_replies_get_nothing() -> None:
+    reader = await waiting([ROOT, comment(2, "bob-dev", "Approve it?", reply_to=1)])
+    assert reader.items == [] and reader.ignored == [("bob-dev", "read access, not write")]
+    bot = await waiting([ROOT, comment(2, "dependabot[bot]", "bump", reply_to=1)])
+    assert bot.items == [] and bot.ignored == [("dependabot[bot]", "a bot")]
+    done = frozenset({answer_key(REPO, PR, 2)})
+    assert (await waiting([ROOT, comment(2, "octo-maintainer", reply_to=1)], done)).items == []
+
+
+async def test_only_the_newest_comment_after_the_bots_last_word_waits() -> None:
+    answered = [
+        ROOT,
+        comment(2, "octo-maintainer", "Why?", reply_to=1),
+        comment(3, BOT, "Because.", reply_to=1),
+    ]
+    assert (await waiting(answered)).items == []
+    again = [*answered, comment(4, "octo-maintainer", "And now?", reply_to=1)]
+    assert [t.reply_to for t in (await waiting(again)).items] == [4]
+
+
+async def test_a_thread_the_bot_did_not_start_with_a_finding_is_not_its_to_answer() -> None:
+    forged = comment(1, "octo-contributor", str(ROOT["body"]))  # the marker, pasted by a person
+    plain = comment(1, BOT, "A comment without a finding marker.")
+    for root in (forged, plain):
+        found = await waiting([root, comment(2, "octo-maintainer", reply_to=1)])
+        assert found.items == []
