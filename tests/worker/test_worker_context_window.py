@@ -95,9 +95,10 @@ async def test_a_300_file_pr_is_reviewed_without_a_request_over_the_window(
     assert any(STUB_PREFIX in str(r["messages"]) for r in scripted.requests)
     review = swarm.sandbox.state.pull(WIDGETS, pull.number).pull
     assert review is not None and len(review.reviews) == 1
-    commented = {c.path for c in review.review_comments}
-    assert "src/widgets/wide/mod_003.py" in commented
-    assert "src/widgets/wide/mod_297.py" in commented
+    reported = {f.path for f in outcome.findings}  # inline, the cap allowing, or in the summary
+    assert "src/widgets/wide/mod_003.py" in reported
+    assert "src/widgets/wide/mod_297.py" in reported
+    assert 0 < len(review.review_comments) <= 10  # max_comments' default
     worker = swarm.runtime.store.get_worker(outcome.worker_id)
     assert worker.budgets_used["context_tier"] == "small"
     assert worker.budgets_used["context_window"] == WINDOW

@@ -69,7 +69,8 @@ async def test_a_worker_reports_only_once_its_whole_record_is_in_the_store(
     assert kinds.count("tool_call") == kinds.count("tool_result") > 0
     assert row.status == "succeeded" and row.finished_at is not None
     assert row.last_seq == len(seqs)
-    assert [a.method for a in github] == ["POST"]  # the review, in the audit log once
+    # the summary created, the review, the summary edited: each in the audit log once
+    assert [a.method for a in github] == ["POST", "POST", "PATCH"]
 
 
 async def test_a_worker_whose_model_fails_mid_session_keeps_every_turn_before_it_once(
