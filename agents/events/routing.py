@@ -236,16 +236,7 @@ def _review_comment(
         return _ignored(base, f"{name}: not a reply to a review comment", number)
     if _by_bot(parsed.comment.user, head):
         return _ignored(base, f"{name}: replies from bots teach nothing", number)
-    assert base.repo is not None
-    work = EventWork(
-        kind="respond",
-        repo=base.repo,
-        number=number,
-        role="responder",
-        sender=parsed.comment.user.login,
-        comment_id=parsed.comment.id,
-        installation_id=installation,
-    )
+    work = _feedback(base, number, parsed.comment.user.login, installation, parsed.comment.id)
     return _work(base, work, f"{name}: a reply on {work.target}, to answer and learn from")
 
 
@@ -266,13 +257,21 @@ def _by_bot(author: Account, head: Envelope) -> bool:
 
 
 def _learn(base: Routed, number: int, sender: str, installation: int | None, name: str) -> Routed:
+    work = _feedback(base, number, sender, installation)
+    return _work(base, work, f"{name}: feedback on {work.target}")
+
+
+def _feedback(
+    base: Routed, number: int, sender: str, installation: int | None, reply: int | None = None
+) -> EventWork:
+    """Feedback on the PR to learn from; with ``reply``, also that reply to answer."""
     assert base.repo is not None
-    work = EventWork(
-        kind="learn",
+    return EventWork(
+        kind="learn" if reply is None else "respond",
         repo=base.repo,
         number=number,
-        role="reviewer",
+        role="reviewer" if reply is None else "responder",
         sender=sender,
+        comment_id=reply,
         installation_id=installation,
     )
-    return _work(base, work, f"{name}: feedback on {work.target}")
