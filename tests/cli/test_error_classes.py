@@ -16,6 +16,7 @@ import agents
 import flows
 from agents.dispatch.sealing import SealRefused
 from agents.errors import SwarmError
+from agents.eval.labels import EvalSetError
 from agents.identity.errors import IdentityBlocked, IdentityError, MintRefused, PermissionRefused
 from agents.identity.registration import RegistrationFailed
 from agents.llm.models import ModelRegistryError, UnknownModel
@@ -60,6 +61,7 @@ EXAMPLES: list[tuple[SwarmError, int]] = [
     (UnknownModel("--model: model 'gpt-4o' is not in the model registry"), EXIT_USAGE),
     (ModelRegistryError("SWARM_MODELS: my-model.context_window: must be > 0"), EXIT_USAGE),
     (RepoConfigError([".github/swarm.yaml:2: unknown key 'skip'"]), EXIT_USAGE),
+    (EvalSetError("sandbox/eval/default/x.yaml: findings.0.severity: bad"), EXIT_USAGE),
     (
         RegistrationFailed("GitHub did not create the App from the manifest (404 Not Found)"),
         EXIT_USAGE,
