@@ -44,6 +44,25 @@ class ListedFile(BaseModel):
     reason: str
 
 
+class Spend(BaseModel):
+    """What workers spent: dollars, tokens in (cache reads and writes included) and out, calls."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    cost_usd: float = Field(default=0.0, ge=0)
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+    model_calls: int = Field(default=0, ge=0)
+
+    def plus(self, other: Spend) -> Spend:
+        return Spend(
+            cost_usd=self.cost_usd + other.cost_usd,
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            model_calls=self.model_calls + other.model_calls,
+        )
+
+
 class Task(BaseModel):
     """What one worker is asked to do, e.g. review ``acme/widgets#12`` at head ``abc1234``."""
 
@@ -77,6 +96,8 @@ class Task(BaseModel):
     max_comments: int = Field(default=DEFAULT_MAX_COMMENTS, ge=0, le=MAX_INLINE)
     # A person's reply (its review comment id) in a thread the bot started, to answer.
     reply_to: int | None = Field(default=None, gt=0)
+    # What the shards a summarizer merges spent (the summary's cost line counts them too).
+    spent_before: Spend = Spend()
 
     @field_validator("repo")
     @classmethod
@@ -99,9 +120,13 @@ class Task(BaseModel):
         """The task ends in one review of a pull request (posted by it, unless a shard)."""
         return self.kind in ("review_pr", "summarize")
 
-    def with_findings(self, findings: Sequence[Finding]) -> Task:
-        """The summarizer's task, carrying its shards' findings as its brief."""
-        return self.model_copy(update={"brief": render_findings(findings)})
+    def with_findings(self, findings: Sequence[Finding], spent: Spend | None = None) -> Task:
+        """The summarizer's task, carrying its shards' findings as its brief, and what they
+        spent."""
+        update: dict[str, object] = {"brief": render_findings(findings)}
+        if spent is not None:
+            update["spent_before"] = spent
+        return self.model_copy(update=update)
 
 
 _TARGET = re.compile(r"^(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(?P<number>[1-9][0-9]{0,9})$")

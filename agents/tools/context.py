@@ -9,21 +9,11 @@ from typing import TYPE_CHECKING, Any
 from agents.llm.context import TierPolicy, tier_for
 from agents.memory.operational import AgentMemory
 from agents.posting.findings import Finding
-from agents.work import Task
+from agents.work import Spend, Task
 
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
     from agents.store.store import Store
-
-
-@dataclass(frozen=True)
-class Spend:
-    """What the worker has spent so far, for the summary's cost line."""
-
-    cost_usd: float = 0.0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    model_calls: int = 0
 
 
 @dataclass

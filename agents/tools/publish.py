@@ -119,7 +119,7 @@ async def _view(
         if key not in seen and key not in known:
             seen.add(key)
             listed.append(Listed(f))
-    spend = ctx.spend()
+    spend = ctx.spend().plus(task.spent_before)
     return SummaryView(
         head_sha=task.head_sha or "",
         review_url=review_url,

@@ -31,9 +31,9 @@ from agents.ratelimit import Paused
 from agents.redact import redact
 from agents.roles import resolve_chain
 from agents.tools import WorkerContext, build_toolbox
-from agents.tools.context import Spend
 from agents.tools.review import claim_review
 from agents.transport import GitHubUnreachable
+from agents.work import Spend
 from agents.worker import story
 from agents.worker.budget import BudgetExhausted, Meter
 from agents.worker.deps import WorkerDeps
@@ -265,7 +265,12 @@ async def _work(
 def _spent(meter: Meter) -> Spend:
     usage = meter.usage
     prompt = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens
-    return Spend(meter.cost_usd, prompt, usage.output_tokens, meter.turns)
+    return Spend(
+        cost_usd=meter.cost_usd,
+        input_tokens=prompt,
+        output_tokens=usage.output_tokens,
+        model_calls=meter.turns,
+    )
 
 
 def _finish(

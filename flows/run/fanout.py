@@ -29,7 +29,7 @@ from agents.planning.costs import CostCap
 from agents.planning.shards import PlannedPR, worker_budget_tokens
 from agents.posting.notes import PullNote
 from agents.redact import redact
-from agents.work import Assignment, ListedFile
+from agents.work import Assignment, ListedFile, Spend
 from agents.work import Task as WorkTask
 from flows.run.adapters import role_identity
 from flows.run.events import emit_for
@@ -62,6 +62,18 @@ def watching_progress(listener: Callable[[int, int], None]) -> Iterator[None]:
         yield
     finally:
         _PROGRESS_LISTENER.reset(token)
+
+
+def spent_by(outcomes: Sequence[WorkerOutcome]) -> Spend:
+    """What these workers spent together (a summarizer's shards, for its summary)."""
+    return Spend(
+        cost_usd=sum(o.cost_usd for o in outcomes),
+        input_tokens=sum(
+            o.input_tokens + o.cache_read_tokens + o.cache_write_tokens for o in outcomes
+        ),
+        output_tokens=sum(o.output_tokens for o in outcomes),
+        model_calls=sum(o.llm_calls for o in outcomes),
+    )
 
 
 class WorkerCrashed(RuntimeError):
@@ -188,7 +200,9 @@ class Fanout:
         identity = role_identity(self.runtime, assignment.role)
         task = assignment.task
         if parents:
-            task = task.with_findings([f for parent in parents for f in parent.findings])
+            task = task.with_findings(
+                [f for parent in parents for f in parent.findings], spent_by(parents)
+            )
         tags = [f"role:{assignment.role}", f"identity:{identity}", f"repo:{task.repo}"]
         self._assignments[assignment.run_name] = assignment
         key = (assignment.role, task.repo)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from agents.posting.findings import Finding
-from agents.work import Shard, Task
+from agents.work import Shard, Spend, Task
 from sandbox.github.seed import GADGETS, WIDGETS, WIDGETS_PR_CLEAN, WIDGETS_PR_DEBUG_PRINT
 from tests.worker.conftest import Swarm
 
@@ -176,7 +177,9 @@ def pull_files(swarm: Swarm, repo: str, number: int) -> list[str]:
     return [f.filename for f in pull.files]
 
 
-async def test_summarizer_merges_shard_findings_into_one_review(swarm: Swarm) -> None:
+async def test_summarizer_merges_shard_findings_into_one_review_and_counts_their_cost(
+    swarm: Swarm,
+) -> None:
     pull = swarm.sandbox.state.pull(GADGETS, 1).pull
     assert pull is not None
     todo = Finding(
@@ -188,8 +191,13 @@ async def test_summarizer_merges_shard_findings_into_one_review(swarm: Swarm) ->
     )
     findings = (todo, todo)
     task = Task(kind="summarize", repo=GADGETS, number=1, head_sha=pull.head_sha)
-    task = task.with_findings(findings)
+    shards = Spend(cost_usd=1.25, input_tokens=90_000, output_tokens=900, model_calls=12)
+    task = task.with_findings(findings, shards)
     outcome = await swarm.run(await swarm.dispatch(task, role="summarizer"))
     assert outcome.status == "succeeded", outcome.reason
     (review,) = reviews_on(swarm, GADGETS, 1)
     assert len(comments_of(swarm, GADGETS, 1, review)) == 1
+    [summary] = [c.body for c in swarm.sandbox.state.pull(GADGETS, 1).comments]
+    cost = re.search(r"\*\*Cost\*\*: \$(\d+\.\d+), ([\d,]+) tokens .*?, (\d+) model call", summary)
+    assert cost is not None, summary
+    assert float(cost[1]) > 1.25 and int(cost[2].replace(",", "")) > 90_900 and int(cost[3]) > 12
