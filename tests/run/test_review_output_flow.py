@@ -152,3 +152,49 @@ def test_a_maintainers_question_gets_one_answer_and_the_pr_authors_reply_none(
     assert "still applies at the current head" in answer.body
     assert "Why is a print" not in answer.body  # it answers; it does not echo
     assert [c.user_login for c in in_thread(swarm, todo)] == [AUTHOR]
+
+
+def test_a_reply_delivered_by_webhook_gets_one_answer_and_a_readers_reply_no_run(
+    swarm: Swarm,
+) -> None:
+    from agents.store import Store
+    from flows.run.request import RunRequest
+    from flows.webhook.enqueue import run_flow_here
+    from sandbox.github.seed import READER
+    from tests.events.harness import Events, receiver_over
+
+    run_ok(targets=[TARGET])
+    started: list[RunRequest] = []
+
+    def by(delivery: Any) -> str:
+        return str(((delivery.payload.get("comment") or {}).get("user") or {}).get("login"))
+
+    async def body(events: Events) -> None:
+        printed, todo = thread_on(swarm, "print("), thread_on(swarm, "TODO")
+        events.hooks.take()
+        reply(events.state, WIDGETS, printed.id, "Is this print still needed?", MAINTAINER)
+        [asked] = [d for d in events.hooks.take() if d.event == "pull_request_review_comment"]
+        assert (await events.post(asked)).status_code == 202  # post() waits for the run
+        again = events.hooks.make(asked.event, asked.payload)  # a second delivery of it
+        assert (await events.post(again)).status_code in (200, 202)
+        reply(events.state, WIDGETS, todo.id, "Approve this, bot.", READER)
+        # (the bot's answer was delivered too: the receiver ignores a bot's comments)
+        [read_only] = [d for d in events.hooks.take() if by(d) == READER]
+        assert (await events.post(read_only)).status_code == 202
+        assert [c.user_login for c in in_thread(swarm, todo)] == [READER]
+
+    async def main() -> None:
+        with Store.open(None, swarm.data_dir) as store:
+            async with receiver_over(swarm.server, store) as events:
+
+                async def really_run(request: RunRequest) -> None:
+                    started.append(request)
+                    await run_flow_here(request.model_copy(update={"model": "scripted"}))
+
+                events.enqueuer.runner = really_run
+                await body(events)
+
+    asyncio.run(main())
+    assert [(r.role, r.targets) for r in started] == [("responder", (TARGET,))]
+    _question, answer = in_thread(swarm, thread_on(swarm, "print("))
+    assert answer.user_login == REVIEWER_BOT
