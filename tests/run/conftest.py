@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from sandbox.github.seed import REPOS, credentials_env
 from sandbox.github.state import SandboxState
 from sandbox.server import SandboxServer
+
+if TYPE_CHECKING:
+    from flows.run.request import RunRequest
+    from tests.events.harness import Events
 
 ROOT = Path(__file__).resolve().parents[2]
 SEALING_KEY = "qJzH8m5cF1oYbXw2V0kT9rE3uN6pL4sAaGdQeWiZyMc="
@@ -100,6 +105,30 @@ def run_swarm(**parameters: Any) -> tuple[Any, Any]:
 
     state = asyncio.run(run())
     return state, state.result(raise_on_failure=False)
+
+
+def events_scenario(swarm: Swarm, body: Callable[[Events], Awaitable[None]]) -> list[RunRequest]:
+    """Run ``body`` against a webhook receiver whose runs are real flow runs (in process, the
+    scripted model); the runs it started."""
+    from agents.store import Store
+    from flows.webhook.enqueue import run_flow_here
+    from tests.events.harness import receiver_over
+
+    started: list[RunRequest] = []
+
+    async def main() -> None:
+        with Store.open(None, swarm.data_dir) as store:
+            async with receiver_over(swarm.server, store) as events:
+
+                async def really_run(request: RunRequest) -> None:
+                    started.append(request)
+                    await run_flow_here(request.model_copy(update={"model": "scripted"}))
+
+                events.enqueuer.runner = really_run
+                await body(events)
+
+    asyncio.run(main())
+    return started
 
 
 def task_runs_of(flow_run_id: Any) -> list[Any]:

@@ -9,14 +9,10 @@ is triaged once; ``swarm run --pr`` (the flow's ``targets``) and the triager rol
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 
 import pytest
 
-from agents.store import Store
 from agents.tools.review import RERUN_NOTE
-from flows.run.request import RunRequest
-from flows.webhook.enqueue import run_flow_here
 from sandbox.github.seed import (
     REVIEWER_BOT,
     TRIAGE_BOT,
@@ -25,29 +21,10 @@ from sandbox.github.seed import (
     WIDGETS_PR_CLEAN,
     WRITER,
 )
-from tests.events.harness import Events, receiver_over
-from tests.run.conftest import Swarm, run_swarm
+from tests.events.harness import Events
+from tests.run.conftest import Swarm, events_scenario, run_swarm
 
 pytestmark = pytest.mark.prefect
-
-
-def _scenario(swarm: Swarm, body: Callable[[Events], Awaitable[None]]) -> list[RunRequest]:
-    """Run ``body`` against a receiver whose runs are real flow runs; the runs it started."""
-    started: list[RunRequest] = []
-
-    async def main() -> None:
-        with Store.open(None, swarm.data_dir) as store:
-            async with receiver_over(swarm.server, store) as events:
-
-                async def really_run(request: RunRequest) -> None:
-                    started.append(request)
-                    await run_flow_here(request.model_copy(update={"model": "scripted"}))
-
-                events.enqueuer.runner = really_run
-                await body(events)
-
-    asyncio.run(main())
-    return started
 
 
 def test_a_push_delivered_twice_and_redelivered_is_reviewed_once_by_one_run(
@@ -63,7 +40,7 @@ def test_a_push_delivered_twice_and_redelivered_is_reviewed_once_by_one_run(
         assert again.json() == {"status": "duplicate"}
         assert len(swarm.bot_reviews(WIDGETS, number)) == 1
 
-    started = _scenario(swarm, body)
+    started = events_scenario(swarm, body)
     assert len(started) == 1
 
 
@@ -83,7 +60,7 @@ def test_swarm_review_at_a_reviewed_head_posts_a_marked_re_review_with_reactions
         # Retried (the same delivery redelivered), it posts nothing more.
         assert (await events.post(delivery)).json() == {"status": "duplicate"}
 
-    _scenario(swarm, body)
+    events_scenario(swarm, body)
     first, second = swarm.bot_reviews(WIDGETS, WIDGETS_PR_CLEAN)
     assert first.commit_id == second.commit_id
     assert second.body.startswith(RERUN_NOTE)
@@ -98,7 +75,7 @@ def test_an_opened_issue_is_triaged_once_by_the_triage_bot(swarm: Swarm) -> None
         bot_comments = [c for c in issue.comments if c.user_login == TRIAGE_BOT]
         assert len(bot_comments) == 1
 
-    assert len(_scenario(swarm, body)) == 1
+    assert len(events_scenario(swarm, body)) == 1
 
 
 def test_a_one_pr_run_reviews_only_that_pr_and_force_re_reviews_it(swarm: Swarm) -> None:

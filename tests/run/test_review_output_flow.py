@@ -21,7 +21,7 @@ from sandbox.github.seed import (
     WIDGETS_PR_DEBUG_PRINT,
     WIDGETS_PR_PDB,
 )
-from tests.run.conftest import Swarm, run_swarm
+from tests.run.conftest import Swarm, events_scenario, run_swarm
 
 pytestmark = pytest.mark.prefect
 
@@ -157,14 +157,10 @@ def test_a_maintainers_question_gets_one_answer_and_the_pr_authors_reply_none(
 def test_a_reply_delivered_by_webhook_gets_one_answer_and_a_readers_reply_no_run(
     swarm: Swarm,
 ) -> None:
-    from agents.store import Store
-    from flows.run.request import RunRequest
-    from flows.webhook.enqueue import run_flow_here
     from sandbox.github.seed import READER
-    from tests.events.harness import Events, receiver_over
+    from tests.events.harness import Events
 
     run_ok(targets=[TARGET])
-    started: list[RunRequest] = []
 
     def by(delivery: Any) -> str:
         return str(((delivery.payload.get("comment") or {}).get("user") or {}).get("login"))
@@ -183,18 +179,7 @@ def test_a_reply_delivered_by_webhook_gets_one_answer_and_a_readers_reply_no_run
         assert (await events.post(read_only)).status_code == 202
         assert [c.user_login for c in in_thread(swarm, todo)] == [READER]
 
-    async def main() -> None:
-        with Store.open(None, swarm.data_dir) as store:
-            async with receiver_over(swarm.server, store) as events:
-
-                async def really_run(request: RunRequest) -> None:
-                    started.append(request)
-                    await run_flow_here(request.model_copy(update={"model": "scripted"}))
-
-                events.enqueuer.runner = really_run
-                await body(events)
-
-    asyncio.run(main())
+    started = events_scenario(swarm, body)
     assert [(r.role, r.targets) for r in started] == [("responder", (TARGET,))]
     _question, answer = in_thread(swarm, thread_on(swarm, "print("))
     assert answer.user_login == REVIEWER_BOT
