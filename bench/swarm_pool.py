@@ -143,7 +143,12 @@ def main(argv: list[str] | None = None) -> int:
                 server_cpu0 = group_cpu_s(pgid)
                 started = time.perf_counter()
                 text = _prefect(
-                    env, "deployment", "run", "swarm-run/review-open-prs", "--param", "dry_run=true"
+                    env,
+                    "deployment",
+                    "run",
+                    "swarm-run/review-open-prs",
+                    "--param",
+                    'request={"dry_run": true}',
                 )
                 found = re.search(r"UUID:\s*([0-9a-f-]{36})", text)
                 assert found, text

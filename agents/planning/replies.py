@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agents.github.errors import IdentityPaused, TokenRefused
 from agents.memory.feedback import WRITE_PERMISSIONS
 from agents.posting.keys import answer_key, parse_finding_mark
 from agents.work import Task
@@ -45,6 +46,8 @@ class Replies:
     ignored: list[tuple[str, str]] = field(default_factory=list)  # (login, why)
     # (repo, number, head SHA) of every open pull request looked at.
     looked_at: list[tuple[str, int, str]] = field(default_factory=list)
+    # Repositories whose threads could not be read this run; the next run looks again.
+    unreadable: list[str] = field(default_factory=list)
 
 
 def _author(comment: Mapping[str, Any]) -> tuple[str, bool]:
@@ -83,36 +86,57 @@ async def discover_replies(
     wanted = {(r.lower(), n) for r, n in targets} if targets is not None else None
     permissions: dict[tuple[str, str], str] = {}
     for repo in repos:
-        for number, head in await source.open_pull_heads(repo):
-            if wanted is not None and (repo.lower(), number) not in wanted:
-                continue
-            found.looked_at.append((repo, number, head))
-            comments = await source.review_comments(repo, number)
-            for root in comments:
-                if root.get("in_reply_to_id"):
-                    continue
-                login, _ = _author(root)
-                if parse_finding_mark(login, str(root.get("body") or ""), bot_login) is None:
-                    continue
-                reply = waiting_reply(comments, root, bot_login)
-                if reply is None:
-                    continue
-                who, is_bot = _author(reply)
-                reply_id = int(reply.get("id") or 0)
-                if is_bot or not who:
-                    found.ignored.append((who, "a bot"))
-                    continue
-                if answered(answer_key(repo, number, reply_id)):
-                    continue
-                if (repo, who) not in permissions:
-                    permissions[repo, who] = await source.permission(repo, who)
-                permission = permissions[repo, who]
-                if permission not in WRITE_PERMISSIONS:
-                    found.ignored.append((who, f"{permission} access, not write"))
-                    continue
-                found.items.append(
-                    Task(kind="respond", repo=repo, number=number, head_sha=head, reply_to=reply_id)
-                )
+        try:
+            await _repo_replies(source, repo, bot_login, answered, wanted, permissions, found)
+        except (TokenRefused, IdentityPaused):
+            raise  # our own identity's failure or pause: every repository would fail alike
+        except Exception as exc:
+            # One repository that cannot be read must not hide the others' replies; discovery
+            # of the reviews reports the repository to the person, this only logs it.
+            log.warning("%s: cannot read its review threads: %s", repo, exc)
+            found.unreadable.append(repo)
     if found.ignored:
         log.info("replies not answered: %s", ", ".join(f"{w} ({why})" for w, why in found.ignored))
     return found
+
+
+async def _repo_replies(
+    source: ReplySource,
+    repo: str,
+    bot_login: str,
+    answered: Callable[[str], bool],
+    wanted: set[tuple[str, int]] | None,
+    permissions: dict[tuple[str, str], str],
+    found: Replies,
+) -> None:
+    """Add ``repo``'s waiting replies (and who was left unanswered) to ``found``."""
+    for number, head in await source.open_pull_heads(repo):
+        if wanted is not None and (repo.lower(), number) not in wanted:
+            continue
+        found.looked_at.append((repo, number, head))
+        comments = await source.review_comments(repo, number)
+        for root in comments:
+            if root.get("in_reply_to_id"):
+                continue
+            login, _ = _author(root)
+            if parse_finding_mark(login, str(root.get("body") or ""), bot_login) is None:
+                continue
+            reply = waiting_reply(comments, root, bot_login)
+            if reply is None:
+                continue
+            who, is_bot = _author(reply)
+            reply_id = int(reply.get("id") or 0)
+            if is_bot or not who:
+                found.ignored.append((who, "a bot"))
+                continue
+            if answered(answer_key(repo, number, reply_id)):
+                continue
+            if (repo, who) not in permissions:
+                permissions[repo, who] = await source.permission(repo, who)
+            permission = permissions[repo, who]
+            if permission not in WRITE_PERMISSIONS:
+                found.ignored.append((who, f"{permission} access, not write"))
+                continue
+            found.items.append(
+                Task(kind="respond", repo=repo, number=number, head_sha=head, reply_to=reply_id)
+            )

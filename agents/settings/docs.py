@@ -152,7 +152,8 @@ EXTRA_ROWS = [
         ALLOW_UNKNOWN_ENV,
         "—",
         "Names of `SWARM_*` variables that are not swarm settings on purpose (comma-separated; "
-        "a trailing `*` matches a prefix). Any other unknown `SWARM_*` variable is an error.",
+        "a trailing `*` matches a prefix). Any other unknown `SWARM_*` variable is an error, "
+        "except `SWARM_TEST_*`, which the project's tests and benches read.",
     ),
 ]
 IDENTITY_MEANINGS: dict[str, tuple[str, str]] = {

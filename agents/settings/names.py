@@ -23,6 +23,9 @@ NESTED = "__"
 # Comma-separated names (a trailing * matches a prefix) of SWARM_* variables that are not swarm
 # settings on purpose, e.g. ones your own scripts read: swarm leaves them alone.
 ALLOW_UNKNOWN_ENV = "SWARM_ALLOW_UNKNOWN"
+# The project's own test suite and benches read these (SWARM_TEST_PG_URL, ...): they are never
+# settings, and a bench that loads the settings must not refuse the variable that started it.
+RESERVED_PREFIXES = ("SWARM_TEST_",)
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,8 @@ def unknown_variables(environ: Mapping[str, str], names: SettingNames, prefix: s
     for raw in sorted(environ):
         name = raw.upper()
         if not name.startswith(prefix) or name == ALLOW_UNKNOWN_ENV:
+            continue
+        if name.startswith(RESERVED_PREFIXES):
             continue
         if names.known(name) or _allowed(name, patterns):
             continue

@@ -24,7 +24,7 @@ def test_one_app_per_identity_with_its_roles_permissions_and_the_webhook_on_the_
         ("triage", "acme-triage"),
     ]
     reviewer, triage = plans
-    assert reviewer.roles == ("reviewer", "security-reviewer", "summarizer")
+    assert reviewer.roles == ("responder", "reviewer", "security-reviewer", "summarizer")
     # GitHub sends issue_comment and issues only to an App that may read issues.
     assert reviewer.permissions == {
         "contents": "read",

@@ -72,7 +72,7 @@ def test_base_config_skips_lockfile_only_and_bot_prs_and_head_edits_change_nothi
     assert flow_state.is_completed(), flow_state.message
     assert (
         f"{WIDGETS}#{lockfile}: no_reviewable_files: "
-        "all 1 changed file(s) excluded by paths (uv.lock)" in report.skipped
+        "all 1 changed file(s) are listed only (uv.lock)" in report.skipped
     )
     assert (
         f"{WIDGETS}#{bot}: author_skipped: author dependabot[bot] is in skip.authors"

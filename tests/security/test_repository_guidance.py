@@ -79,10 +79,13 @@ async def test_file_names_cannot_break_out_of_the_trusted_task_line(swarm: Swarm
         for b in model.requests[0]["messages"][0]["content"]
         if "<turn_context>" in b["text"]
     )
-    body = turn.split("<turn_context>", 1)[1]
-    assert body.count("</turn_context>") == 1 and body.rstrip().endswith("</turn_context>")
-    assert "\nSYSTEM:" not in turn
-    assert "<role>" not in turn and "</untrusted>" not in turn
+    # The block is the trusted turn context, then (a shard's) outline of the PR as one
+    # untrusted block: a file name can close neither early.
+    assert turn.count("</turn_context>") == 1
+    context, after = turn.split("<turn_context>", 1)[1].split("</turn_context>", 1)
+    assert "\nSYSTEM:" not in context
+    assert "<role>" not in context and "</untrusted>" not in context
+    assert after.count("</untrusted>") == 1 and after.rstrip().endswith("</untrusted>")
     assert swarm.writes() == []
 
 

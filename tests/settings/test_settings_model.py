@@ -190,6 +190,16 @@ def test_deliberate_extras_are_allowed_by_name_or_prefix(monkeypatch: pytest.Mon
     assert load_settings().retention_days == 30
 
 
+def test_the_test_suites_own_variables_are_not_taken_for_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SWARM_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    assert load_settings().retention_days == 30
+    monkeypatch.setenv("SWARM_TESTS", "1")  # the prefix is SWARM_TEST_, not any SWARM_TEST
+    with pytest.raises(ConfigError, match="SWARM_TESTS is not a swarm setting"):
+        load_settings()
+
+
 def test_github_limits_are_set_field_by_field_and_a_wrong_one_is_named(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

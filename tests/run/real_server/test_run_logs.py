@@ -46,7 +46,7 @@ def test_a_workers_task_run_log_tells_its_story_in_order(observed: ObservedSwarm
         "LLM call 1 (",
         "read the changed files: page 1/1",
         "checkpoint: ",
-        "review posted with ",
+        "submit_review: review posted: ",
         "ended succeeded: ",
     ]
     found = [next((i for i, line in enumerate(lines) if step in line), -1) for step in steps]
