@@ -7,41 +7,29 @@ from collections.abc import Collection
 import sqlalchemy as sa
 
 from agents.store.base import StoreBase, check_id, clean, utcnow
-from agents.store.records import DeliveryRecord
+from agents.store.records import DeliveryEnd, DeliveryRecord, NewDelivery
 from agents.store.schema import webhook_deliveries
 
 DELIVERY_OUTCOMES = ("received", "enqueued", "ignored", "refused", "failed", "done")
 
 
 class DeliveriesMixin(StoreBase):
-    def record_delivery(
-        self,
-        delivery_id: str,
-        *,
-        body_sha256: str,
-        event: str,
-        action: str | None = None,
-        repo: str | None = None,
-        number: int | None = None,
-        sender: str | None = None,
-        outcome: str = "received",
-        detail: str | None = None,
-    ) -> bool:
+    def record_delivery(self, delivery: NewDelivery) -> bool:
         """Record a delivery the first time its id, and its body, are seen; False when either
         was seen before (a redelivery, or a replay under another id)."""
         try:
             with self._db.write() as conn:
                 conn.execute(
                     sa.insert(webhook_deliveries).values(
-                        delivery_id=check_id(delivery_id, "delivery id"),
-                        body_sha256=body_sha256,
-                        event=clean(event),
-                        action=clean(action),
-                        repo=clean(repo),
-                        number=number,
-                        sender=clean(sender),
-                        outcome=outcome,
-                        detail=clean(detail),
+                        delivery_id=check_id(delivery.delivery_id, "delivery id"),
+                        body_sha256=delivery.body_sha256,
+                        event=clean(delivery.event),
+                        action=clean(delivery.action),
+                        repo=clean(delivery.repo),
+                        number=delivery.number,
+                        sender=clean(delivery.sender),
+                        outcome=delivery.outcome,
+                        detail=clean(delivery.detail),
                         received_at=utcnow(),
                     )
                 )
@@ -50,20 +38,14 @@ class DeliveriesMixin(StoreBase):
         return True
 
     def finish_delivery(
-        self,
-        delivery_id: str,
-        outcome: str,
-        detail: str | None = None,
-        flow_run_id: str | None = None,
-        *,
-        only_from: Collection[str] | None = None,
+        self, delivery_id: str, end: DeliveryEnd, *, only_from: Collection[str] | None = None
     ) -> None:
         """Record what became of a delivery; with ``only_from``, only while its outcome is one of
         those (two writers in either order: the later news is never overwritten by the older)."""
         values = {
-            "outcome": outcome,
-            "detail": clean(detail),
-            "flow_run_id": clean(flow_run_id),
+            "outcome": end.outcome,
+            "detail": clean(end.detail),
+            "flow_run_id": clean(end.flow_run_id),
             "finished_at": utcnow(),
         }
         where = webhook_deliveries.c.delivery_id == delivery_id

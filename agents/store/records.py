@@ -218,17 +218,34 @@ class PruneCounts:
         )
 
 
-@dataclass(frozen=True)
-class DeliveryRecord:
+@dataclass(frozen=True, kw_only=True)
+class NewDelivery:
+    """One webhook delivery for :meth:`Store.record_delivery`, as its headers and payload name
+    it; ``outcome`` "ignored" with the reason in ``detail`` when no work follows."""
+
     delivery_id: str
     body_sha256: str
     event: str
-    action: str | None
-    repo: str | None
-    number: int | None
-    sender: str | None
+    action: str | None = None
+    repo: str | None = None
+    number: int | None = None
+    sender: str | None = None
+    outcome: str = "received"
+    detail: str | None = None
+
+
+@dataclass(frozen=True)
+class DeliveryEnd:
+    """What became of a delivery's work, for :meth:`Store.finish_delivery`: enqueued (with its
+    flow run), done, ignored, refused or failed."""
+
     outcome: str
-    detail: str | None
+    detail: str
+    flow_run_id: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeliveryRecord(NewDelivery):
     flow_run_id: str | None
     received_at: datetime
     finished_at: datetime | None

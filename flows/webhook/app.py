@@ -30,6 +30,7 @@ from starlette.routing import Route
 from agents.events.routing import EventWork, Routed, route_event
 from agents.events.signature import signature_ok
 from agents.redact import redact
+from agents.store.records import DeliveryEnd, NewDelivery
 
 log = logging.getLogger("flows.webhook")
 
@@ -37,13 +38,8 @@ _DELIVERY = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 _EVENT = re.compile(r"^[a-z_]{1,64}$")
 
 
-@dataclass(frozen=True)
-class Submitted:
-    """What became of a piece of work: enqueued (with its flow run), done, refused or failed."""
-
-    outcome: str
-    detail: str
-    flow_run_id: str | None = None
+# What the sink answers is what the store keeps as the delivery's end.
+Submitted = DeliveryEnd
 
 
 class WorkSink(Protocol):
@@ -53,28 +49,10 @@ class WorkSink(Protocol):
 class DeliveryLog(Protocol):
     """The store's delivery records, as far as the receiver needs them."""
 
-    def record_delivery(
-        self,
-        delivery_id: str,
-        *,
-        body_sha256: str,
-        event: str,
-        action: str | None = None,
-        repo: str | None = None,
-        number: int | None = None,
-        sender: str | None = None,
-        outcome: str = "received",
-        detail: str | None = None,
-    ) -> bool: ...
+    def record_delivery(self, delivery: NewDelivery) -> bool: ...
 
     def finish_delivery(
-        self,
-        delivery_id: str,
-        outcome: str,
-        detail: str | None = None,
-        flow_run_id: str | None = None,
-        *,
-        only_from: Collection[str] | None = None,
+        self, delivery_id: str, end: DeliveryEnd, *, only_from: Collection[str] | None = None
     ) -> None: ...
 
 
@@ -142,15 +120,17 @@ class WebhookReceiver:
 
     def _record(self, delivery: str, body: bytes, routed: Routed) -> bool:
         return self.deliveries.record_delivery(
-            delivery,
-            body_sha256=hashlib.sha256(body).hexdigest(),
-            event=routed.event,
-            action=routed.action,
-            repo=routed.repo,
-            number=routed.number,
-            sender=routed.sender,
-            outcome="received" if routed.work else "ignored",
-            detail=routed.reason,
+            NewDelivery(
+                delivery_id=delivery,
+                body_sha256=hashlib.sha256(body).hexdigest(),
+                event=routed.event,
+                action=routed.action,
+                repo=routed.repo,
+                number=routed.number,
+                sender=routed.sender,
+                outcome="received" if routed.work else "ignored",
+                detail=routed.reason,
+            )
         )
 
     async def _submit(self, work: EventWork, delivery: str) -> None:
@@ -163,9 +143,7 @@ class WebhookReceiver:
             done = Submitted("failed", detail)
         # Only over "received": queued work (feedback) may have ended and said so already.
         await anyio.to_thread.run_sync(
-            lambda: self.deliveries.finish_delivery(
-                delivery, done.outcome, done.detail, done.flow_run_id, only_from=("received",)
-            )
+            lambda: self.deliveries.finish_delivery(delivery, done, only_from=("received",))
         )
 
 

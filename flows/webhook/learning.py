@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import anyio.to_thread
 
 from agents.redact import redact
+from agents.store.records import DeliveryEnd
 from flows.run.bot import bot_gateway
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ class FeedbackLearner:
             return
         await anyio.to_thread.run_sync(
             lambda: deliveries.finish_delivery(
-                str(delivery), outcome, detail, only_from=("received", "enqueued")
+                str(delivery), DeliveryEnd(outcome, detail), only_from=("received", "enqueued")
             )
         )
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from agents.store import Store
+from agents.store import DeliveryEnd, NewDelivery, Store
 
 
 def _record(store: Store, delivery: str, body: str = "b1") -> bool:
-    return store.record_delivery(delivery, body_sha256=body * 32, event="issue_comment")
+    return store.record_delivery(
+        NewDelivery(delivery_id=delivery, body_sha256=body * 32, event="issue_comment")
+    )
 
 
 def test_a_delivery_id_or_body_seen_before_is_not_recorded_again(store: Store) -> None:
@@ -26,10 +28,14 @@ def test_the_learners_outcome_is_kept_whichever_writer_comes_first(
     assert _record(store, "d-9")
 
     def receiver() -> None:
-        store.finish_delivery("d-9", "enqueued", "feedback", "q-1", only_from=("received",))
+        store.finish_delivery(
+            "d-9", DeliveryEnd("enqueued", "feedback", "q-1"), only_from=("received",)
+        )
 
     def learner() -> None:
-        store.finish_delivery("d-9", "done", "1 proposed", only_from=("received", "enqueued"))
+        store.finish_delivery(
+            "d-9", DeliveryEnd("done", "1 proposed"), only_from=("received", "enqueued")
+        )
 
     for write in (learner, receiver) if learner_first else (receiver, learner):
         write()
