@@ -51,6 +51,15 @@ class GitHubEndpoints(ThrottledClient):
         response = await self.request(method, path, **kwargs)
         return response.json() if response.content else None
 
+    async def _comment(
+        self, method: str, path: str, body: str, *, safe_to_retry: bool = False
+    ) -> dict[str, Any]:
+        """Write a comment's text (a new comment, a reply, or a replacement); the comment."""
+        result: dict[str, Any] = await self._json(
+            method, path, json={"body": body}, safe_to_retry=safe_to_retry
+        )
+        return result
+
     async def _paged(
         self, path: str, params: Mapping[str, Any] | None = None, *, max_pages: int = 30
     ) -> list[dict[str, Any]]:
@@ -138,13 +147,8 @@ class GitHubEndpoints(ThrottledClient):
     async def create_issue_comment(
         self, repo: str, number: int, body: str, *, safe_to_retry: bool = False
     ) -> dict[str, Any]:
-        result: dict[str, Any] = await self._json(
-            "POST",
-            f"/repos/{_repo(repo)}/issues/{number}/comments",
-            json={"body": body},
-            safe_to_retry=safe_to_retry,
-        )
-        return result
+        path = f"/repos/{_repo(repo)}/issues/{number}/comments"
+        return await self._comment("POST", path, body, safe_to_retry=safe_to_retry)
 
     async def add_labels(self, repo: str, number: int, labels: list[str]) -> list[dict[str, Any]]:
         # Adding a label twice leaves the same labels: safe to repeat.
@@ -179,21 +183,15 @@ class GitHubEndpoints(ThrottledClient):
 
     async def update_issue_comment(self, repo: str, comment_id: int, body: str) -> dict[str, Any]:
         """Replace a conversation comment's text; the same text twice is the same comment."""
-        result: dict[str, Any] = await self._json(
-            "PATCH",
-            f"/repos/{_repo(repo)}/issues/comments/{int(comment_id)}",
-            json={"body": body},
-            safe_to_retry=True,
-        )
-        return result
+        path = f"/repos/{_repo(repo)}/issues/comments/{int(comment_id)}"
+        return await self._comment("PATCH", path, body, safe_to_retry=True)
 
     async def reply_to_review_comment(
         self, repo: str, number: int, comment_id: int, body: str
     ) -> dict[str, Any]:
         """A reply in the review thread of ``comment_id`` (the thread's first comment)."""
         path = f"/repos/{_repo(repo)}/pulls/{int(number)}/comments/{int(comment_id)}/replies"
-        result: dict[str, Any] = await self._json("POST", path, json={"body": body})
-        return result
+        return await self._comment("POST", path, body)
 
     async def resolve_review_thread(self, thread_id: str) -> bool:
         """Resolve a review thread (GraphQL node id ``PRRT_...``; REST cannot); whether it is

@@ -17,11 +17,17 @@ commands = typer.Typer(
     no_args_is_help=True,
 )
 
+# The arguments and filters several commands take, each said once.
+MemoryId = Annotated[int, typer.Argument(help="Memory id (see `swarm memory list`).")]
+NoteId = Annotated[int, typer.Argument(help="Agent note id (see `swarm memory notes`).")]
+OnlyRepo = Annotated[str | None, typer.Option(help="Only this OWNER/NAME.")]
+OnlyRole = Annotated[str | None, typer.Option(help="Only this role.")]
+
 
 @commands.command("list")
 def memory_list(
-    repo: Annotated[str | None, typer.Option(help="Only this OWNER/NAME.")] = None,
-    role: Annotated[str | None, typer.Option(help="Only this role.")] = None,
+    repo: OnlyRepo = None,
+    role: OnlyRole = None,
     all_: Annotated[
         bool, typer.Option("--all", help="Include superseded and deleted entries.")
     ] = False,
@@ -47,7 +53,7 @@ def memory_add(
 
 @commands.command("edit")
 def memory_edit(
-    memory_id: Annotated[int, typer.Argument(help="Memory id (see `swarm memory list`).")],
+    memory_id: MemoryId,
     body: Annotated[str, typer.Argument(help="The new text; the old entry is superseded.")],
 ) -> None:
     """Replace a memory's text; the old version stays as history."""
@@ -58,7 +64,7 @@ def memory_edit(
 
 @commands.command("rm")
 def memory_rm(
-    memory_id: Annotated[int, typer.Argument(help="Memory id (see `swarm memory list`).")],
+    memory_id: MemoryId,
 ) -> None:
     """Delete a memory (kept as deleted for audit, never shown to workers again)."""
     from flows.cli.memory_actions import memory_rm as run_rm
@@ -68,7 +74,7 @@ def memory_rm(
 
 @commands.command("show")
 def memory_show(
-    memory_id: Annotated[int, typer.Argument(help="Memory id (see `swarm memory list`).")],
+    memory_id: MemoryId,
 ) -> None:
     """One memory whole, with where it came from (run, worker, PR, who, links)."""
     from flows.cli.memory_views import memory_show as run_show
@@ -87,8 +93,8 @@ commands.add_typer(notes)
 @notes.callback()
 def notes_list(
     ctx: typer.Context,
-    repo: Annotated[str | None, typer.Option(help="Only this OWNER/NAME.")] = None,
-    role: Annotated[str | None, typer.Option(help="Only this role.")] = None,
+    repo: OnlyRepo = None,
+    role: OnlyRole = None,
     worker: Annotated[str | None, typer.Option(help="Only this worker id.")] = None,
     kind: Annotated[str | None, typer.Option(help="note or continuity.")] = None,
     limit: Annotated[int, typer.Option(min=1, help="At most this many, newest first.")] = 50,
@@ -103,7 +109,7 @@ def notes_list(
 
 @notes.command("edit")
 def note_edit(
-    note_id: Annotated[int, typer.Argument(help="Agent note id (see `swarm memory notes`).")],
+    note_id: NoteId,
     body: Annotated[str, typer.Argument(help="The corrected text.")],
 ) -> None:
     """Correct what a worker wrote."""
@@ -114,7 +120,7 @@ def note_edit(
 
 @notes.command("rm")
 def note_rm(
-    note_id: Annotated[int, typer.Argument(help="Agent note id (see `swarm memory notes`).")],
+    note_id: NoteId,
 ) -> None:
     """Delete an agent note; no worker reads it again."""
     from flows.cli.memory_views import note_rm as run_rm

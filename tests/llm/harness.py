@@ -28,59 +28,47 @@ from tests.worker.memory_ports import ListRecorder
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
 
-def _schema(**props: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "properties": props, "required": sorted(props)}
+def _tool(description: str, **props: dict[str, Any]) -> dict[str, Any]:
+    """A tool's description and its input schema: an object of ``props``, each required."""
+    schema = {"type": "object", "properties": props, "required": sorted(props)}
+    return {"description": description, "input_schema": schema}
 
 
 S = {"type": "string"}
 N = {"type": "integer"}
 TOOL_SPECS: dict[str, dict[str, Any]] = {
-    "get_pull": {
-        "description": "Read a pull request's metadata: title, body, author, base and head.",
-        "input_schema": _schema(repo=S, number=N),
-    },
-    "list_pull_files": {
-        "description": "List the changed files of a pull request with their patches, paged.",
-        "input_schema": _schema(repo=S, number=N, page=N),
-    },
-    "read_file": {
-        "description": "Read one file of the repository at a commit (the PR head by default).",
-        "input_schema": _schema(repo=S, path=S, ref=S),
-    },
-    "memory_search": {
-        "description": "Search your memory (facts and procedures) for a query.",
-        "input_schema": _schema(query=S),
-    },
-    "history_search": {
-        "description": "Search earlier sessions' history (redacted) for a query.",
-        "input_schema": _schema(query=S),
-    },
-    "memory_note": {
-        "description": "Record a memory note for later sessions.",
-        "input_schema": _schema(text=S),
-    },
-    "record_progress": {
-        "description": "Record a goal checkpoint or decision, shown in the UI.",
-        "input_schema": _schema(note=S),
-    },
-    "submit_review": {
-        "description": "Submit one pull request review with inline comments (event COMMENT).",
-        "input_schema": _schema(
-            repo=S, number=N, event=S, body=S, comments={"type": "array", "items": {}}
-        ),
-    },
-    "comment_issue": {
-        "description": "Post one comment on an issue.",
-        "input_schema": _schema(repo=S, number=N, body=S),
-    },
-    "add_labels": {
-        "description": "Add labels to an issue.",
-        "input_schema": _schema(repo=S, number=N, labels={"type": "array", "items": S}),
-    },
-    "get_issue": {
-        "description": "Read an issue: title, body, labels, author.",
-        "input_schema": _schema(repo=S, number=N),
-    },
+    "get_pull": _tool(
+        "Read a pull request's metadata: title, body, author, base and head.", repo=S, number=N
+    ),
+    "list_pull_files": _tool(
+        "List the changed files of a pull request with their patches, paged.",
+        repo=S,
+        number=N,
+        page=N,
+    ),
+    "read_file": _tool(
+        "Read one file of the repository at a commit (the PR head by default).",
+        repo=S,
+        path=S,
+        ref=S,
+    ),
+    "memory_search": _tool("Search your memory (facts and procedures) for a query.", query=S),
+    "history_search": _tool("Search earlier sessions' history (redacted) for a query.", query=S),
+    "memory_note": _tool("Record a memory note for later sessions.", text=S),
+    "record_progress": _tool("Record a goal checkpoint or decision, shown in the UI.", note=S),
+    "submit_review": _tool(
+        "Submit one pull request review with inline comments (event COMMENT).",
+        repo=S,
+        number=N,
+        event=S,
+        body=S,
+        comments={"type": "array", "items": {}},
+    ),
+    "comment_issue": _tool("Post one comment on an issue.", repo=S, number=N, body=S),
+    "add_labels": _tool(
+        "Add labels to an issue.", repo=S, number=N, labels={"type": "array", "items": S}
+    ),
+    "get_issue": _tool("Read an issue: title, body, labels, author.", repo=S, number=N),
 }
 
 

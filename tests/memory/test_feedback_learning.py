@@ -61,10 +61,13 @@ def comment_on(swarm: Swarm, word: str) -> Any:
     return next(c for c in bot_comments(swarm) if word in c.body)
 
 
-async def reviewed(swarm: Swarm) -> tuple[Any, Any]:
-    """The PR reviewed once, the maintainer made admin: the bot's print( and TODO comments."""
+async def reviewed(swarm: Swarm, *, writer: str | None = None) -> tuple[Any, Any]:
+    """The PR reviewed once, the maintainer made admin (and ``writer`` given write access): the
+    bot's print( and TODO comments."""
     assert (await swarm.review(WIDGETS, PR)).status == "succeeded"
     grant(swarm.sandbox.state, WIDGETS, MAINTAINER, "admin")
+    if writer is not None:
+        grant(swarm.sandbox.state, WIDGETS, writer, "write")
     return comment_on(swarm, "print("), comment_on(swarm, "TODO")
 
 
@@ -93,8 +96,7 @@ async def test_a_dismissal_becomes_a_proposal_and_once_accepted_is_not_repeated_
 ) -> None:
     swarm = backend_swarm
     state = swarm.sandbox.state
-    printed, todo = await reviewed(swarm)
-    grant(state, WIDGETS, "bob-dev", "write")
+    printed, todo = await reviewed(swarm, writer="bob-dev")
     reply(state, WIDGETS, printed.id, "False positive: this print is the CLI's output.", MAINTAINER)
     reply(state, WIDGETS, todo.id, INJECTION, MAINTAINER)
     react(state, WIDGETS, todo.id, "-1", "bob-dev")
@@ -157,8 +159,7 @@ async def test_auto_accept_takes_a_maintainers_dismissal_but_not_a_writers(
 ) -> None:
     swarm = backend_swarm
     state = swarm.sandbox.state
-    printed, todo = await reviewed(swarm)
-    grant(state, WIDGETS, "bob-dev", "write")
+    printed, todo = await reviewed(swarm, writer="bob-dev")
     reply(state, WIDGETS, printed.id, "intended: CLI output", MAINTAINER)
     reply(state, WIDGETS, todo.id, "by design", "bob-dev")
     report = await learn(swarm, auto_accept=True)

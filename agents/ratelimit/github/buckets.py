@@ -145,25 +145,16 @@ def decide(
         if due > now:
             return Decision(False, due, "spacing between mutations")
 
-    # Secondary point windows.
-    if spec.resource == "graphql":
-        points_tat = _gcra(
-            state.graphql_tat,
-            now,
-            spec.points,
-            lim.graphql_points_per_minute,
-            lim.minute_s + lim.points_window_margin,
-            lim.window_burst_fraction,
-        )
-    else:
-        points_tat = _gcra(
-            state.rest_tat,
-            now,
-            spec.points,
-            lim.rest_points_per_minute,
-            lim.minute_s + lim.points_window_margin,
-            lim.window_burst_fraction,
-        )
+    # Secondary point windows: GraphQL's and REST's, each its own.
+    graphql = spec.resource == "graphql"
+    points_tat = _gcra(
+        state.graphql_tat if graphql else state.rest_tat,
+        now,
+        spec.points,
+        lim.graphql_points_per_minute if graphql else lim.rest_points_per_minute,
+        lim.minute_s + lim.points_window_margin,
+        lim.window_burst_fraction,
+    )
     if points_tat < 0:
         return Decision(False, -points_tat, f"{spec.resource} points per minute")
     if spec.is_content_creation:
@@ -225,7 +216,7 @@ def decide(
     if pace_tokens is not None:
         bucket.pace_tokens = pace_tokens
         bucket.pace_at = now
-    if spec.resource == "graphql":
+    if graphql:
         state.graphql_tat = points_tat
     else:
         state.rest_tat = points_tat
