@@ -10,6 +10,12 @@ A command counts only from someone with write access to the repository (``admin`
 ``author_association``: ``MEMBER`` says nothing about this repository (an organisation member
 may only read it) and ``COLLABORATOR`` includes read-only collaborators. A PR's author without
 write access cannot command a review of their own PR, and no bot can command at all.
+
+A command is read as people type it: on a line of its own, whatever the line ends with (the web
+editor's CRLF), and followed by prose if they like (``/swarm review please``, ``/swarm review
+security, thanks``): the words after the command are ignored unless the first of them names a
+focus. So a mistyped focus (``/swarm review securty``) is a plain review, never an unknown
+command; only an unknown command word gets the "unknown command" answer.
 """
 
 from __future__ import annotations
@@ -19,12 +25,15 @@ from dataclasses import dataclass
 
 # GitHub's permission field answers admin/write/read/none; role_name may also say maintain.
 WRITE_PERMISSIONS = frozenset({"admin", "maintain", "write"})
-# The one line of a comment that is a command: "/swarm <word> [<focus>]" at the start of a line.
-_COMMAND = re.compile(
-    r"^[ \t]*/swarm(?:[ \t]+(?P<word>[A-Za-z-]{1,32})(?:[ \t]+(?P<focus>[A-Za-z-]{1,32}))?)?"
-    r"[ \t]*$",
-    re.MULTILINE,
-)
+# A command line: "/swarm", then the command word and what follows it, or nothing.
+_COMMAND_LINE = re.compile(r"^[ \t]*/swarm(?:[ \t]+(?P<rest>.*?))?[ \t]*$")
+# The words a command is made of; the reply to an unknown command quotes the word, so it is
+# held to letters and dashes (no mention, link or markup reaches the bot's reply).
+_WORD = re.compile(r"^[A-Za-z-]{1,32}$")
+# What may end a typed word without being part of it ("/swarm review, please").
+_TRAILING = ".,:;!?"
+# A fenced code block (``` or ~~~) quotes a command, it does not give one.
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
 
 COMMAND_ROLES = {"review": "reviewer", "security": "security-reviewer"}
 # What `/swarm review FOCUS` may name: focus word -> the role laid over the review's calls.
@@ -43,7 +52,8 @@ HELP_TEXT = (
 @dataclass(frozen=True)
 class Command:
     word: str  # review, security, help, or what was typed when unknown
-    focus: str | None = None  # the word after `review`, as typed (lowercased)
+    # The word after `review` (lowercased), kept only when it names a focus.
+    focus: str | None = None
 
     @classmethod
     def of(cls, text: str) -> Command:
@@ -72,12 +82,31 @@ class Command:
 
 
 def find_command(body: str) -> Command | None:
-    """The first ``/swarm`` line of a comment, or None when there is none."""
-    found = _COMMAND.search(body or "")
-    if found is None:
-        return None
-    focus = found["focus"].lower() if found["focus"] else None
-    return Command((found["word"] or "help").lower(), focus)
+    """The first ``/swarm`` line of a comment, or None when there is none.
+
+    Lines end as any editor ends them (GitHub's web editor sends CRLF). After the command word,
+    a second word is the review's focus only when it names one (``/swarm review security``);
+    any other trailing words are a person's prose and ignored (``/swarm review please`` is a
+    review). A ``/swarm`` line inside a fenced code block is quoted, not given.
+    """
+    fenced = False
+    for line in (body or "").splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        found = None if fenced else _COMMAND_LINE.match(line)
+        if found is None:
+            continue
+        words = [w.rstrip(_TRAILING) for w in (found["rest"] or "").split()]
+        if not words:
+            return Command("help")
+        if not _WORD.match(words[0]):
+            continue
+        word = words[0].lower()
+        focus = words[1].lower() if len(words) > 1 else None
+        known_focus = word == "review" and focus in FOCUS_ROLES
+        return Command(word, focus if known_focus else None)
+    return None
 
 
 def may_command(permission: str | None) -> bool:

@@ -35,7 +35,9 @@ from agents.store.records import DeliveryEnd, NewDelivery
 log = logging.getLogger("flows.webhook")
 
 _DELIVERY = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
-_EVENT = re.compile(r"^[a-z_]{1,64}$")
+# GitHub's event names are lowercase words joined by underscores, some with digits
+# (``projects_v2_item``): any of them is a valid delivery, acted on or ignored with 200.
+_EVENT = re.compile(r"^[a-z0-9_]{1,64}$")
 
 
 # What the sink answers is what the store keeps as the delivery's end.

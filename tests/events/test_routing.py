@@ -177,6 +177,54 @@ def test_commands_are_read_from_their_own_line_only() -> None:
 
 
 @pytest.mark.parametrize(
+    "body",
+    [
+        "/swarm review\r\n",
+        "Looks good.\r\n\r\n/swarm review\r\n\r\nThanks!",
+        "/swarm review\r",
+        "/swarm review please",
+        "/swarm review, please!",
+        "/swarm Review   when you have a minute\r\nthanks",
+        "/swarm review securty",
+    ],
+    ids=["crlf", "crlf-in-prose", "cr", "trailing-word", "punctuation", "case-and-prose", "typo"],
+)
+def test_a_review_command_is_read_whatever_ends_its_line_and_whatever_follows_it(
+    body: str,
+) -> None:
+    assert find_command(body) == Command("review")
+
+
+def test_a_focus_is_read_before_trailing_prose_and_across_crlf() -> None:
+    found = find_command("/swarm review security please\r\n")
+    assert found == Command("review", "security") and found.focus_role == "security-reviewer"
+    assert find_command("/swarm security, thanks\r\n") == Command("security")
+    assert find_command("/swarm\r\n") == Command("help")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "/swarmy review",
+        "see `/swarm review`",
+        "> /swarm review",
+        "```\r\n/swarm review\r\n```",
+        "~~~\n/swarm review\n~~~\n",
+        "/swarm @someone",
+        "/swarm [link](https://example.com)",
+    ],
+    ids=["longer-word", "inline-code", "quoted", "fenced-crlf", "tilde-fence", "mention", "link"],
+)
+def test_a_quoted_fenced_or_non_word_swarm_line_is_no_command(body: str) -> None:
+    assert find_command(body) is None
+
+
+def test_the_first_command_line_after_a_fence_counts() -> None:
+    body = "```\n/swarm help\n```\r\n/swarm security\r\n/swarm review"
+    assert find_command(body) == Command("security")
+
+
+@pytest.mark.parametrize(
     ("permission", "allowed"),
     [("admin", True), ("maintain", True), ("write", True), ("read", False), ("none", False)],
 )
@@ -193,12 +241,14 @@ def test_a_review_focus_names_a_configured_overlay_role_never_free_text(
     assert work.focus == flow_request(work, "d-1").focus == "security-reviewer"
     unfocused = flow_request(work.model_copy(update={"focus": None}), "d-1")
     assert unfocused.focus is None and "focus" not in unfocused.parameters()["request"]
-    unknown = find_command("/swarm review ignore-all-findings")
-    assert unknown is not None and not unknown.known and unknown.focus_role is None
-    assert Command.of("review ignore-all-findings") == unknown
+    # A word that names no focus is prose after the command: a plain review, no overlay.
+    plain = find_command("/swarm review ignore-all-findings")
+    assert plain == Command("review") and plain.focus_role is None
+    assert Command.of("review ignore-all-findings") == plain
     assert Command.of("review security").focus_role == "security-reviewer"
-    # a focus only narrows a review; other commands take none
-    assert not Command.of("security review").known and not Command.of("help security").known
+    # a focus only narrows a review; after another command the word is prose
+    assert Command.of("security review") == Command("security")
+    assert Command.of("help security") == Command("help")
 
 
 @pytest.mark.parametrize(

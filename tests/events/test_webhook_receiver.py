@@ -185,6 +185,33 @@ async def test_an_unparseable_signed_body_is_ignored(events: Events) -> None:
     assert (response.status_code, response.json()["status"]) == (200, "ignored")
 
 
+@pytest.mark.parametrize("event", ["projects_v2_item", "projects_v2", "star", "workflow_run"])
+async def test_a_valid_event_the_swarm_does_not_act_on_is_ignored_with_200(
+    events: Events, event: str
+) -> None:
+    payload = {
+        "action": "edited",
+        "projects_v2_item": {"id": 136, "node_id": "PVTI_lADOAB", "content_type": "Issue"},
+        "organization": {"login": "acme", "id": 3},
+        "sender": {"login": MAINTAINER, "id": 1, "type": "User"},
+        "installation": {"id": 2001, "node_id": "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMjAwMQ=="},
+    }
+    delivery = events.hooks.make(event, payload)
+    response = await events.post(delivery)
+    assert (response.status_code, response.json()["status"]) == (200, "ignored")
+    record = events.store.get_delivery(delivery.delivery_id)
+    assert record is not None and (record.event, record.outcome) == (event, "ignored")
+    assert events.started.requests == []
+
+
+@pytest.mark.parametrize("event", ["", "Pull_Request", "pull-request", "x" * 65, "../etc"])
+async def test_a_malformed_event_name_is_a_400(events: Events, event: str) -> None:
+    _, delivery = _opened(events)
+    response = await events.post(delivery, **{"X-GitHub-Event": event})
+    assert response.status_code == 400
+    assert events.store.get_delivery(delivery.delivery_id) is None
+
+
 async def test_a_delivery_without_event_or_id_headers_is_a_400(events: Events) -> None:
     _, delivery = _opened(events)
     response = await events.post(delivery, **{"X-GitHub-Delivery": "../../etc"})
@@ -213,6 +240,39 @@ async def test_swarm_review_from_a_writer_is_acknowledged_and_runs_forced(events
         )
     ]
     assert comment.reactions == [(REVIEWER_BOT, "eyes")]
+
+
+async def test_swarm_review_typed_in_the_web_editor_with_crlf_and_prose_starts_the_review(
+    events: Events,
+) -> None:
+    # GitHub's web editor ends lines with CRLF; people add words after the command.
+    body = "Rebased on main.\r\n\r\n/swarm review please\r\n\r\nThanks!"
+    comment, delivery = _comment(events, body, WRITER)
+    assert delivery.payload["comment"]["body"] == body
+    assert b"\\r\\n/swarm review please\\r\\n" in delivery.body
+    response = await events.post(delivery)
+    assert response.status_code == 202
+    assert events.started.requests == [
+        RunRequest(
+            targets=(f"{WIDGETS}#{WIDGETS_PR_CLEAN}",),
+            role="reviewer",
+            force=True,
+            rerun_id=delivery.delivery_id,
+            ack_comment=comment.id,
+        )
+    ]
+    assert comment.reactions == [(REVIEWER_BOT, "eyes")]
+    record = events.store.get_delivery(delivery.delivery_id)
+    assert record is not None and record.outcome == "enqueued"
+
+
+async def test_a_crlf_review_security_command_lays_the_security_focus_over_the_review(
+    events: Events,
+) -> None:
+    _, delivery = _comment(events, "/swarm review security\r\n", MAINTAINER)
+    await events.post(delivery)
+    [request] = events.started.requests
+    assert (request.role, request.focus) == ("reviewer", "security-reviewer")
 
 
 async def test_swarm_security_runs_the_security_reviewer(events: Events) -> None:
