@@ -227,18 +227,21 @@ def _comment(
     return comment, delivery
 
 
+def _forced_review(comment: IssueComment, delivery: Delivery) -> RunRequest:
+    """The run a writer's ``/swarm review`` on the clean PR asks for."""
+    return RunRequest(
+        targets=(f"{WIDGETS}#{WIDGETS_PR_CLEAN}",),
+        role="reviewer",
+        force=True,
+        rerun_id=delivery.delivery_id,
+        ack_comment=comment.id,
+    )
+
+
 async def test_swarm_review_from_a_writer_is_acknowledged_and_runs_forced(events: Events) -> None:
     comment, delivery = _comment(events, "/swarm review", WRITER)
     assert (await events.post(delivery)).status_code == 202
-    assert events.started.requests == [
-        RunRequest(
-            targets=(f"{WIDGETS}#{WIDGETS_PR_CLEAN}",),
-            role="reviewer",
-            force=True,
-            rerun_id=delivery.delivery_id,
-            ack_comment=comment.id,
-        )
-    ]
+    assert events.started.requests == [_forced_review(comment, delivery)]
     assert comment.reactions == [(REVIEWER_BOT, "eyes")]
 
 
@@ -252,15 +255,7 @@ async def test_swarm_review_typed_in_the_web_editor_with_crlf_and_prose_starts_t
     assert b"\\r\\n/swarm review please\\r\\n" in delivery.body
     response = await events.post(delivery)
     assert response.status_code == 202
-    assert events.started.requests == [
-        RunRequest(
-            targets=(f"{WIDGETS}#{WIDGETS_PR_CLEAN}",),
-            role="reviewer",
-            force=True,
-            rerun_id=delivery.delivery_id,
-            ack_comment=comment.id,
-        )
-    ]
+    assert events.started.requests == [_forced_review(comment, delivery)]
     assert comment.reactions == [(REVIEWER_BOT, "eyes")]
     record = events.store.get_delivery(delivery.delivery_id)
     assert record is not None and record.outcome == "enqueued"
