@@ -48,6 +48,15 @@ EVENTS_ACTED_ON: dict[str, str] = {
     "pull_request_review_comment": "pull_requests",
     "pull_request_review_thread": "pull_requests",
 }
+# Each of those events as GitHub's App settings page names it (Permissions & events, "Subscribe
+# to events"): what the docs tell a person to tick, and what ``swarm verify`` names when missing.
+EVENT_TITLES: dict[str, str] = {
+    "pull_request": "Pull request",
+    "issue_comment": "Issue comment",
+    "issues": "Issues",
+    "pull_request_review_comment": "Pull request review comment",
+    "pull_request_review_thread": "Pull request review thread",
+}
 WorkKind = Literal["review", "command", "triage", "learn", "respond"]
 
 

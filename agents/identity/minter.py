@@ -145,6 +145,18 @@ class InstallationMinter:
                 self._bot_login = f"{slug}[bot]"
             return self._bot_login
 
+    async def app_events(self) -> frozenset[str]:
+        """The events the App subscribes to (``GET /app``'s ``events``): what GitHub sends its
+        webhook, whatever the code acts on. Read anew each time; ``swarm verify`` asks."""
+        reply = await self._api.app(self._jwt)
+        events = reply.field("events")
+        if not reply.ok or not isinstance(events, list):
+            raise MintRefused(
+                f"identity {self.name!r}: GET /app did not list the App's events "
+                f"({reply.github_message()})"
+            )
+        return frozenset(str(e) for e in events)
+
     # -- leases --------------------------------------------------------------------------------
 
     async def acquire(self, scope: TokenScope, *, role: str, holder: str) -> TokenLease:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from agents.identity.minter import InstallationMinter
     from agents.roles import Role
     from agents.settings.model import Settings
 
@@ -96,7 +97,7 @@ def verify_identities() -> int:
     checks = asyncio.run(_check_identities(settings))
     console.print(table("identities", ["identity", "kind", "login", "roles", "check"], checks.rows))
     # Below the table, whole: a cell folds a long line over several.
-    for line in checks.grants + checks.refusals:
+    for line in checks.grants + checks.events + checks.refusals:
         say(line)
     return 2 if checks.refusals else 1 if checks.failed else 0
 
@@ -108,15 +109,18 @@ class _Checks:
     rows: list[list[Any]] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)
     grants: list[str] = field(default_factory=list)
+    # Events the webhook's App is not subscribed to: work GitHub never sends it.
+    events: list[str] = field(default_factory=list)
     failed: int = 0
 
 
 async def _check_identities(settings: Settings) -> _Checks:
     from agents.identity import IdentityBlocked, IdentityError, TokenScope
+    from agents.identity.minter import InstallationMinter
     from agents.identity.pat import BotPatIdentity
     from agents.identity.sources import open_identity
     from agents.roles.files import load_roles
-    from agents.settings.model import ConfigError
+    from agents.settings.model import DEFAULT_IDENTITY, ConfigError
     from agents.transport import GitHubUnreachable
 
     maintainer = settings.require_maintainer_login()
@@ -144,6 +148,8 @@ async def _check_identities(settings: Settings) -> _Checks:
             if isinstance(source, BotPatIdentity):
                 grant = await source.grant()
                 found.grants.append(f"identity {name!r} ({login}): grant: {grant.text()}")
+            elif isinstance(source, InstallationMinter) and name == DEFAULT_IDENTITY:
+                found.events += await _unsubscribed(source, name, login, settings)
             rows.append([name, ident.kind, login, ", ".join(users) or "(no role)", checked])
         except (IdentityError, GitHubUnreachable) as exc:
             rows.append([name, ident.kind, "-", ", ".join(users), f"FAILED: {exc}"])
@@ -154,6 +160,30 @@ async def _check_identities(settings: Settings) -> _Checks:
         finally:
             await source.aclose()
     return found
+
+
+async def _unsubscribed(
+    source: InstallationMinter, name: str, login: str, settings: Settings
+) -> list[str]:
+    """The events the swarm acts on that the App taking the webhook (the default identity's)
+    is not subscribed to, as a line to print; none for an App without any events and no
+    webhook secret configured (it is polled, not sent events)."""
+    from agents.events.routing import EVENT_TITLES, EVENTS_ACTED_ON
+
+    events = await source.app_events()
+    if not events and settings.webhook_secret_file is None:
+        return []
+    missing = [e for e in EVENTS_ACTED_ON if e not in events]
+    if not missing:
+        return [
+            f"identity {name!r} ({login}): webhook events: all {len(EVENTS_ACTED_ON)} subscribed"
+        ]
+    named = ", ".join(f"{EVENT_TITLES[e]} ({e})" for e in missing)
+    return [
+        f"identity {name!r} ({login}): the App is not subscribed to {named}: GitHub never "
+        "sends these to the webhook (the App's settings, Permissions & events; "
+        "docs/events.md names what each is for)"
+    ]
 
 
 async def _check_roles(

@@ -127,7 +127,9 @@ def create_app(state: SandboxState, owner: str, name: str, manifest: dict[str, A
             raise ManifestRefused("Name is already in use")
         bot = state.add_user(f"{slug}[bot]", type="Bot")
         app_id = state.next_id()
-        state.apps[app_id] = App(app_id, slug, name, owner, key, bot, registration)
+        state.apps[app_id] = App(
+            app_id, slug, name, owner, key, bot, registration, list(registration.events)
+        )
         code = secrets.token_hex(16)
         state.manifest_codes[code] = (app_id, state.clock.now() + CODE_LIFETIME_S)
     return code

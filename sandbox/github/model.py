@@ -75,6 +75,9 @@ class App:
     private_key: RSAPrivateKey
     bot: User
     registration: Registration | None = None
+    # What the App subscribes to (GET /app's ``events``); a registration's own when made from
+    # a manifest.
+    events: list[str] = field(default_factory=list)
 
 
 @dataclass

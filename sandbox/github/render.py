@@ -103,7 +103,7 @@ def app(u: Urls, a: App, owner: User, created: float) -> JSON:
         "created_at": iso(created),
         "updated_at": iso(created),
         "permissions": {},
-        "events": ["pull_request", "issues"],
+        "events": list(a.events),
         "installations_count": 1,
     }
 

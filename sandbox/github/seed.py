@@ -27,6 +27,14 @@ REVIEWER_PERMISSIONS = {
     "metadata": "read",
 }
 TRIAGE_PERMISSIONS = {"issues": "write", "metadata": "read", "contents": "read"}
+# The reviewer's App takes the webhook, set up as docs/events.md says (the triager's has none).
+REVIEWER_EVENTS = (
+    "issue_comment",
+    "issues",
+    "pull_request",
+    "pull_request_review_comment",
+    "pull_request_review_thread",
+)
 MAINTAINER = "octo-maintainer"
 # Collaborators the event tests grant (the seed grants nobody): the maintainer administers,
 # alice-dev writes, bob-dev only reads; carol-dev and dave-dev are not collaborators.
@@ -65,13 +73,19 @@ def seed_state(state: SandboxState) -> None:
     state.add_user(BOT_USER, name="Swarm Bot")
     for login in ("alice-dev", "bob-dev", "carol-dev", "dave-dev"):
         state.add_user(login)
-    for app_id, inst_id, slug, perms in (
-        (REVIEWER_APP_ID, REVIEWER_INSTALLATION_ID, REVIEWER_SLUG, REVIEWER_PERMISSIONS),
-        (TRIAGE_APP_ID, TRIAGE_INSTALLATION_ID, TRIAGE_SLUG, TRIAGE_PERMISSIONS),
+    for app_id, inst_id, slug, perms, events in (
+        (
+            REVIEWER_APP_ID,
+            REVIEWER_INSTALLATION_ID,
+            REVIEWER_SLUG,
+            REVIEWER_PERMISSIONS,
+            REVIEWER_EVENTS,
+        ),
+        (TRIAGE_APP_ID, TRIAGE_INSTALLATION_ID, TRIAGE_SLUG, TRIAGE_PERMISSIONS, ()),
     ):
         bot = state.add_user(f"{slug}[bot]", type="Bot")
         state.apps[app_id] = App(
-            app_id, slug, slug.replace("-", " ").title(), ORG, app_key(slug), bot
+            app_id, slug, slug.replace("-", " ").title(), ORG, app_key(slug), bot, None, [*events]
         )
         state.installations[inst_id] = Installation(inst_id, app_id, ORG, dict(perms))
 

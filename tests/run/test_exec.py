@@ -129,3 +129,21 @@ def test_verify_prints_each_identitys_login_and_grants_never_a_token(sandboxed: 
     minted = [t for t in sandboxed.state.tokens.values() if t.kind == "installation"]
     assert minted, "verify should have test-minted each role's token"
     assert all(t.revoked for t in minted)
+
+
+def test_verify_names_the_events_the_webhooks_app_is_not_subscribed_to(sandboxed: Swarm) -> None:
+    from sandbox.github.seed import REVIEWER_APP_ID
+
+    app_events = sandboxed.state.apps[REVIEWER_APP_ID].events
+    result = CliRunner().invoke(app, ["verify"], terminal_width=200)
+    assert "webhook events: all 5 subscribed" in " ".join(result.output.split())
+    # An App made by hand from the old docs: four events, not the review thread.
+    app_events.remove("pull_request_review_thread")
+    result = CliRunner().invoke(app, ["verify"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert (
+        "the App is not subscribed to Pull request review thread (pull_request_review_thread)"
+        in said
+    )
+    assert "Issue comment" not in said

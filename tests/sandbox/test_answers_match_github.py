@@ -72,12 +72,16 @@ MODELS: dict[tuple[str, str], Any] = {
     ("GET", _R + "/issues/{issue_number}"): Issue,
     ("GET", _R + "/issues/{issue_number}/comments"): list[IssueComment],
     ("POST", _R + "/issues/{issue_number}/comments"): IssueComment,
+    ("PATCH", _R + "/issues/comments/{comment_id}"): IssueComment,
+    ("POST", _PR + "/comments/{comment_id}/replies"): PullRequestReviewComment,
     ("POST", _R + "/issues/{issue_number}/labels"): list[Label],
     ("POST", _R + "/issues/comments/{comment_id}/reactions"): Reaction,
     ("GET", _R + "/collaborators/{username}/permission"): RepositoryCollaboratorPermission,
 }
 # Helpers that speak GraphQL (no REST model) or read no answer at all.
-NOT_REST = frozenset({"graphql", "viewer_login", "list_review_threads", "snapshot"})
+NOT_REST = frozenset(
+    {"graphql", "viewer_login", "list_review_threads", "resolve_review_thread", "snapshot"}
+)
 WRITE = {"pull_requests": "write", "issues": "write", "contents": "read", "metadata": "read"}
 
 
@@ -125,6 +129,12 @@ async def _every_helper(sandbox: SandboxServer, gateway: GitHubGateway) -> set[s
             WIDGETS, comment_id
         ),
         "collaborator_permission": lambda: gateway.collaborator_permission(WIDGETS, "maya-dev"),
+        "update_issue_comment": lambda: gateway.update_issue_comment(
+            WIDGETS, int(issue_comment["id"]), "Reproduced on 1.2."
+        ),
+        "reply_to_review_comment": lambda: gateway.reply_to_review_comment(
+            WIDGETS, n, comment_id, "Fixed in the next push."
+        ),
         "rate_limit": gateway.rate_limit,
     }
     for call in calls.values():
