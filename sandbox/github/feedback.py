@@ -136,7 +136,8 @@ def resolve(
         if not may_resolve(state, repo, root.pull_number, login):
             raise PermissionError(f"{login} may not resolve threads of #{root.pull_number}")
         root.resolved_by = login if resolved else None
-        if resolved:
-            issue = repo.issues[root.pull_number]
-            state.emit("pull_request_review_thread", "resolved", repo, issue, root)
+        root.thread_changed_by = login
+        issue = repo.issues[root.pull_number]
+        action = "resolved" if resolved else "unresolved"
+        state.emit("pull_request_review_thread", action, repo, issue, root)
         return root

@@ -168,6 +168,8 @@ class ReviewComment:
     reactions: list[Reaction] = field(default_factory=list)
     # On the first comment of a thread: who resolved the thread (None while it is open).
     resolved_by: str | None = None
+    # Who last resolved or reopened it: the sender of the thread's event.
+    thread_changed_by: str | None = None
     # A multi-line comment's first line (``line`` is its last), and that line's side.
     start_line: int | None = None
     start_side: str | None = None

@@ -61,7 +61,7 @@ def pull(u: Urls, r: Repo, issue: Issue, users: dict[str, User], now: float, *, 
         "active_lock_reason": None,
         "created_at": iso(issue.created_at),
         "updated_at": iso(issue.updated_at),
-        "closed_at": None,
+        "closed_at": iso(issue.updated_at) if issue.state == "closed" else None,
         "merged_at": None,
         "merge_commit_sha": None,
         "assignee": None,
@@ -216,10 +216,15 @@ def review_comment(u: Urls, r: Repo, c: ReviewComment, users: dict[str, User]) -
 
 
 def _reaction_counts(url: str, c: ReviewComment) -> JSON:
+    return _rollup(url, [r.content for r in c.reactions])
+
+
+def _rollup(url: str, contents: list[str]) -> JSON:
+    """GitHub's reaction rollup: a count per kind, every kind present."""
     counts = {k: 0 for k in ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")}
-    for r in c.reactions:
-        counts[r.content] = counts.get(r.content, 0) + 1
-    return {"url": url, "total_count": len(c.reactions), **counts}
+    for content in contents:
+        counts[content] = counts.get(content, 0) + 1
+    return {"url": url, "total_count": len(contents), **counts}
 
 
 def issue(u: Urls, r: Repo, i: Issue, users: dict[str, User]) -> JSON:
@@ -244,11 +249,16 @@ def issue(u: Urls, r: Repo, i: Issue, users: dict[str, User]) -> JSON:
         "assignees": [],
         "milestone": None,
         "locked": False,
+        "active_lock_reason": None,
         "comments": len(i.comments),
-        "closed_at": None,
+        "closed_at": iso(i.updated_at) if i.state == "closed" else None,
         "created_at": iso(i.created_at),
         "updated_at": iso(i.updated_at),
         "author_association": "CONTRIBUTOR",
+        "state_reason": None,
+        "performed_via_github_app": None,
+        "timeline_url": f"{api}/issues/{i.number}/timeline",
+        "reactions": _rollup(f"{api}/issues/{i.number}/reactions", []),
     }
     if i.pull is not None:
         body["draft"] = i.pull.draft
@@ -276,4 +286,8 @@ def issue_comment(u: Urls, r: Repo, i: Issue, c: IssueComment, users: dict[str, 
         "updated_at": iso(c.edited_at or c.at),
         "issue_url": f"{api}/issues/{i.number}",
         "author_association": "NONE",
+        "performed_via_github_app": None,
+        "reactions": _rollup(
+            f"{api}/issues/comments/{c.id}/reactions", [content for _, content in c.reactions]
+        ),
     }

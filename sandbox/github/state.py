@@ -305,6 +305,22 @@ class SandboxState:
             self.emit("pull_request", "synchronize", repo, issue)
             return commit.sha
 
+    def change_pull(self, full_name: str, number: int, action: str) -> Issue:
+        """A PR closed, reopened or marked ready for review, as its author or a maintainer does
+        on GitHub; the ``pull_request`` event of that action follows."""
+        if action not in ("closed", "reopened", "ready_for_review", "converted_to_draft"):
+            raise ValueError(f"not a change of a pull request: {action}")
+        with self.lock:
+            issue = self.pull(full_name, number)
+            assert issue.pull is not None
+            if action in ("ready_for_review", "converted_to_draft"):
+                issue.pull.draft = action == "converted_to_draft"
+            else:
+                issue.state = "closed" if action == "closed" else "open"
+            issue.updated_at = self.clock.now()
+            self.emit("pull_request", action, self.repo(full_name), issue)
+            return issue
+
     def commit_to_branch(
         self,
         full_name: str,

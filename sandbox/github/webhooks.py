@@ -1,14 +1,18 @@
 """Signed webhook deliveries of what happens in the sandbox, shaped as GitHub sends them.
 
-Attach :class:`SandboxWebhooks` to a state and every PR opened, commit pushed, comment posted,
-reply to a review comment or issue opened becomes a :class:`Delivery` (``X-GitHub-Event``,
-``X-GitHub-Delivery``, ``X-Hub-Signature-256`` over the exact body). Tests take them and post
-them with the client they like; :meth:`SandboxWebhooks.post_pending` sends them to a URL, as
-GitHub would.
+Attach :class:`SandboxWebhooks` to a state and every PR opened, commit pushed, closed, reopened
+or marked ready, comment posted, reply to a review comment, thread resolved or issue opened
+becomes a :class:`Delivery`; :meth:`SandboxWebhooks.ping` and the ``installation`` methods make
+the App's own deliveries. Each payload carries what GitHub's carries (tests validate them
+against githubkit's webhook models, generated from GitHub's schema), with the headers GitHub
+sends (``X-GitHub-Event``, ``X-GitHub-Delivery``, ``X-Hub-Signature-256`` over the exact
+body). Tests take them and post them with the client they like;
+:meth:`SandboxWebhooks.post_pending` sends them to a URL, as GitHub would.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import json
@@ -21,8 +25,9 @@ from typing import Any
 import httpx
 
 from sandbox.github import render, render_pulls
+from sandbox.github.clock import iso
 from sandbox.github.feedback import thread_of
-from sandbox.github.model import Issue, IssueComment, Repo, ReviewComment
+from sandbox.github.model import App, Issue, IssueComment, Repo, ReviewComment, User
 from sandbox.github.render import Urls
 from sandbox.github.seed import REVIEWER_INSTALLATION_ID
 from sandbox.github.state import SandboxState
@@ -93,7 +98,7 @@ class SandboxWebhooks:
             )
             if event == "pull_request_review_thread" and isinstance(comment, ReviewComment):
                 payload["thread"] = self._thread(repo, comment)
-                sender = comment.resolved_by or sender
+                sender = comment.thread_changed_by or sender
             elif isinstance(comment, ReviewComment):
                 payload["comment"] = render_pulls.review_comment(self.urls, repo, comment, users)
                 sender = comment.user_login
@@ -104,10 +109,39 @@ class SandboxWebhooks:
                     self.urls, repo, issue, comment, users
                 )
                 sender = comment.user_login
+        if action == "synchronize" and issue.pull is not None:
+            # The push's range, as GitHub names it: the head before and after.
+            shas = issue.pull.commit_shas
+            payload["before"] = shas[-2] if len(shas) > 1 else issue.pull.base_sha
+            payload["after"] = issue.pull.head_sha
         payload["repository"] = render.repo(self.urls, repo, now)
+        if repo.owner.type == "Organization":
+            payload["organization"] = self._organization(repo.owner)
         payload["sender"] = render.user(self.urls, users[sender])
-        payload["installation"] = {"id": self.installation_id}
+        payload["installation"] = self._installation_ref()
         self.pending.append(self.make(event, payload))
+
+    def _installation_ref(self) -> dict[str, Any]:
+        """The installation as every App event names it: its id and (legacy-format) node id."""
+        legacy = f"023:IntegrationInstallation{self.installation_id}".encode()
+        return {"id": self.installation_id, "node_id": base64.b64encode(legacy).decode()}
+
+    def _organization(self, org: User) -> dict[str, Any]:
+        base = f"{self.urls.api}/orgs/{org.login}"
+        return {
+            "login": org.login,
+            "id": org.id,
+            "node_id": render.node_id("O", org.id),
+            "url": base,
+            "repos_url": f"{base}/repos",
+            "events_url": f"{base}/events",
+            "hooks_url": f"{base}/hooks",
+            "issues_url": f"{base}/issues",
+            "members_url": f"{base}/members{{/member}}",
+            "public_members_url": f"{base}/public_members{{/member}}",
+            "avatar_url": f"{self.urls.web}/avatars/{org.id}",
+            "description": None,
+        }
 
     def _thread(self, repo: Repo, root: ReviewComment) -> dict[str, Any]:
         """A review thread as ``pull_request_review_thread`` carries it: its node id (the one
@@ -120,6 +154,102 @@ class SandboxWebhooks:
                 for c in thread_of(repo, root)
             ],
         }
+
+    # -- the App's own events: no repository's change, sent to the App's webhook ----------------
+
+    def ping(self) -> Delivery:
+        """The delivery GitHub sends first to a new or edited App webhook: a zen line and the
+        hook's settings, naming no repository."""
+        app = self._app()
+        at = iso(self.state.clock.now())
+        hook = {
+            "type": "App",
+            "id": 1,
+            "name": "web",
+            "active": True,
+            "events": list(app.events),
+            "config": {"content_type": "json", "insecure_ssl": "0", "url": "https://swarm.test"},
+            "updated_at": at,
+            "created_at": at,
+            "app_id": app.id,
+            "deliveries_url": f"{self.urls.api}/app/hook/deliveries",
+        }
+        payload = {"zen": "Design for failure.", "hook_id": 1, "hook": hook}
+        return self.queue("ping", payload)
+
+    def installation(self, action: str, by: str) -> Delivery:
+        """``installation`` (created, deleted, suspend, ...) of this sandbox's installation, by
+        ``by``, with the repositories it covers."""
+        inst = self.state.installations[self.installation_id]
+        payload = {
+            "action": action,
+            "installation": self._installation(),
+            "repositories": [self._repo_ref(r) for r in self.state.installation_repos(inst)],
+            "requester": None,
+            "sender": render.user(self.urls, self.state.users[by]),
+        }
+        return self.queue("installation", payload)
+
+    def installation_repositories(
+        self, action: str, by: str, added: list[str], removed: list[str]
+    ) -> Delivery:
+        """``installation_repositories`` added or removed: repositories given to or taken from
+        the installation (its selection is then "selected")."""
+        payload = {
+            "action": action,
+            "installation": self._installation(),
+            "repository_selection": "selected",
+            "repositories_added": [self._repo_ref(self.state.repo(n)) for n in added],
+            "repositories_removed": [self._repo_ref(self.state.repo(n)) for n in removed],
+            "requester": None,
+            "sender": render.user(self.urls, self.state.users[by]),
+        }
+        return self.queue("installation_repositories", payload)
+
+    def _app(self) -> App:
+        return self.state.apps[self.state.installations[self.installation_id].app_id]
+
+    def _installation(self) -> dict[str, Any]:
+        """The installation in full, as ``installation`` events carry it."""
+        inst = self.state.installations[self.installation_id]
+        account = self.state.users[inst.account_login]
+        app, at = self._app(), iso(self.state.clock.now() - 86400)
+        body = render.installation(self.urls, inst, account)
+        return {
+            **body,
+            "node_id": self._installation_ref()["node_id"],
+            "repositories_url": f"{self.urls.api}/installation/repositories",
+            "html_url": f"{self.urls.web}/organizations/{account.login}/settings/installations/"
+            f"{inst.id}",
+            "app_slug": app.slug,
+            "client_id": f"Iv1.{app.id:016x}",
+            "target_id": account.id,
+            "events": list(app.events),
+            "created_at": at,
+            "updated_at": at,
+            "single_file_name": None,
+            "has_multiple_single_files": False,
+            "single_file_paths": [],
+            "suspended_by": None,
+            "suspended_at": None,
+        }
+
+    @staticmethod
+    def _repo_ref(repo: Repo) -> dict[str, Any]:
+        return {
+            "id": repo.id,
+            "node_id": render.node_id("R", repo.id),
+            "name": repo.name,
+            "full_name": repo.full_name,
+            "private": repo.private,
+        }
+
+    def queue(self, event: str, payload: dict[str, Any]) -> Delivery:
+        """A delivery of ``payload`` made and left pending, as a change's would be."""
+        delivery = self.make(event, payload)
+        with self.state.lock:
+            self.pending.append(delivery)
+        return delivery
 
     def make(self, event: str, payload: dict[str, Any], delivery_id: str | None = None) -> Delivery:
         """A delivery of ``payload``, signed with this sandbox's secret."""

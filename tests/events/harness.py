@@ -128,3 +128,13 @@ async def receiver_over(
     finally:
         hooks.close()
         await commands.aclose()
+
+
+@pytest.fixture
+async def events(
+    sandbox_server: SandboxServer, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[Events]:
+    """The receiver over the sandbox and the test's store, with the sandbox's settings."""
+    sandbox_env(sandbox_server, tmp_path, monkeypatch)
+    async with receiver_over(sandbox_server, store) as ready:
+        yield ready

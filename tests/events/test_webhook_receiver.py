@@ -8,11 +8,9 @@ import hashlib
 import hmac
 import json
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
-from agents.store import Store
 from flows.run.request import RunRequest
 from sandbox.github.model import IssueComment
 from sandbox.github.seed import (
@@ -24,20 +22,10 @@ from sandbox.github.seed import (
     WRITER,
 )
 from sandbox.github.webhooks import Delivery
-from sandbox.server import SandboxServer
-from tests.events.harness import SECRET, Events, receiver_over, sandbox_env, sandbox_server
+from tests.events.harness import SECRET, Events, events, sandbox_server
 
 pytestmark = pytest.mark.anyio
-__all__ = ["sandbox_server"]
-
-
-@pytest.fixture
-async def events(
-    sandbox_server: SandboxServer, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> AsyncIterator[Events]:
-    sandbox_env(sandbox_server, tmp_path, monkeypatch)
-    async with receiver_over(sandbox_server, store) as ready:
-        yield ready
+__all__ = ["events", "sandbox_server"]
 
 
 def _opened(events: Events) -> tuple[int, Delivery]:
