@@ -21,6 +21,8 @@
   place
 - ``planning/``: Planning: which pull requests and issues to work on, in which shards, at what cost
 - ``posting/``: Posting: the exactly-once writes to GitHub and the hidden markers that prove them
+- ``private_files.py``: Folders and files only this user can reach: the data directory, the store,
+  the warm socket
 - ``processes.py``: Whether a process still runs, asked of the operating system (no signal is sent)
 - ``ratelimit/``: The rate-limit engine both provider layers build on: clocks and shared-state
   backends

@@ -19,6 +19,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 
 from agents.errors import SwarmError
+from agents.private_files import private_file, private_folder
 
 try:
     import fcntl
@@ -41,10 +42,8 @@ def default_sqlite_url(data_dir: Path) -> str:
 def make_engine(url: str | None, data_dir: Path) -> Engine:
     """Build an engine for ``url`` (or a SQLite file in ``data_dir`` when ``url`` is None)."""
     if url is None:
-        try:
-            data_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreConfigError(f"store data dir {data_dir} cannot be created: {exc}") from exc
+        # The store holds transcripts with previews of repository files: this user's alone.
+        private_folder(data_dir, "the data directory (SWARM_DATA_DIR)")
         url = default_sqlite_url(data_dir)
     try:
         parsed = sa.engine.make_url(url)
@@ -79,11 +78,15 @@ def _sqlite_engine(url: sa.URL) -> Engine:
         )
     folder = Path(database).parent
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError as exc:
         raise StoreConfigError(
             f"SWARM_STORE_URL: the folder {folder} cannot be created ({exc.strerror})"
         ) from None
+    if not database.startswith("file:"):
+        # Made 0600 before SQLite creates it with the umask's 0644; its -wal and -shm files
+        # take the database's mode.
+        private_file(Path(database), "the store file")
     try:
         engine = sa.create_engine(
             url,

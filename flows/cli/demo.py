@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agents.private_files import private_folder
 from flows.local.env import prepare_prefect_env
 from flows.local.prefect_server import prefect_home, status, use_local_prefect
 
@@ -50,8 +51,8 @@ def choose_model(requested: str | None) -> str:
 
 def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> int:
     """Start the sandbox and a local Prefect, run one swarm, print the summary. Exit status."""
+    private_folder(data_dir, "the data directory (--data-dir)")
     data_dir = data_dir.resolve()
-    data_dir.mkdir(parents=True, exist_ok=True)
     prepare_prefect_env()
 
     from agents.settings.model import load_settings

@@ -17,6 +17,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from agents.private_files import private_folder
 from flows.local.env import prepare_prefect_env
 from flows.local.prefect_server import use_local_prefect
 
@@ -50,8 +51,8 @@ def run_eval(
     from sandbox.server import SandboxServer
 
     pulls = load_set(set_dir)
+    private_folder(data_dir, "the data directory (--data-dir)")
     data_dir = data_dir.resolve()
-    data_dir.mkdir(parents=True, exist_ok=True)
     work = data_dir / "eval" / time.strftime("%Y%m%d-%H%M%S")
     work.mkdir(parents=True, exist_ok=True)
     prepare_prefect_env()

@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agents.private_files import private_folder
 from flows.local.prefect_server import LocalServer, prefect_home
 
 EXIT_UP = 0
 EXIT_DOWN = 1
 
 
-def _home() -> Path:
+def _data_dir() -> Path:
     from agents.settings.model import load_settings
 
-    return prefect_home(load_settings().data_dir)
+    return load_settings().data_dir
+
+
+def _home() -> Path:
+    return prefect_home(_data_dir())
 
 
 def _describe(server: LocalServer) -> str:
@@ -41,7 +46,9 @@ def start() -> None:
     note = _configured_note()
     if note:
         say(note)
-    home = _home()
+    data_dir = _data_dir()
+    private_folder(data_dir, "the data directory (SWARM_DATA_DIR)")
+    home = prefect_home(data_dir)
     say("starting the local Prefect server (the first start takes a while)...")
     server, started = ensure_running(home)
     from flows.local.warm_client import start as start_warm_server

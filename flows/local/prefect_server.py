@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents.errors import EXIT_FAILED, SwarmError
+from agents.private_files import FOLDER_MODE, private_folder
 from agents.processes import pid_alive
 
 PREFERRED_PORT = 4200
@@ -102,7 +103,10 @@ def ensure_running(
     """The server of ``home``, started when none runs; ``True`` when this call started it.
     A server started here stops by itself once unused for ``idle_stop_s``, or when ``home``
     is deleted (:mod:`flows.local.server_keeper`)."""
-    home.mkdir(parents=True, exist_ok=True)
+    # A missing data directory is made 0700 here; an existing one is the callers' to check with
+    # private_folder (they have its path before resolving, so they know whether it is a link).
+    home.parent.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
+    private_folder(home, "the local Prefect server's folder")
     with _locked(home):
         running = status(home)
         if running is not None:
@@ -269,6 +273,7 @@ def use_local_prefect(data_dir: Path, *, force: bool = False) -> str:
             return chosen
     from flows.local.warm_client import start as start_warm_server
 
+    private_folder(data_dir, "the data directory (SWARM_DATA_DIR)")
     server, _ = ensure_running(prefect_home(data_dir))
     start_warm_server(server.home, server.pid)
     os.environ["PREFECT_API_URL"] = server.api_url

@@ -13,6 +13,14 @@ each child imports it with the caller's environment.
 Only the local set-up uses it (no ``PREFECT_API_URL``, no Prefect profile with an API): that is
 where a person runs the command again and again. Anything unusual falls back to running here:
 no socket yet, a server of older code (it steps aside), a refused connection.
+
+The socket carries the caller's whole environment (the Anthropic key, the sealing key) and its
+terminal, so whoever listens on it gets them. It lives in this user's runtime folder
+(:func:`agents.private_files.runtime_folder`, never under the current folder, which another
+user or a cloned repository's ``.swarm`` link may control), named by a digest of the Prefect
+home so that two data directories do not share one. Before sending anything the client checks
+that folder, the socket's owner and the listening process's uid (``SO_PEERCRED``); anything
+off and the command runs here, with one warning line.
 """
 
 from __future__ import annotations
@@ -29,9 +37,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agents.private_files import runtime_folder, unsafe_folder, unsafe_socket
 from agents.processes import pid_alive
 
-SOCKET_NAME = "warm.sock"
 PID_NAME = "warm.pid"
 LOG_NAME = "warm.log"
 # The commands worth a warm start: the ones that run the flow.
@@ -39,6 +47,8 @@ WARM_COMMANDS = ("run",)
 _CODE_ROOT = Path(__file__).resolve().parents[2]
 _CODE_DIRS = ("agents", "flows", "sandbox")
 _HEADER = struct.Struct("!I")
+# struct ucred: pid, uid, gid.
+_CRED = struct.Struct("3i")
 
 
 def code_fingerprint() -> str:
@@ -53,7 +63,38 @@ def code_fingerprint() -> str:
 
 
 def socket_path(home: Path) -> Path:
-    return home / SOCKET_NAME
+    """The socket of the warm server of ``home`` (a resolved Prefect home). A short name: a Unix
+    socket's path must fit in 107 bytes."""
+    key = hashlib.sha256(str(home).encode()).hexdigest()[:16]
+    return runtime_folder() / f"warm-{key}.sock"
+
+
+def peer_uid(conn: socket.socket) -> int | None:
+    """The uid of the process at the other end of ``conn`` as the kernel recorded it when it
+    connected or listened, or None where the platform cannot say."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, option, _CRED.size))
+    return int(uid)
+
+
+def _untrusted(path: Path) -> str | None:
+    """Why the socket at ``path`` may be someone else's, or None when its folder and the file
+    are this user's alone. None as well when there is no socket (no server yet)."""
+    if not path.parent.exists():
+        return None
+    reason = unsafe_folder(path.parent)
+    if reason is not None or not os.path.lexists(path):
+        return reason
+    return unsafe_socket(path)
+
+
+def _warn(reason: str) -> None:
+    print(
+        f"swarm: warning: not using the warm starter ({reason}); running the command here",
+        file=sys.stderr,
+    )
 
 
 def send_message(
@@ -99,13 +140,25 @@ def warm_command(args: list[str]) -> bool:
 def run_warm(args: list[str], home: Path) -> int | None:
     """Run ``swarm ARGS`` in a child of the warm server of ``home``: its exit status, or None
     when no (current) warm server took it, and the caller runs the command itself."""
+    if not hasattr(socket, "SO_PEERCRED"):
+        return None  # the listener cannot be proven to be ours: no warm start on this platform
     path = socket_path(home)
-    if not path.exists():
+    reason = _untrusted(path)
+    if reason is not None:
+        _warn(reason)
+        return None
+    if not os.path.lexists(path):
         return None
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         conn.settimeout(2.0)
         conn.connect(str(path))
+        uid = peer_uid(conn)
+        if uid != os.geteuid():
+            # Nothing has been sent yet; the environment never leaves this process.
+            conn.close()
+            _warn(f"{path} is served by another user (uid {uid})")
+            return None
         request = {
             "argv": args,
             "cwd": os.getcwd(),
@@ -144,6 +197,8 @@ def _wait_for_exit(conn: socket.socket, pid: int) -> int:
 def start(home: Path, watched_pid: int) -> None:
     """Start the warm server for ``home`` in the background (it loads for a few seconds; until
     it listens, commands run cold). A running one is left alone."""
+    if not hasattr(socket, "SO_PEERCRED"):
+        return  # no client here would trust it (run_warm)
     recorded = recorded_pid(home)
     if recorded is not None and pid_alive(recorded):
         return  # running, or still loading (it writes its pid first)

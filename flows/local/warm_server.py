@@ -4,8 +4,10 @@ Run as ``python -m flows.local.warm_server HOME WATCHED_PID`` by
 :func:`flows.local.warm_client.start`, next to the local
 Prefect server of ``HOME``; it ends when that server's process ends, after
 ``IDLE_LIMIT_S`` without a command, or when a caller brings a different code fingerprint. The
-socket is the caller's only way in: it is created in the home folder, readable and writable by
-this user only, and carries the caller's environment (which holds credentials) and nothing else.
+socket is the caller's only way in: it is created in this user's runtime folder (0700, refused
+when another user made it first), readable and writable by this user only, and carries the
+caller's environment (which holds credentials) and nothing else. A caller of another uid is
+turned away before anything is read: whoever gets a command run here runs it as this user.
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agents.private_files import PrivatePathError, make_runtime_folder
 from agents.processes import pid_alive
 from flows.local.warm_client import (
     PID_NAME,
     code_fingerprint,
+    peer_uid,
     receive_message,
     recorded_pid,
     send_message,
@@ -69,6 +73,11 @@ def serve(home: Path, watched_pid: int) -> None:
             except TimeoutError:
                 continue
             idle_since = time.monotonic()
+            caller = peer_uid(conn)
+            if caller != os.geteuid():
+                print(f"refused a caller of uid {caller}", flush=True)
+                conn.close()
+                continue
             if not _hand_over(conn, listener, fingerprint):
                 break
     finally:
@@ -81,6 +90,10 @@ def serve(home: Path, watched_pid: int) -> None:
 
 def _listen(home: Path) -> socket.socket:
     path = socket_path(home)
+    try:
+        make_runtime_folder(path.parent)
+    except PrivatePathError as exc:
+        raise SystemExit(f"not serving: {exc}") from None
     temporary = path.with_name(f".{path.name}.{os.getpid()}")
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old_umask = os.umask(0o077)

@@ -16,7 +16,16 @@ DOC = ROOT / "docs" / "architecture.md"
 TOPS = ("agents", "flows", "sandbox")
 # The layers below the worker: none imports another (shared modules are below all of them).
 LAYERS = ("github", "llm", "store", "memory", "identity")
-SHARED = ("transport", "ratelimit", "redact", "event_kinds", "processes", "permissions", "errors")
+SHARED = (
+    "transport",
+    "ratelimit",
+    "redact",
+    "event_kinds",
+    "processes",
+    "private_files",
+    "permissions",
+    "errors",
+)
 # The one loose module a program root may hold besides its packages: ``flows/__main__.py``; the
 # agents root holds the shared nouns and the composition root.
 ROOT_MODULES = {
@@ -25,6 +34,7 @@ ROOT_MODULES = {
         "event_kinds.py",
         "outcome.py",
         "permissions.py",
+        "private_files.py",
         "processes.py",
         "wiring.py",
         "work.py",
