@@ -38,7 +38,10 @@ def require_second_uid() -> None:
     """Skip (or fail, when CI requires it) unless this process can act as another user."""
     if os.geteuid() == 0 and OTHER_UID != 0:
         return
-    reason = f"acting as another local user (uid {OTHER_UID}) needs root; this runs as uid {os.geteuid()}"
+    reason = (
+        f"acting as another local user (uid {OTHER_UID}) needs root; "
+        f"this runs as uid {os.geteuid()}"
+    )
     if REQUIRED:
         pytest.fail(f"SWARM_TEST_REQUIRE_SECOND_UID=1: {reason}")
     pytest.skip(reason)
@@ -54,7 +57,7 @@ def _become_other_user() -> None:
 def shared_folder() -> Iterator[Path]:
     """A folder every user may create things in, sticky like ``/tmp``, with a short path (a
     socket's path must fit in 107 bytes)."""
-    folder = Path(tempfile.mkdtemp(prefix="lt-", dir="/tmp"))  # noqa: S108
+    folder = Path(tempfile.mkdtemp(prefix="lt-", dir="/tmp"))
     folder.chmod(0o1777)
     try:
         yield folder
@@ -132,7 +135,7 @@ def listening_as_other_user(
             os.write(ready_w, b"ready")
             connections = received = 0
             while True:
-                readable, _, _ = select.select([server, stop_r], [], [])
+                readable, _, _ = select.select([server.fileno(), stop_r], [], [])
                 if stop_r in readable:
                     break
                 conn, _ = server.accept()

@@ -170,9 +170,7 @@ def _wait_for(check: object, what: str, timeout: float = 240.0) -> None:
         time.sleep(0.2)
 
 
-def test_the_warm_server_turns_away_a_caller_of_another_uid(
-    shared: Path, tmp_path: Path
-) -> None:
+def test_the_warm_server_turns_away_a_caller_of_another_uid(shared: Path, tmp_path: Path) -> None:
     home = tmp_path / "prefect"
     home.mkdir()
     prefect_stand_in = subprocess.Popen(["sleep", "600"])
@@ -227,18 +225,21 @@ def test_the_data_directory_is_0700_and_the_store_0600_so_another_user_reads_not
     env = {k: v for k, v in os.environ.items() if not k.startswith("SWARM_")}
     env["PYTHONPATH"] = str(ROOT)
     done = run_python(
-        "-c", "import os, sys; os.umask(0o022); from flows.cli.app import main; main()", "runs",
-        env=env, cwd=tmp_path,
+        "-c",
+        "import os, sys; os.umask(0o022); from flows.cli.app import main; main()",
+        "runs",
+        env=env,
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     data_dir = tmp_path / ".swarm"
-    modes = _store_modes(data_dir)
-    assert modes[".swarm"] == "0700"
-    assert modes["swarm.db"] == "0600"
-    assert set(modes.values()) <= {"0700", "0600"}, modes
     db = data_dir / "swarm.db"
     assert as_other_user(lambda: str(len(db.read_bytes()))) == "PermissionError"
     assert as_other_user(lambda: str(os.listdir(data_dir))) == "PermissionError"
+    modes = _store_modes(data_dir)
+    assert modes[".swarm"] == "0700"
+    assert modes["swarm.db"] == "0600"
+    assert set(modes.values()) <= {"0700", "0600"}, modes  # the -wal and -shm files too
 
 
 def test_an_existing_open_data_directory_and_store_are_tightened(tmp_path: Path) -> None:
@@ -268,7 +269,12 @@ def test_a_data_directory_of_another_user_is_refused_in_one_line(
     shared: Path, tmp_path: Path
 ) -> None:
     theirs = shared / ".swarm"
-    as_other_user(lambda: str(theirs.mkdir(mode=0o777)))
+
+    def make_theirs() -> str:
+        theirs.mkdir(mode=0o777)
+        return "made"
+
+    assert as_other_user(make_theirs) == "made"
     env = {k: v for k, v in os.environ.items() if not k.startswith("SWARM_")}
     env["PYTHONPATH"] = str(ROOT)
     done = _swarm(shared, env, "runs")
