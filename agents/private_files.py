@@ -35,7 +35,8 @@ class PrivatePathError(SwarmError):
 def private_folder(path: Path, what: str) -> None:
     """Make ``path`` a folder only this user can reach, for ``what`` (named in messages).
 
-    Missing: created 0700 (its missing parents too, with the usual modes). Another user's:
+    Missing: created 0700, and so are its missing parents (``.swarm`` of ``.swarm/sandbox``).
+    Another user's:
     refused, since they could read and replace what swarm keeps there. Ours but open to others
     (every data directory made before swarm chose its modes is 0755): tightened to 0700, so an
     existing install is fixed by its next command. Reached through a symbolic link: its mode is
@@ -44,7 +45,7 @@ def private_folder(path: Path, what: str) -> None:
     out); the store file in it is 0600 either way.
     """
     try:
-        path.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
+        make_folders(path)
         info = path.stat()
     except OSError as exc:
         raise PrivatePathError(f"{what} {path} cannot be created ({exc.strerror})") from None
@@ -67,6 +68,18 @@ def private_folder(path: Path, what: str) -> None:
         )
         return
     path.chmod(FOLDER_MODE)
+
+
+def make_folders(path: Path) -> None:
+    """Create ``path`` and those of its parents that are missing, each 0700; what exists is
+    left as it is. A link to nowhere is not followed: it stops here as "File exists"."""
+    missing = []
+    for folder in [path, *path.parents]:
+        if os.path.lexists(folder):
+            break
+        missing.append(folder)
+    for folder in reversed(missing):
+        folder.mkdir(mode=FOLDER_MODE, exist_ok=True)
 
 
 def private_file(path: Path, what: str) -> None:

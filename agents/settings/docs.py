@@ -62,7 +62,9 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
     ),
     "data_dir": (
         None,
-        "The default SQLite store, and the local Prefect server's home (`<data dir>/prefect`).",
+        "The default SQLite store, and the local Prefect server's home (`<data dir>/prefect`). "
+        "Created 0700 (an existing one of yours is tightened to 0700, one of another user's "
+        "refused); the store file is 0600.",
     ),
     "sealing_key": (
         "`secrets/sealing-key` if present, else a fresh key per run",

@@ -41,8 +41,11 @@ def sandbox_serve(
     It starts fresh every time: same repositories, same commits, no reviews. Its folder is its
     own, so `swarm demo` never touches it.
     """
+    from agents.private_files import private_folder
     from sandbox.server import main
 
+    # The Apps' keys and a store go there: this user's alone, like the data directory.
+    private_folder(directory, "the sandbox's folder (--dir)")
     args = ["--dir", str(directory)] + (["--port", str(port)] if port is not None else [])
     args += ["--webhook-url", webhook_url] if webhook_url else []
     raise typer.Exit(main(args))

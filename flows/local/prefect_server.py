@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents.errors import EXIT_FAILED, SwarmError
-from agents.private_files import FOLDER_MODE, private_folder
+from agents.private_files import make_folders, private_folder
 from agents.processes import pid_alive
 
 PREFERRED_PORT = 4200
@@ -105,7 +105,10 @@ def ensure_running(
     is deleted (:mod:`flows.local.server_keeper`)."""
     # A missing data directory is made 0700 here; an existing one is the callers' to check with
     # private_folder (they have its path before resolving, so they know whether it is a link).
-    home.parent.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
+    try:
+        make_folders(home.parent)
+    except OSError as exc:
+        raise ServerStartError(f"{home.parent} cannot be created ({exc.strerror})") from None
     private_folder(home, "the local Prefect server's folder")
     with _locked(home):
         running = status(home)
