@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,20 +15,13 @@ import pytest
 from agents.processes import pid_alive
 from flows.local.warm_client import receive_message, running_pid, send_message, socket_path, start
 from tests.python_process import run_python
+from tests.waiting import wait_for
 
 CLIENT = (
     "import sys; from pathlib import Path; from flows.local.warm_client import run_warm; "
     "code = run_warm(sys.argv[2:], Path(sys.argv[1])); sys.exit(99 if code is None else code)"
 )
 PLANTED_KEY = "sk-ant-api03-warmstartplantedkey0000000000000000000000000000"
-
-
-def _wait_for(check: object, what: str, timeout: float = 240.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not callable(check) or not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.2)
 
 
 @pytest.fixture
@@ -42,14 +34,14 @@ def warm_home(
     prefect_stand_in = subprocess.Popen(["sleep", "600"])
     monkeypatch.setenv("ANTHROPIC_API_KEY", PLANTED_KEY)
     start(home, prefect_stand_in.pid)
-    _wait_for(socket_path(home).exists, "the warm server's socket")
+    wait_for(socket_path(home).exists, "the warm server's socket")
     pid = int((home / "warm.pid").read_text())
     try:
         yield home, prefect_stand_in
     finally:
         prefect_stand_in.kill()
         prefect_stand_in.wait()
-        _wait_for(lambda: not pid_alive(pid), "the warm server to end")
+        wait_for(lambda: not pid_alive(pid), "the warm server to end")
 
 
 def _client(
@@ -98,7 +90,7 @@ def test_a_server_of_other_code_steps_aside_and_the_command_runs_cold(
         send_message(conn, request, [0, 1, 2])
         answer, _ = receive_message(conn)
     assert answer == {"stale": True}
-    _wait_for(lambda: not pid_alive(pid), "the stale server to end", timeout=30)
+    wait_for(lambda: not pid_alive(pid), "the stale server to end", timeout=30)
     assert not socket_path(home).exists()
     done = _client(home, ["run", "--bogus"], dict(os.environ), home)
     assert done.returncode == 99  # nobody took it: the caller runs the command itself
@@ -111,7 +103,7 @@ def test_the_warm_server_ends_with_the_prefect_server(
     pid = int((home / "warm.pid").read_text())
     prefect.kill()
     prefect.wait()
-    _wait_for(lambda: not pid_alive(pid), "the warm server to end", timeout=30)
+    wait_for(lambda: not pid_alive(pid), "the warm server to end", timeout=30)
     assert not socket_path(home).exists()
     assert running_pid(home) is None
 

@@ -15,7 +15,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,6 +39,7 @@ from tests.other_user import (
     shared_folder,
 )
 from tests.python_process import run_python
+from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 PLANTED_KEY = "sk-ant-api03-localusersplantedkey000000000000000000000000000000"
@@ -162,14 +162,6 @@ def test_a_listener_of_another_uid_behind_a_socket_file_of_ours_gets_nothing(
     assert f"served by another user (uid {OTHER_UID})" in warning
 
 
-def _wait_for(check: object, what: str, timeout: float = 240.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not callable(check) or not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.2)
-
-
 def test_the_warm_server_turns_away_a_caller_of_another_uid(shared: Path, tmp_path: Path) -> None:
     home = tmp_path / "prefect"
     home.mkdir()
@@ -177,7 +169,7 @@ def test_the_warm_server_turns_away_a_caller_of_another_uid(shared: Path, tmp_pa
     start(home, prefect_stand_in.pid)
     path = socket_path(home)
     try:
-        _wait_for(path.exists, "the warm server's socket")
+        wait_for(path.exists, "the warm server's socket")
         server_pid = int((home / "warm.pid").read_text())
         # Say the modes were loosened by mistake: the server's own check still holds.
         path.parent.chmod(0o777)
@@ -207,7 +199,7 @@ def test_the_warm_server_turns_away_a_caller_of_another_uid(shared: Path, tmp_pa
     finally:
         prefect_stand_in.kill()
         prefect_stand_in.wait()
-    _wait_for(lambda: not path.exists(), "the warm server to end", timeout=30)
+    wait_for(lambda: not path.exists(), "the warm server to end", timeout=30)
 
 
 def _store_modes(data_dir: Path) -> dict[str, str]:
