@@ -22,6 +22,7 @@ from agents.identity.registration import RegistrationFailed
 from agents.llm.models import ModelRegistryError, UnknownModel
 from agents.memory.user_memory import MemoryInputError
 from agents.planning.repo_config import RepoConfigError
+from agents.private_files import PrivatePathError
 from agents.roles.files import RoleLoadError
 from agents.settings.model import ConfigError
 from agents.store.base import StoreError, UnknownRunError, UnknownWorkerError
@@ -44,6 +45,7 @@ EXAMPLES: list[tuple[SwarmError, int]] = [
     (UnknownRunError("no run with id 'run-1'"), EXIT_USAGE),
     (UnknownMemoryError("no memory 99"), EXIT_USAGE),
     (StoreConfigError("SWARM_STORE_URL backend 'mysql' is not supported"), EXIT_USAGE),
+    (PrivatePathError("the data directory .swarm belongs to another user (uid 65534)"), EXIT_USAGE),
     (MemoryInputError("--kind: 'opinion' is not one of: fact, procedure"), EXIT_USAGE),
     (IdentityError("the App is not installed on acme"), EXIT_USAGE),
     (PermissionRefused(["contents:write is above the worker ceiling"]), EXIT_USAGE),
