@@ -9,6 +9,7 @@ the judge. Only pairs that place could not decide are judged, and only on the sa
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -38,13 +39,7 @@ class Verdict:
     reason: str
 
     def as_record(self) -> dict[str, Any]:
-        return {
-            "pull": self.pull,
-            "label": self.label,
-            "finding": self.finding,
-            "same_issue": self.same_issue,
-            "reason": self.reason,
-        }
+        return dataclasses.asdict(self)
 
 
 def candidates(

@@ -7,6 +7,7 @@ included); this module only multiplies.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -71,13 +72,7 @@ class Usage:
         )
 
     def as_dict(self) -> dict[str, int]:
-        return {
-            "input_tokens": self.input_tokens,
-            "cache_creation_input_tokens": self.cache_creation_input_tokens,
-            "cache_read_input_tokens": self.cache_read_input_tokens,
-            "output_tokens": self.output_tokens,
-            "cache_creation_1h_input_tokens": self.cache_creation_1h_input_tokens,
-        }
+        return dataclasses.asdict(self)
 
 
 def _spec(model: str | ModelSpec) -> ModelSpec:

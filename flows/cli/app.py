@@ -20,8 +20,8 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from flows.cli.errors import DEBUG_FLAG, SwarmGroup, set_debug
-from flows.cli.options import VERBOSE_FLAG, set_verbose
+from flows.cli.errors import DEBUG, SwarmGroup
+from flows.cli.options import VERBOSE
 from flows.local.warm_client import run_warm, warm_command
 
 # To add commands: a module in flows/cli/ defining `commands = typer.Typer(...)`, listed here.
@@ -64,20 +64,19 @@ def _root(
     debug: Annotated[
         bool,
         typer.Option(
-            DEBUG_FLAG, help="Show the full traceback of an error (it may be long; no secrets)."
+            DEBUG.flag, help="Show the full traceback of an error (it may be long; no secrets)."
         ),
     ] = False,
     verbose: Annotated[
         bool,
         typer.Option(
-            VERBOSE_FLAG,
+            VERBOSE.flag,
             help="Show Prefect's own log lines on the terminal too (they always reach the "
             "Prefect server's run logs).",
         ),
     ] = False,
 ) -> None:
-    set_debug(debug)
-    set_verbose(verbose)
+    DEBUG.on, VERBOSE.on = debug, verbose
 
 
 for _module in COMMAND_MODULES:
@@ -89,7 +88,7 @@ def main() -> None:
     before ``--``."""
     args = sys.argv[1:]
     head = args[: args.index("--")] if "--" in args else args
-    for flag in (VERBOSE_FLAG, DEBUG_FLAG):  # root options, accepted after the command too
+    for flag in (VERBOSE.flag, DEBUG.flag):  # root options, accepted after the command too
         if flag in head:
             args.remove(flag)
             args.insert(0, flag)

@@ -27,24 +27,16 @@ from typer._click.exceptions import NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
 from agents.errors import EXIT_FAILED, EXIT_USAGE, SwarmError
+from flows.cli.options import RootSwitch
 
-DEBUG_FLAG = "--debug"
 # The store's database could not be reached or opened: the URL or the server is wrong.
 STORE_UNREACHABLE = (
     ("sqlalchemy.exc", "OperationalError"),
     ("sqlalchemy.exc", "InterfaceError"),
 )
 
-_debug = False
-
-
-def set_debug(on: bool) -> None:
-    global _debug
-    _debug = on
-
-
-def debug_enabled() -> bool:
-    return _debug
+# ``swarm --debug``: an error's whole traceback instead of its one line.
+DEBUG = RootSwitch("--debug")
 
 
 def _classes(names: tuple[tuple[str, str], ...]) -> tuple[type[BaseException], ...]:
@@ -74,7 +66,7 @@ def describe(exc: BaseException) -> tuple[int, str]:
     first = (_clean(str(exc)).splitlines() or [""])[0]
     return EXIT_FAILED, (
         f"error: {type(exc).__name__}: {first}\n"
-        f"(this looks like a bug; `swarm {DEBUG_FLAG} ...` shows the traceback)"
+        f"(this looks like a bug; `swarm {DEBUG.flag} ...` shows the traceback)"
     )
 
 
@@ -114,7 +106,7 @@ class SwarmGroup(TyperGroup):
                 raise
             raise _fail(usage_message(exc), EXIT_USAGE) from None
         except Exception as exc:
-            if _debug or _is_typer_control(exc):
+            if DEBUG.on or _is_typer_control(exc):
                 raise
             code, message = describe(exc)
             raise _fail(message, code) from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 import typer
@@ -40,18 +41,17 @@ WorkersOpt = Annotated[
 ]
 
 
-VERBOSE_FLAG = "--verbose"
-_verbose = False
+@dataclass
+class RootSwitch:
+    """A root option the whole process reads (``swarm --debug``, ``swarm --verbose``): the root
+    command sets it once, before any subcommand runs."""
+
+    flag: str
+    on: bool = False
 
 
-def set_verbose(on: bool) -> None:
-    global _verbose
-    _verbose = on
-
-
-def verbose_enabled() -> bool:
-    """``swarm --verbose``: Prefect's own lines on the terminal too, not only the swarm's."""
-    return _verbose
+# ``swarm --verbose``: Prefect's own lines on the terminal too, not only the swarm's.
+VERBOSE = RootSwitch("--verbose")
 
 
 def command_group(name: str, summary: str) -> typer.Typer:

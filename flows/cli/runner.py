@@ -31,16 +31,16 @@ def execute_flow(request: RunRequest) -> RunReport:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from flows.cli.console import console
-    from flows.cli.errors import debug_enabled
-    from flows.cli.options import verbose_enabled
+    from flows.cli.errors import DEBUG
+    from flows.cli.options import VERBOSE
     from flows.local.env import hide_console_tracebacks, quiet_console
     from flows.run.fanout import watching_progress
     from flows.run.flow import swarm_run
     from flows.run.spend import watching_estimate
 
-    if not debug_enabled():
+    if not DEBUG.on:
         hide_console_tracebacks()
-    if not verbose_enabled():
+    if not VERBOSE.on:
         quiet_console()
 
     with Progress(

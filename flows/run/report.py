@@ -117,26 +117,20 @@ class RunReport(BaseModel):
             f"{self.new_reviews} new review{'s' if self.new_reviews != 1 else ''} {verb}",
             f"{self.idempotent_skips} already reviewed at this head SHA",
         ]
-        if self.failed:
-            parts.append(f"{len(self.failed)} worker(s) blocked or failed")
-        if self.not_open:
-            parts.append(f"{len(self.not_open)} named target(s) not open")
         repos = sum(1 for u in self.unreadable if "#" not in u.split(":", 1)[0])
-        if len(self.unreadable) > repos:
-            parts.append(f"{len(self.unreadable) - repos} PR(s) could not be read")
-        if repos:
-            parts.append(f"{repos} repository(ies) could not be read")
-        if self.skipped:
-            parts.append(f"{len(self.skipped)} PR(s) skipped by .github/swarm.yaml")
-        if self.config_errors:
-            parts.append(f"{len(self.config_errors)} problem(s) in .github/swarm.yaml files")
-        if self.paused:
-            parts.append(f"{len(self.paused)} identity(ies) paused by rate limits")
-        if self.left_by_cost_cap:
-            parts.append(f"{len(self.left_by_cost_cap)} PR(s) left by the cost cap")
-        if self.notes:
-            verb = "would be noted" if self.dry_run else "noted"
-            parts.append(f"{len(self.notes)} PR(s) {verb} as not reviewed in full")
+        noted = "would be noted" if self.dry_run else "noted"
+        counted = (
+            (len(self.failed), "worker(s) blocked or failed"),
+            (len(self.not_open), "named target(s) not open"),
+            (len(self.unreadable) - repos, "PR(s) could not be read"),
+            (repos, "repository(ies) could not be read"),
+            (len(self.skipped), "PR(s) skipped by .github/swarm.yaml"),
+            (len(self.config_errors), "problem(s) in .github/swarm.yaml files"),
+            (len(self.paused), "identity(ies) paused by rate limits"),
+            (len(self.left_by_cost_cap), "PR(s) left by the cost cap"),
+            (len(self.notes), f"PR(s) {noted} as not reviewed in full"),
+        )
+        parts += [f"{n} {what}" for n, what in counted if n]
         return ", ".join(parts)
 
 
@@ -281,30 +275,23 @@ def markdown_summary(report: RunReport) -> str:
             f"No worker started for these: {report.cost_cap_reason}; the next run retries them."
         )
         lines += [f"- {label}" for label in report.left_by_cost_cap]
-    if report.notes:
-        lines += ["", "## Not reviewed in full (a note on each PR, once per head)", ""]
-        lines += [f"- {line}" for line in report.notes]
+    lines += _section("Not reviewed in full (a note on each PR, once per head)", report.notes)
     if report.failed:
         lines += ["", "## Blocked or failed workers", ""]
         for o in report.failed:
             lines.append(f"- `{o.worker_id}` {o.target} as {o.role}: **{o.status}**: {o.reason}")
-    if report.not_open:
-        lines += ["", "## Asked for by name, but not open", ""]
-        lines += [f"- {target}" for target in report.not_open]
-    if report.unreadable:
-        lines += ["", "## PRs or repositories discovery could not read (retried next run)", ""]
-        lines += [f"- {line}" for line in report.unreadable]
-    if report.config_errors:
-        lines += ["", "## Invalid .github/swarm.yaml (repository skipped until fixed)", ""]
-        lines += [f"- {line}" for line in report.config_errors]
-        if report.config_told:
-            lines.append(
-                f"- told on the pull requests (once per file version): "
-                f"{', '.join(report.config_told)}"
-            )
-    if report.skipped:
-        lines += ["", "## Skipped by the repository's .github/swarm.yaml", ""]
-        lines += [f"- {line}" for line in report.skipped]
+    lines += _section("Asked for by name, but not open", report.not_open)
+    lines += _section(
+        "PRs or repositories discovery could not read (retried next run)", report.unreadable
+    )
+    lines += _section(
+        "Invalid .github/swarm.yaml (repository skipped until fixed)", report.config_errors
+    )
+    if report.config_errors and report.config_told:
+        lines.append(
+            f"- told on the pull requests (once per file version): {', '.join(report.config_told)}"
+        )
+    lines += _section("Skipped by the repository's .github/swarm.yaml", report.skipped)
     if report.paused:
         lines += ["", "## Paused identities", ""]
         for p in report.paused:
@@ -319,6 +306,11 @@ def markdown_summary(report: RunReport) -> str:
         for target, text in previews:
             lines += [f"### {target}", "", "```", text or "", "```", ""]
     return "\n".join(lines) + "\n"
+
+
+def _section(title: str, items: Sequence[str]) -> list[str]:
+    """A summary section listing ``items``, one a line; nothing when there are none."""
+    return ["", f"## {title}", "", *(f"- {item}" for item in items)] if items else []
 
 
 def bucket_rows(snapshot: Mapping[str, Any]) -> list[dict[str, str]]:
