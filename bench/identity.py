@@ -57,8 +57,12 @@ TRIAGER = TokenScope(
 )
 
 
-# How long each simulated worker holds its token (real sessions hold it for seconds to minutes).
+# How long each simulated worker holds its token (real sessions hold it for seconds to minutes),
+# give or take a little: holds of one length that began on one tick of the event loop all end on
+# one tick, so every holder of a wave would release (and revoke the shared token) before the next
+# worker's acquire runs: a mint per wave of 16, not per run.
 WORK_SECONDS = 0.05
+WORK_SPREAD = 5  # holds of 50, 55, .. 70 ms
 
 
 def sandbox_settings(server: SandboxServer, creds: Path) -> Settings:
@@ -87,7 +91,7 @@ async def dispatch_workers(
             # A worker holds its lease while it works; a shared token dies with its last
             # holder, so a zero-length hold would measure back-to-back runs, not workers side
             # by side.
-            await asyncio.sleep(WORK_SECONDS)
+            await asyncio.sleep(WORK_SECONDS * (1 + (i % WORK_SPREAD) / 10))
             await minter.release(lease)
             return None
 
