@@ -62,7 +62,7 @@ TRIAGER = TokenScope(
 # one tick, so every holder of a wave would release (and revoke the shared token) before the next
 # worker's acquire runs: a mint per wave of 16, not per run.
 WORK_SECONDS = 0.05
-WORK_SPREAD = 5  # holds of 50, 55, .. 70 ms
+WORK_SPREAD = 16  # holds of 50, 53, .. 97 ms: the 16 of a wave end at 16 moments
 
 
 def sandbox_settings(server: SandboxServer, creds: Path) -> Settings:
@@ -91,7 +91,7 @@ async def dispatch_workers(
             # A worker holds its lease while it works; a shared token dies with its last
             # holder, so a zero-length hold would measure back-to-back runs, not workers side
             # by side.
-            await asyncio.sleep(WORK_SECONDS * (1 + (i % WORK_SPREAD) / 10))
+            await asyncio.sleep(WORK_SECONDS * (1 + (i % WORK_SPREAD) / WORK_SPREAD))
             await minter.release(lease)
             return None
 
