@@ -16,6 +16,7 @@ from pydantic import SecretStr
 
 from agents.dispatch.dispatcher import DISCOVERY_PERMISSIONS, Dispatcher
 from agents.dispatch.sealing import EnvelopeSealer, generate_sealing_key
+from agents.github.committed import CommittedFiles
 from agents.identity.claim import IdentityClaim, TokenScope
 from agents.identity.errors import IdentityBlocked
 from agents.identity.lease import TokenLease
@@ -76,6 +77,8 @@ class Runtime:
     # One transport (connection pools, githubkit configuration) per identity, shared by all
     # its gateways: building one per worker cost a new pool and new connections each time.
     _transports: dict[str, GitHubTransport] = field(default_factory=dict)
+    # Files read at a commit (repository guidance at a base SHA), shared by all its gateways.
+    committed: CommittedFiles = field(default_factory=CommittedFiles)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -116,6 +119,7 @@ class Runtime:
             on_call=on_call,
             worker_id=worker_id,
             transport=self._transport(login, throttle.limits.max_concurrency),
+            committed=self.committed,
         )
 
     def _transport(self, login: str, max_connections: int) -> GitHubTransport:

@@ -2,6 +2,8 @@
 
 The gateway imports githubkit (slow); it loads on first use of ``GitHubGateway``.
 
+- ``committed.py``: Files read at a commit: the same text whoever reads it next, so read from
+  GitHub once
 - ``endpoints.py``: What the tools call: typed helpers over :meth:``GitHubGateway.request``, one per
   REST route
 - ``errors.py``: Errors the gateway raises

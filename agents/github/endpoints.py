@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
+from agents.github.committed import RETRY, CommittedFiles
 from agents.github.errors import GitHubApiError
 from agents.github.graphql_policy import check_graphql
 from agents.github.paths import repo_name, repo_path
@@ -45,6 +47,9 @@ def _repo(repo: str) -> str:
 
 class GitHubEndpoints(ThrottledClient):
     """Typed helpers over :meth:`ThrottledClient.request`, one per route the tools use."""
+
+    # Files read at a commit, shared by the runtime's gateways (None: every read goes to GitHub).
+    committed: CommittedFiles | None = None
 
     # -- helpers over request() ---------------------------------------------------------------
     async def _json(self, method: str, path: str, **kwargs: Any) -> Any:
@@ -91,7 +96,36 @@ class GitHubEndpoints(ThrottledClient):
         # GitHub lists at most 3000 files: 30 pages of 100.
         return await self._paged(f"/repos/{_repo(repo)}/pulls/{number}/files")
 
-    async def get_file(self, repo: str, path: str, ref: str | None = None) -> str:
+    async def get_file(
+        self, repo: str, path: str, ref: str | None = None, *, once_per_commit: bool = False
+    ) -> str:
+        """A file's text at ``ref``. With ``once_per_commit`` and ``ref`` a commit SHA, a text
+        this identity read at that commit before is not read again (a file at a commit never
+        changes); only the caller knows the read is one every holder of the identity may make."""
+        committed = self.committed if once_per_commit else None
+        key = CommittedFiles.key(self.identity, repo, path, ref) if committed else None
+        if committed is None or key is None:
+            return await self._read_file(repo, path, ref)
+        outcome, mine = committed.claim(key)
+        if not mine:
+            known = await asyncio.wrap_future(outcome)
+            if known is RETRY:
+                return await self._read_file(repo, path, ref)
+            if not isinstance(known, str):
+                raise GitHubApiError(404, "GET", "contents", f"{path!r} is not at {ref}")
+            return known
+        settled: object = RETRY
+        try:
+            text = await self._read_file(repo, path, ref)
+            settled = text
+            return text
+        except GitHubApiError as exc:
+            settled = None if exc.status == 404 else RETRY
+            raise
+        finally:
+            committed.settle(key, settled)
+
+    async def _read_file(self, repo: str, path: str, ref: str | None) -> str:
         response = await self.request(
             "GET",
             f"/repos/{_repo(repo)}/contents/{repo_path(path)}",

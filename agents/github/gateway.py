@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 
+from agents.github.committed import CommittedFiles
 from agents.github.endpoints import GitHubEndpoints
 from agents.github.errors import IdentityPaused
 from agents.github.records import CallObserver
@@ -33,6 +34,7 @@ class GitHubGateway(GitHubEndpoints):
         worker_id: str = "default",
         transport: GitHubTransport | None = None,
         timeout: float = 30.0,
+        committed: CommittedFiles | None = None,
     ) -> None:
         if throttle.identity != identity:
             raise ValueError(
@@ -54,6 +56,7 @@ class GitHubGateway(GitHubEndpoints):
             on_call=on_call,
             worker_id=worker_id,
         )
+        self.committed = committed
 
     def __repr__(self) -> str:
         return f"GitHubGateway(identity={self.identity!r}, worker_id={self.worker_id!r})"

@@ -85,7 +85,9 @@ class WorkerContext:
             ref = await self._base_sha() if self.task.reviews_pr else None
             if self.task.reviews_pr and ref is None:
                 return None  # no base commit known: no guidance rather than the head's
-            return await self.gateway.get_file(self.task.repo, name, ref)
+            # Once per base commit, not per PR: every worker of this identity may read it (the
+            # check above), and twenty PRs off one base share one read.
+            return await self.gateway.get_file(self.task.repo, name, ref, once_per_commit=True)
         except GitHubApiError as exc:
             if exc.status == 401:
                 raise
