@@ -78,7 +78,9 @@ def test_base_config_skips_lockfile_only_and_bot_prs_and_head_edits_change_nothi
         f"{WIDGETS}#{bot}: author_skipped: author dependabot[bot] is in skip.authors"
         in report.skipped
     )
-    assert swarm.bot_reviews(WIDGETS, lockfile) == []
+    # A PR of listed files only gets a note naming them, never silence (and no model review).
+    [note] = swarm.bot_reviews(WIDGETS, lockfile)
+    assert "did not review this pull request in full" in note.body and "uv.lock" in note.body
     assert swarm.bot_reviews(WIDGETS, bot) == []
     # The head's own swarm.yaml counted for nothing: both PRs were reviewed.
     assert len(swarm.bot_reviews(WIDGETS, skip_me)) == 1
