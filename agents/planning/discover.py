@@ -26,7 +26,7 @@ from agents.planning.files import ChangedFile, split_files
 from agents.planning.repo_config import CONFIG_PATH, RepoConfig, RepoConfigError, parse_repo_config
 from agents.planning.repo_policy import PolicySkip, guidance_for, scope_problem, skip_rule
 from agents.planning.shards import SHARD_TOKENS
-from agents.posting.keys import marked_keys, parse_review_key, review_key
+from agents.posting.keys import marked_at, marked_keys, parse_review_key, review_key
 from agents.posting.notes import PullNote
 from agents.work import Task
 
@@ -82,6 +82,12 @@ class ReviewLedger(Protocol):
 
     def last_reviewed_sha(self, repo: str, number: int, roles: Sequence[str]) -> str | None: ...
 
+    def agrees(self, key: str) -> bool:
+        """Whether a marker of ``key`` found on GitHub agrees with the store: the store holds
+        the key (claimed before posting, so a crash after GitHub accepted the review left it),
+        or it holds no key of that pull request at all (a fresh or lost store)."""
+        ...
+
 
 class NoLedger:
     """A ledger that remembers nothing: discovery then relies on review markers alone."""
@@ -91,6 +97,9 @@ class NoLedger:
 
     def last_reviewed_sha(self, repo: str, number: int, roles: Sequence[str]) -> str | None:
         return None
+
+    def agrees(self, key: str) -> bool:
+        return True
 
 
 # -- what discovery produces ---------------------------------------------------------------------
@@ -284,7 +293,11 @@ async def _consider(
         log.warning("%s#%d: cannot read it for planning: %s", repo, pull.number, exc)
         skip("unreadable", str(exc))
         return
-    marked_here, marker_since = _scan_markers(reviews, keys, roles, bot_login)
+    marked_here, marker_since = _scan_markers(reviews, pull, keys, roles, bot_login)
+    if marked_here and not any(ledger.agrees(k) for k in keys):
+        # The bot's login wrote it, but no worker of ours claimed it: not our review.
+        log.warning("%s#%d: a review marker the store never claimed is ignored", repo, pull.number)
+        marked_here = False
     if marked_here and rerun is None:
         log.info("%s#%d already carries a review marker at this SHA", repo, pull.number)
         skip("already_reviewed")
@@ -322,17 +335,30 @@ async def _consider(
 
 def _scan_markers(
     reviews: Iterable[ExistingReview],
+    pull: OpenPull,
     keys: set[str],
     roles: Sequence[str],
     bot_login: str | None,
 ) -> tuple[bool, str | None]:
-    """(a review with one of these keys exists, the commit of these roles' latest review)."""
+    """(a review with one of these keys exists, the commit of these roles' latest review).
+
+    A marker counts only in the review it names (:func:`agents.posting.keys.marked_at`): this
+    PR, at the commit GitHub records for that review."""
     latest: str | None = None
     for review in reviews:
         for found in marked_keys(review.user_login, review.body, bot_login):
+            if not marked_at(found, pull.repo, pull.number, review.commit_id):
+                log.warning(
+                    "%s#%d: ignored a review marker for %s in a review at %s",
+                    pull.repo,
+                    pull.number,
+                    found,
+                    review.commit_id,
+                )
+                continue
             if found in keys:
                 return True, None
             parts = parse_review_key(found)
-            if parts is not None and parts.role in roles and review.commit_id:
+            if parts is not None and parts.role in roles:
                 latest = review.commit_id
     return False, latest

@@ -53,9 +53,20 @@ def parse_review_key(key: str) -> ReviewKey | None:
     return ReviewKey(found["repo"], int(found["number"]), found["sha"], found["role"])
 
 
+_HTML_COMMENT = re.compile(r"<!--|-->")
+
+
+def inert(text: str) -> str:
+    """``text`` with no hidden-comment syntax left, so nothing in it can read as a marker: the
+    text of a body is the model's or a PR author's (file names), and markers are control data
+    that only this module's writers add. Entities render as the characters they stand for."""
+    return _HTML_COMMENT.sub(lambda m: "&lt;!--" if m.group() == "<!--" else "--&gt;", text)
+
+
 def with_marker(body: str, key: str) -> str:
-    """The review body as posted: the text, then the hidden marker on its own paragraph."""
-    return f"{body.rstrip()}\n\n{marker(key)}"
+    """The review body as posted: the text (made inert), then the hidden marker on its own
+    paragraph, the only one the body carries."""
+    return f"{inert(body).rstrip()}\n\n{marker(key)}"
 
 
 def marker(key: str) -> str:
@@ -94,13 +105,33 @@ def marked_keys(author: str | None, body: str | None, bot_login: str | None) -> 
     return keys
 
 
+def marked_at(key: str, repo: str, number: int, commit_id: str | None) -> bool:
+    """Whether ``key`` names the review it was found in: that pull request, and the commit
+    GitHub says the review is at. A marker for another head (one not pushed yet, written into
+    the body by whatever text got there) or another PR stands for nothing."""
+    parts = parse_review_key(key)
+    return (
+        parts is not None
+        and parts.repo.casefold() == repo.casefold()
+        and parts.number == number
+        and bool(commit_id)
+        and parts.head_sha == commit_id
+    )
+
+
 def find_marked(
     reviews: Iterable[Mapping[str, Any]], key: str, bot_login: str | None
 ) -> Mapping[str, Any] | None:
-    """The review (GitHub's JSON) carrying ``key``'s counting marker, if one was posted."""
+    """The review (GitHub's JSON) carrying ``key``'s counting marker at the commit ``key``
+    names, if one was posted."""
+    parts = parse_review_key(key)
+    if parts is None:
+        return None
     for review in reviews:
         author = (review.get("user") or {}).get("login")
-        if key in marked_keys(author, str(review.get("body") or ""), bot_login):
+        commit = review.get("commit_id")
+        found = marked_keys(author, str(review.get("body") or ""), bot_login)
+        if key in found and marked_at(key, parts.repo, parts.number, commit):
             return review
     return None
 
@@ -116,8 +147,9 @@ def comment_key(repo: str, number: int, role: str) -> str:
 
 
 def with_comment_marker(body: str, key: str) -> str:
-    """The comment body as posted: the text, then the hidden marker on its own paragraph."""
-    return f"{body.rstrip()}\n\n{_COMMENT_MARKER.format(key=key)}"
+    """The comment body as posted: the text (made inert), then the hidden marker on its own
+    paragraph, the only one the body carries."""
+    return f"{inert(body).rstrip()}\n\n{_COMMENT_MARKER.format(key=key)}"
 
 
 def find_own_comment(

@@ -23,13 +23,18 @@ from agents.posting.findings import (
     finding_identity,
     finding_key,
 )
-from agents.posting.keys import FindingMark, finding_marker, parse_finding_mark, without_markers
+from agents.posting.keys import (
+    FindingMark,
+    finding_marker,
+    inert,
+    parse_finding_mark,
+    without_markers,
+)
 
 Placement = Literal["suggestion", "range", "line", "outside"]
 
 TITLES: Mapping[str, str] = {s: s.capitalize() for s in SEVERITIES}
 SUMMARY_TITLE = "### swarm review summary"
-_HTML_COMMENT = re.compile(r"<!--|-->")
 _BACKTICKS = re.compile(r"`+")
 _SUGGESTION = re.compile(r"^(?P<fence>`{3,})suggestion\n(?P<text>.*?)^(?P=fence)$", re.S | re.M)
 _HEADER = re.compile(r"^\*\*(?P<title>[A-Z][a-z]+)\*\* · (?P<category>[a-z]+)$", re.M)
@@ -40,7 +45,7 @@ def model_text(text: str) -> str:
     """Model-written text as it may stand inside our markup: no hidden-comment syntax (a marker
     is control data and is written by code only). Whitespace is kept: a replacement's
     indentation is code."""
-    return _HTML_COMMENT.sub(lambda m: "&lt;!--" if m.group() == "<!--" else "--&gt;", text)
+    return inert(text)
 
 
 def fence_for(text: str) -> str:
@@ -126,6 +131,10 @@ def posted_finding(comment: Mapping[str, Any], bot_login: str | None) -> PostedF
     body = str(comment.get("body") or "")
     mark = parse_finding_mark(author, body, bot_login)
     if mark is None or mark.severity not in SEVERITIES:
+        return None
+    # A marker stands for the comment it was written into: the commit that comment was made on.
+    made_on = comment.get("original_commit_id") or comment.get("commit_id")
+    if made_on and mark.sha != made_on:
         return None
     message, replacement = _parts(body)
     try:

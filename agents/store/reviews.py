@@ -65,3 +65,13 @@ class ReviewsMixin(StoreBase):
                 .order_by(review_keys.c.at, review_keys.c.key)
             ).all()
         return [str(row.key) for row in rows]
+
+    def has_review_keys(self, prefix: str) -> bool:
+        """Whether any key starting with ``prefix`` was claimed or posted."""
+        with self._db.read() as conn:
+            row = conn.execute(
+                sa.select(review_keys.c.key)
+                .where(review_keys.c.key.startswith(clean(prefix), autoescape=True))
+                .limit(1)
+            ).first()
+        return row is not None

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from agents.planning.discover import ExistingReview, OpenPull
 from agents.planning.files import ChangedFile
 from agents.planning.triage import OpenIssue
-from agents.posting.keys import latest_reviewed_sha, review_key_prefix
+from agents.posting.keys import latest_reviewed_sha, parse_review_key, review_key_prefix
 from agents.redact import redact, redact_obj
 
 if TYPE_CHECKING:
@@ -141,6 +141,8 @@ class ReviewKeys(Protocol):
 
     def posted_review_keys(self, prefix: str) -> list[str]: ...
 
+    def has_review_keys(self, prefix: str) -> bool: ...
+
 
 class StoreLedger:
     """The store's review keys, seen as discovery's ledger."""
@@ -155,6 +157,14 @@ class StoreLedger:
     def last_reviewed_sha(self, repo: str, number: int, roles: Sequence[str]) -> str | None:
         posted = self.store.posted_review_keys(review_key_prefix(repo, number))
         return latest_reviewed_sha(posted, repo, number, roles)
+
+    def agrees(self, key: str) -> bool:
+        if self.store.get_review_key(key) is not None:
+            return True
+        parts = parse_review_key(key)
+        if parts is None:
+            return False
+        return not self.store.has_review_keys(review_key_prefix(parts.repo, parts.number))
 
 
 def role_identity(runtime: Runtime, role: str) -> str:

@@ -227,12 +227,7 @@ class SandboxState:
         *,
         replace: bool = False,
     ) -> Commit:
-        tree = {} if replace or parent is None else dict(parent.tree)
-        for path, content in changes.items():
-            if content is None:
-                tree.pop(path, None)
-            else:
-                tree[path] = content
+        tree = _applied({} if replace or parent is None else parent.tree, changes)
         parent_sha = parent.sha if parent else ""
         sha = sha_of(repo.full_name, parent_sha, message, repr(sorted(tree.items())))
         commit = Commit(
@@ -320,6 +315,39 @@ class SandboxState:
             issue.updated_at = self.clock.now()
             self.emit("pull_request", action, self.repo(full_name), issue)
             return issue
+
+    def sha_for(
+        self, full_name: str, parent_sha: str, changes: Mapping[str, Blob | None], message: str
+    ) -> str:
+        """The SHA the commit of ``changes`` on ``parent_sha`` will have, before it exists: a PR
+        author knows a commit's name before pushing it."""
+        repo = self.repo(full_name)
+        tree = _applied(repo.commits[parent_sha].tree, changes)
+        return sha_of(repo.full_name, parent_sha, message, repr(sorted(tree.items())))
+
+    def force_push(
+        self,
+        full_name: str,
+        number: int,
+        changes: Mapping[str, Blob | None],
+        message: str = "Rewrite",
+    ) -> str:
+        """The PR's head branch replaced by one commit of ``changes`` on its base (``git push
+        --force``): the earlier commits leave the PR. Returns the new head SHA."""
+        with self.lock:
+            repo = self.repo(full_name)
+            issue = self.pull(full_name, number)
+            pull = issue.pull
+            assert pull is not None
+            base = repo.commits[pull.base_sha]
+            commit = self._commit(repo, base, changes, message, issue.user_login)
+            repo.branches[pull.head_ref] = commit.sha
+            pull.head_sha = commit.sha
+            pull.commit_shas = [commit.sha]
+            pull.files = tree_diff(base.tree, commit.tree)
+            issue.updated_at = self.clock.now()
+            self.emit("pull_request", "synchronize", repo, issue)
+            return commit.sha
 
     def commit_to_branch(
         self,
@@ -435,3 +463,14 @@ class SandboxState:
         from sandbox.github.seed import write_credentials
 
         return write_credentials(self, Path(directory), api_url)
+
+
+def _applied(tree: Mapping[str, Blob], changes: Mapping[str, Blob | None]) -> dict[str, Blob]:
+    """``tree`` with ``changes`` made (path -> new content, None deletes)."""
+    out = dict(tree)
+    for path, content in changes.items():
+        if content is None:
+            out.pop(path, None)
+        else:
+            out[path] = content
+    return out

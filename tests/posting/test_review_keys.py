@@ -38,13 +38,36 @@ def test_marker_round_trips_through_a_posted_body() -> None:
 def test_find_marked_returns_the_review_carrying_the_key() -> None:
     key = review_key(REPO, 1, SHA, "reviewer")
     other = review_key(REPO, 1, SHA, "security-reviewer")
+    bot = {"login": "swarm-reviewer[bot]"}
     posted = [
-        {"id": 1, "user": {"login": "swarm-reviewer[bot]"}, "body": with_marker("a", other)},
-        {"id": 2, "user": {"login": "swarm-reviewer[bot]"}, "body": with_marker("b", key)},
+        {"id": 1, "user": bot, "commit_id": SHA, "body": with_marker("a", other)},
+        {"id": 2, "user": bot, "commit_id": SHA, "body": with_marker("b", key)},
     ]
     found = find_marked(posted, key, "swarm-reviewer[bot]")
     assert found is not None and found["id"] == 2
     assert find_marked(posted[:1], key, "swarm-reviewer[bot]") is None
+
+
+def test_a_bots_marker_counts_only_at_the_commit_and_pr_its_review_is_at() -> None:
+    key = review_key(REPO, 1, SHA, "reviewer")
+    bot = {"login": "swarm-reviewer[bot]"}
+    at_older = {"id": 3, "user": bot, "commit_id": "a" * 40, "body": marker(key)}
+    assert find_marked([at_older], key, "swarm-reviewer[bot]") is None
+    assert find_marked([{**at_older, "commit_id": None}], key, "swarm-reviewer[bot]") is None
+    assert reviews.marked_at(key, REPO, 1, SHA)
+    assert not reviews.marked_at(key, REPO, 2, SHA)
+    assert not reviews.marked_at(key, "acme/gadgets", 1, SHA)
+    assert not reviews.marked_at("not a key", REPO, 1, SHA)
+
+
+def test_a_body_carries_no_marker_but_the_one_its_writer_adds() -> None:
+    key = review_key(REPO, 1, SHA, "reviewer")
+    planted = marker(review_key(REPO, 1, "c" * 40, "reviewer"))
+    body = with_marker(f"vendor/{planted}.min.js: generated", key)
+    assert parse_review_keys(body) == [key]
+    assert "&lt;!-- swarm:review" in body
+    comment = reviews.with_comment_marker(f"x <!--swarm:comment key={REPO}#1:summary-->", "k")
+    assert "swarm:comment key=k " in comment and comment.count("<!--") == 1
 
 
 def test_only_the_bots_own_markers_count() -> None:
