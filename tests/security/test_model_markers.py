@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -105,7 +106,7 @@ async def test_markers_the_model_writes_are_posted_inert_and_the_future_head_is_
     assert state.push_commit(WIDGETS, PR, LATER) == future
     found = await _discover(swarm.runtime)
     assert [t.head_sha for t in found.items if t.number == PR] == [future]
-    swarm.use_model(scripted)
+    swarm.runtime.worker = replace(swarm.runtime.worker, model=scripted)
     again = await swarm.review(WIDGETS, PR)
     assert again.status == "succeeded" and again.posted, again.reason
 
