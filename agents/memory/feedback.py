@@ -24,6 +24,8 @@ from typing import Literal
 from agents.memory.ports import MemoryBackend, MemoryRow
 
 Signal = Literal["dismissal", "correction", "acknowledgement"]
+# How the person said it: in words of their own, or by a thumbs-down or a resolved thread only.
+Via = Literal["reply", "reaction", "resolution"]
 QUOTE_CHARS = 600
 CODE_CHARS = 200
 FINDING_CHARS = 300
@@ -74,6 +76,7 @@ class Feedback:
     said: str  # the reply's text, ":-1:" for a thumbs-down, "" for a resolved thread
     reply_url: str | None
     key: str  # unique per reply, reaction or resolution: read twice, proposed once
+    via: Via = "reply"
 
 
 def _clip(text: str, limit: int) -> str:
@@ -102,14 +105,20 @@ def propose(
     backend: MemoryBackend, item: Feedback, *, auto_accept: bool = False
 ) -> tuple[MemoryRow, bool]:
     """Store the learning (proposed, or accepted when ``auto_accept`` and a maintainer said
-    it); returns it and whether it is new. Feedback seen before returns the stored row."""
+    it in words); returns it and whether it is new. Feedback seen before returns the stored row.
+
+    A learning quotes the finding it is about, and the finding is the model's text, written
+    under the influence of the PR it read: a thumbs-down or a resolved thread alone is not a
+    person's word on that text, so it never activates it, whoever gave it; it waits for someone
+    to accept it in ``swarm memory review``."""
     seen = backend.memory_by_source(item.key)
     if seen is not None:
         return seen, False
-    accept = auto_accept and item.permission in MAINTAINER_PERMISSIONS
+    accept = auto_accept and item.via == "reply" and item.permission in MAINTAINER_PERMISSIONS
     source = {
         "kind": "review_feedback",
         "signal": item.signal,
+        "via": item.via,
         "by": item.by,
         "permission": item.permission,
         "comment_id": item.comment_id,

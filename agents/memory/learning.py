@@ -19,6 +19,7 @@ from agents.memory.feedback import (
     WRITE_PERMISSIONS,
     Feedback,
     Signal,
+    Via,
     classify_reaction,
     classify_reply,
     propose,
@@ -98,6 +99,7 @@ class _Learner:
         said: str,
         reply_url: str | None,
         key: str,
+        via: Via = "reply",
     ) -> None:
         item = Feedback(
             repo=self.repo,
@@ -114,6 +116,7 @@ class _Learner:
             said=said,
             reply_url=reply_url,
             key=key,
+            via=via,
         )
         row, new = propose(self.store, item, auto_accept=self.auto_accept)
         if new:
@@ -148,7 +151,7 @@ class _Learner:
                 permission = await self.may_teach(login, is_bot)
                 if permission is not None:
                     key = f"{self.repo}:reaction:{reaction['id']}"
-                    self.keep(comment, login, permission, signal, ":-1:", None, key)
+                    self.keep(comment, login, permission, signal, ":-1:", None, key, "reaction")
 
     async def resolutions(self, bot: Mapping[int, Mapping[str, Any]]) -> None:
         """Each resolved thread that starts with one of ``bot``'s comments: an acknowledgement
@@ -175,7 +178,7 @@ class _Learner:
         permission = await self.may_teach(login, is_bot)
         if permission is not None:
             key = f"{self.repo}:resolved:{thread_id}:{login}"
-            self.keep(parent, login, permission, "acknowledgement", "", None, key)
+            self.keep(parent, login, permission, "acknowledgement", "", None, key, "resolution")
 
 
 def _bot_comments(learner: _Learner, listed: Iterable[Mapping[str, Any]]) -> dict[int, Any]:

@@ -135,7 +135,9 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
     "memory_auto_accept": (
         None,
         "Accept learnings from review feedback by maintainers (admin or maintain access) at "
-        "once; otherwise every learning waits in `swarm memory review`.",
+        "once when they said it in a reply of their own; a thumbs-down or a resolved thread "
+        "alone always waits in `swarm memory review` (its learning quotes the model's "
+        "finding), and without this setting every learning waits there.",
     ),
     "retention_days": (
         None,
