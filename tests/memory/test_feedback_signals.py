@@ -87,3 +87,8 @@ def test_auto_accept_takes_only_a_maintainers_word(store: Store) -> None:
     )
     row, _ = propose(store, writer, auto_accept=True)
     assert row.state == "proposed"
+    # A maintainer's thumbs-down or resolved thread alone quotes only the model's finding.
+    for key, via in (("o/r:reaction:4", "reaction"), ("o/r:resolved:5", "resolution")):
+        silent = Feedback(**{**_feedback(":-1:", key=key).__dict__, "via": via})
+        row, _ = propose(store, silent, auto_accept=True)
+        assert row.state == "proposed"

@@ -95,7 +95,7 @@ async def test_a_thread_a_writer_resolves_becomes_an_acknowledgement_not_a_dismi
     assert any("print(" in b for b in said), said
 
 
-async def test_a_maintainers_resolution_is_auto_accepted_but_an_open_thread_teaches_nothing(
+async def test_a_maintainers_resolution_waits_for_review_and_an_open_thread_teaches_nothing(
     backend_swarm: Swarm,
 ) -> None:
     swarm = backend_swarm
@@ -113,13 +113,16 @@ async def test_a_maintainers_resolution_is_auto_accepted_but_an_open_thread_teac
         "{ thread { isResolved } } }",
         {"id": node["id"]},
     )
-    assert (await learn(swarm, auto_accept=True)).accepted == []
+    report = await learn(swarm, auto_accept=True)
+    assert report.accepted == [] and report.proposed == []
 
     await resolve_as(swarm, MAINTAINER, printed.id)
     report = await learn(swarm, auto_accept=True)
-    assert len(report.accepted) == 1 and report.proposed == []
-    (active,) = swarm.runtime.store.list_memories(repo=WIDGETS)
-    assert active.source and active.source["reviewed_by"] == "auto-accept (maintainer)"
+    # Resolving says nothing of the finding's text (the model's): even a maintainer's waits.
+    assert report.accepted == [] and len(report.proposed) == 1
+    assert swarm.runtime.store.list_memories(repo=WIDGETS) == []
+    (proposed,) = swarm.runtime.store.list_memories(repo=WIDGETS, states=("proposed",))
+    assert proposed.source and proposed.source["via"] == "resolution"
 
 
 async def test_a_resolution_delivered_by_webhook_is_learned_at_once_and_not_again_by_the_poll(
