@@ -292,13 +292,7 @@ class SandboxState:
             commit = self._commit(
                 repo, repo.commits[pull.head_sha], changes, message, issue.user_login
             )
-            repo.branches[pull.head_ref] = commit.sha
-            pull.head_sha = commit.sha
-            pull.commit_shas.append(commit.sha)
-            pull.files = tree_diff(repo.commits[pull.base_sha].tree, commit.tree)
-            issue.updated_at = self.clock.now()
-            self.emit("pull_request", "synchronize", repo, issue)
-            return commit.sha
+            return self._new_head(repo, issue, commit, [*pull.commit_shas, commit.sha])
 
     def change_pull(self, full_name: str, number: int, action: str) -> Issue:
         """A PR closed, reopened or marked ready for review, as its author or a maintainer does
@@ -341,13 +335,19 @@ class SandboxState:
             assert pull is not None
             base = repo.commits[pull.base_sha]
             commit = self._commit(repo, base, changes, message, issue.user_login)
-            repo.branches[pull.head_ref] = commit.sha
-            pull.head_sha = commit.sha
-            pull.commit_shas = [commit.sha]
-            pull.files = tree_diff(base.tree, commit.tree)
-            issue.updated_at = self.clock.now()
-            self.emit("pull_request", "synchronize", repo, issue)
-            return commit.sha
+            return self._new_head(repo, issue, commit, [commit.sha])
+
+    def _new_head(self, repo: Repo, issue: Issue, commit: Commit, shas: list[str]) -> str:
+        """``commit`` becomes the PR's head, ``shas`` its commits; GitHub says so by webhook."""
+        pull = issue.pull
+        assert pull is not None
+        repo.branches[pull.head_ref] = commit.sha
+        pull.head_sha = commit.sha
+        pull.commit_shas = shas
+        pull.files = tree_diff(repo.commits[pull.base_sha].tree, commit.tree)
+        issue.updated_at = self.clock.now()
+        self.emit("pull_request", "synchronize", repo, issue)
+        return commit.sha
 
     def commit_to_branch(
         self,

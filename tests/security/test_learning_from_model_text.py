@@ -80,7 +80,9 @@ async def test_a_maintainers_thumbs_down_never_activates_the_models_finding_text
         assert not any(STEERED in str(r) for r in swarm.scripted.requests[before:])
 
         # A maintainer's own words are taken at once; their words are what is quoted as said.
-        reply(state, WIDGETS, steered.id, "Not an issue: the print is the CLI's output.", MAINTAINER)
+        reply(
+            state, WIDGETS, steered.id, "Not an issue: the print is the CLI's output.", MAINTAINER
+        )
         await _read_feedback(swarm)
         [said] = store.list_memories(repo=WIDGETS)
         assert said.source and said.source["via"] == "reply"
