@@ -78,8 +78,14 @@ async def discover_replies(
     bot_login: str | None,
     answered: Callable[[str], bool],
     targets: Collection[tuple[str, int]] | None = None,
+    reviewed: Callable[[str, int], bool] | None = None,
 ) -> Replies:
-    """Replies waiting for the bot's answer in its finding threads on open PRs of ``repos``."""
+    """Replies waiting for the bot's answer in its finding threads on open PRs of ``repos``.
+
+    ``reviewed`` (the store: has the bot posted a review on that PR?) spares the comment reads
+    of PRs the bot never reviewed, which hold no thread of its findings: one GitHub call per
+    open PR on every run, the poll's largest cost (issue 23). None: every open PR is read.
+    """
     found = Replies()
     if bot_login is None:
         return found  # whose threads are the bot's rests on its verified login
@@ -87,7 +93,9 @@ async def discover_replies(
     permissions: dict[tuple[str, str], str] = {}
     for repo in repos:
         try:
-            await _repo_replies(source, repo, bot_login, answered, wanted, permissions, found)
+            await _repo_replies(
+                source, repo, bot_login, answered, wanted, permissions, found, reviewed
+            )
         except (TokenRefused, IdentityPaused):
             raise  # our own identity's failure or pause: every repository would fail alike
         except Exception as exc:
@@ -108,12 +116,15 @@ async def _repo_replies(
     wanted: set[tuple[str, int]] | None,
     permissions: dict[tuple[str, str], str],
     found: Replies,
+    reviewed: Callable[[str, int], bool] | None = None,
 ) -> None:
     """Add ``repo``'s waiting replies (and who was left unanswered) to ``found``."""
     for number, head in await source.open_pull_heads(repo):
         if wanted is not None and (repo.lower(), number) not in wanted:
             continue
         found.looked_at.append((repo, number, head))
+        if reviewed is not None and not reviewed(repo, number):
+            continue
         comments = await source.review_comments(repo, number)
         for root in comments:
             if root.get("in_reply_to_id"):

@@ -148,6 +148,7 @@ async def _discover_answers(
     run, and the whole of a responder run, which a reply's webhook starts); none when the
     responder role is not configured."""
     from agents.planning.replies import discover_replies
+    from agents.posting.keys import review_key_prefix
 
     found = Discovery(items=[], skipped=[])
     if RESPONDER_ROLE not in runtime.roles:
@@ -166,6 +167,9 @@ async def _discover_answers(
                 bot_login=verified_login,
                 answered=answered,
                 targets=targets,
+                reviewed=lambda repo, number: bool(
+                    runtime.store.posted_review_keys(review_key_prefix(repo, number))
+                ),
             )
         found.replies += replies.items
         asked = {(t.repo, t.number) for t in replies.items}

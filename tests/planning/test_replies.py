@@ -96,3 +96,20 @@ async def test_a_thread_the_bot_did_not_start_with_a_finding_is_not_its_to_answe
     for root in (forged, plain):
         found = await waiting([root, comment(2, "octo-maintainer", reply_to=1)])
         assert found.items == []
+
+
+async def test_a_pr_the_bot_never_reviewed_is_not_read_for_replies() -> None:
+    source = Source([ROOT, comment(2, "octo-maintainer", "Why?", reply_to=1)], {})
+    read: list[int] = []
+    original = source.review_comments
+
+    async def counted(repo: str, number: int) -> list[dict[str, Any]]:
+        read.append(number)
+        return await original(repo, number)
+
+    source.review_comments = counted  # type: ignore[method-assign]
+    found = await discover_replies(
+        source, [REPO], bot_login=BOT, answered=lambda key: False, reviewed=lambda r, n: False
+    )
+    assert (found.items, read) == ([], [])
+    assert found.looked_at == [(REPO, PR, HEAD)]
