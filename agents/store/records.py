@@ -232,16 +232,25 @@ class NewDelivery:
     sender: str | None = None
     outcome: str = "received"
     detail: str | None = None
+    # What it asks for (its routed work, plain data), and the receiver that claims it, until
+    # when: the row is that work's place in the receiver's queue.
+    work: dict[str, Any] | None = None
+    claimed_by: str | None = None
+    claimed_until: datetime | None = None
 
 
 @dataclass(frozen=True)
 class DeliveryEnd:
     """What became of a delivery's work, for :meth:`Store.finish_delivery`: enqueued (with its
-    flow run), done, ignored, refused or failed."""
+    flow run), running, done, ignored, refused or failed. ``detail`` None keeps what the row
+    said; ``flow_state`` is the flow run's final state; ``handed_over``: the flow run is
+    Prefect's to run (a deployment's), no longer this receiver's to finish."""
 
     outcome: str
-    detail: str
+    detail: str | None = None
     flow_run_id: str | None = None
+    flow_state: str | None = None
+    handed_over: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -249,3 +258,5 @@ class DeliveryRecord(NewDelivery):
     flow_run_id: str | None
     received_at: datetime
     finished_at: datetime | None
+    attempts: int = 0
+    flow_state: str | None = None

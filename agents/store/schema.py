@@ -288,5 +288,15 @@ webhook_deliveries = sa.Table(
     sa.Column("flow_run_id", Clipped(64)),
     _at("received_at"),
     _at("finished_at", nullable=True),
+    # What the delivery asks for (its routed work, plain data), so a receiver that died
+    # before finishing it, or the next one after a restart, can still do it.
+    sa.Column("work", JSONType),
+    # The receiver doing the work now, and until when its claim holds unless renewed.
+    sa.Column("claimed_by", sa.String(128)),
+    _at("claimed_until", nullable=True),
+    sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
+    # The final state of the flow run that did the work (Completed, Failed, Crashed...).
+    sa.Column("flow_state", Clipped(32)),
     sa.Index(None, "received_at"),
+    sa.Index(None, "outcome"),
 )

@@ -5,18 +5,21 @@ the size cap (413 beyond it, before any hashing), the ``X-Hub-Signature-256`` is
 the raw bytes (401 with an empty body when missing or wrong, nothing recorded), a signed body
 that is no GitHub payload (not JSON, nested too deep, numbers past 64 bits) gets 400 with an
 empty body and nothing recorded, the delivery is
-recorded in the store (a delivery id or body seen before answers 200 and starts nothing), and
-only then is the work handed on, after the answer is sent: GitHub gives a receiver 10 s, and a
-review takes longer, so the receiver never reviews inline.
+recorded in the store with its work (a delivery id or body seen before answers 200 and starts
+nothing, unless it is GitHub's redelivery of work that never finished, which runs it), and only
+then is the work handed on, after the answer is sent: GitHub gives a receiver 10 s, and a
+review takes longer, so the receiver never reviews inline. With a :class:`DeliveryQueue` the
+row is the work's queue entry: a receiver that starts takes over what a dead one accepted.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -30,7 +33,8 @@ from starlette.routing import Route
 from agents.events.routing import EventWork, Routed, route_event
 from agents.events.signature import signature_ok
 from agents.redact import redact
-from agents.store.records import DeliveryEnd, NewDelivery
+from agents.store.records import DeliveryEnd, DeliveryRecord, NewDelivery
+from flows.webhook.queue import DeliveryQueue, DeliveryRows
 
 log = logging.getLogger("flows.webhook")
 
@@ -48,14 +52,12 @@ class WorkSink(Protocol):
     async def submit(self, work: EventWork, delivery_id: str) -> Submitted: ...
 
 
-class DeliveryLog(Protocol):
+class DeliveryLog(DeliveryRows, Protocol):
     """The store's delivery records, as far as the receiver needs them."""
 
     def record_delivery(self, delivery: NewDelivery) -> bool: ...
 
-    def finish_delivery(
-        self, delivery_id: str, end: DeliveryEnd, *, only_from: Collection[str] | None = None
-    ) -> None: ...
+    def describe_delivery(self, delivery_id: str, detail: str) -> bool: ...
 
 
 @dataclass
@@ -71,9 +73,56 @@ class WebhookReceiver:
     # Whether the bot reviewed (repo, number): feedback on other PRs is ignored before any
     # GitHub call (a store read; None: every PR's feedback is taken).
     reviewed: Callable[[str, int], bool] | None = None
+    # The store as the queue: accepted work is claimed on its row, resumed after a crash, and
+    # redelivered work that never finished runs (None: rows record, nothing resumes).
+    queue: DeliveryQueue | None = None
 
     def __post_init__(self) -> None:
         self._repos = {r.lower() for r in self.repos}
+        self._background: set[asyncio.Task[None]] = set()
+        self._resumer: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Take over what dead receivers left (at once, then every third of the lease) and keep
+        this receiver's claims renewed; both run until :meth:`stop`."""
+        if self.queue is None or self._background:
+            return
+        self._resumer = asyncio.create_task(self._resume_forever(self.queue))
+        self._background = {self._resumer, asyncio.create_task(self.queue.renew_forever())}
+
+    async def stop_resuming(self) -> None:
+        """Take over nothing more (stopping: the runs in hand are drained, claims renewed)."""
+        await _cancel({self._resumer} if self._resumer else set())
+
+    async def stop(self) -> None:
+        """Stop taking over and renewing; claims left lapse, and the next receiver resumes."""
+        await _cancel(self._background)
+        self._background = set()
+
+    async def _resume_forever(self, queue: DeliveryQueue) -> None:
+        every = queue.lease.total_seconds() / 3
+        while True:
+            try:
+                rows = await queue.take_over()
+            except Exception as exc:  # the store is down a moment: the next round tries
+                log.warning("deliveries not taken over: %s", redact(str(exc)))
+                rows = []
+            # One after another, oldest first: the order they were accepted in.
+            for row in rows:
+                await self._resume(row)
+            await asyncio.sleep(every)
+
+    async def _resume(self, row: DeliveryRecord) -> None:
+        try:
+            work = EventWork.model_validate(row.work)
+        except ValueError as exc:
+            why = f"its work cannot be read: {type(exc).__name__}"
+            await anyio.to_thread.run_sync(
+                lambda: self.deliveries.finish_delivery(row.delivery_id, DeliveryEnd("failed", why))
+            )
+            return
+        log.info("delivery %s: %s resumed", row.delivery_id, work.target)
+        await self._submit(work, row.delivery_id)
 
     async def handle(self, request: Request) -> Response:
         body = await _read_capped(request, self.max_body_bytes)
@@ -94,8 +143,13 @@ class WebhookReceiver:
             routed = await anyio.to_thread.run_sync(self._learnable, routed)
         first = await anyio.to_thread.run_sync(self._record, delivery, body, routed)
         if not first:
-            log.info("delivery %s seen before: nothing started", delivery)
-            return JSONResponse({"status": "duplicate"})
+            again = await self._redelivered(delivery, body)
+            if again is None:
+                log.info("delivery %s seen before: nothing started", delivery)
+                return JSONResponse({"status": "duplicate"})
+            log.info("delivery %s redelivered, its work never finished: run again", delivery)
+            task = BackgroundTask(self._submit, again, delivery)
+            return JSONResponse({"status": "accepted"}, status_code=202, background=task)
         if routed.work is None:
             log.debug("delivery %s ignored: %s", delivery, routed.reason)
             return JSONResponse({"status": "ignored", "reason": routed.reason})
@@ -121,6 +175,11 @@ class WebhookReceiver:
         return _ignored(routed, f"{routed.reason}: the bot has not reviewed {work.target}")
 
     def _record(self, delivery: str, body: bytes, routed: Routed) -> bool:
+        work, holder, until = None, None, None
+        if routed.work is not None:
+            work = routed.work.model_dump(mode="json")
+            if self.queue is not None:
+                holder, until = self.queue.claim()
         return self.deliveries.record_delivery(
             NewDelivery(
                 delivery_id=delivery,
@@ -132,8 +191,24 @@ class WebhookReceiver:
                 sender=routed.sender,
                 outcome="received" if routed.work else "ignored",
                 detail=routed.reason,
+                work=work,
+                claimed_by=holder,
+                claimed_until=until,
             )
         )
+
+    async def _redelivered(self, delivery: str, body: bytes) -> EventWork | None:
+        """The work of a delivery seen before whose work never finished and that nobody holds
+        (GitHub's Redeliver after a crash), now this receiver's; None: a duplicate."""
+        if self.queue is None:
+            return None
+        row = await self.queue.redelivered(delivery, hashlib.sha256(body).hexdigest())
+        if row is None:
+            return None
+        try:
+            return EventWork.model_validate(row.work)
+        except ValueError:
+            return None
 
     async def _submit(self, work: EventWork, delivery: str) -> None:
         try:
@@ -143,10 +218,21 @@ class WebhookReceiver:
             detail = f"{type(exc).__name__}: {redact(str(exc))}"
             log.warning("delivery %s (%s) failed: %s", delivery, work.target, detail)
             done = Submitted("failed", detail)
-        # Only over "received": queued work (feedback) may have ended and said so already.
-        await anyio.to_thread.run_sync(
-            lambda: self.deliveries.finish_delivery(delivery, done, only_from=("received",))
-        )
+        await anyio.to_thread.run_sync(self._finish, delivery, done)
+
+    def _finish(self, delivery: str, done: Submitted) -> None:
+        # Only over "received": queued work may have moved on and said so already.
+        moved = not self.deliveries.finish_delivery(delivery, done, only_from=("received",))
+        if moved and done.outcome == "enqueued" and done.detail:
+            self.deliveries.describe_delivery(delivery, done.detail)
+
+
+async def _cancel(tasks: Collection[asyncio.Task[None]]) -> None:
+    for task in tasks:
+        task.cancel()
+    for task in tasks:
+        with suppress(asyncio.CancelledError):
+            await task
 
 
 def _ignored(routed: Routed, why: str) -> Routed:
@@ -176,9 +262,15 @@ def create_webhook_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        yield
-        if on_shutdown is not None:
-            await on_shutdown()
+        await receiver.start()
+        try:
+            yield
+        finally:
+            # Nothing more is taken over; the runs in hand drain with their claims renewed.
+            await receiver.stop_resuming()
+            if on_shutdown is not None:
+                await on_shutdown()
+            await receiver.stop()
 
     routes = [
         Route("/github/webhook", receiver.handle, methods=["POST"]),

@@ -62,18 +62,22 @@ def build_receiver(
         run_flow_here,
     )
     from flows.webhook.learning import FeedbackLearner
+    from flows.webhook.queue import DeliveryQueue
     from flows.webhook.sink import EventSink
 
     secret = read_webhook_secret(settings)
     roles = load_roles(settings.roles_dir)
     chosen = deployment or settings.webhook_deployment
     inner: DeploymentEnqueuer | InProcessEnqueuer[RunRequest]
+    store = Store.open(settings.store_url, settings.data_dir)
     if chosen:
         inner = DeploymentEnqueuer(chosen)
     else:
-        inner = InProcessEnqueuer(concurrency or settings.webhook_concurrency, run_flow_here)
+        # Each run moves its delivery's row along: running, then done or failed.
+        inner = InProcessEnqueuer(
+            concurrency or settings.webhook_concurrency, run_flow_here, deliveries=store
+        )
     enqueuer = Overlaid(inner, overlay)
-    store = Store.open(settings.store_url, settings.data_dir)
     reviewer = roles.get("reviewer")
     commands = BotCommands(settings, roles, reviewer.identity if reviewer else "default")
     installations = [
@@ -95,11 +99,13 @@ def build_receiver(
         repos=settings.repos,
         installations=installations,
         reviewed=reviewed,
+        queue=DeliveryQueue(store),
     )
 
     async def shutdown() -> None:
         await enqueuer.aclose()
         await learner.aclose()
+        await receiver.stop()  # the claims' renewal ends before the store closes
         await commands.aclose()
         store.close()
 

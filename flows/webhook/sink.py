@@ -29,8 +29,13 @@ class CommandGitHub(Protocol):
 
 
 class Enqueuer(Protocol):
-    async def enqueue(self, request: RunRequest, key: str) -> str:
-        """Start (or find, for a key seen before) the flow run; its id."""
+    @property
+    def runs_here(self) -> bool:
+        """Whether the runs are this process's (False: a deployment's, Prefect's to run)."""
+        ...
+
+    async def enqueue(self, request: RunRequest, key: str, delivery: str | None = None) -> str:
+        """Start (or find, for a key seen before) the flow run of ``delivery``'s work; its id."""
         ...
 
 
@@ -79,39 +84,46 @@ class EventSink:
             assert work.comment_id is not None
             await self.github.react(work.repo, work.comment_id, "eyes")
         run_id = await self.enqueuer.enqueue(
-            flow_request(work, delivery_id), work.work_key(delivery_id)
+            flow_request(work, delivery_id), work.work_key(delivery_id), delivery_id
         )
         log.info("%s %s as %s: flow run %s", work.kind, work.target, work.role, run_id)
-        return Submitted("enqueued", f"{work.kind} {work.target} as {work.role}", run_id)
+        return self._enqueued(f"{work.kind} {work.target} as {work.role}", run_id)
 
-    async def _learn(self, work: EventWork, delivery_id: str) -> Submitted:
+    def _enqueued(self, detail: str, run_id: str) -> Submitted:
+        handed_over = not self.enqueuer.runs_here
+        return Submitted("enqueued", detail, run_id, handed_over=handed_over)
+
+    async def _learn(
+        self, work: EventWork, delivery_id: str, *, owns_row: bool = True
+    ) -> Submitted:
+        """Queue the PR's feedback for learning; the learner writes the delivery's outcome
+        unless ``owns_row`` is False (a run started for the same delivery writes it)."""
         if self.learner is None:
             return Submitted("ignored", "learning from webhooks is not set up")
-        params = {
-            "repo": work.repo,
-            "number": work.number,
-            "role": "reviewer",
-            "delivery": delivery_id,
-        }
+        params: dict[str, Any] = {"repo": work.repo, "number": work.number, "role": "reviewer"}
+        if owns_row:
+            params["delivery"] = delivery_id
         queued = await self.learner.enqueue(params, f"learn:{delivery_id}")
         return Submitted("enqueued", f"feedback on {work.target}", queued)
 
     async def _respond(self, work: EventWork, delivery_id: str) -> Submitted:
         """A reply in a review thread: learned from (as any feedback), and answered by a
         responder run when its author may be answered (write access, asked as the bot; the run
-        checks again, and that it is one of the bot's own threads)."""
-        learned = await self._learn(work, delivery_id)
+        checks again, and that it is one of the bot's own threads). When a run answers, its
+        end is the delivery's outcome; otherwise the learning's is."""
         permission = await self.github.permission(work.repo, work.sender)
-        if not may_command(permission):
+        answered = may_command(permission)
+        learned = await self._learn(work, delivery_id, owns_row=not answered)
+        if not answered:
             log.info(
                 "reply on %s by %s (%s access): not answered", work.target, work.sender, permission
             )
             return learned
         run_id = await self.enqueuer.enqueue(
-            flow_request(work, delivery_id), work.work_key(delivery_id)
+            flow_request(work, delivery_id), work.work_key(delivery_id), delivery_id
         )
         log.info("reply %s on %s: responder run %s", work.comment_id, work.target, run_id)
-        return Submitted("enqueued", f"answer on {work.target}; {learned.detail}", run_id)
+        return self._enqueued(f"answer on {work.target}; {learned.detail}", run_id)
 
     async def _refusal(self, work: EventWork) -> Submitted | None:
         permission = await self.github.permission(work.repo, work.sender)

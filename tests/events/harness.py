@@ -21,6 +21,7 @@ from flows.run.request import RunRequest
 from flows.webhook.app import WebhookReceiver, create_webhook_app
 from flows.webhook.enqueue import InProcessEnqueuer
 from flows.webhook.learning import FeedbackLearner
+from flows.webhook.queue import DeliveryQueue
 from flows.webhook.sink import EventSink
 from sandbox.github.seed import (
     COLLABORATORS,
@@ -107,7 +108,7 @@ async def receiver_over(
         server.state.repo(name).collaborators.update(COLLABORATORS)
     hooks = SandboxWebhooks(server.state, SECRET, api_url=server.url)
     started = Started()
-    enqueuer = InProcessEnqueuer(2, runner=started)
+    enqueuer = InProcessEnqueuer(2, runner=started, deliveries=store)
     roles = load_roles(settings.roles_dir)
     commands = BotCommands(settings, roles, "default")
     learner = InProcessEnqueuer(2, runner=FeedbackLearner(settings, roles, commands, store, store))
@@ -119,6 +120,7 @@ async def receiver_over(
         repos=settings.repos,
         installations=(REVIEWER_INSTALLATION_ID,),
         reviewed=lambda repo, n: bool(store.posted_review_keys(review_key_prefix(repo, n))),
+        queue=DeliveryQueue(store),
     )
     app = create_webhook_app(receiver)
     transport = httpx.ASGITransport(app=app)

@@ -42,13 +42,16 @@ async def test_a_signed_pr_opened_starts_one_review_run_for_that_pr(events: Even
         RunRequest(targets=(f"{WIDGETS}#{number}",), role="reviewer")
     ]
     record = events.store.get_delivery(delivery.delivery_id)
-    assert record is not None and record.outcome == "enqueued"
+    # The run ended (the recording runner's): the row says so, and what the work was.
+    assert record is not None and record.outcome == "done"
     assert (record.event, record.action, record.repo, record.number) == (
         "pull_request",
         "opened",
         WIDGETS,
         number,
     )
+    assert record.detail == f"review {WIDGETS}#{number} as reviewer"
+    assert record.finished_at is not None and record.claimed_until is None
 
 
 async def test_health_answers_ok(events: Events) -> None:
