@@ -23,8 +23,8 @@ mistakes a person can fix: the CLI turns those into one line and exit status 2.
   allow-list
 - ``github_app.py``: ``swarm app create``: the swarm's GitHub Apps made with GitHub's App manifest
   flow
-- ``history.py``: ``swarm runs``, ``transcript``, ``limits`` and ``audit``: what the swarm did, from
-  the store
+- ``history.py``: ``swarm runs``, ``deliveries``, ``transcript``, ``limits`` and ``audit``: what the
+  swarm did, from the store
 - ``identities.py``: ``swarm verify`` and ``swarm exec``: the configured identities, checked and
   lent
 - ``identity_actions.py``: ``swarm verify`` and ``swarm exec``: identities checked and lent, never

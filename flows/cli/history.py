@@ -1,4 +1,5 @@
-"""``swarm runs``, ``transcript``, ``limits`` and ``audit``: what the swarm did, from the store."""
+"""``swarm runs``, ``deliveries``, ``transcript``, ``limits`` and ``audit``: what the swarm did,
+from the store."""
 
 from __future__ import annotations
 
@@ -21,6 +22,16 @@ def runs(
     from flows.cli.store_actions import show_runs
 
     show_runs(limit, run_id=run_id)
+
+
+@commands.command()
+def deliveries(
+    limit: Annotated[int, typer.Option(help="How many deliveries.")] = 50,
+) -> None:
+    """List webhook deliveries and what became of each: lost or unfinished ones first."""
+    from flows.cli.store_actions import show_deliveries
+
+    show_deliveries(limit)
 
 
 @commands.command()

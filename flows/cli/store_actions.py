@@ -100,6 +100,60 @@ def show_runs(limit: int, *, run_id: str | None = None) -> None:
     )
 
 
+def show_deliveries(limit: int) -> None:
+    """Webhook deliveries, the unfinished first: ``lost`` when no live receiver holds the work
+    (the next receiver to start, or a Redeliver, runs it), else who holds it or what it became."""
+    from flows.cli.console import console, say, table
+
+    with open_store() as store:
+        records = store.list_deliveries(limit=limit)
+    if not records:
+        say("no webhook deliveries yet; `swarm webhook serve` records them")
+        return
+    now = datetime.now(UTC)
+    rows = (_delivery_row(d, now) for d in records)
+    console.print(table("webhook deliveries", DELIVERY_COLUMNS, rows))
+
+
+DELIVERY_COLUMNS = [
+    "delivery",
+    "received",
+    "event",
+    "target",
+    "outcome",
+    "flow run",
+    "state",
+    "tries",
+    "detail",
+]
+
+
+def _delivery_row(d: Any, now: datetime) -> list[object]:
+    from agents.store.deliveries import UNFINISHED
+
+    outcome = d.outcome
+    if outcome in UNFINISHED:
+        if d.claimed_until is None:
+            outcome += " (Prefect holds it)" if d.flow_run_id else " (nobody holds it)"
+        elif d.claimed_until < now:
+            outcome = f"LOST ({outcome})"
+        else:
+            outcome += f" by {d.claimed_by}"
+    event = d.event + (f".{d.action}" if d.action else "")
+    target = f"{d.repo}#{d.number}" if d.repo and d.number else d.repo
+    return [
+        d.delivery_id,
+        when(d.received_at),
+        event,
+        target,
+        outcome,
+        d.flow_run_id,
+        d.flow_state,
+        d.attempts,
+        d.detail,
+    ]
+
+
 RUN_COLUMNS = [
     "run",
     "trigger",

@@ -4,5 +4,7 @@
 - ``serve.py``: the receiver built from settings and run under uvicorn
 - ``sink.py``: what the receiver does with accepted work after it has answered GitHub
 - ``enqueue.py``: the two ways to start the flow run an event asks for
+- ``queue.py``: the store as the receiver's queue: claims on accepted deliveries, renewed while
+  the receiver lives, and a dead receiver's unfinished work taken over
 - ``learning.py``: learning from review replies and resolved threads within seconds
 """

@@ -23,6 +23,7 @@ COMMANDS = [
     ["transcript"],
     ["limits"],
     ["audit"],
+    ["deliveries"],
     ["server"],
     ["server", "start"],
     ["server", "stop"],
