@@ -65,6 +65,7 @@ async def receiver_costs(
     from flows.run.request import RunRequest
     from flows.webhook.app import WebhookReceiver, create_webhook_app
     from flows.webhook.enqueue import InProcessEnqueuer
+    from flows.webhook.queue import DeliveryQueue
     from flows.webhook.sink import EventSink
     from sandbox.github.webhooks import SandboxWebhooks
 
@@ -81,8 +82,10 @@ async def receiver_costs(
     hooks = SandboxWebhooks(server.state, SECRET, api_url=server.url)
     rows = []
     with Store.open(None, data_dir / "receiver") as store:
-        enqueuer = InProcessEnqueuer(4, runner=nothing)
-        receiver = WebhookReceiver(SECRET, store, EventSink(enqueuer, NoGitHub()), 1 << 20)
+        # Wired as `swarm webhook serve` wires it: the row is the queue, the runner moves it.
+        enqueuer = InProcessEnqueuer(4, runner=nothing, deliveries=store)
+        sink = EventSink(enqueuer, NoGitHub())
+        receiver = WebhookReceiver(SECRET, store, sink, 1 << 20, queue=DeliveryQueue(store))
         app = create_webhook_app(receiver)
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app)) as client:
             for name in ("ignored (star)", "forged (401)", "accepted (202)"):
@@ -118,6 +121,7 @@ async def flow_latency(server: Any, data_dir: Path, pushes: int) -> list[dict[st
     from flows.run.request import RunRequest
     from flows.webhook.app import WebhookReceiver, create_webhook_app
     from flows.webhook.enqueue import InProcessEnqueuer, run_flow_here
+    from flows.webhook.queue import DeliveryQueue
     from flows.webhook.sink import EventSink
     from sandbox.github.webhooks import SandboxWebhooks
 
@@ -131,15 +135,17 @@ async def flow_latency(server: Any, data_dir: Path, pushes: int) -> list[dict[st
     marks: dict[str, float] = {}
     states: list[Any] = []
 
-    async def runner(request: RunRequest) -> None:
+    async def runner(request: RunRequest) -> object:
         marks["run"] = time.time()
         states.append(await run_flow_here(request.model_copy(update={"model": "scripted"})))
+        return states[-1]
 
     rows = []
     commands = BotCommands(settings, load_roles(settings.roles_dir), "default")
     with Store.open(None, data_dir) as store:
-        enqueuer = InProcessEnqueuer(1, runner=runner)
-        receiver = WebhookReceiver(SECRET, store, EventSink(enqueuer, commands), 1 << 20)
+        enqueuer = InProcessEnqueuer(1, runner=runner, deliveries=store)
+        sink = EventSink(enqueuer, commands)
+        receiver = WebhookReceiver(SECRET, store, sink, 1 << 20, queue=DeliveryQueue(store))
         app = create_webhook_app(receiver)
         async with (
             httpx.AsyncClient(transport=httpx.ASGITransport(app=app)) as client,
