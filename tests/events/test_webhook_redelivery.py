@@ -9,31 +9,19 @@ import hashlib
 import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
 from agents.events.routing import route_event
-from agents.store import NewDelivery, Store
+from agents.store import NewDelivery
 from flows.run.request import RunRequest
 from sandbox.github.seed import WIDGETS
 from sandbox.github.webhooks import Delivery
-from sandbox.server import SandboxServer
-from tests.events.harness import Events, receiver_over, sandbox_env, sandbox_server
+from tests.events.harness import Events, events, sandbox_server
 
 pytestmark = pytest.mark.anyio
-__all__ = ["sandbox_server"]
-
-
-@pytest.fixture
-async def events(
-    sandbox_server: SandboxServer, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> AsyncIterator[Events]:
-    sandbox_env(sandbox_server, tmp_path, monkeypatch)
-    async with receiver_over(sandbox_server, store) as ready:
-        yield ready
+__all__ = ["events", "sandbox_server"]
 
 
 def _gone_holder() -> str:
