@@ -17,6 +17,7 @@ from pydantic import SecretStr
 from agents.dispatch.dispatcher import DISCOVERY_PERMISSIONS, Dispatcher
 from agents.dispatch.sealing import EnvelopeSealer, generate_sealing_key
 from agents.github.committed import CommittedFiles
+from agents.github.writes import WriteLedger
 from agents.identity.claim import IdentityClaim, TokenScope
 from agents.identity.errors import IdentityBlocked
 from agents.identity.lease import TokenLease
@@ -74,6 +75,8 @@ class Runtime:
     dry_run: bool = False
     # What each worker gets: composed once, here, from the parts above.
     worker: WorkerDeps = field(init=False)
+    # The run's writes against its caps (SWARM_WRITE_CAPS): every gateway made here counts in it.
+    writes: WriteLedger = field(init=False)
     # One transport (connection pools, githubkit configuration) per identity, shared by all
     # its gateways: building one per worker cost a new pool and new connections each time.
     _transports: dict[str, GitHubTransport] = field(default_factory=dict)
@@ -82,6 +85,7 @@ class Runtime:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
+        self.writes = WriteLedger(self.settings.write_caps)
         self.worker = WorkerDeps(
             opener=self.sealer,
             verifier=self.verifier,
@@ -107,7 +111,10 @@ class Runtime:
         *,
         worker_id: str,
         on_call: CallObserver | None = None,
+        target: str | None = None,
     ) -> GitHubGateway:
+        """A gateway acting as ``login``; its writes count against the run's caps, a write by
+        comment or thread id as one on ``target`` (the worker's PR, ``owner/name#N``)."""
         from agents.github.gateway import GitHubGateway
 
         throttle = self.throttle(login)
@@ -120,6 +127,8 @@ class Runtime:
             worker_id=worker_id,
             transport=self._transport(login, throttle.limits.max_concurrency),
             committed=self.committed,
+            writes=self.writes,
+            write_target=target,
         )
 
     def _transport(self, login: str, max_connections: int) -> GitHubTransport:

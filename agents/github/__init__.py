@@ -13,6 +13,8 @@ The gateway imports githubkit (slow); it loads on first use of ``GitHubGateway``
   anything goes out
 - ``identity_calls.py``: The identity layer's GitHub calls (verifying, revoking a token), through
   the throttle of the identity they are made as
+- ``outbound.py``: What leaves for GitHub: every body the bot posts, made safe to show under the
+  bot's name
 - ``paths.py``: Repository paths and names as URL segments that cannot leave their route: traversal
   in any encoding refused, each segment quoted
 - ``records.py``: One GitHub call as the audit log sees it: who, what route, what it cost, what came
@@ -21,6 +23,8 @@ The gateway imports githubkit (slow); it loads on first use of ``GitHubGateway``
   cost
 - ``throttled_client.py``: The one request path from workers to GitHub: throttle, transport,
   retries, audit record
+- ``writes.py``: Per-run caps on the bot's writes: how many of each operation one run may make on
+  one pull request, and how many writes in all
 - ``turn.py``: One request's turns on its identity's budget: leave to send, the answer settled, a
   rate-limit answer retried after its pause or reported
 """

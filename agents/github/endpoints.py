@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -57,11 +57,17 @@ class GitHubEndpoints(ThrottledClient):
         return response.json() if response.content else None
 
     async def _comment(
-        self, method: str, path: str, body: str, *, safe_to_retry: bool = False
+        self,
+        method: str,
+        path: str,
+        body: str,
+        *,
+        safe_to_retry: bool = False,
+        mentions: Collection[str] = (),
     ) -> dict[str, Any]:
         """Write a comment's text (a new comment, a reply, or a replacement); the comment."""
         result: dict[str, Any] = await self._json(
-            method, path, json={"body": body}, safe_to_retry=safe_to_retry
+            method, path, json={"body": body}, safe_to_retry=safe_to_retry, mentions=mentions
         )
         return result
 
@@ -162,7 +168,10 @@ class GitHubEndpoints(ThrottledClient):
         comments: list[dict[str, Any]] | None = None,
         *,
         safe_to_retry: bool = False,
+        mentions: Collection[str] = (),
     ) -> dict[str, Any]:
+        """Post a review; ``mentions`` (here and in the other writes of text) names the logins
+        the calling code means to ping: every other mention is neutralised on the way out."""
         if event not in REVIEW_EVENTS:
             raise ValueError(f"review event must be one of {sorted(REVIEW_EVENTS)}, got {event!r}")
         payload: dict[str, Any] = {"body": body, "event": event}
@@ -175,14 +184,23 @@ class GitHubEndpoints(ThrottledClient):
             f"/repos/{_repo(repo)}/pulls/{number}/reviews",
             json=payload,
             safe_to_retry=safe_to_retry,
+            mentions=mentions,
         )
         return result
 
     async def create_issue_comment(
-        self, repo: str, number: int, body: str, *, safe_to_retry: bool = False
+        self,
+        repo: str,
+        number: int,
+        body: str,
+        *,
+        safe_to_retry: bool = False,
+        mentions: Collection[str] = (),
     ) -> dict[str, Any]:
         path = f"/repos/{_repo(repo)}/issues/{number}/comments"
-        return await self._comment("POST", path, body, safe_to_retry=safe_to_retry)
+        return await self._comment(
+            "POST", path, body, safe_to_retry=safe_to_retry, mentions=mentions
+        )
 
     async def add_labels(self, repo: str, number: int, labels: list[str]) -> list[dict[str, Any]]:
         # Adding a label twice leaves the same labels: safe to repeat.
@@ -215,17 +233,25 @@ class GitHubEndpoints(ThrottledClient):
             safe_to_retry=True,
         )
 
-    async def update_issue_comment(self, repo: str, comment_id: int, body: str) -> dict[str, Any]:
+    async def update_issue_comment(
+        self, repo: str, comment_id: int, body: str, *, mentions: Collection[str] = ()
+    ) -> dict[str, Any]:
         """Replace a conversation comment's text; the same text twice is the same comment."""
         path = f"/repos/{_repo(repo)}/issues/comments/{int(comment_id)}"
-        return await self._comment("PATCH", path, body, safe_to_retry=True)
+        return await self._comment("PATCH", path, body, safe_to_retry=True, mentions=mentions)
 
     async def reply_to_review_comment(
-        self, repo: str, number: int, comment_id: int, body: str
+        self,
+        repo: str,
+        number: int,
+        comment_id: int,
+        body: str,
+        *,
+        mentions: Collection[str] = (),
     ) -> dict[str, Any]:
         """A reply in the review thread of ``comment_id`` (the thread's first comment)."""
         path = f"/repos/{_repo(repo)}/pulls/{int(number)}/comments/{int(comment_id)}/replies"
-        return await self._comment("POST", path, body)
+        return await self._comment("POST", path, body, mentions=mentions)
 
     async def resolve_review_thread(self, thread_id: str) -> bool:
         """Resolve a review thread (GraphQL node id ``PRRT_...``; REST cannot); whether it is

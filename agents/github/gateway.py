@@ -9,6 +9,7 @@ shared per process, no HTTP cache, nothing from the host environment) and closes
 from __future__ import annotations
 
 import copy
+from typing import TYPE_CHECKING
 
 from agents.github.committed import CommittedFiles
 from agents.github.endpoints import GitHubEndpoints
@@ -18,6 +19,9 @@ from agents.ratelimit.github.throttle import IdentityThrottle
 from agents.transport.auth import BotTokenAuth, CredentialProvider
 from agents.transport.client import GitHubTransport
 from agents.transport.urls import ApiUrls
+
+if TYPE_CHECKING:
+    from agents.github.writes import WriteLedger
 
 
 class GitHubGateway(GitHubEndpoints):
@@ -35,6 +39,8 @@ class GitHubGateway(GitHubEndpoints):
         transport: GitHubTransport | None = None,
         timeout: float = 30.0,
         committed: CommittedFiles | None = None,
+        writes: WriteLedger | None = None,
+        write_target: str | None = None,
     ) -> None:
         if throttle.identity != identity:
             raise ValueError(
@@ -55,6 +61,8 @@ class GitHubGateway(GitHubEndpoints):
             throttle,
             on_call=on_call,
             worker_id=worker_id,
+            writes=writes,
+            write_target=write_target,
         )
         self.committed = committed
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from tenacity import (
@@ -22,6 +22,7 @@ from tenacity import (
 )
 
 from agents.github.errors import GitHubApiError, TokenRefused
+from agents.github.outbound import Outbound, sanitise_json
 from agents.github.records import CallObserver, GitHubCallRecord
 from agents.github.responses import error_message, graphql_cost
 from agents.github.turn import Turn
@@ -32,6 +33,9 @@ from agents.redact import redact_obj
 from agents.transport import CredentialRefused, GitHubUnreachable
 from agents.transport.auth import CredentialAuth
 from agents.transport.client import CallOptions, GitHubTransport
+
+if TYPE_CHECKING:
+    from agents.github.writes import WriteLedger
 
 log = logging.getLogger(__name__)
 
@@ -58,11 +62,17 @@ class ThrottledClient:
         *,
         on_call: CallObserver | None = None,
         worker_id: str = "default",
+        writes: WriteLedger | None = None,
+        write_target: str | None = None,
     ) -> None:
         self.identity = throttle.identity
         self.throttle = throttle
         self.worker_id = worker_id
         self.on_call = on_call
+        # The run's write caps, and the PR a write by comment or thread id is about (the
+        # worker's task): a write over a cap is refused here, before anything is sent.
+        self.writes = writes
+        self.write_target = write_target
         self._transport = transport
         self._auth = auth
 
@@ -76,10 +86,13 @@ class ThrottledClient:
         headers: Mapping[str, str] | None = None,
         safe_to_retry: bool | None = None,
         spec: RequestSpec | None = None,
+        mentions: Collection[str] = (),
     ) -> httpx.Response:
         """Send one REST call through the throttle; raises on an error status.
 
-        Every JSON body passes :func:`agents.redact.redact_obj` first. Reads retry on
+        Every JSON body passes :func:`agents.redact.redact_obj` first, and every ``body`` in a
+        write's JSON then :func:`agents.github.outbound.sanitise_json` (``mentions``: the
+        logins the calling code itself means to ping, the only mentions kept). Reads retry on
         5xx/timeouts; writes only when ``safe_to_retry`` (repeating it does no harm). A
         rate-limit answer is retried after its pause, never sooner; a pause longer than
         ``max_inline_wait`` raises :class:`IdentityPaused`.
@@ -88,10 +101,18 @@ class ThrottledClient:
             # The one way out to GitHub: a body the model wrote (a review quoting a token from
             # the diff) is published only after the redaction table has seen it.
             json = redact_obj(json)
+            if method.upper() != "GET":
+                # The same for what the model wrote: it read the PR, so it pings, shows, links
+                # and embeds nothing the product did not put there itself. After redaction, so
+                # the marks it inserts never split a secret the table must still recognise.
+                rules = Outbound.of(mentions, self._transport.urls.web)
+                json = sanitise_json(json, rules)
         if spec is None:
             if path.rstrip("/").endswith("/graphql") or path.strip("/") == "graphql":
                 raise ValueError("GraphQL goes through GitHubGateway.graphql(), not request()")
             spec = classify_rest(method, path, self.throttle.limits)
+        if spec.is_write and self.writes is not None:
+            self.writes.admit(spec, json, self.write_target)
         lim = self.throttle.limits
         retry_transient = safe_to_retry if spec.is_write else (safe_to_retry is not False)
         attempts = 1 + (lim.max_transient_retries if retry_transient else 0)

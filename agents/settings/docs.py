@@ -126,6 +126,15 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
         "`agents/ratelimit/github/limits.py`. For a GitHub Enterprise Server whose administrators "
         "set other limits.",
     ),
+    "write_caps": (
+        "see `agents/github/writes.py`",
+        "Per-run caps on the bot's writes to one pull request or issue, by operation: "
+        "`SWARM_WRITE_CAPS__REVIEWS_PER_PR` (3), `..._COMMENTS_PER_PR` (5), "
+        "`..._REPLIES_PER_PR` (100), `..._EDITS_PER_PR` (10), `..._LABELS_PER_PR` (5), "
+        "`..._REACTIONS_PER_PR` (10), `..._RESOLUTIONS_PER_PR` (100), `..._OTHER_PER_PR` "
+        "(10), and `..._WRITES_PER_RUN` (1000) in all. A write over a cap is not sent: the "
+        "model gets a tool error, and the run report counts it.",
+    ),
     "path_overlays": (
         "`{}`",
         'Call overlays as JSON, path glob to role id (`{"src/auth/**": '

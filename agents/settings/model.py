@@ -21,6 +21,7 @@ from pydantic import (
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pydantic_settings.exceptions import SettingsError
 
+from agents.github.writes import WriteCaps
 from agents.llm.models import (
     MODEL_SETTING,
     MODELS_SETTING,
@@ -91,6 +92,9 @@ class Settings(BaseSettings):
     # The numbers each identity's throttle keeps to: GitHub's published ones unless a GitHub
     # Enterprise Server's administrators set others (SWARM_GITHUB_LIMITS__REST_POINTS_PER_MINUTE).
     github_limits: ThrottleLimits = Field(default_factory=ThrottleLimits)
+    # Per-run caps on the bot's writes, per operation and pull request
+    # (SWARM_WRITE_CAPS__COMMENTS_PER_PR): a runaway or hijacked worker cannot spam.
+    write_caps: WriteCaps = Field(default_factory=WriteCaps)
     # Hidden runtime records (events, call logs, snapshots) older than this are pruned by
     # `swarm store prune`; user-visible memory is never pruned.
     retention_days: int = Field(default=30, ge=1)

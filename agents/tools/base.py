@@ -15,6 +15,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from agents.github.errors import GitHubApiError, TokenRefused, UnsafePath
+from agents.github.writes import WriteRefused
 from agents.llm.turn import ToolResult
 from agents.llm.untrusted import neutralise
 from agents.redact import redact
@@ -46,7 +47,9 @@ def ends_the_worker(exc: Exception) -> bool:
 
 def github_reason(exc: Exception) -> str:
     """A short, one-line reason for the model; GitHub's message is data, so it is neutralised."""
-    if isinstance(exc, GitHubApiError):
+    if isinstance(exc, WriteRefused):
+        text = str(exc)  # our own cap, not GitHub's answer
+    elif isinstance(exc, GitHubApiError):
         text = f"GitHub answered {exc.status} for {exc.method} {exc.route}: {exc.message}"
     else:
         text = str(exc)

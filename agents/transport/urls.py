@@ -21,6 +21,15 @@ class ApiUrls:
     rest: str
     graphql: str
 
+    @property
+    def web(self) -> str:
+        """The origin of this GitHub's pages (``html_url`` links): github.com for its API host,
+        the host of a GitHub Enterprise Server, the API's own origin otherwise (the sandbox)."""
+        url = httpx.URL(self.rest)
+        host = "github.com" if url.host == "api.github.com" else url.host
+        port = f":{url.port}" if url.port else ""
+        return f"{url.scheme}://{host}{port}"
+
     @classmethod
     def of(cls, api_url: str) -> ApiUrls:
         rest = api_url.rstrip("/")

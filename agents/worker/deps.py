@@ -47,6 +47,7 @@ class GatewayFactory(Protocol):
         *,
         worker_id: str,
         on_call: CallObserver | None = None,
+        target: str | None = None,
     ) -> GitHubGateway: ...
 
 

@@ -180,7 +180,11 @@ def _gateway(
         record.github_call(call)
 
     worker_id = opened.envelope.worker_id
-    return deps.gateways(login, lambda: credential, worker_id=worker_id, on_call=observe)
+    task = opened.envelope.task
+    target = f"{task.repo}#{task.number}" if task.number is not None else None
+    return deps.gateways(
+        login, lambda: credential, worker_id=worker_id, on_call=observe, target=target
+    )
 
 
 async def _work(

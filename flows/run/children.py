@@ -23,6 +23,7 @@ from typing import Any
 from prefect.client.schemas.objects import FlowRun
 from prefect.deployments import arun_deployment
 
+from agents.github.writes import WriteTally
 from agents.store.store import Store
 from flows.run.report import RunReport, RunTimings
 from flows.run.request import RunRequest
@@ -109,8 +110,11 @@ def merged_report(
         if c.report is None
     ]
     buckets: dict[str, Any] = {}
+    writes = reports[0].writes if reports else WriteTally()
     for r in reports:
         buckets.update(r.buckets)
+    for r in reports[1:]:
+        writes = writes.merged(r.writes)
     return RunReport(
         run_id=run_id,
         role=role,
@@ -127,6 +131,7 @@ def merged_report(
         outcomes=[o for r in reports for o in r.outcomes],
         paused=[p for r in reports for p in r.paused],
         buckets=buckets,
+        writes=writes,
         store_location=reports[0].store_location if reports else None,
         timings=RunTimings(
             worker_s=sum(r.timings.worker_s for r in reports),

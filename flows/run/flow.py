@@ -204,6 +204,7 @@ async def _run_swarm(
             settled=[*fanout.settled, *noted],
             cost_cap_reason=cap.reason() if fanout.left_out else None,
             buckets=await bucket_snapshots(runtime),
+            writes=runtime.writes.tally(),
             store_location=_store_location(settings.resolved_store_url()),
             timings=RunTimings(
                 setup_and_discovery_s=discovered - started,

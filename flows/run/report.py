@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.github.writes import WriteTally
 from agents.outcome import WorkerOutcome
 
 
@@ -88,6 +89,8 @@ class RunReport(BaseModel):
     # PRs (labels) that carry their review or note although some of their workers did not
     # finish: done at this head, so those workers do not fail the run.
     settled: list[str] = Field(default_factory=list)
+    # The run's writes to GitHub by operation and pull request, against the write caps.
+    writes: WriteTally = Field(default_factory=WriteTally)
 
     @property
     def new_reviews(self) -> int:
@@ -129,6 +132,7 @@ class RunReport(BaseModel):
             (len(self.paused), "identity(ies) paused by rate limits"),
             (len(self.left_by_cost_cap), "PR(s) left by the cost cap"),
             (len(self.notes), f"PR(s) {noted} as not reviewed in full"),
+            (self.writes.refused, "write(s) refused by the write caps"),
         )
         parts += [f"{n} {what}" for n, what in counted if n]
         return ", ".join(parts)
@@ -297,6 +301,8 @@ def markdown_summary(report: RunReport) -> str:
         for p in report.paused:
             until = p.paused_until.isoformat() if p.paused_until else "unknown"
             lines.append(f"- `{p.identity}` paused until {until} ({p.workers} worker(s) waiting)")
+    if report.writes.counts:
+        lines += ["", "## Writes to GitHub (against this run's caps)", "", *write_table(report)]
     if report.buckets:
         lines += ["", "## Rate-limit buckets", "", *bucket_table(report.buckets)]
     previews = [(o.target, o.dry_run_preview) for o in report.outcomes if o.dry_run_preview]
@@ -311,6 +317,25 @@ def markdown_summary(report: RunReport) -> str:
 def _section(title: str, items: Sequence[str]) -> list[str]:
     """A summary section listing ``items``, one a line; nothing when there are none."""
     return ["", f"## {title}", "", *(f"- {item}" for item in items)] if items else []
+
+
+WRITE_COLUMNS = ("operation", "PR", "sent", "refused", "cap per PR")
+
+
+def write_table(report: RunReport) -> list[str]:
+    """The run's writes by operation and PR, beside their caps; refusals named below."""
+    writes = report.writes
+    lines = ["| " + " | ".join(WRITE_COLUMNS) + " |", "|" + "---|" * len(WRITE_COLUMNS)]
+    for c in writes.counts:
+        lines.append(f"| {c.operation} | {c.target} | {c.sent} | {c.refused} | {c.cap} |")
+    lines += ["", f"{writes.sent} write(s) sent of at most {writes.caps.writes_per_run} a run."]
+    if writes.refused:
+        lines.append(
+            f"**{writes.refused} write(s) refused** and not sent (each a tool error for its "
+            "worker's model): raise `SWARM_WRITE_CAPS__<OPERATION>_PER_PR` only if the run "
+            "was meant to write that much."
+        )
+    return lines
 
 
 def bucket_rows(snapshot: Mapping[str, Any]) -> list[dict[str, str]]:
