@@ -141,6 +141,31 @@ async def test_a_steered_triage_comment_posts_no_mention_image_html_or_script_li
     assert "<!-- swarm:comment key=" in comment.body
 
 
+async def test_a_steered_answer_in_a_review_thread_posts_no_mention_image_html_or_link(
+    swarm: Swarm,
+) -> None:
+    from sandbox.github.feedback import grant, reply
+    from sandbox.github.seed import MAINTAINER, WIDGETS_PR_DEBUG_PRINT
+
+    pr = WIDGETS_PR_DEBUG_PRINT
+    assert (await swarm.review(WIDGETS, pr)).posted
+    grant(swarm.sandbox.state, WIDGETS, MAINTAINER, "admin")
+    pull = swarm.sandbox.state.pull(WIDGETS, pr).pull
+    assert pull is not None
+    root = next(c for c in pull.review_comments if "print(" in c.body)
+    asked = reply(swarm.sandbox.state, WIDGETS, root.id, "Why is this a problem?", MAINTAINER)
+    model = ReplayModel([message([tool_use("reply_in_thread", {"body": ATTACK}, 1)])])
+    swarm.use_model(model.client())
+    task = Task(kind="respond", repo=WIDGETS, number=pr, head_sha=pull.head_sha, reply_to=asked)
+
+    outcome = await swarm.run(await swarm.dispatch(task, role="responder"))
+
+    assert outcome.status == "succeeded", outcome.reason
+    [answer] = [c for c in pull.review_comments if c.in_reply_to_id == root.id and c.id != asked]
+    assert live_constructs(answer.body) == []
+    assert ATTACK in shown(answer.body)
+
+
 async def test_a_body_over_githubs_limit_is_cut_and_keeps_its_marker(swarm: Swarm) -> None:
     # A tool that forgot to bound its text: the gateway still posts what GitHub accepts.
     number = _pull(swarm)
