@@ -38,6 +38,10 @@ def test_each_pr_gets_exactly_one_review_and_a_rerun_posts_nothing(swarm: Swarm)
     large = [o for o in report.outcomes if o.target.startswith(f"{GADGETS}#{GADGETS_PR_LARGE}")]
     assert sorted(o.role for o in large) == ["reviewer", "reviewer", "reviewer", "summarizer"]
     assert [o.role for o in large if o.posted] == ["summarizer"]
+    # Every write the run made is counted against its caps, and the summary shows them.
+    reviews = [c for c in report.writes.counts if c.operation == "review"]
+    assert len(reviews) == SEEDED_PRS and {(c.sent, c.refused) for c in reviews} == {(1, 0)}
+    assert "## Writes to GitHub (against this run's caps)" in markdown_summary(report)
 
     again_state, again = run_swarm(repos=list(REPOS), shard_threshold_files=30, shard_size=15)
     assert again_state.is_completed()
