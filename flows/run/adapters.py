@@ -45,9 +45,13 @@ class GatewayPullSource:
 
     def __init__(self, gateway: PullReads) -> None:
         self.gateway = gateway
+        # Each repository's open pull requests as listed, for the replies poll of the same
+        # discovery (one listing per run, not one per poll).
+        self.listed: dict[str, list[dict[str, Any]]] = {}
 
     async def open_pulls(self, repo: str) -> list[OpenPull]:
         pulls = await self.gateway.list_pulls(repo, "open")
+        self.listed[repo] = pulls
         return [
             OpenPull(
                 repo=repo,
@@ -92,11 +96,17 @@ class GatewayPullSource:
 class GatewayReplySource:
     """The responder's discovery reads: open PRs, their review comments, who may be answered."""
 
-    def __init__(self, gateway: Any) -> None:
+    def __init__(
+        self, gateway: Any, listed: Mapping[str, list[dict[str, Any]]] | None = None
+    ) -> None:
         self.gateway = gateway
+        self.listed = listed or {}
 
     async def open_pull_heads(self, repo: str) -> list[tuple[int, str]]:
-        pulls = await self.gateway.list_pulls(repo, "open")
+        """From the review discovery's listing when this run made one, else listed now."""
+        pulls = self.listed.get(repo)
+        if pulls is None:
+            pulls = await self.gateway.list_pulls(repo, "open")
         return [(int(p["number"]), str(p["head"]["sha"])) for p in pulls]
 
     async def review_comments(self, repo: str, number: int) -> list[dict[str, Any]]:

@@ -107,11 +107,18 @@ async def discover(
     told: list[str] = []
     notes: list[PullNote] = []
     sizes: dict[tuple[str, int], dict[str, int]] = {}
+    # The replies poll rides on this discovery when the responder is the same bot: one token,
+    # one identity proof and one listing of the open PRs per run instead of two (issue 23).
+    together = (
+        RESPONDER_ROLE in runtime.roles and role_identity(runtime, RESPONDER_ROLE) == identity
+    )
+    replies: list[Task] = []
     for owned in repos_by_owner(repos).values():
         async with runtime.discovery(identity, owned) as (gateway, verified_login):
             await read_review_feedback(runtime, gateway, owned, role)
+            pulls = GatewayPullSource(gateway)
             found = await discover_work(
-                GatewayPullSource(gateway),
+                pulls,
                 owned,
                 role,
                 ledger,
@@ -122,6 +129,11 @@ async def discover(
                 known_roles=runtime.roles,
                 max_file_tokens=read_plan(runtime, role).max_file_tokens,
             )
+            if together:
+                source = GatewayReplySource(gateway, pulls.listed)
+                replies += (
+                    await _replies_in(runtime, source, owned, verified_login, targets)
+                ).replies
         items += found.items
         skipped += found.skipped
         notes += found.notes
@@ -129,7 +141,8 @@ async def discover(
         config_errors.update(found.config_errors)
         if found.config_notices and not runtime.dry_run:
             told += await post_config_notices(runtime, identity, found.config_notices)
-    answers = await _discover_answers(runtime, repos, targets)
+    if not together:
+        replies = (await _discover_answers(runtime, repos, targets)).replies
     return Discovery(
         items,
         skipped,
@@ -137,7 +150,7 @@ async def discover(
         config_told=told,
         notes=notes,
         sizes=sizes,
-        replies=answers.replies,
+        replies=replies,
     )
 
 
@@ -147,38 +160,52 @@ async def _discover_answers(
     """The replies the responder has to answer in its bot's threads (polled by every review
     run, and the whole of a responder run, which a reply's webhook starts); none when the
     responder role is not configured."""
-    from agents.planning.replies import discover_replies
-    from agents.posting.keys import review_key_prefix
-
     found = Discovery(items=[], skipped=[])
     if RESPONDER_ROLE not in runtime.roles:
         return found
     identity = role_identity(runtime, RESPONDER_ROLE)
+    for owned in repos_by_owner(repos).values():
+        async with runtime.discovery(identity, owned) as (gateway, verified_login):
+            one = await _replies_in(
+                runtime, GatewayReplySource(gateway), owned, verified_login, targets
+            )
+        found.replies += one.replies
+        found.skipped += one.skipped
+    return found
+
+
+async def _replies_in(
+    runtime: Runtime,
+    source: GatewayReplySource,
+    owned: Sequence[str],
+    verified_login: str | None,
+    targets: list[tuple[str, int]] | None,
+) -> Discovery:
+    """One owner's replies to answer (and the PRs with none), read through ``source``."""
+    from agents.planning.replies import discover_replies
+    from agents.posting.keys import review_key_prefix
 
     def answered(key: str) -> bool:
         record = runtime.store.get_review_key(key)
         return record is not None and record.state == "posted"
 
-    for owned in repos_by_owner(repos).values():
-        async with runtime.discovery(identity, owned) as (gateway, verified_login):
-            replies = await discover_replies(
-                GatewayReplySource(gateway),
-                owned,
-                bot_login=verified_login,
-                answered=answered,
-                targets=targets,
-                reviewed=lambda repo, number: bool(
-                    runtime.store.posted_review_keys(review_key_prefix(repo, number))
-                ),
-            )
-        found.replies += replies.items
-        asked = {(t.repo, t.number) for t in replies.items}
-        found.skipped += [
-            SkippedItem(repo, number, head, "nothing_to_answer")
-            for repo, number, head in replies.looked_at
-            if (repo, number) not in asked
-        ]
-    return found
+    replies = await discover_replies(
+        source,
+        owned,
+        bot_login=verified_login,
+        answered=answered,
+        targets=targets,
+        reviewed=lambda repo, number: bool(
+            runtime.store.posted_review_keys(review_key_prefix(repo, number))
+        ),
+    )
+    asked = {(t.repo, t.number) for t in replies.items}
+    skipped = [
+        SkippedItem(repo, number, head, "nothing_to_answer")
+        for repo, number, head in replies.looked_at
+        if (repo, number) not in asked
+    ]
+    return Discovery(items=[], skipped=skipped, replies=replies.items)
 
 
 async def post_config_notices(
