@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from sandbox.github.records import TokenFormat
 from sandbox.github.seed import REPOS, REVIEWER_APP_ID
 from tests.conftest import HOST_GH_TOKEN
 from tests.run.conftest import (
@@ -41,6 +42,9 @@ def _planted(swarm: Swarm) -> dict[str, str]:
     secrets["App private key"] = pem_lines[len(pem_lines) // 2]
     for n, value in enumerate(swarm.state.tokens):
         secrets[f"minted token {n}"] = value
+        if value.startswith("ghs_") and value.count(".") == 2:
+            # A stateless token's JWT is the credential too: no part of it may survive.
+            secrets[f"minted token {n}'s JWT"] = value.split("_", 2)[2]
     return secrets
 
 
@@ -93,13 +97,19 @@ def _api_texts(flow_run_id: Any) -> tuple[list[str], set[str]]:
     return asyncio.run(read())
 
 
+@pytest.mark.parametrize("token_format", ["classic", "stateless"])
 def test_no_planted_secret_in_store_prefect_db_logs_or_artifacts(
-    swarm: Swarm, caplog: pytest.LogCaptureFixture
+    swarm: Swarm, caplog: pytest.LogCaptureFixture, token_format: TokenFormat
 ) -> None:
     caplog.set_level(logging.DEBUG)
+    # GitHub's installation tokens in both shapes: ghs_ + 36 characters, and the stateless
+    # ghs_<app id>_<JWT> of ~520 characters with dots, dashes and underscores.
+    swarm.state.knobs.token_format = token_format
     state, report = run_swarm(repos=list(REPOS), shard_threshold_files=30, shard_size=15)
     assert report.new_reviews == 6
     assert len(swarm.state.tokens) > 3, "the run should have minted tokens"
+    if token_format == "stateless":
+        assert all(len(t) > 400 for t in swarm.state.tokens if t.startswith("ghs_"))
     flow_run_id = state.state_details.flow_run_id
     assert task_runs_of(flow_run_id)
 
