@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from agents.planning.repo_config import MAX_CONFIG_BYTES
 from flows.run.discovery import discover
 from sandbox.github.seed import GADGETS, WIDGETS
 from tests.cli.conftest import EXIT_USAGE, swarm
@@ -55,6 +56,19 @@ async def test_one_hostile_config_is_that_repositorys_error_and_the_others_are_r
     assert {t.repo for t in found.items} == {GADGETS}
     # WIDGETS's pull requests are told, once, as for any invalid file.
     assert found.config_told and all(t.startswith(f"{WIDGETS}#") for t in found.config_told)
+
+
+async def test_a_config_past_the_size_limit_is_refused_before_it_is_parsed(swarm: Swarm) -> None:
+    # Valid YAML (a mapping and comments), only large: nothing but the size check refuses it.
+    padded = "skip: {}\n" + "# padding\n" * (MAX_CONFIG_BYTES // 10 + 1)
+    swarm.sandbox.state.commit_to_branch(WIDGETS, {".github/swarm.yaml": padded})
+
+    found = await discover(swarm.runtime, [WIDGETS, GADGETS], "reviewer", "summarizer", None, None)
+
+    assert found.config_errors[WIDGETS] == [
+        f".github/swarm.yaml:1: larger than {MAX_CONFIG_BYTES} bytes"
+    ]
+    assert {t.repo for t in found.items} == {GADGETS}
 
 
 @pytest.mark.parametrize("shape", ["flow nesting 20,000 deep", "a python object tag"])
