@@ -22,6 +22,10 @@ QUIET_ENV = {
 # the workers' detailed ones) go to the server's run logs, and to the console with --verbose.
 STORY_LOGGERS = ("flows.run.flow", "flows.run.fanout", "flows.run.children", "flows.events")
 PREFECT_ENDINGS = ("Finished in state ", "Crash detected! ")
+# The flow engine's line for the exception that ended a run: the swarm's own error line says the
+# same in one sentence (and ``swarm --verbose`` shows both), so the person reads it once.
+FLOW_ENGINE_LOGGER = "prefect.flow_runs"
+FLOW_EXCEPTION = "Encountered exception during execution"
 
 
 def prepare_prefect_env() -> None:
@@ -71,11 +75,14 @@ class _WithoutTraceback(logging.Formatter):
 
 class _StoryOnly(logging.Filter):
     """Lets warnings and errors through, and of the INFO lines only the swarm's story. Prefect's
-    lines on how a run ended ("Finished in state Failed(...)", "Crash detected!") are left to the
-    swarm's own end: its headline, or after Ctrl-C what was done and what was left."""
+    lines on how a run ended ("Finished in state Failed(...)", "Crash detected!", the flow
+    engine's "Encountered exception during execution") are left to the swarm's own end: its
+    headline or its error line, or after Ctrl-C what was done and what was left."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.name.startswith("prefect") and record.getMessage().startswith(PREFECT_ENDINGS):
+            return False
+        if record.name == FLOW_ENGINE_LOGGER and record.getMessage().startswith(FLOW_EXCEPTION):
             return False
         if record.levelno >= logging.WARNING:
             return True

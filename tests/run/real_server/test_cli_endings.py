@@ -57,6 +57,19 @@ def test_an_unknown_pr_is_one_error_line_and_exit_2(swarm: ObservedSwarm) -> Non
     assert "not open: acme/widgets#999" in shown.stdout, shown.stdout
 
 
+def test_a_repository_the_app_cannot_reach_is_one_error_line_and_exit_2(
+    swarm: ObservedSwarm,
+) -> None:
+    run = swarm.run("--repo", "acme/nope", "--dry-run")
+    assert run.returncode == EXIT_USAGE, run.output
+    lines = [line for line in run.output.splitlines() if line.strip()]
+    assert len(lines) == 1, run.output  # not the flow engine's line as well
+    assert lines[0].startswith("error: GitHub refused a token for acme/nope"), run.output
+    assert "Traceback" not in run.output
+    runs, workers = _store_rows(swarm)
+    assert runs == ["failed"] and workers == []
+
+
 def test_ctrl_c_says_what_was_done_and_left_and_leaves_nothing_running(
     swarm: ObservedSwarm,
 ) -> None:
