@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
 
@@ -24,16 +24,8 @@ from agents.ratelimit.github.requests import RequestSpec
 Operation = Literal[
     "review", "comment", "reply", "edit", "label", "reaction", "resolution", "other"
 ]
-OPERATIONS: tuple[Operation, ...] = (
-    "review",
-    "comment",
-    "reply",
-    "edit",
-    "label",
-    "reaction",
-    "resolution",
-    "other",
-)
+# In the order the report's table lists them: the Literal's own.
+OPERATIONS: tuple[Operation, ...] = get_args(Operation)
 _PULL = re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/(?:pulls|issues)/(?P<number>\d+)(?:/|$)")
 _REPO = re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)")
 

@@ -46,8 +46,6 @@ class Replies:
     ignored: list[tuple[str, str]] = field(default_factory=list)  # (login, why)
     # (repo, number, head SHA) of every open pull request looked at.
     looked_at: list[tuple[str, int, str]] = field(default_factory=list)
-    # Repositories whose threads could not be read this run; the next run looks again.
-    unreadable: list[str] = field(default_factory=list)
 
 
 def _author(comment: Mapping[str, Any]) -> tuple[str, bool]:
@@ -102,7 +100,6 @@ async def discover_replies(
             # One repository that cannot be read must not hide the others' replies; discovery
             # of the reviews reports the repository to the person, this only logs it.
             log.warning("%s: cannot read its review threads: %s", repo, exc)
-            found.unreadable.append(repo)
     if found.ignored:
         log.info("replies not answered: %s", ", ".join(f"{w} ({why})" for w, why in found.ignored))
     return found
