@@ -144,23 +144,17 @@ async def test_a_steered_triage_comment_posts_no_mention_image_html_or_script_li
 async def test_a_steered_answer_in_a_review_thread_posts_no_mention_image_html_or_link(
     swarm: Swarm,
 ) -> None:
-    from sandbox.github.feedback import grant, reply
-    from sandbox.github.seed import MAINTAINER, WIDGETS_PR_DEBUG_PRINT
+    from sandbox.github.seed import WIDGETS_PR_DEBUG_PRINT
 
     pr = WIDGETS_PR_DEBUG_PRINT
-    assert (await swarm.review(WIDGETS, pr)).posted
-    grant(swarm.sandbox.state, WIDGETS, MAINTAINER, "admin")
-    pull = swarm.sandbox.state.pull(WIDGETS, pr).pull
-    assert pull is not None
-    root = next(c for c in pull.review_comments if "print(" in c.body)
-    asked = reply(swarm.sandbox.state, WIDGETS, root.id, "Why is this a problem?", MAINTAINER)
+    root, asked, task = await swarm.maintainers_question(WIDGETS, pr, "Why is this a problem?")
     model = ReplayModel([message([tool_use("reply_in_thread", {"body": ATTACK}, 1)])])
     swarm.use_model(model.client())
-    task = Task(kind="respond", repo=WIDGETS, number=pr, head_sha=pull.head_sha, reply_to=asked)
-
     outcome = await swarm.run(await swarm.dispatch(task, role="responder"))
 
     assert outcome.status == "succeeded", outcome.reason
+    pull = swarm.sandbox.state.pull(WIDGETS, pr).pull
+    assert pull is not None
     [answer] = [c for c in pull.review_comments if c.in_reply_to_id == root.id and c.id != asked]
     assert live_constructs(answer.body) == []
     assert ATTACK in shown(answer.body)

@@ -20,6 +20,8 @@ from agents.wiring import Runtime, build_runtime
 from agents.work import Task
 from agents.worker.run import run_worker
 from flows.run.models import scripted_model
+from sandbox.github.feedback import grant, reply
+from sandbox.github.model import ReviewComment
 from sandbox.github.seed import MAINTAINER, credentials_env
 from sandbox.model import ScriptedModel
 from sandbox.server import SandboxServer
@@ -81,6 +83,23 @@ class Swarm:
         pull = self.sandbox.state.pull(repo, number).pull
         assert pull is not None
         return Task(kind="review_pr", repo=repo, number=number, head_sha=pull.head_sha, **kw)
+
+    async def maintainers_question(
+        self, repo: str, number: int, text: str
+    ) -> tuple[ReviewComment, int, Task]:
+        """The PR reviewed, then a maintainer (granted admin) replies ``text`` in the bot's thread
+        on its debug print: that thread's first comment, the reply's id, and the responder's task
+        to answer it."""
+        assert (await self.review(repo, number)).posted
+        grant(self.sandbox.state, repo, MAINTAINER, "admin")
+        pull = self.sandbox.state.pull(repo, number).pull
+        assert pull is not None
+        root = next(c for c in pull.review_comments if "print(" in c.body)
+        asked = reply(self.sandbox.state, repo, root.id, text, MAINTAINER)
+        task = Task(
+            kind="respond", repo=repo, number=number, head_sha=pull.head_sha, reply_to=asked
+        )
+        return root, asked, task
 
     def writes(self) -> list[Any]:
         """Writes to repository content (token mint/revoke are App calls, not content)."""

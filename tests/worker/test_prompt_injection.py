@@ -129,25 +129,19 @@ async def test_a_model_that_tries_to_exfiltrate_has_no_secret_to_post(swarm: Swa
 async def test_a_reply_in_the_bots_thread_is_answered_as_data_never_obeyed(
     swarm: Swarm, name: str
 ) -> None:
-    from agents.work import Task
-    from sandbox.github.feedback import grant, reply
-    from sandbox.github.seed import MAINTAINER, REVIEWER_BOT, WIDGETS_PR_DEBUG_PRINT
+    from sandbox.github.seed import REVIEWER_BOT, WIDGETS_PR_DEBUG_PRINT
 
     pr = WIDGETS_PR_DEBUG_PRINT
-    assert (await swarm.review(WIDGETS, pr)).posted
-    grant(swarm.sandbox.state, WIDGETS, MAINTAINER, "admin")
-    pull = swarm.sandbox.state.pull(WIDGETS, pr).pull
-    assert pull is not None
-    root = next(c for c in pull.review_comments if "print(" in c.body)
-    asked = reply(swarm.sandbox.state, WIDGETS, root.id, INJECTIONS[name], MAINTAINER)
+    root, asked, task = await swarm.maintainers_question(WIDGETS, pr, INJECTIONS[name])
     before = len(swarm.scripted.requests)
-    task = Task(kind="respond", repo=WIDGETS, number=pr, head_sha=pull.head_sha, reply_to=asked)
     sealed = await swarm.dispatch(task, role="responder")
     credential = swarm.runtime.sealer.open(sealed).credential
     assert credential is not None
     outcome = await swarm.run(sealed)
 
     assert outcome.status == "succeeded", outcome.reason
+    pull = swarm.sandbox.state.pull(WIDGETS, pr).pull
+    assert pull is not None
     answers = [c for c in pull.review_comments if c.in_reply_to_id == root.id and c.id != asked]
     assert [c.user_login for c in answers] == [REVIEWER_BOT]
     assert INJECTIONS[name][:30] not in answers[0].body
