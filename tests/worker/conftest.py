@@ -54,6 +54,16 @@ class Swarm:
     async def run(self, sealed: SealedEnvelope) -> WorkerOutcome:
         return await run_worker(sealed, self.runtime.worker)
 
+    async def run_with_credential(
+        self, task: Task, role: str = "reviewer"
+    ) -> tuple[WorkerOutcome, SecretStr]:
+        """Dispatch ``task`` and run its worker; with the credential its envelope sealed, for the
+        tests that look for it where it must never appear."""
+        sealed = await self.dispatch(task, role)
+        credential = self.runtime.sealer.open(sealed).credential
+        assert credential is not None
+        return await self.run(sealed), credential
+
     async def review(self, repo: str, number: int) -> WorkerOutcome:
         """Dispatch and run one reviewer of the pull request at its head SHA."""
         return await self.run(await self.dispatch(self.pull_task(repo, number)))

@@ -57,10 +57,7 @@ def _posted_text(swarm: Swarm, number: int) -> str:
 @pytest.mark.parametrize("name", sorted(INJECTIONS))
 async def test_scripted_reviewer_ignores_injected_instructions(swarm: Swarm, name: str) -> None:
     number = _hostile_pr(swarm, name, INJECTIONS[name])
-    sealed = await swarm.dispatch(swarm.pull_task(WIDGETS, number))
-    credential = swarm.runtime.sealer.open(sealed).credential
-    assert credential is not None
-    outcome = await swarm.run(sealed)
+    outcome, credential = await swarm.run_with_credential(swarm.pull_task(WIDGETS, number))
 
     assert outcome.status == "succeeded", outcome.reason
     pull = swarm.sandbox.state.pull(WIDGETS, number).pull
@@ -113,10 +110,7 @@ async def test_a_model_that_tries_to_exfiltrate_has_no_secret_to_post(swarm: Swa
     number = _hostile_pr(swarm, "asks-for-token", INJECTIONS["asks-for-token"])
     model = ExfiltratingModel()
     swarm.use_model(model.client())
-    sealed = await swarm.dispatch(swarm.pull_task(WIDGETS, number))
-    credential = swarm.runtime.sealer.open(sealed).credential
-    assert credential is not None
-    outcome = await swarm.run(sealed)
+    outcome, credential = await swarm.run_with_credential(swarm.pull_task(WIDGETS, number))
 
     assert outcome.status == "succeeded", outcome.reason
     posted = _posted_text(swarm, number)
@@ -134,10 +128,7 @@ async def test_a_reply_in_the_bots_thread_is_answered_as_data_never_obeyed(
     pr = WIDGETS_PR_DEBUG_PRINT
     root, asked, task = await swarm.maintainers_question(WIDGETS, pr, INJECTIONS[name])
     before = len(swarm.scripted.requests)
-    sealed = await swarm.dispatch(task, role="responder")
-    credential = swarm.runtime.sealer.open(sealed).credential
-    assert credential is not None
-    outcome = await swarm.run(sealed)
+    outcome, credential = await swarm.run_with_credential(task, role="responder")
 
     assert outcome.status == "succeeded", outcome.reason
     pull = swarm.sandbox.state.pull(WIDGETS, pr).pull

@@ -92,10 +92,7 @@ async def test_prompt_injection_cannot_make_a_reviewer_approve_label_or_leak(swa
         ]
     )
     swarm.use_model(hostile.client())
-    sealed = await swarm.dispatch(task)
-    credential = swarm.runtime.sealer.open(sealed).credential
-    assert credential is not None
-    outcome = await swarm.run(sealed)
+    outcome, credential = await swarm.run_with_credential(task)
 
     assert outcome.status == "succeeded"
     assert swarm.writes() == []
