@@ -214,6 +214,18 @@ async def discover_work(
             pulls = [p for p in pulls if (repo.lower(), p.number) in wanted]
             if not pulls:
                 continue
+        if rerun is None and all(
+            any(ledger.has_review(review_key(repo, p.number, p.head_sha, r)) for r in roles)
+            for p in pulls
+        ):
+            # The store has every listed PR reviewed at its head and nothing forces another
+            # review: whatever the repository's file says, no PR of it gets work, so it is not
+            # read (one GitHub call per re-poll of an unchanged repository, issue 23). An
+            # invalid file is reported, and told, when a PR next needs work.
+            found.skipped += [
+                SkippedItem(repo, p.number, p.head_sha, "already_reviewed") for p in pulls
+            ]
+            continue
         try:
             config = await _repo_config(source, repo, known_roles)
         except RepoConfigError as exc:

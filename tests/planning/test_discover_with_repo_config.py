@@ -150,3 +150,40 @@ def test_a_rerun_key_differs_from_the_plain_key_and_does_not_count_as_the_roles_
     plain = review_key(REPO, 1, SHA_NEW, "reviewer")
     again = review_key(REPO, 1, SHA_NEW, "reviewer", "d1")
     assert again == f"{plain}/rerun-d1"
+
+
+def _reviewed(*numbers: int) -> KeySet:
+    return KeySet({review_key(REPO, n, SHA_NEW, "reviewer") for n in numbers})
+
+
+def test_a_repository_whose_every_pr_is_reviewed_at_its_head_is_not_asked_for_its_file() -> None:
+    github = _github("skip:\n  authorz: [x]\n")  # invalid, and nothing left for it to stop
+    found = asyncio.run(
+        discover_work(github, [REPO], "reviewer", _reviewed(1, 2, 3, 4), bot_login=BOT)
+    )
+    assert github.calls == [f"pulls {REPO}"]
+    assert [(s.number, s.reason) for s in found.skipped] == [
+        (n, "already_reviewed") for n in (1, 2, 3, 4)
+    ]
+    assert found.items == [] and found.config_errors == {} and found.config_notices == []
+
+
+def test_one_pr_needing_work_reads_the_file_and_an_invalid_one_is_told_to_every_open_pr() -> None:
+    github = _github("skip:\n  authorz: [x]\n")
+    found = asyncio.run(
+        discover_work(github, [REPO], "reviewer", _reviewed(1, 2, 3), bot_login=BOT)
+    )
+    assert f"config {REPO}" in github.calls
+    assert list(found.config_errors) == [REPO]
+    [notice] = found.config_notices
+    assert notice.numbers == (1, 2, 3, 4)
+
+
+def test_a_forced_run_reads_the_file_though_every_pr_is_reviewed_at_its_head() -> None:
+    github = _github()
+    found = asyncio.run(
+        discover_work(github, [REPO], "reviewer", _reviewed(1, 2, 3, 4), bot_login=BOT, rerun="d2")
+    )
+    assert f"config {REPO}" in github.calls
+    # The file's skip rules give way to a forced run; its path rules still hold.
+    assert [t.number for t in found.items] == [1, 2, 3]
