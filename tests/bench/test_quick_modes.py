@@ -11,11 +11,10 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.paths import ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("bench")]
 

@@ -15,8 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli.app import app
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 

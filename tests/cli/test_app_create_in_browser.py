@@ -19,7 +19,7 @@ import pytest
 from sandbox.github.seed import MAINTAINER, ORG
 from sandbox.server import SandboxServer
 from tests.browser import Browser, Page
-from tests.cli.conftest import ROOT
+from tests.paths import ROOT
 
 pytestmark = pytest.mark.slow
 SWARM = str(Path(sys.executable).with_name("swarm"))

@@ -12,7 +12,8 @@ from agents.permissions import WORKER_CEILING, within
 from agents.roles.files import load_roles
 from flows.cli.app_actions import AppFiles, AppRequest
 from flows.cli.app_manifest import plan_apps
-from tests.cli.conftest import EXIT_USAGE, ROOT, assert_error, swarm
+from tests.cli.conftest import EXIT_USAGE, assert_error, swarm
+from tests.paths import ROOT
 
 HOOK = "https://swarm.example.com/github/webhook"
 

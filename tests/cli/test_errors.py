@@ -10,7 +10,8 @@ import pytest
 from flows.cli.errors import describe
 from sandbox.github.seed import credentials_env
 from sandbox.server import SandboxServer
-from tests.cli.conftest import EXIT_FAILED, EXIT_USAGE, ROOT, assert_error, swarm
+from tests.cli.conftest import EXIT_FAILED, EXIT_USAGE, assert_error, swarm
+from tests.paths import ROOT
 from tests.python_process import run_python
 
 NOT_CONFIGURED = (

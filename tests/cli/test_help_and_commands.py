@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from flows.cli.app import COMMAND_MODULES
-from tests.cli.conftest import ROOT, swarm
+from tests.cli.conftest import swarm
+from tests.paths import ROOT
 
 COMMANDS = [
     [],

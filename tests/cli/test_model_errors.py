@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from agents.settings.model import load_settings
-from tests.cli.conftest import EXIT_USAGE, ROOT, swarm
+from tests.cli.conftest import EXIT_USAGE, swarm
+from tests.paths import ROOT
 
 KNOWN = "known: claude-haiku-4-5, "
 

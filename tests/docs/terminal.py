@@ -28,8 +28,8 @@ import pytest
 from flows.local.prefect_server import prefect_home, stop
 from sandbox.model import ScriptedModel
 from sandbox.model.server import ScriptedServer
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 FENCE = re.compile(
     r"^(?P<indent>[ \t]*)```(?P<info>[^\n`]*)\n(?P<body>.*?)^(?P=indent)```[ \t]*$", re.M | re.S
 )

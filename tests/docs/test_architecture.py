@@ -11,7 +11,8 @@ import tokenize
 from collections.abc import Collection
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.paths import ROOT
+
 DOC = ROOT / "docs" / "architecture.md"
 TOPS = ("agents", "flows", "sandbox")
 # The layers below the worker: none imports another (shared modules are below all of them).

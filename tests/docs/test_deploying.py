@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.terminal import READY, ROOT, Terminal, blocks, terminal
+from tests.docs.terminal import READY, Terminal, blocks, terminal
+from tests.paths import ROOT
 from tests.prefect_server import PrefectServer
 
 __all__ = ["terminal"]

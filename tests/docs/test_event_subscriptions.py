@@ -3,16 +3,13 @@ person follows to make one by hand: an event missing from the docs is work GitHu
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from agents.events.routing import EVENT_TITLES, EVENTS_ACTED_ON
 from agents.roles.files import load_roles
 from flows.cli.app_manifest import plan_apps
 from sandbox.github.manifests import EVENT_PERMISSIONS
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.paths import ROOT
 
 
 def _text(name: str) -> str:

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from tests.docs.terminal import READY, Block, Terminal, blocks, terminal
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "events.md"
 RETRY = r'retry for (?P<seconds>\d+) s until "(?P<text>[^"]+)"'
 PORT = "8787"

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.terminal import READY, ROOT, Terminal, blocks, terminal, with_sandbox_values
+from tests.docs.terminal import READY, Terminal, blocks, terminal, with_sandbox_values
+from tests.paths import ROOT
 
 __all__ = ["terminal"]
 PAGE = ROOT / "docs" / "quickstart.md"

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.docs.terminal import ROOT, Terminal, blocks, terminal, with_sandbox_values
+from tests.docs.terminal import Terminal, blocks, terminal, with_sandbox_values
+from tests.paths import ROOT
 
 __all__ = ["terminal"]
 PAGE = ROOT / "README.md"

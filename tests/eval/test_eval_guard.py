@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from sandbox.eval import DEFAULT_SET
+from tests.paths import ROOT
 from tests.python_process import run_python
 
-ROOT = Path(__file__).resolve().parents[2]
 BASELINE = DEFAULT_SET.parent / "baseline.json"
 
 pytestmark = [pytest.mark.slow, pytest.mark.prefect]

@@ -32,8 +32,8 @@ from sandbox.github.seed import (
 )
 from sandbox.github.webhooks import Delivery, SandboxWebhooks
 from sandbox.server import SandboxServer
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SECRET = "whsec-planted-7c1e9a0b54d2"
 URL = "http://swarm.test/github/webhook"
 

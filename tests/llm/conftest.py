@@ -1,13 +1,10 @@
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from agents.roles import Role
 from agents.roles.files import load_roles
-
-ROLES_DIR = Path(__file__).resolve().parents[2] / "roles"
+from tests.paths import ROLES_DIR
 
 
 @pytest.fixture(scope="session")

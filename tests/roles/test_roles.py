@@ -9,8 +9,7 @@ import pytest
 from agents.permissions import KNOWN_PERMISSION_KEYS, WORKER_CEILING, check_permissions
 from agents.roles import RoleChain
 from agents.roles.files import RoleLoadError, load_roles, parse_role
-
-ROLES = Path(__file__).resolve().parents[2] / "roles"
+from tests.paths import ROLES_DIR
 
 GOOD = """\
 schema_version: 1
@@ -40,7 +39,7 @@ def _write(tmp_path: Path, name: str, text: str) -> Path:
 
 
 def test_shipped_roles_load_and_fit_the_ceiling() -> None:
-    roles = load_roles(ROLES)
+    roles = load_roles(ROLES_DIR)
     assert {"reviewer", "security-reviewer", "triager", "summarizer"} <= set(roles)
     assert roles["reviewer"].permissions == {
         "pull_requests": "write",
@@ -134,7 +133,7 @@ def test_check_permissions_names_the_permission_and_who_asked() -> None:
 
 
 def test_overlays_resolve_call_then_session_then_agent() -> None:
-    roles = load_roles(ROLES)
+    roles = load_roles(ROLES_DIR)
     chain = RoleChain(roles["reviewer"], session=roles["security-reviewer"])
     per_call = chain.with_call(roles["summarizer"])
     assert per_call.resolved_chain() == ["summarizer", "security-reviewer", "reviewer"]
@@ -147,7 +146,7 @@ def test_overlays_resolve_call_then_session_then_agent() -> None:
 
 
 def test_overlays_can_narrow_tools_and_permissions_but_never_widen_them() -> None:
-    roles = load_roles(ROLES)
+    roles = load_roles(ROLES_DIR)
     chain = RoleChain(roles["summarizer"], call=roles["reviewer"])
     assert chain.allowed_tools() == (
         "get_pull",

@@ -18,12 +18,12 @@ import pytest
 from sandbox.github.seed import REPOS, credentials_env
 from sandbox.github.state import SandboxState
 from sandbox.server import SandboxServer
+from tests.paths import ROOT
 
 if TYPE_CHECKING:
     from flows.run.request import RunRequest
     from tests.events.harness import Events
 
-ROOT = Path(__file__).resolve().parents[2]
 SEALING_KEY = "qJzH8m5cF1oYbXw2V0kT9rE3uN6pL4sAaGdQeWiZyMc="
 PLANTED_ANTHROPIC_KEY = "sk-ant-api03-PLANTEDdoNotLeakThisKey0123456789abcdefABCDEF"
 

@@ -25,9 +25,10 @@ import sqlalchemy as sa
 from sandbox.github.seed import credentials_env
 from sandbox.github.state import SandboxState
 from sandbox.server import SandboxServer
+from tests.paths import ROOT
 from tests.prefect_server import PrefectServer, client_env
 from tests.python_process import run_python
-from tests.run.conftest import ROOT, SEALING_KEY
+from tests.run.conftest import SEALING_KEY
 
 RUN_TIMEOUT_S = 900
 TERMINAL = {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}

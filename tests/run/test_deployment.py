@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import yaml
 
 from flows.run.request import RunRequest
 from flows.run.serve import scheduled_deployment
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.paths import ROOT
 
 
 def _prefect_yaml() -> dict[str, Any]:

@@ -22,9 +22,9 @@ from typer.testing import CliRunner
 
 from flows.cli.app import app
 from sandbox.server import SandboxServer
+from tests.paths import ROOT
 from tests.run.conftest import Swarm, use_sandbox_settings
 
-ROOT = Path(__file__).resolve().parents[2]
 MAINTAINER_PAT = "ghp_MAINTAINERplantedHOSTtoken00000000042"
 ACTIONS_TOKEN = "eyJhbGciOiJSUzI1NiJ9.planted-actions-runtime.sig"
 SSH_SOCK = "/tmp/planted-ssh-agent/agent.4242"

@@ -38,10 +38,10 @@ from tests.other_user import (
     require_second_uid,
     shared_folder,
 )
+from tests.paths import ROOT
 from tests.python_process import run_python
 from tests.waiting import wait_for
 
-ROOT = Path(__file__).resolve().parents[2]
 PLANTED_KEY = "sk-ant-api03-localusersplantedkey000000000000000000000000000000"
 PLANTED_SEAL = "bG9jYWx1c2Vyc3BsYW50ZWRzZWFsaW5na2V5MDAwMDA="
 

@@ -35,8 +35,9 @@ from sandbox.github.tokens import stateless_token
 from sandbox.model import ScriptedModel
 from sandbox.server import SandboxServer
 from tests.github.sandbox_helpers import reviewer_gateway
+from tests.paths import ROOT
 from tests.run.conftest import Swarm
-from tests.security.test_exec_environment import ROOT, _swarm_exec, host
+from tests.security.test_exec_environment import _swarm_exec, host
 from tests.security.test_outbound_redaction import ATTACK_FILE, _bot_written, send_to_model
 
 __all__ = ["host"]

@@ -12,9 +12,8 @@ import sqlalchemy as sa
 
 from agents.store import Store, StoreConfigError
 from agents.store.migrate import current_revision, head_revision
+from tests.paths import ROOT
 from tests.store.backends import StoreTarget
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_open_migrates_to_head_and_reopening_is_a_no_op(store_target: StoreTarget) -> None:

@@ -25,6 +25,7 @@ from sandbox.github.model import ReviewComment
 from sandbox.github.seed import MAINTAINER, credentials_env
 from sandbox.model import ScriptedModel
 from sandbox.server import SandboxServer
+from tests.paths import ROLES_DIR
 
 # What a review writes: the summary comment (created once, then edited) and the review itself.
 REVIEW_WRITE_ROUTES = frozenset(
@@ -122,7 +123,7 @@ def settings_env(sandbox: SandboxServer, tmp: Path, monkeypatch: pytest.MonkeyPa
     for key, value in credentials_env(sandbox.state, tmp / "keys", sandbox.url).items():
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("SWARM_DATA_DIR", str(tmp / "data"))
-    monkeypatch.setenv("SWARM_ROLES_DIR", str(Path(__file__).resolve().parents[2] / "roles"))
+    monkeypatch.setenv("SWARM_ROLES_DIR", str(ROLES_DIR))
     monkeypatch.delenv("SWARM_STORE_URL", raising=False)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
 

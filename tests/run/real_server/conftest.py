@@ -20,8 +20,9 @@ import pytest
 
 from sandbox.github.seed import REPOS, credentials_env
 from sandbox.server import SandboxServer
+from tests.paths import ROOT
 from tests.prefect_server import PrefectServer, client_env
-from tests.run.conftest import PLANTED_ANTHROPIC_KEY, ROOT, SEALING_KEY
+from tests.run.conftest import PLANTED_ANTHROPIC_KEY, SEALING_KEY
 
 SWARM = str(Path(sys.executable).with_name("swarm"))
 RUN_TIMEOUT_S = 240

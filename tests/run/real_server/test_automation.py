@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_CLEAN
+from tests.paths import ROOT
 from tests.prefect_server import client_env
 from tests.python_process import run_python
-from tests.run.conftest import ROOT
 from tests.run.real_server.conftest import ObservedSwarm
 
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]

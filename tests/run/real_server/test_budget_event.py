@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_PDB
-from tests.run.conftest import ROOT
+from tests.paths import ROOT
 from tests.run.real_server.conftest import ObservedSwarm
 
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]

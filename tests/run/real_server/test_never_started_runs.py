@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.paths import ROOT
 from tests.prefect_server import PrefectServer, client_env
 from tests.python_process import run_python
-from tests.run.conftest import ROOT
 
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
 
