@@ -46,6 +46,7 @@ def run_eval(
     from flows.cli.runner import execute_flow
     from flows.run.request import RunRequest
     from sandbox.eval import seed_set
+    from sandbox.github.limits import RateLimits
     from sandbox.github.seed import REVIEWER_BOT
     from sandbox.github.state import SandboxState
     from sandbox.server import SandboxServer
@@ -58,7 +59,12 @@ def run_eval(
     prepare_prefect_env()
     for key in [k for k in os.environ if k.upper().startswith("SWARM_")]:
         del os.environ[key]
-    state = SandboxState()
+    # The set's GitHub is the evaluation's alone, so its hourly budget is the largest GitHub
+    # grants an installation (15,000): at the usual 5,000 the throttle spreads what is left over
+    # the hour, about 1.4 requests a second, and the shipped set's discovery and 500 worker
+    # requests took seven minutes of waiting that measure nothing about the reviews. The
+    # secondary limits (points per minute, content creation, a second between writes) stay.
+    state = SandboxState(limits=RateLimits(core=15_000))
     served = seed_set(state, set_dir)
     with SandboxServer(state) as sandbox:
         load_env_file(state.write_credentials(work / "keys", sandbox.url))
