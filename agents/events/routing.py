@@ -21,8 +21,9 @@ to ignore it out; nothing is called and nothing is trusted beyond the signature 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -159,128 +160,140 @@ def _work(base: Routed, work: EventWork, reason: str) -> Routed:
     return Routed(base.event, base.action, base.repo, work.number, base.sender, work, reason)
 
 
+@dataclass(frozen=True)
+class _Delivery:
+    """One event as its handler reads it; ``name`` (``event.action``) starts every reason."""
+
+    name: str
+    raw: object
+    head: Envelope
+    base: Routed
+    repo: str
+    sender: Account
+    installation: int | None
+
+    def ignored(self, reason: str, number: int | None = None) -> Routed:
+        return _ignored(self.base, f"{self.name}: {reason}", number)
+
+    def work(self, work: EventWork, reason: str) -> Routed:
+        return _work(self.base, work, f"{self.name}: {reason}")
+
+    def asks(
+        self, kind: WorkKind, number: int, role: str, sender: str | None = None, **details: Any
+    ) -> EventWork:
+        """Work on ``number`` in this delivery's repository, through its installation, for
+        ``sender`` (the event's own sender unless said); ``details``: the rest of its fields."""
+        return EventWork(
+            kind=kind,
+            repo=self.repo,
+            number=number,
+            role=role,
+            sender=sender or self.sender.login,
+            installation_id=self.installation,
+            **details,
+        )
+
+
 def _route(event: str, raw: object, head: Envelope, base: Routed) -> Routed:
     name = f"{event}.{head.action}" if head.action else event
     if base.repo is None or head.sender is None:
         return _ignored(base, f"{name}: no repository or sender")
     installation = head.installation.id if head.installation else None
-    if event == "pull_request":
-        if head.action not in REVIEW_ACTIONS:
-            return _ignored(base, f"{name}: not an action that asks for a review")
-        pr = PullRequestEvent.model_validate(raw).pull_request
-        work = EventWork(
-            kind="review",
-            repo=base.repo,
-            number=pr.number,
-            role="reviewer",
-            sender=head.sender.login,
-            head_sha=pr.head.sha,
-            installation_id=installation,
-        )
-        return _work(base, work, f"{name}: review {work.target}")
-    if event == "issue_comment":
-        return _comment(name, raw, head, base, installation)
-    if event == "pull_request_review_comment":
-        return _review_comment(name, raw, head, base, installation)
-    if event == "pull_request_review_thread":
-        return _review_thread(name, raw, head, base, installation)
-    if event == "issues":
-        if head.action != "opened":
-            return _ignored(base, f"{name}: only opened issues are triaged")
-        issue = IssuesEvent.model_validate(raw).issue
-        if issue.pull_request is not None:
-            return _ignored(base, f"{name}: a pull request, not an issue", issue.number)
-        work = EventWork(
-            kind="triage",
-            repo=base.repo,
-            number=issue.number,
-            role="triager",
-            sender=head.sender.login,
-            installation_id=installation,
-        )
-        return _work(base, work, f"{name}: triage {work.target}")
-    return _ignored(base, f"{name}: not an event the swarm acts on")
+    delivery = _Delivery(name, raw, head, base, base.repo, head.sender, installation)
+    if event not in _HANDLERS:
+        return delivery.ignored("not an event the swarm acts on")
+    actions, otherwise, handler = _HANDLERS[event]
+    if head.action not in actions:
+        return delivery.ignored(otherwise)
+    return handler(delivery)
 
 
-def _comment(
-    name: str, raw: object, head: Envelope, base: Routed, installation: int | None
-) -> Routed:
-    if head.action != "created":
-        return _ignored(base, f"{name}: only new comments carry commands")
-    parsed = IssueCommentEvent.model_validate(raw)
+def _pull_request(d: _Delivery) -> Routed:
+    pr = PullRequestEvent.model_validate(d.raw).pull_request
+    work = d.asks("review", pr.number, "reviewer", head_sha=pr.head.sha)
+    return d.work(work, f"review {work.target}")
+
+
+def _issue(d: _Delivery) -> Routed:
+    issue = IssuesEvent.model_validate(d.raw).issue
+    if issue.pull_request is not None:
+        return d.ignored("a pull request, not an issue", issue.number)
+    work = d.asks("triage", issue.number, "triager")
+    return d.work(work, f"triage {work.target}")
+
+
+def _comment(d: _Delivery) -> Routed:
+    parsed = IssueCommentEvent.model_validate(d.raw)
     number = parsed.issue.number
     command = find_command(parsed.comment.body)
-    by_bot = _by_bot(parsed.comment.user, head)
+    by_bot = _by_bot(parsed.comment.user, d.head)
     if command is None:
         if by_bot or parsed.issue.pull_request is None:
-            return _ignored(base, f"{name}: no /swarm command", number)
-        return _learn(base, number, parsed.comment.user.login, installation, name)
+            return d.ignored("no /swarm command", number)
+        return _learn(d, number, parsed.comment.user.login)
     if by_bot:
-        return _ignored(base, f"{name}: commands from bots are ignored", number)
+        return d.ignored("commands from bots are ignored", number)
     if parsed.issue.pull_request is None:
-        return _ignored(base, f"{name}: /swarm commands work on pull requests only", number)
-    assert base.repo is not None
-    work = EventWork(
-        kind="command",
-        repo=base.repo,
-        number=number,
-        role=command.role or "reviewer",
-        sender=parsed.comment.user.login,
+        return d.ignored("/swarm commands work on pull requests only", number)
+    work = d.asks(
+        "command",
+        number,
+        command.role or "reviewer",
+        parsed.comment.user.login,
         comment_id=parsed.comment.id,
         command=command.text,
         focus=command.focus_role,
-        installation_id=installation,
     )
-    return _work(base, work, f"{name}: /swarm {command.text} on {work.target}")
+    return d.work(work, f"/swarm {command.text} on {work.target}")
 
 
-def _review_comment(
-    name: str, raw: object, head: Envelope, base: Routed, installation: int | None
-) -> Routed:
-    if head.action != "created":
-        return _ignored(base, f"{name}: only new replies are feedback")
-    parsed = ReviewCommentEvent.model_validate(raw)
+def _review_comment(d: _Delivery) -> Routed:
+    parsed = ReviewCommentEvent.model_validate(d.raw)
     number = parsed.pull_request.number
     if parsed.comment.in_reply_to_id is None:
-        return _ignored(base, f"{name}: not a reply to a review comment", number)
-    if _by_bot(parsed.comment.user, head):
-        return _ignored(base, f"{name}: replies from bots teach nothing", number)
-    work = _feedback(base, number, parsed.comment.user.login, installation, parsed.comment.id)
-    return _work(base, work, f"{name}: a reply on {work.target}, to answer and learn from")
+        return d.ignored("not a reply to a review comment", number)
+    if _by_bot(parsed.comment.user, d.head):
+        return d.ignored("replies from bots teach nothing", number)
+    work = _feedback(d, number, parsed.comment.user.login, parsed.comment.id)
+    return d.work(work, f"a reply on {work.target}, to answer and learn from")
 
 
-def _review_thread(
-    name: str, raw: object, head: Envelope, base: Routed, installation: int | None
-) -> Routed:
-    if head.action != "resolved":
-        return _ignored(base, f"{name}: only a resolved thread is feedback")
-    number = ReviewThreadEvent.model_validate(raw).pull_request.number
-    assert head.sender is not None
-    if _by_bot(head.sender, head):
-        return _ignored(base, f"{name}: threads bots resolve teach nothing", number)
-    return _learn(base, number, head.sender.login, installation, name)
+def _review_thread(d: _Delivery) -> Routed:
+    number = ReviewThreadEvent.model_validate(d.raw).pull_request.number
+    if _by_bot(d.sender, d.head):
+        return d.ignored("threads bots resolve teach nothing", number)
+    return _learn(d, number, d.sender.login)
+
+
+# Each event acted on: the actions that mean work, why any other action is ignored, its handler.
+_HANDLERS: dict[str, tuple[frozenset[str], str, Callable[[_Delivery], Routed]]] = {
+    "pull_request": (REVIEW_ACTIONS, "not an action that asks for a review", _pull_request),
+    "issue_comment": (frozenset({"created"}), "only new comments carry commands", _comment),
+    "pull_request_review_comment": (
+        frozenset({"created"}),
+        "only new replies are feedback",
+        _review_comment,
+    ),
+    "pull_request_review_thread": (
+        frozenset({"resolved"}),
+        "only a resolved thread is feedback",
+        _review_thread,
+    ),
+    "issues": (frozenset({"opened"}), "only opened issues are triaged", _issue),
+}
 
 
 def _by_bot(author: Account, head: Envelope) -> bool:
     return author.is_bot or (head.sender is not None and head.sender.is_bot)
 
 
-def _learn(base: Routed, number: int, sender: str, installation: int | None, name: str) -> Routed:
-    work = _feedback(base, number, sender, installation)
-    return _work(base, work, f"{name}: feedback on {work.target}")
+def _learn(d: _Delivery, number: int, sender: str) -> Routed:
+    work = _feedback(d, number, sender)
+    return d.work(work, f"feedback on {work.target}")
 
 
-def _feedback(
-    base: Routed, number: int, sender: str, installation: int | None, reply: int | None = None
-) -> EventWork:
+def _feedback(d: _Delivery, number: int, sender: str, reply: int | None = None) -> EventWork:
     """Feedback on the PR to learn from; with ``reply``, also that reply to answer."""
-    assert base.repo is not None
-    return EventWork(
-        kind="learn" if reply is None else "respond",
-        repo=base.repo,
-        number=number,
-        role="reviewer" if reply is None else "responder",
-        sender=sender,
-        comment_id=reply,
-        installation_id=installation,
-    )
+    if reply is None:
+        return d.asks("learn", number, "reviewer", sender)
+    return d.asks("respond", number, "responder", sender, comment_id=reply)
