@@ -54,11 +54,8 @@ def memory_tools(ctx: WorkerContext) -> list[OfferedTool]:
                 history_search,
                 ctx.store,
                 ctx.worker_id,
-                query=args.query,
-                limit=args.limit,
-                before_seq=args.before_seq,
-                include_tool_events=args.include_tool_events,
-                scope=args.scope,
+                # The tool's arguments are the search's, by name: one list of fields.
+                **args.model_dump(),
                 allow_run_scope=ctx.history_scope == "run",
             )
         except HistorySearchError as exc:
