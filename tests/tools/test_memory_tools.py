@@ -36,3 +36,18 @@ async def test_memory_search_quotes_each_hit_with_where_it_came_from(
         e for e in swarm.runtime.store.get_transcript(ctx.worker_id) if e.kind == "progress"
     ]
     assert [e.content for e in progress] == [{"kind": "checkpoint", "text": "diff read"}]
+
+
+async def test_history_search_finds_the_sessions_own_record_and_refuses_the_run_unless_allowed(
+    swarm: Swarm, tool_context: MakeContext
+) -> None:
+    ctx = await tool_context(swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT))
+    toolbox = build_toolbox(ctx, ["history_search", "record_progress"])
+    await toolbox.call("record_progress", {"note": "read the scaling diff", "kind": "decision"})
+
+    found = await toolbox.call("history_search", {"query": "scaling", "include_tool_events": True})
+    assert found.summary == "1 hit(s)" and "read the scaling diff" in found.content
+    paged = await toolbox.call("history_search", {"query": "scaling", "before_seq": 1})
+    assert paged.summary == "0 hit(s)"
+    refused = await toolbox.call("history_search", {"query": "scaling", "scope": "run"})
+    assert refused.is_error and "scope 'run' is not allowed" in refused.content
