@@ -16,6 +16,7 @@ import httpx
 from agents.github.turn import Turn
 from agents.ratelimit.github.requests import classify_graphql, classify_rest
 from agents.ratelimit.github.throttle import IdentityThrottle
+from agents.transport.calls import IdentityCall
 
 # The worker id the identity layer's calls are counted under in the budget state.
 IDENTITY_WORKER = "identity"
@@ -31,23 +32,17 @@ class ThrottledIdentityCalls:
         self.worker_id = worker_id
 
     async def send(
-        self,
-        login: str,
-        method: str,
-        path: str,
-        send: Callable[[], Awaitable[httpx.Response]],
-        *,
-        graphql: bool,
+        self, call: IdentityCall, send: Callable[[], Awaitable[httpx.Response]]
     ) -> httpx.Response:
-        """Send as ``login`` within its budget; a rate-limit answer is retried after its pause
-        (never sooner), and a pause longer than ``max_inline_wait`` raises ``IdentityPaused``
-        with the pause recorded for every worker of the identity."""
-        throttle = self._throttles(login)
+        """Send as ``call.login`` within its budget; a rate-limit answer is retried after its
+        pause (never sooner), and a pause longer than ``max_inline_wait`` raises
+        ``IdentityPaused`` with the pause recorded for every worker of the identity."""
+        throttle = self._throttles(call.login)
         lim = throttle.limits
-        if graphql:  # the identity layer's only GraphQL is the viewer query
+        if call.graphql:  # the identity layer's only GraphQL is the viewer query
             spec = classify_graphql(is_mutation=False, creates_content=False, limits=lim)
         else:
-            spec = classify_rest(method, path, lim)
+            spec = classify_rest(call.method, call.path, lim)
         turn = Turn(throttle, self.worker_id, spec)
         while True:
             permit = await turn.permit()

@@ -21,6 +21,7 @@ import httpx
 from agents.identity.errors import IdentityBlocked
 from agents.transport import CredentialRefused
 from agents.transport.auth import AppJwtAuth, BotPatAuth, CredentialAuth, InstallationTokenAuth
+from agents.transport.calls import IdentityCall
 from agents.transport.client import GitHubTransport
 from agents.transport.reply import Reply
 
@@ -28,17 +29,11 @@ VIEWER_QUERY = "query { viewer { login } }"
 
 
 class IdentityCalls(Protocol):
-    """Sends one call made as ``login`` within that identity's budget (waiting its turn, folding
-    in the answer); ``send`` makes the call."""
+    """Sends one call made as ``call.login`` within that identity's budget (waiting its turn,
+    folding in the answer); ``send`` makes the call."""
 
     async def send(
-        self,
-        login: str,
-        method: str,
-        path: str,
-        send: Callable[[], Awaitable[httpx.Response]],
-        *,
-        graphql: bool,
+        self, call: IdentityCall, send: Callable[[], Awaitable[httpx.Response]]
     ) -> httpx.Response: ...
 
 
@@ -101,7 +96,8 @@ class IdentityApi:
         try:
             if login is None or self.calls is None:
                 return Reply.of(await send())
-            return Reply.of(await self.calls.send(login, method, url, send, graphql=graphql))
+            call = IdentityCall(login, method, url, graphql)
+            return Reply.of(await self.calls.send(call, send))
         except CredentialRefused as exc:
             # The offline checks refuse a wrong or missing credential first; this is the backstop.
             raise IdentityBlocked.mismatch(str(exc)) from None

@@ -12,6 +12,7 @@ with :mod:`agents.transport.client` and :mod:`agents.transport.auth`.
 
 - ``auth.py``: Which credential a request carries: small strategies githubkit and httpx both
   understand
+- ``calls.py``: One call to GitHub as an identity, said once for both layers that send such calls
 - ``client.py``: githubkit set up for one identity, and the one place GitHub HTTP failures are
   translated
 - ``credentials.py``: What kind of GitHub credential a string is, by GitHub's documented prefixes
