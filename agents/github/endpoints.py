@@ -17,6 +17,8 @@ from agents.ratelimit.github.requests import classify_graphql
 from agents.ratelimit.github.snapshot import IdentitySnapshot
 
 REVIEW_EVENTS = frozenset({"COMMENT", "APPROVE", "REQUEST_CHANGES"})
+# How many pages of 100 one read of a repository's review comments takes at most.
+REVIEW_COMMENT_PAGES = 10
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
 
 
@@ -74,6 +76,12 @@ class GitHubEndpoints(ThrottledClient):
     async def _paged(
         self, path: str, params: Mapping[str, Any] | None = None, *, max_pages: int = 30
     ) -> list[dict[str, Any]]:
+        return (await self._pages(path, params, max_pages=max_pages))[0]
+
+    async def _pages(
+        self, path: str, params: Mapping[str, Any] | None = None, *, max_pages: int = 30
+    ) -> tuple[list[dict[str, Any]], bool]:
+        """The items of up to ``max_pages`` pages, and whether they are all (no page left)."""
         per_page = 100
         items: list[dict[str, Any]] = []
         for page in range(1, max_pages + 1):
@@ -85,8 +93,8 @@ class GitHubEndpoints(ThrottledClient):
                 raise GitHubApiError(response.status_code, "GET", path, "expected a JSON list")
             items.extend(batch)
             if len(batch) < per_page or "next" not in response.links:
-                break
-        return items
+                return items, True
+        return items, False
 
     # -- what the tools call ------------------------------------------------------------------
     async def get_pull(self, repo: str, number: int) -> dict[str, Any]:
@@ -271,8 +279,17 @@ class GitHubEndpoints(ThrottledClient):
         self, repo: str, since: str | None = None
     ) -> list[dict[str, Any]]:
         """Every review comment of the repository, replies included (``in_reply_to_id``)."""
+        return (await self.read_repo_review_comments(repo, since))[0]
+
+    async def read_repo_review_comments(
+        self, repo: str, since: str | None = None
+    ) -> tuple[list[dict[str, Any]], bool]:
+        """The repository's review comments last updated at or after ``since`` (ISO 8601; None:
+        all), oldest id first as GitHub lists them, and whether that is all of them (False: more
+        pages were left than one read takes, ``REVIEW_COMMENT_PAGES``)."""
         params = {"since": since} if since else None
-        return await self._paged(f"/repos/{_repo(repo)}/pulls/comments", params, max_pages=10)
+        path = f"/repos/{_repo(repo)}/pulls/comments"
+        return await self._pages(path, params, max_pages=REVIEW_COMMENT_PAGES)
 
     async def list_pull_review_comments(self, repo: str, number: int) -> list[dict[str, Any]]:
         """The review comments of one pull request, replies included (``in_reply_to_id``)."""

@@ -49,7 +49,8 @@ def _login(obj: Mapping[str, Any]) -> tuple[str, bool]:
     return login, user.get("type") == "Bot" or login.endswith("[bot]")
 
 
-def _pr_number(comment: Mapping[str, Any]) -> int:
+def pull_number(comment: Mapping[str, Any]) -> int:
+    """The number of the pull request a review comment is on (0: its answer does not say)."""
     url = str(comment.get("pull_request_url") or "")
     tail = url.rstrip("/").rsplit("/", 1)[-1]
     return int(tail) if tail.isdigit() else 0
@@ -103,7 +104,7 @@ class _Learner:
     ) -> None:
         item = Feedback(
             repo=self.repo,
-            pr_number=_pr_number(bot_comment),
+            pr_number=pull_number(bot_comment),
             comment_id=int(bot_comment["id"]),
             comment_url=str(bot_comment.get("html_url") or bot_comment.get("url") or ""),
             path=str(bot_comment.get("path") or ""),
@@ -158,7 +159,7 @@ class _Learner:
         by whoever resolved it, when they have write access."""
         latest: dict[int, int] = {}
         for comment_id, comment in bot.items():
-            number = _pr_number(comment)
+            number = pull_number(comment)
             if number:
                 latest[number] = max(latest.get(number, 0), comment_id)
         newest = sorted(latest, key=lambda n: latest[n], reverse=True)[:THREAD_PULLS]
@@ -222,10 +223,13 @@ async def learn_from_repo(
     *,
     bot_logins: Collection[str],
     auto_accept: bool = False,
+    comments: Iterable[Mapping[str, Any]] | None = None,
 ) -> LearningReport:
     """Poll ``repo``'s review comments and their threads once (at the start of a run) and
-    learn from replies, reactions and resolved threads."""
-    comments = await gateway.list_repo_review_comments(repo)
+    learn from replies, reactions and resolved threads. ``comments``: the repository's review
+    comments when the caller has just read them (None: read here)."""
+    if comments is None:
+        comments = await gateway.list_repo_review_comments(repo)
     report = await learn_from_comments(
         gateway,
         store,

@@ -33,7 +33,12 @@ class ReplySource(Protocol):
         """(number, head SHA) of each open pull request."""
         ...
 
-    async def review_comments(self, repo: str, number: int) -> list[dict[str, Any]]: ...
+    async def review_comments(
+        self, repo: str, numbers: Sequence[int]
+    ) -> Mapping[int, Sequence[Mapping[str, Any]]]:
+        """Each of ``numbers``' review comments, replies included (``in_reply_to_id``), read
+        for the repository at once where GitHub allows it."""
+        ...
 
     async def permission(self, repo: str, login: str) -> str: ...
 
@@ -80,9 +85,10 @@ async def discover_replies(
 ) -> Replies:
     """Replies waiting for the bot's answer in its finding threads on open PRs of ``repos``.
 
-    ``reviewed`` (the store: has the bot posted a review on that PR?) spares the comment reads
-    of PRs the bot never reviewed, which hold no thread of its findings: one GitHub call per
-    open PR on every run, the poll's largest cost (issue 23). None: every open PR is read.
+    ``reviewed`` (the store: has the bot posted a review on that PR?) leaves out the PRs the bot
+    never reviewed, which hold no thread of its findings (None: every open PR is read). The
+    review comments of a repository's PRs are asked for in one call, which the source answers
+    with one read of the repository's where it can (issue 23: not one read per PR a run).
     """
     found = Replies()
     if bot_login is None:
@@ -116,13 +122,18 @@ async def _repo_replies(
     reviewed: Callable[[str, int], bool] | None = None,
 ) -> None:
     """Add ``repo``'s waiting replies (and who was left unanswered) to ``found``."""
+    heads: dict[int, str] = {}
     for number, head in await source.open_pull_heads(repo):
         if wanted is not None and (repo.lower(), number) not in wanted:
             continue
         found.looked_at.append((repo, number, head))
-        if reviewed is not None and not reviewed(repo, number):
-            continue
-        comments = await source.review_comments(repo, number)
+        if reviewed is None or reviewed(repo, number):
+            heads[number] = head
+    if not heads:
+        return
+    by_pull = await source.review_comments(repo, list(heads))
+    for number, head in heads.items():
+        comments = by_pull.get(number, ())
         for root in comments:
             if root.get("in_reply_to_id"):
                 continue

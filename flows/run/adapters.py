@@ -94,24 +94,61 @@ class GatewayPullSource:
 
 
 class GatewayReplySource:
-    """The responder's discovery reads: open PRs, their review comments, who may be answered."""
+    """The responder's discovery reads: open PRs, their review comments, who may be answered.
+
+    ``listed``: each repository's open PRs as this run's review discovery listed them;
+    ``read``: each repository's review comments as the same bot's learning poll read them whole
+    in this run. Either spares the poll a read of its own (issue 23)."""
 
     def __init__(
-        self, gateway: Any, listed: Mapping[str, list[dict[str, Any]]] | None = None
+        self,
+        gateway: Any,
+        listed: Mapping[str, list[dict[str, Any]]] | None = None,
+        read: Mapping[str, list[dict[str, Any]]] | None = None,
     ) -> None:
         self.gateway = gateway
-        self.listed = listed or {}
+        self.listed = dict(listed or {})
+        self.read = read or {}
 
     async def open_pull_heads(self, repo: str) -> list[tuple[int, str]]:
         """From the review discovery's listing when this run made one, else listed now."""
         pulls = self.listed.get(repo)
         if pulls is None:
-            pulls = await self.gateway.list_pulls(repo, "open")
+            pulls = self.listed[repo] = await self.gateway.list_pulls(repo, "open")
         return [(int(p["number"]), str(p["head"]["sha"])) for p in pulls]
 
-    async def review_comments(self, repo: str, number: int) -> list[dict[str, Any]]:
-        found: list[dict[str, Any]] = await self.gateway.list_pull_review_comments(repo, number)
+    async def review_comments(
+        self, repo: str, numbers: Sequence[int]
+    ) -> dict[int, list[dict[str, Any]]]:
+        """Each of ``numbers``' (open PRs of ``repo``) review comments, replies included: one
+        read of the repository's for them all, not one per PR. Where that read would not hold
+        them all (more pages than one read takes), or only one PR is asked for, PR by PR."""
+        from agents.memory.learning import pull_number
+
+        listing = self.read.get(repo)
+        if listing is None and len(numbers) > 1:
+            listing = await self._since_opened(repo, numbers)
+        if listing is None:
+            return {n: await self.gateway.list_pull_review_comments(repo, n) for n in numbers}
+        found: dict[int, list[dict[str, Any]]] = {n: [] for n in numbers}
+        for comment in listing:
+            bucket = found.get(pull_number(comment))
+            if bucket is not None:
+                bucket.append(comment)
         return found
+
+    async def _since_opened(self, repo: str, numbers: Sequence[int]) -> list[dict[str, Any]] | None:
+        """The repository's review comments updated since the oldest of ``numbers`` was opened,
+        which holds every comment of theirs (none is older than its PR); None when not whole."""
+        wanted = set(numbers)
+        opened = [
+            str(p.get("created_at") or "")
+            for p in self.listed.get(repo, ())
+            if int(p["number"]) in wanted
+        ]
+        since = min(opened) if opened and all(opened) else None
+        comments, whole = await self.gateway.read_repo_review_comments(repo, since)
+        return comments if whole else None
 
     async def permission(self, repo: str, login: str) -> str:
         found: str = await self.gateway.collaborator_permission(repo, login)
@@ -275,27 +312,34 @@ def _record_snapshot(runtime: Runtime, snap: IdentitySnapshot) -> None:
 
 async def read_review_feedback(
     runtime: Runtime, gateway: GitHubGateway, repos: Sequence[str], role: str
-) -> None:
+) -> dict[str, list[dict[str, Any]]]:
     """Replies and reactions to the bot's review comments become proposed learnings before the
     run's reviews start (polling; a webhook can call
     ``agents.memory.learning.learn_from_comments``), for a role that declares
-    ``feedback_signals``. A GitHub error here is logged and never stops the run."""
+    ``feedback_signals``. A GitHub error here is logged and never stops the run. Returns each
+    repository's review comments it read whole, for the replies poll of the same bot."""
     from agents.github.errors import GitHubApiError, TokenRefused
     from agents.memory.learning import learn_from_repo
     from agents.transport import GitHubUnreachable
 
+    read: dict[str, list[dict[str, Any]]] = {}
     found = runtime.roles.get(role) if isinstance(runtime.roles, Mapping) else None
     if found is None or not found.feedback_signals:
-        return
+        return read
 
     for repo in repos:
         try:
+            comments, whole = await gateway.read_repo_review_comments(repo)
+            if whole:
+                read[repo] = comments
             await learn_from_repo(
                 gateway,
                 runtime.store,
                 repo,
                 bot_logins={gateway.identity},
                 auto_accept=runtime.settings.memory_auto_accept,
+                comments=comments,
             )
         except (GitHubApiError, GitHubUnreachable, TokenRefused) as exc:
             log.warning("%s: review feedback not read: %s", repo, redact(str(exc)))
+    return read

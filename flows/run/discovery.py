@@ -108,14 +108,15 @@ async def discover(
     notes: list[PullNote] = []
     sizes: dict[tuple[str, int], dict[str, int]] = {}
     # The replies poll rides on this discovery when the responder is the same bot: one token,
-    # one identity proof and one listing of the open PRs per run instead of two (issue 23).
+    # one identity proof, one listing of the open PRs and one read of the repository's review
+    # comments (the learning poll's) per run instead of two (issue 23).
     together = (
         RESPONDER_ROLE in runtime.roles and role_identity(runtime, RESPONDER_ROLE) == identity
     )
     replies: list[Task] = []
     for owned in repos_by_owner(repos).values():
         async with runtime.discovery(identity, owned) as (gateway, verified_login):
-            await read_review_feedback(runtime, gateway, owned, role)
+            feedback = await read_review_feedback(runtime, gateway, owned, role)
             pulls = GatewayPullSource(gateway)
             found = await discover_work(
                 pulls,
@@ -130,7 +131,7 @@ async def discover(
                 max_file_tokens=read_plan(runtime, role).max_file_tokens,
             )
             if together:
-                source = GatewayReplySource(gateway, pulls.listed)
+                source = GatewayReplySource(gateway, pulls.listed, feedback)
                 replies += (
                     await _replies_in(runtime, source, owned, verified_login, targets)
                 ).replies

@@ -17,6 +17,7 @@ from sandbox.github.errors import ApiError, not_found, unprocessable
 from sandbox.github.gate import Ctx, Reply, Route
 from sandbox.github.model import Blob, Issue, Pull, PullFile, Review, ReviewComment, sha_of
 from sandbox.github.paging import page_of
+from sandbox.github.routes_feedback import listed_comments
 
 RAW_MEDIA_TYPE = "application/vnd.github.raw+json; charset=utf-8"
 RAW_MEDIA_TYPES = frozenset(
@@ -313,7 +314,7 @@ def _too_long(field: str) -> ApiError:
 
 def list_review_comments(ctx: Ctx) -> Reply:
     _, pull = _pull(ctx)
-    chunk, headers = page_of(ctx, pull.review_comments)
+    chunk, headers = page_of(ctx, listed_comments(ctx, pull.review_comments))
     users = ctx.state.users
     return Reply(
         [render_pulls.review_comment(ctx.urls, ctx.the_repo, c, users) for c in chunk],

@@ -3,6 +3,7 @@ by a person with write access, in a thread the bot's verified login started with
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -43,8 +44,10 @@ class Source:
     async def open_pull_heads(self, repo: str) -> list[tuple[int, str]]:
         return [(PR, HEAD)]
 
-    async def review_comments(self, repo: str, number: int) -> list[dict[str, Any]]:
-        return self.comments
+    async def review_comments(
+        self, repo: str, numbers: Sequence[int]
+    ) -> dict[int, list[dict[str, Any]]]:
+        return {n: self.comments for n in numbers}
 
     async def permission(self, repo: str, login: str) -> str:
         self.asked.append(login)
@@ -103,9 +106,9 @@ async def test_a_pr_the_bot_never_reviewed_is_not_read_for_replies() -> None:
     read: list[int] = []
     original = source.review_comments
 
-    async def counted(repo: str, number: int) -> list[dict[str, Any]]:
-        read.append(number)
-        return await original(repo, number)
+    async def counted(repo: str, numbers: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
+        read.extend(numbers)
+        return await original(repo, numbers)
 
     source.review_comments = counted  # type: ignore[method-assign]
     found = await discover_replies(

@@ -8,6 +8,7 @@ stored it, then answered 502) and two runs at the same moment."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -183,3 +184,34 @@ def test_a_reply_delivered_by_webhook_gets_one_answer_and_a_readers_reply_no_run
     assert [(r.role, r.targets) for r in started] == [("responder", (TARGET,))]
     _question, answer = in_thread(swarm, thread_on(swarm, "print("))
     assert answer.user_login == REVIEWER_BOT
+
+
+def test_the_replies_poll_reads_a_repositorys_review_comments_once_however_many_prs_it_has(
+    swarm: Swarm,
+) -> None:
+    both = [TARGET, f"{WIDGETS}#{WIDGETS_PR_PDB}"]
+    run_ok(targets=both)
+    grant(swarm.state, WIDGETS, MAINTAINER, "admin")
+    asked = [threads(swarm, number)[0] for number in (PR, WIDGETS_PR_PDB)]
+    for root in asked:
+        reply(swarm.state, WIDGETS, root.id, "Why is this a problem here?", MAINTAINER)
+
+    def reads(run: Callable[[], object]) -> tuple[int, int]:
+        """(reads of the repository's review comments, of one PR's) while ``run`` ran."""
+        start = len(swarm.state.requests)
+        run()
+        made = [r for r in swarm.state.requests[start:] if r.method == "GET"]
+        whole = sum(1 for r in made if r.path == f"/repos/{WIDGETS}/pulls/comments")
+        one = sum(
+            1 for r in made if r.route == "/repos/{owner}/{repo}/pulls/{pull_number}/comments"
+        )
+        return whole, one
+
+    # Every open PR of every repository polled (no targets): both questions are answered...
+    assert reads(lambda: run_ok(role="responder"))[0] == 1
+    for root in asked:
+        assert [c.user_login for c in in_thread(swarm, root)] == [MAINTAINER, REVIEWER_BOT]
+    # ...and with nothing new, the poll is that one read: no PR is read on its own.
+    assert reads(lambda: run_ok(role="responder")) == (1, 0)
+    # A review run polls replies too, on the read its learning poll already made.
+    assert reads(lambda: run_ok(targets=both)) == (1, 0)

@@ -1,0 +1,87 @@
+"""Review comment listings (a repository's and one pull request's) take GitHub's ``since``,
+``sort`` and ``direction`` as githubkit sends them: the replies poll reads a repository's
+comments since its oldest PR was opened and trusts that nothing of those PRs is left out."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from githubkit.exception import RequestFailed
+from githubkit_schemas.latest.models import PullRequestReviewComment
+
+from sandbox.github.feedback import reply
+from sandbox.github.seed import MAINTAINER, WIDGETS, WIDGETS_PR_DEBUG_PRINT
+from sandbox.server import SandboxServer
+from tests.sandbox.clients import items, mint, token_client
+
+PR = WIDGETS_PR_DEBUG_PRINT
+CORE = "src/widgets/core.py"
+
+
+def _thread(sandbox: SandboxServer) -> tuple[int, int, datetime]:
+    """A review comment, then a minute later a reply: (its id, the reply's id, between)."""
+    gh = token_client(sandbox.url, mint(sandbox.url, sandbox.state))
+    gh.request(
+        "POST",
+        f"/repos/{WIDGETS}/pulls/{PR}/reviews",
+        json={
+            "event": "COMMENT",
+            "body": "x",
+            "comments": [{"path": CORE, "line": 27, "body": "a"}],
+        },
+    )
+    [root] = sandbox.state.pull(WIDGETS, PR).pull.review_comments  # type: ignore[union-attr]
+    sandbox.state.clock.advance(60)
+    between = datetime.fromtimestamp(sandbox.state.clock.now() - 30, tz=UTC)
+    answer = reply(sandbox.state, WIDGETS, root.id, "Why?", MAINTAINER)
+    return root.id, answer, between
+
+
+def _ids(listed: object) -> list[int]:
+    return [c.id for c in items(listed, PullRequestReviewComment)]
+
+
+def test_since_keeps_the_comments_updated_at_or_after_it_in_both_listings(
+    sandbox: SandboxServer,
+) -> None:
+    root, answer, between = _thread(sandbox)
+    gh = token_client(sandbox.url, mint(sandbox.url, sandbox.state))
+    pulls = gh.rest.pulls
+    assert _ids(pulls.list_review_comments_for_repo("acme", "widgets").parsed_data) == [
+        root,
+        answer,
+    ]
+    recent = pulls.list_review_comments_for_repo("acme", "widgets", since=between).parsed_data
+    assert _ids(recent) == [answer]
+    of_the_pr = pulls.list_review_comments("acme", "widgets", PR, since=between).parsed_data
+    assert _ids(of_the_pr) == [answer]
+    [newest] = items(recent, PullRequestReviewComment)
+    exact = pulls.list_review_comments_for_repo("acme", "widgets", since=newest.created_at)
+    assert _ids(exact.parsed_data) == [answer]  # "at or after": the very second counts
+
+
+def test_sort_and_direction_order_the_listing_and_direction_alone_changes_nothing(
+    sandbox: SandboxServer,
+) -> None:
+    root, answer, _ = _thread(sandbox)
+    gh = token_client(sandbox.url, mint(sandbox.url, sandbox.state))
+    pulls = gh.rest.pulls
+    newest = pulls.list_review_comments_for_repo(
+        "acme", "widgets", sort="created", direction="desc"
+    )
+    assert _ids(newest.parsed_data) == [answer, root]
+    oldest = pulls.list_review_comments_for_repo("acme", "widgets", sort="updated", direction="asc")
+    assert _ids(oldest.parsed_data) == [root, answer]
+    # GitHub ignores direction without sort: ascending ids.
+    alone = pulls.list_review_comments_for_repo("acme", "widgets", direction="desc")
+    assert _ids(alone.parsed_data) == [root, answer]
+    of_the_pr = pulls.list_review_comments("acme", "widgets", PR, sort="created", direction="desc")
+    assert _ids(of_the_pr.parsed_data) == [answer, root]
+
+
+def test_a_since_that_is_not_a_time_is_refused(sandbox: SandboxServer) -> None:
+    gh = token_client(sandbox.url, mint(sandbox.url, sandbox.state))
+    with pytest.raises(RequestFailed) as refused:
+        gh.request("GET", f"/repos/{WIDGETS}/pulls/comments", params={"since": "yesterday"})
+    assert refused.value.response.status_code == 422
