@@ -5,8 +5,10 @@ comments since its oldest PR was opened and trusts that nothing of those PRs is 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
+from githubkit import GitHub
 from githubkit.exception import RequestFailed
 from githubkit_schemas.latest.models import PullRequestReviewComment
 
@@ -19,9 +21,14 @@ PR = WIDGETS_PR_DEBUG_PRINT
 CORE = "src/widgets/core.py"
 
 
-def _thread(sandbox: SandboxServer) -> tuple[int, int, datetime]:
+@pytest.fixture
+def gh(sandbox: SandboxServer) -> GitHub[Any]:
+    return token_client(sandbox.url, mint(sandbox.url, sandbox.state))
+
+
+@pytest.fixture
+def thread(sandbox: SandboxServer, gh: GitHub[Any]) -> tuple[int, int, datetime]:
     """A review comment, then a minute later a reply: (its id, the reply's id, between)."""
-    gh = token_client(sandbox.url, mint(sandbox.url, sandbox.state))
     gh.request(
         "POST",
         f"/repos/{WIDGETS}/pulls/{PR}/reviews",
@@ -43,11 +50,9 @@ def _ids(listed: object) -> list[int]:
 
 
 def test_since_keeps_the_comments_updated_at_or_after_it_in_both_listings(
-    sandbox: SandboxServer,
+    gh: GitHub[Any], thread: tuple[int, int, datetime]
 ) -> None:
-    root, answer, between = _thread(sandbox)
-    gh = token_client(sandbox.url, mint(sandbox.url, sandbox.state))
-    pulls = gh.rest.pulls
+    (root, answer, between), pulls = thread, gh.rest.pulls
     assert _ids(pulls.list_review_comments_for_repo("acme", "widgets").parsed_data) == [
         root,
         answer,
@@ -62,11 +67,9 @@ def test_since_keeps_the_comments_updated_at_or_after_it_in_both_listings(
 
 
 def test_sort_and_direction_order_the_listing_and_direction_alone_changes_nothing(
-    sandbox: SandboxServer,
+    gh: GitHub[Any], thread: tuple[int, int, datetime]
 ) -> None:
-    root, answer, _ = _thread(sandbox)
-    gh = token_client(sandbox.url, mint(sandbox.url, sandbox.state))
-    pulls = gh.rest.pulls
+    (root, answer, _), pulls = thread, gh.rest.pulls
     newest = pulls.list_review_comments_for_repo(
         "acme", "widgets", sort="created", direction="desc"
     )
@@ -80,8 +83,7 @@ def test_sort_and_direction_order_the_listing_and_direction_alone_changes_nothin
     assert _ids(of_the_pr.parsed_data) == [answer, root]
 
 
-def test_a_since_that_is_not_a_time_is_refused(sandbox: SandboxServer) -> None:
-    gh = token_client(sandbox.url, mint(sandbox.url, sandbox.state))
+def test_a_since_that_is_not_a_time_is_refused(gh: GitHub[Any]) -> None:
     with pytest.raises(RequestFailed) as refused:
         gh.request("GET", f"/repos/{WIDGETS}/pulls/comments", params={"since": "yesterday"})
     assert refused.value.response.status_code == 422
