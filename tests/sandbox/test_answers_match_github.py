@@ -124,6 +124,9 @@ async def _every_helper(sandbox: SandboxServer, gateway: GitHubGateway) -> set[s
         "list_issue_comments": lambda: gateway.list_issue_comments(WIDGETS, WIDGETS_ISSUE_BUG),
         "get_issue": lambda: gateway.get_issue(WIDGETS, WIDGETS_ISSUE_BUG),
         "list_repo_review_comments": lambda: gateway.list_repo_review_comments(WIDGETS),
+        "read_repo_review_comments": lambda: gateway.read_repo_review_comments(
+            WIDGETS, "2020-01-01T00:00:00Z"
+        ),
         "list_pull_review_comments": lambda: gateway.list_pull_review_comments(WIDGETS, n),
         "list_review_comment_reactions": lambda: gateway.list_review_comment_reactions(
             WIDGETS, comment_id
