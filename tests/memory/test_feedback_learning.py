@@ -6,6 +6,7 @@ checked with the bot's token), proposals wait for `swarm memory review`, and the
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -71,6 +72,27 @@ async def reviewed(swarm: Swarm, *, writer: str | None = None) -> tuple[Any, Any
     return comment_on(swarm, "print("), comment_on(swarm, "TODO")
 
 
+@dataclass(frozen=True)
+class Threads:
+    """The bot's print( and TODO comments on the reviewed PR, and people answering on them."""
+
+    swarm: Swarm
+    printed: Any
+    todo: Any
+
+    def reply(self, comment: Any, text: str, who: str) -> int:
+        return reply(self.swarm.sandbox.state, WIDGETS, comment.id, text, who)
+
+    def react(self, comment: Any, content: str, who: str) -> int:
+        return react(self.swarm.sandbox.state, WIDGETS, comment.id, content, who)
+
+
+@pytest.fixture
+async def threads(backend_swarm: Swarm) -> Threads:
+    """The PR reviewed once, the maintainer made admin and bob-dev given write access."""
+    return Threads(backend_swarm, *await reviewed(backend_swarm, writer="bob-dev"))
+
+
 async def learn(swarm: Swarm, *, auto_accept: bool = False) -> LearningReport:
     identity = swarm.runtime.roles["reviewer"].identity
     async with swarm.runtime.discovery(identity, [WIDGETS]) as (gateway, _verified):
@@ -92,18 +114,17 @@ async def rereview(swarm: Swarm, changes: dict[str, str | None]) -> list[dict[st
 
 
 async def test_a_dismissal_becomes_a_proposal_and_once_accepted_is_not_repeated_on_unchanged_code(
-    backend_swarm: Swarm,
+    threads: Threads,
 ) -> None:
-    swarm = backend_swarm
+    swarm, printed, todo = threads.swarm, threads.printed, threads.todo
     state = swarm.sandbox.state
-    printed, todo = await reviewed(swarm, writer="bob-dev")
-    reply(state, WIDGETS, printed.id, "False positive: this print is the CLI's output.", MAINTAINER)
-    reply(state, WIDGETS, todo.id, INJECTION, MAINTAINER)
-    react(state, WIDGETS, todo.id, "-1", "bob-dev")
+    threads.reply(printed, "False positive: this print is the CLI's output.", MAINTAINER)
+    threads.reply(todo, INJECTION, MAINTAINER)
+    threads.react(todo, "-1", "bob-dev")
     # the attack: the PR's author (no write access) and a bot try to teach it too
-    reply(state, WIDGETS, todo.id, "won't fix, false positive", "alice-dev")
-    reply(state, WIDGETS, todo.id, "false positive", "dependabot[bot]")
-    react(state, WIDGETS, printed.id, "-1", "alice-dev")
+    threads.reply(todo, "won't fix, false positive", "alice-dev")
+    threads.reply(todo, "false positive", "dependabot[bot]")
+    threads.react(printed, "-1", "alice-dev")
 
     report = await learn(swarm)
     assert len(report.proposed) == 3 and report.accepted == []
@@ -155,14 +176,11 @@ async def test_a_dismissal_becomes_a_proposal_and_once_accepted_is_not_repeated_
 
 
 async def test_auto_accept_takes_a_maintainers_dismissal_but_not_a_writers(
-    backend_swarm: Swarm,
+    threads: Threads,
 ) -> None:
-    swarm = backend_swarm
-    state = swarm.sandbox.state
-    printed, todo = await reviewed(swarm, writer="bob-dev")
-    reply(state, WIDGETS, printed.id, "intended: CLI output", MAINTAINER)
-    reply(state, WIDGETS, todo.id, "by design", "bob-dev")
-    report = await learn(swarm, auto_accept=True)
+    threads.reply(threads.printed, "intended: CLI output", MAINTAINER)
+    threads.reply(threads.todo, "by design", "bob-dev")
+    report = await learn(threads.swarm, auto_accept=True)
     assert len(report.accepted) == 1 and len(report.proposed) == 1
-    (active,) = swarm.runtime.store.list_memories(repo=WIDGETS)
+    (active,) = threads.swarm.runtime.store.list_memories(repo=WIDGETS)
     assert active.author == MAINTAINER and active.kind == "learning"
