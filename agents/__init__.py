@@ -13,7 +13,7 @@
   and the worker-side proof that a credential is the identity its envelope names
 - ``llm/``: The LLM layer: prompt assembly (cached prefix + ephemeral turn), the Anthropic client,
   usage
-- ``memory/``: Memory surfaces: user-visible memory, agent operational memory, bounded history
+- ``memory/``: Memory surfaces: learnings from feedback, agent operational memory, bounded history
   retrieval
 - ``outcome.py``: What a worker reports back to the flow that dispatched it: plain data, nothing
   secret

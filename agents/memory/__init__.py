@@ -1,6 +1,8 @@
-"""Memory surfaces: user-visible memory, agent operational memory, bounded history retrieval.
+"""Memory surfaces: learnings from feedback, agent operational memory, bounded history retrieval.
 
-Works over any backend that fits :mod:`agents.memory.ports` (the store).
+Works over any backend that fits :mod:`agents.memory.ports` (the store). The memories a person
+lists, adds, edits and deletes are the store's rows (:mod:`agents.store.memory_rows`), which
+``swarm memory`` reads and writes with its own checks of the flags.
 
 - ``feedback.py``: Learnings from feedback on the bot's review comments: classify a reply or
   reaction, word it as a quoted fact, propose it once
@@ -12,23 +14,18 @@ Works over any backend that fits :mod:`agents.memory.ports` (the store).
 - ``ports.py``: What the memory surfaces need from the store, as structural types
 - ``snapshot.py``: The frozen memory snapshot taken once at worker start for the cached prompt
   prefix
-- ``user_memory.py``: User-visible memory: facts and procedures a person lists, adds, edits and
-  deletes (``swarm memory list|add|edit|rm``)
 """
 
 from agents.memory.history import HistoryHit, HistorySearchError, format_hits, history_search
 from agents.memory.operational import AgentMemory, RecallHit, recall
 from agents.memory.snapshot import MemorySnapshot, frozen_snapshot
-from agents.memory.user_memory import MemoryInputError, UserMemory
 
 __all__ = [
     "AgentMemory",
     "HistoryHit",
     "HistorySearchError",
-    "MemoryInputError",
     "MemorySnapshot",
     "RecallHit",
-    "UserMemory",
     "format_hits",
     "frozen_snapshot",
     "history_search",

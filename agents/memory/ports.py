@@ -101,8 +101,6 @@ class MemoryBackend(Protocol):
 
     def memory_by_source(self, source_key: str) -> MemoryRow | None: ...
 
-    def get_memory(self, memory_id: int) -> MemoryRow: ...
-
     def list_memories(
         self,
         *,
@@ -112,18 +110,6 @@ class MemoryBackend(Protocol):
         include_inactive: bool = ...,
         states: tuple[str, ...] | None = ...,
     ) -> Sequence[MemoryRow]: ...
-
-    def supersede_memory(
-        self,
-        memory_id: int,
-        body: str,
-        *,
-        author: str,
-        author_kind: str = ...,
-        run_id: str | None = ...,
-    ) -> MemoryRow: ...
-
-    def delete_memory(self, memory_id: int, *, by: str) -> None: ...
 
     def add_agent_note(
         self,

@@ -20,7 +20,6 @@ from agents.eval.labels import EvalSetError
 from agents.identity.errors import IdentityBlocked, IdentityError, MintRefused, PermissionRefused
 from agents.identity.registration import RegistrationFailed
 from agents.llm.models import ModelRegistryError, UnknownModel
-from agents.memory.user_memory import MemoryInputError
 from agents.planning.repo_config import RepoConfigError
 from agents.private_files import PrivatePathError
 from agents.roles.files import RoleLoadError
@@ -46,7 +45,6 @@ EXAMPLES: list[tuple[SwarmError, int]] = [
     (UnknownMemoryError("no memory 99"), EXIT_USAGE),
     (StoreConfigError("SWARM_STORE_URL backend 'mysql' is not supported"), EXIT_USAGE),
     (PrivatePathError("the data directory .swarm belongs to another user (uid 65534)"), EXIT_USAGE),
-    (MemoryInputError("--kind: 'opinion' is not one of: fact, procedure"), EXIT_USAGE),
     (IdentityError("the App is not installed on acme"), EXIT_USAGE),
     (PermissionRefused(["contents:write is above the worker ceiling"]), EXIT_USAGE),
     (MintRefused(f"GitHub minted more than asked; token {PLANTED} revoked"), EXIT_USAGE),

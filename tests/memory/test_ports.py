@@ -11,5 +11,6 @@ def test_store_serves_as_memory_and_history_backend(store: Store, worker: str) -
     memory: MemoryBackend = store
     history: HistoryBackend = store
     row = memory.add_memory("fact", "x", author="alice")
-    assert memory.get_memory(row.id).body == "x"
+    assert memory.memory_by_source("never-written") is None
+    assert [m.body for m in memory.list_memories()] == [row.body] == ["x"]
     assert history.get_worker(worker).id == worker

@@ -6,14 +6,15 @@ import dataclasses
 
 import pytest
 
-from agents.memory import AgentMemory, UserMemory, frozen_snapshot, recall
+from agents.memory import AgentMemory, frozen_snapshot, recall
 from agents.store import Store
 
 
 def test_snapshot_is_byte_stable_and_does_not_change_when_memory_is_edited(store: Store) -> None:
-    book = UserMemory(store)
-    fact = book.add("Wants tests for every bug fix", author="alice", repo="octo/demo")
-    book.add("Be brief", author="alice")
+    fact = store.add_memory(
+        "fact", "Wants tests for every bug fix", author="alice", repo="octo/demo"
+    )
+    store.add_memory("fact", "Be brief", author="alice")
     snap = frozen_snapshot(store, "octo/demo", "reviewer")
     again = frozen_snapshot(store, "octo/demo", "reviewer")
     assert (snap.text, snap.hash) == (again.text, again.hash)
@@ -25,16 +26,17 @@ def test_snapshot_is_byte_stable_and_does_not_change_when_memory_is_edited(store
     ]
     with pytest.raises(dataclasses.FrozenInstanceError):
         snap.text = "changed"  # type: ignore[misc]
-    book.edit(fact.id, "Wants a regression test for every bug fix", author="bob")
+    store.supersede_memory(fact.id, "Wants a regression test for every bug fix", author="bob")
     assert snap.text == again.text  # the session's snapshot is a value, not a live view
     assert frozen_snapshot(store, "octo/demo", "reviewer").hash != snap.hash
 
 
 def test_snapshot_keeps_the_most_specific_memories_within_its_budget(store: Store) -> None:
-    book = UserMemory(store)
     for i in range(20):
-        book.add(f"global advice number {i} " + "x" * 50, author="alice")
-    specific = book.add("repo and role advice", author="alice", repo="octo/demo", role="reviewer")
+        store.add_memory("fact", f"global advice number {i} " + "x" * 50, author="alice")
+    specific = store.add_memory(
+        "fact", "repo and role advice", author="alice", repo="octo/demo", role="reviewer"
+    )
     snap = frozen_snapshot(store, "octo/demo", "reviewer", max_chars=400)
     assert len(snap.text) <= 450
     assert snap.memory_ids[0] == specific.id
@@ -46,9 +48,8 @@ def test_empty_scope_says_so(store: Store) -> None:
 
 
 def test_recall_returns_relevant_memories_and_notes_best_first(store: Store, worker: str) -> None:
-    book = UserMemory(store)
-    book.add("Bug fixes need a regression test", author="alice", repo="octo/demo")
-    book.add("Release notes go in CHANGELOG", author="alice", repo="octo/demo")
+    store.add_memory("fact", "Bug fixes need a regression test", author="alice", repo="octo/demo")
+    store.add_memory("fact", "Release notes go in CHANGELOG", author="alice", repo="octo/demo")
     agent = AgentMemory(store, worker, repo="octo/demo", role="reviewer")
     agent.note("The flaky test in tests/api is known; ignore it")
     hits = recall(store, "is this bug fix missing a regression test?", "octo/demo", "reviewer")

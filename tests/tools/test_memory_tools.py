@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from agents.memory import UserMemory
 from agents.tools import build_toolbox
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from tests.tools.conftest import MakeContext
@@ -16,8 +15,8 @@ pytestmark = pytest.mark.anyio
 async def test_memory_search_quotes_each_hit_with_where_it_came_from(
     swarm: Swarm, tool_context: MakeContext
 ) -> None:
-    fact = UserMemory(swarm.runtime.store).add(
-        "Widgets wants a regression test with every bug fix", author="alice", repo=WIDGETS
+    fact = swarm.runtime.store.add_memory(
+        "fact", "Widgets wants a regression test with every bug fix", author="alice", repo=WIDGETS
     )
     ctx = await tool_context(swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT))
     toolbox = build_toolbox(ctx, ["memory_search", "memory_note", "record_progress"])
