@@ -282,17 +282,21 @@ class SandboxState:
         number: int,
         changes: Mapping[str, Blob | None],
         message: str = "Address review",
+        *,
+        force: bool = False,
     ) -> str:
-        """A new commit on the PR's head branch; returns the new head SHA."""
+        """A new commit of ``changes`` on the PR's head branch; returns the new head SHA. With
+        ``force`` (``git push --force``) the head branch is replaced by that one commit on the
+        PR's base, and the earlier commits leave the PR."""
         with self.lock:
             repo = self.repo(full_name)
             issue = self.pull(full_name, number)
             pull = issue.pull
             assert pull is not None
-            commit = self._commit(
-                repo, repo.commits[pull.head_sha], changes, message, issue.user_login
-            )
-            return self._new_head(repo, issue, commit, [*pull.commit_shas, commit.sha])
+            parent = repo.commits[pull.base_sha if force else pull.head_sha]
+            commit = self._commit(repo, parent, changes, message, issue.user_login)
+            kept = [] if force else pull.commit_shas
+            return self._new_head(repo, issue, commit, [*kept, commit.sha])
 
     def change_pull(self, full_name: str, number: int, action: str) -> Issue:
         """A PR closed, reopened or marked ready for review, as its author or a maintainer does
@@ -318,24 +322,6 @@ class SandboxState:
         repo = self.repo(full_name)
         tree = _applied(repo.commits[parent_sha].tree, changes)
         return sha_of(repo.full_name, parent_sha, message, repr(sorted(tree.items())))
-
-    def force_push(
-        self,
-        full_name: str,
-        number: int,
-        changes: Mapping[str, Blob | None],
-        message: str = "Rewrite",
-    ) -> str:
-        """The PR's head branch replaced by one commit of ``changes`` on its base (``git push
-        --force``): the earlier commits leave the PR. Returns the new head SHA."""
-        with self.lock:
-            repo = self.repo(full_name)
-            issue = self.pull(full_name, number)
-            pull = issue.pull
-            assert pull is not None
-            base = repo.commits[pull.base_sha]
-            commit = self._commit(repo, base, changes, message, issue.user_login)
-            return self._new_head(repo, issue, commit, [commit.sha])
 
     def _new_head(self, repo: Repo, issue: Issue, commit: Commit, shas: list[str]) -> str:
         """``commit`` becomes the PR's head, ``shas`` its commits; GitHub says so by webhook."""

@@ -203,7 +203,7 @@ def test_a_file_name_carrying_a_marker_for_the_next_head_does_not_skip_its_revie
     assert first.notes and note.body.startswith("swarm did not review this pull request in full")
     assert len(_HIDDEN.findall(note.body)) == 1, note.body
 
-    assert state.force_push(WIDGETS, number, rewrite) == future
+    assert state.push_commit(WIDGETS, number, rewrite, "Rewrite", force=True) == future
     _, second = run_swarm(repos=[WIDGETS], targets=target)
     assert second.ok
     reviews: list[Any] = flow_swarm.bot_reviews(WIDGETS, number)
