@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -99,45 +101,24 @@ def seed_state(state: SandboxState) -> None:
     _seed_pulls(state)
 
 
-def _seed_pulls(state: SandboxState) -> None:
-    state.add_pull(
-        WIDGETS,
-        "Add widget scaling",
-        {"src/widgets/core.py": f.WIDGETS_SCALE},
-        body="Adds `scale()` so callers can grow widgets proportionally.",
-        author="alice-dev",
-    )
-    state.add_pull(
-        WIDGETS,
-        "Make cache size configurable",
-        {
-            "src/widgets/cache.py": f.WIDGETS_CACHE_CONFIGURABLE,
-            "tests/test_cache.py": f.WIDGETS_TEST_CACHE_EVICTS,
-        },
-        body="`LRUCache(max_size=...)` instead of the hard-coded 128.",
-        author="bob-dev",
-    )
-    state.add_pull(
-        WIDGETS,
-        "Refuse blank widget names",
-        {
-            "src/widgets/core.py": f.WIDGETS_CORE_VALIDATED,
-            "tests/test_core.py": f.WIDGETS_TEST_CORE_VALIDATED,
-        },
-        body="Fixes #4.",
-        author="carol-dev",
-    )
-    state.add_issue(
-        WIDGETS,
-        "Widget.resize accepts a zero size",
-        "`Widget('a').resize(0)` should fail.",
-        author="dave-dev",
-        labels=["bug"],
-    )
-    state.add_issue(
-        WIDGETS, "Document the cache size", "How big is the widget cache?", author="alice-dev"
-    )
+@dataclass(frozen=True)
+class _Pull:
+    title: str
+    changes: Mapping[str, str | None]
+    body: str
+    author: str
 
+
+@dataclass(frozen=True)
+class _Issue:
+    title: str
+    body: str | None
+    author: str
+    labels: tuple[str, ...] = ()
+
+
+def _plugins() -> dict[str, str | None]:
+    """Gadgets #1's 40 files: every gadget moved into its own plugin module."""
     large: dict[str, str | None] = {
         f"src/gadgets/plugins/plugin_{i:02d}.py": f.gadget_plugin(i) for i in range(38)
     }
@@ -145,37 +126,85 @@ def _seed_pulls(state: SandboxState) -> None:
     large["src/gadgets/registry.py"] = (
         f.GADGETS_REGISTRY + "\n\ndef names() -> list[str]:\n    return sorted(_REGISTRY)\n"
     )
-    state.add_pull(
-        GADGETS,
-        "Split gadgets into plugins",
-        large,
-        body="Moves every gadget into its own plugin module.",
-        author="bob-dev",
-    )
-    state.add_pull(
-        GADGETS,
-        "Add a fetch client with a timeout",
-        {"src/gadgets/client.py": f.GADGETS_CLIENT},
-        body="First cut of the gadget service client.",
-        author="alice-dev",
-    )
-    state.add_issue(
-        GADGETS,
-        "Registry loses entries on reload",
-        "After `importlib.reload` gadgets vanish.",
-        author="carol-dev",
-    )
+    return large
 
-    state.add_pull(
-        DOCS,
-        "Clarify installation steps",
-        {"docs/install.md": f.DOCS_INSTALL_CLARIFIED},
-        body="Mentions virtualenvs.",
-        author="carol-dev",
-    )
-    state.add_issue(
-        DOCS, "Broken link in the handbook index", None, author="dave-dev", labels=["documentation"]
-    )
+
+def _seeded() -> dict[str, tuple[_Pull | _Issue, ...]]:
+    """Each repository's PRs and issues in the order they are opened: they share its number
+    space, so this order gives them the numbers named above."""
+    return {
+        WIDGETS: (
+            _Pull(
+                "Add widget scaling",
+                {"src/widgets/core.py": f.WIDGETS_SCALE},
+                "Adds `scale()` so callers can grow widgets proportionally.",
+                "alice-dev",
+            ),
+            _Pull(
+                "Make cache size configurable",
+                {
+                    "src/widgets/cache.py": f.WIDGETS_CACHE_CONFIGURABLE,
+                    "tests/test_cache.py": f.WIDGETS_TEST_CACHE_EVICTS,
+                },
+                "`LRUCache(max_size=...)` instead of the hard-coded 128.",
+                "bob-dev",
+            ),
+            _Pull(
+                "Refuse blank widget names",
+                {
+                    "src/widgets/core.py": f.WIDGETS_CORE_VALIDATED,
+                    "tests/test_core.py": f.WIDGETS_TEST_CORE_VALIDATED,
+                },
+                "Fixes #4.",
+                "carol-dev",
+            ),
+            _Issue(
+                "Widget.resize accepts a zero size",
+                "`Widget('a').resize(0)` should fail.",
+                "dave-dev",
+                ("bug",),
+            ),
+            _Issue("Document the cache size", "How big is the widget cache?", "alice-dev"),
+        ),
+        GADGETS: (
+            _Pull(
+                "Split gadgets into plugins",
+                _plugins(),
+                "Moves every gadget into its own plugin module.",
+                "bob-dev",
+            ),
+            _Pull(
+                "Add a fetch client with a timeout",
+                {"src/gadgets/client.py": f.GADGETS_CLIENT},
+                "First cut of the gadget service client.",
+                "alice-dev",
+            ),
+            _Issue(
+                "Registry loses entries on reload",
+                "After `importlib.reload` gadgets vanish.",
+                "carol-dev",
+            ),
+        ),
+        DOCS: (
+            _Pull(
+                "Clarify installation steps",
+                {"docs/install.md": f.DOCS_INSTALL_CLARIFIED},
+                "Mentions virtualenvs.",
+                "carol-dev",
+            ),
+            _Issue("Broken link in the handbook index", None, "dave-dev", ("documentation",)),
+        ),
+    }
+
+
+def _seed_pulls(state: SandboxState) -> None:
+    for repo, opened in _seeded().items():
+        for item in opened:
+            if isinstance(item, _Pull):
+                state.add_pull(repo, item.title, item.changes, body=item.body, author=item.author)
+            else:
+                labels = list(item.labels)
+                state.add_issue(repo, item.title, item.body, author=item.author, labels=labels)
 
 
 def push_print_fix(state: SandboxState) -> str:
