@@ -17,6 +17,7 @@ from pydantic import SecretStr
 from agents.dispatch.dispatcher import DISCOVERY_PERMISSIONS, Dispatcher
 from agents.dispatch.sealing import EnvelopeSealer, generate_sealing_key
 from agents.github.committed import CommittedFiles
+from agents.github.pull_snapshots import PullSnapshots
 from agents.github.writes import WriteLedger
 from agents.identity.claim import IdentityClaim, TokenScope
 from agents.identity.errors import IdentityBlocked
@@ -82,6 +83,8 @@ class Runtime:
     _transports: dict[str, GitHubTransport] = field(default_factory=dict)
     # Files read at a commit (repository guidance at a base SHA), shared by all its gateways.
     committed: CommittedFiles = field(default_factory=CommittedFiles)
+    # What discovery read of each PR at its head (files, reviews), for the workers reviewing it.
+    pull_snapshots: PullSnapshots = field(default_factory=PullSnapshots)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -127,6 +130,7 @@ class Runtime:
             worker_id=worker_id,
             transport=self._transport(login, throttle.limits.max_concurrency),
             committed=self.committed,
+            snapshots=self.pull_snapshots,
             writes=self.writes,
             write_target=target,
         )

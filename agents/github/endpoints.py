@@ -12,6 +12,7 @@ from agents.github.committed import RETRY, CommittedFiles
 from agents.github.errors import GitHubApiError
 from agents.github.graphql_policy import check_graphql
 from agents.github.paths import repo_name, repo_path
+from agents.github.pull_snapshots import PullSnapshots
 from agents.github.throttled_client import ThrottledClient
 from agents.ratelimit.github.requests import classify_graphql
 from agents.ratelimit.github.snapshot import IdentitySnapshot
@@ -52,6 +53,8 @@ class GitHubEndpoints(ThrottledClient):
 
     # Files read at a commit, shared by the runtime's gateways (None: every read goes to GitHub).
     committed: CommittedFiles | None = None
+    # What discovery read of each PR at its head, for the workers reviewing it (None: none kept).
+    snapshots: PullSnapshots | None = None
 
     # -- helpers over request() ---------------------------------------------------------------
     async def _json(self, method: str, path: str, **kwargs: Any) -> Any:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from agents.github.committed import CommittedFiles
 from agents.github.endpoints import GitHubEndpoints
 from agents.github.errors import IdentityPaused
+from agents.github.pull_snapshots import PullSnapshots
 from agents.github.records import CallObserver
 from agents.ratelimit.github.throttle import IdentityThrottle
 from agents.transport.auth import BotTokenAuth, CredentialProvider
@@ -39,6 +40,7 @@ class GitHubGateway(GitHubEndpoints):
         transport: GitHubTransport | None = None,
         timeout: float = 30.0,
         committed: CommittedFiles | None = None,
+        snapshots: PullSnapshots | None = None,
         writes: WriteLedger | None = None,
         write_target: str | None = None,
     ) -> None:
@@ -65,6 +67,7 @@ class GitHubGateway(GitHubEndpoints):
             write_target=write_target,
         )
         self.committed = committed
+        self.snapshots = snapshots
 
     def __repr__(self) -> str:
         return f"GitHubGateway(identity={self.identity!r}, worker_id={self.worker_id!r})"

@@ -92,10 +92,13 @@ async def write_once(
     find: Find,
     create: Create,
     alive: Callable[[Claim], bool],
+    find_first: Find | None = None,
 ) -> Written:
     """Write under ``key`` at most once; ``find`` looks for the bot's own marker of ``key`` on
     GitHub, ``create`` writes (with the marker), ``alive`` says whether another holder's claim
-    still stands."""
+    still stands. ``find_first``, when given, stands for ``find`` once ``holder`` holds the key
+    and no other holder had it: the caller knows GitHub's answer already (what discovery read
+    this run, before any writer held the key), so asking again would cost a call for nothing."""
     known = await _off(claims.get_review_key, key)
     if known is not None and known.state == "posted":
         return Written(False, known.review_id, known.review_url)
@@ -116,7 +119,7 @@ async def write_once(
         if not await _off(claims.claim_review_key, key, holder):
             return Written(False, held_by="another writer, a moment ago")
     else:
-        existing = await find()
+        existing = await (find_first or find)()
         if existing is not None:
             return await _off(_adopt, claims, key, holder, existing)
     try:

@@ -53,6 +53,9 @@ class WorkerContext:
     pr_files: list[dict[str, Any]] | None = None
     pr_patches: dict[str, str | None] | None = None
     review: PostedReview | None = None
+    # The review's key was claimed by this worker from nobody: no earlier attempt holds it, so
+    # what discovery read this run of the PR's reviews still tells whether it was posted.
+    claimed_fresh: bool = False
     summary_url: str | None = None
     submitted: bool = False
     preview: str | None = None

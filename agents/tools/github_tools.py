@@ -20,7 +20,14 @@ from agents.tools.base import OfferedTool, Tool, ToolError
 from agents.tools.comment import post_comment_once
 from agents.tools.context import WorkerContext
 from agents.tools.publish import Published, publish_review
-from agents.tools.pull_files import changed_files, pr_patches, task_number
+from agents.tools.pull_files import (
+    MAX_LISTED_FILES,
+    changed_files,
+    listed_pull,
+    pr_files,
+    pr_patches,
+    task_number,
+)
 
 MAX_FINDINGS = 100
 
@@ -95,13 +102,31 @@ def _untrusted(kind: str, value: Any, source: str) -> str:
     return wrap_untrusted(kind, text, source=source)
 
 
+async def _with_counts(ctx: WorkerContext, pull: dict[str, Any]) -> dict[str, Any]:
+    """The PR with the counts only ``GET /pulls/{n}`` answers (discovery's listing has none):
+    summed from its file listing, which is complete below GitHub's 3,000-file cap; read from
+    GitHub beyond it."""
+    files = await pr_files(ctx)
+    if len(files) >= MAX_LISTED_FILES:
+        ctx.pull = await ctx.gateway.get_pull(ctx.task.repo, task_number(ctx))
+        return ctx.pull
+    counted = {
+        "changed_files": len(files),
+        "additions": sum(int(f.get("additions") or 0) for f in files),
+        "deletions": sum(int(f.get("deletions") or 0) for f in files),
+    }
+    ctx.pull = {**pull, **counted}
+    return ctx.pull
+
+
 def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
     repo = ctx.task.repo
 
     async def get_pull(args: TargetArgs) -> ToolResult:
         check_target(ctx, args)
-        pull = ctx.pull or await ctx.gateway.get_pull(repo, task_number(ctx))
-        ctx.pull = pull
+        pull = await listed_pull(ctx)
+        if "changed_files" not in pull:
+            pull = await _with_counts(ctx, pull)
         view = {
             "number": pull.get("number"),
             "title": pull.get("title"),

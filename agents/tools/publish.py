@@ -3,12 +3,12 @@
 1. read what the bot posted on the PR before (:mod:`agents.tools.threads`) and select
    (:mod:`agents.posting.selection`): the same finding once, the repository's threshold and
    cap, the diff's anchors (:mod:`agents.tools.anchors`);
-2. make sure the PR has its summary comment (created once, :mod:`agents.tools.summary`);
-3. post the review, exactly once per head and role (:mod:`agents.tools.review`): only the
+2. post the review, exactly once per head and role (:mod:`agents.tools.review`): only the
    inline findings, rendered by :mod:`agents.posting.render`, and a one-line pointer;
-4. resolve the threads of earlier findings the push fixed;
-5. edit the summary: what changed, open findings by severity with their links, what folded
-   and why, files not reviewed, cost and tokens.
+3. resolve the threads of earlier findings the push fixed;
+4. write the summary once, after the review (created on a PR's first review, edited on the
+   next, :mod:`agents.tools.summary`): what changed, open findings by severity with their
+   links, what folded and why, files not reviewed, cost and tokens.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from agents.posting.render import (
     SummaryView,
     inline_comment,
     mark_of,
-    posted_finding,
     review_pointer,
     summary_body,
 )
@@ -33,7 +32,7 @@ from agents.tools.anchors import anchors_of, placement
 from agents.tools.context import PostedReview, WorkerContext
 from agents.tools.pull_files import pr_files, pr_patches
 from agents.tools.review import post_once
-from agents.tools.summary import edit_summary, ensure_summary
+from agents.tools.summary import edit_summary, ensure_summary, known_summary_url
 from agents.tools.threads import Earlier, read_earlier, resolve_fixed
 from agents.work import ListedFile
 
@@ -80,16 +79,21 @@ async def publish_review(
     if ctx.dry_run:
         preview = _preview(event, comments, summary_body(view))
         return Published(None, chosen, preview=preview)
-    summary = await ensure_summary(ctx, summary_body(view))
     review = await post_once(
-        ctx, body=review_pointer(summary.url, len(comments)), event=event, comments=comments
+        ctx,
+        body=review_pointer(await known_summary_url(ctx), len(comments)),
+        event=event,
+        comments=comments,
     )
     resolved = await resolve_fixed(ctx, earlier, fixed)
-    after = await ctx.gateway.list_pull_review_comments(task.repo, task.number or 0)
-    posted = [p for c in after if (p := posted_finding(c, ctx.bot_login)) is not None]
-    view = await _view(ctx, what_changed, chosen, earlier, resolved, review.url, posted)
-    url = await edit_summary(ctx, summary, summary_body(view)) or summary.url
-    return Published(review, chosen, url, resolved)
+    # Written once, after the review: its final text links the review (the new findings are
+    # under it), so GitHub is not asked for the comments it just took, and a PR's first summary
+    # is one write, not a placeholder and its edit (issue 23: 3 writes a PR became 2).
+    view = await _view(ctx, what_changed, chosen, earlier, resolved, review.url, posted=[])
+    body = summary_body(view)
+    summary = await ensure_summary(ctx, body)
+    url = summary.url if summary.posted else await edit_summary(ctx, summary, body)
+    return Published(review, chosen, url or summary.url, resolved)
 
 
 async def _view(

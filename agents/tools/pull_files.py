@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.github.pull_snapshots import PullSnapshot
 from agents.tools.base import ToolError
 from agents.tools.context import WorkerContext
+
+# GitHub lists at most 3,000 of a pull request's files (``GET /pulls/{n}/files``).
+MAX_LISTED_FILES = 3000
 
 
 def task_number(ctx: WorkerContext) -> int:
@@ -47,9 +51,32 @@ async def pr_files(ctx: WorkerContext) -> list[dict[str, Any]]:
     """The whole pull request's files as GitHub lists them (status, additions, deletions), read
     once per worker: the outline every worker starts from, and what comments anchor to."""
     if ctx.pr_files is None:
-        files = await ctx.gateway.list_pull_files(ctx.task.repo, task_number(ctx))
+        kept = snapshot(ctx).files
+        if kept is not None:
+            files = [dict(f) for f in kept]
+        else:
+            files = await ctx.gateway.list_pull_files(ctx.task.repo, task_number(ctx))
         _keep_patches(ctx, files)
     return ctx.pr_files or []
+
+
+def snapshot(ctx: WorkerContext) -> PullSnapshot:
+    """What discovery read of the task's PR at its head in this process (empty when nothing)."""
+    task, kept = ctx.task, ctx.gateway.snapshots
+    if kept is None or task.number is None:
+        return PullSnapshot()
+    return kept.get(ctx.gateway.identity, task.repo, task.number, task.head_sha)
+
+
+async def listed_pull(ctx: WorkerContext) -> dict[str, Any]:
+    """The PR as discovery listed it (title, body, head, base, author), else as GitHub reads it
+    now; kept on the context for the worker's other reads."""
+    if ctx.pull is None:
+        kept = snapshot(ctx).pull
+        ctx.pull = dict(kept) if kept is not None else None
+        if ctx.pull is None:
+            ctx.pull = await ctx.gateway.get_pull(ctx.task.repo, task_number(ctx))
+    return ctx.pull
 
 
 def _keep_patches(ctx: WorkerContext, files: list[dict[str, Any]]) -> None:

@@ -8,6 +8,7 @@ store recorded it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,6 +25,7 @@ from agents.posting.once import (
 from agents.store.base import UnknownWorkerError
 from agents.tools.base import ToolError
 from agents.tools.context import PostedReview, WorkerContext
+from agents.tools.pull_files import snapshot
 
 RERUN_NOTE = "**Re-review** (requested again at a head commit already reviewed)."
 
@@ -40,7 +42,9 @@ def holder_alive(ctx: WorkerContext, claim: Claim) -> bool:
         return False
 
 
-async def worker_writes_once(ctx: WorkerContext, key: str, find: Find, create: Create) -> Written:
+async def worker_writes_once(
+    ctx: WorkerContext, key: str, find: Find, create: Create, find_first: Find | None = None
+) -> Written:
     """``write_once`` as a worker: its store, its id, and a claim that stands while its holder
     is still at work."""
     return await write_once(
@@ -50,6 +54,7 @@ async def worker_writes_once(ctx: WorkerContext, key: str, find: Find, create: C
         find=find,
         create=create,
         alive=lambda claim: holder_alive(ctx, claim),
+        find_first=find_first,
     )
 
 
@@ -79,9 +84,11 @@ async def claim_review(ctx: WorkerContext) -> Written | None:
         return None
     # This worker's row is written first: another worker judging the claim sees it alive.
     await ctx.store.writer.aflush(ctx.worker_id)
+    before = await asyncio.to_thread(ctx.store.get_review_key, key)
     taken = await claim_ahead(
         ctx.store, key, ctx.worker_id, alive=lambda claim: holder_alive(ctx, claim)
     )
+    ctx.claimed_fresh = before is None and taken is None
     if taken is not None and taken.already:
         return Written(False, taken.id, taken.url or "")
     return taken
@@ -109,7 +116,7 @@ async def post_once(
             lambda: _create(ctx, key, body, event, comments), find, f"review {key}"
         )
 
-    written = await worker_writes_once(ctx, key, find, create)
+    written = await worker_writes_once(ctx, key, find, create, _found_by_discovery(ctx, key))
     if written.held_by is not None:
         raise ReviewInProgress(f"worker {written.held_by} is posting this review now")
     if written.already:
@@ -130,6 +137,20 @@ async def _create(
         commit_id=task.head_sha,
         comments=comments or None,
     )
+
+
+def _found_by_discovery(ctx: WorkerContext, key: str) -> Find | None:
+    """The marker check discovery made this run, when it still holds: this worker claimed the
+    key from nobody (no earlier attempt can have posted it since discovery read the reviews)."""
+    reviews = snapshot(ctx).reviews
+    if not ctx.claimed_fresh or reviews is None:
+        return None
+    found = find_marked([dict(r) for r in reviews], key, ctx.bot_login)
+
+    async def first() -> Mapping[str, Any] | None:
+        return found
+
+    return first
 
 
 async def _marked_on_github(ctx: WorkerContext, key: str) -> Mapping[str, Any] | None:

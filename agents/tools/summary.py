@@ -1,10 +1,11 @@
 """The bot's one summary comment on a pull request: created once, then edited in place.
 
-The first review of a PR creates it through the exactly-once write path (a store claim on
-:func:`agents.posting.keys.summary_key` and the bot's own hidden marker in the comment), so a
-retried or concurrent review finds it instead of posting a second one; every later review edits
-that same comment (an edit is idempotent: the same text twice is the same comment). A summary
-someone deleted is written again, and recorded under the same key.
+Written after the review it summarises, with its final text: the first review of a PR creates it
+through the exactly-once write path (a store claim on :func:`agents.posting.keys.summary_key` and
+the bot's own hidden marker in the comment), so a retried or concurrent review finds it instead of
+posting a second one; every later review edits that same comment (an edit is idempotent: the same
+text twice is the same comment). A summary someone deleted is written again, and recorded under the
+same key.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from agents.github.errors import GitHubApiError
 from agents.posting.keys import find_own_comment, summary_key, with_comment_marker
 from agents.posting.once import Written, create_or_find
 from agents.tools.context import WorkerContext
-from agents.tools.pull_files import task_number
+from agents.tools.pull_files import snapshot, task_number
 from agents.tools.review import worker_writes_once
 
 log = logging.getLogger("swarm.review")
@@ -40,7 +41,24 @@ async def ensure_summary(ctx: WorkerContext, body: str) -> Written:
             lambda: ctx.gateway.create_issue_comment(repo, number, marked), find, f"summary {key}"
         )
 
-    return await worker_writes_once(ctx, key, find, create)
+    async def none_yet() -> Mapping[str, Any] | None:
+        return None
+
+    # A summary is written only after a review of the bot's: a PR that had none when discovery
+    # read it this run has no summary to find (a claim of another writer is still looked up).
+    first = none_yet if snapshot(ctx).reviewed_by(ctx.bot_login) is False else None
+    return await worker_writes_once(ctx, key, find, create, first)
+
+
+async def known_summary_url(ctx: WorkerContext) -> str | None:
+    """The summary's URL as the store recorded it when it was written (None: not written yet,
+    or its URL unknown); no GitHub call."""
+    known = await asyncio.to_thread(
+        ctx.store.get_review_key, summary_key(ctx.task.repo, task_number(ctx))
+    )
+    if known is None or known.state != "posted":
+        return None
+    return known.review_url or None
 
 
 async def edit_summary(ctx: WorkerContext, written: Written, body: str) -> str | None:

@@ -21,7 +21,7 @@ from agents.posting.once import Written, create_or_find
 from agents.posting.render import PostedFinding, posted_finding, resolution_reply
 from agents.posting.selection import ThreadState
 from agents.tools.context import WorkerContext
-from agents.tools.pull_files import task_number
+from agents.tools.pull_files import snapshot, task_number
 from agents.tools.review import worker_writes_once
 
 
@@ -43,6 +43,10 @@ async def read_earlier(ctx: WorkerContext, *, with_threads: bool = True) -> Earl
     ``with_threads``, when any were posted at another commit) their threads' states."""
     task = ctx.task
     repo, number, head = task.repo, task_number(ctx), task.head_sha or ""
+    if snapshot(ctx).reviewed_by(ctx.bot_login) is False:
+        # No review of the bot's on the PR when discovery read it: none of its comments either
+        # (findings are posted in reviews; answers and resolutions go in their threads).
+        return Earlier()
     comments = await ctx.gateway.list_pull_review_comments(repo, number)
     found = [p for c in comments if (p := posted_finding(c, ctx.bot_login)) is not None]
     earlier = Earlier(comments, found)

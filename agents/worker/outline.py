@@ -21,7 +21,7 @@ from typing import Any
 from agents.llm.untrusted import wrap_untrusted
 from agents.planning.files import is_test
 from agents.tools.context import WorkerContext
-from agents.tools.pull_files import pr_files, task_number
+from agents.tools.pull_files import listed_pull, pr_files
 
 OUTLINE_FILES = 300
 # The outline takes at most this many times the tier's share for one context file.
@@ -86,8 +86,7 @@ async def pr_outline(ctx: WorkerContext) -> str:
     if not task.reviews_pr or task.number is None:
         return ""
     try:
-        if ctx.pull is None:
-            ctx.pull = await ctx.gateway.get_pull(task.repo, task_number(ctx))
+        pull = await listed_pull(ctx)
         files = await pr_files(ctx)
     except (GitHubApiError, GitHubUnreachable) as exc:
         if isinstance(exc, TokenRefused) or getattr(exc, "status", None) == 401:
@@ -98,8 +97,8 @@ async def pr_outline(ctx: WorkerContext) -> str:
     tests = sum(1 for f in files if is_test(str(f.get("filename"))))
     added = sum(int(f.get("additions") or 0) for f in files)
     deleted = sum(int(f.get("deletions") or 0) for f in files)
-    title = str(ctx.pull.get("title") or "")[:TITLE_CHARS]
-    body = str(ctx.pull.get("body") or "")
+    title = str(pull.get("title") or "")[:TITLE_CHARS]
+    body = str(pull.get("body") or "")
     if len(body) > BODY_CHARS:
         body = body[:BODY_CHARS] + f"\n[the body goes on for {len(body) - BODY_CHARS:,} chars]"
     lines = [

@@ -17,6 +17,7 @@ from agents.redact import redact, redact_obj
 
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
+    from agents.github.pull_snapshots import PullSnapshots
     from agents.ratelimit.github.snapshot import IdentitySnapshot
     from agents.store.records import ReviewKeyRecord
     from agents.store.store import Store
@@ -41,17 +42,30 @@ class PullReads(Protocol):
 
 
 class GatewayPullSource:
-    """Discovery's GitHub reads, made through the bot identity's throttled gateway (REST)."""
+    """Discovery's GitHub reads, made through the bot identity's throttled gateway (REST).
+
+    What it reads of a PR is kept in the gateway's snapshots (when it has them) under the PR's
+    head as listed, for the workers that review it (:mod:`agents.github.pull_snapshots`)."""
 
     def __init__(self, gateway: PullReads) -> None:
         self.gateway = gateway
         # Each repository's open pull requests as listed, for the replies poll of the same
         # discovery (one listing per run, not one per poll).
         self.listed: dict[str, list[dict[str, Any]]] = {}
+        self._heads: dict[tuple[str, int], str] = {}
+
+    def _keep(self, repo: str, number: int, **read: Any) -> None:
+        snapshots: PullSnapshots | None = getattr(self.gateway, "snapshots", None)
+        head = self._heads.get((repo, number))
+        if snapshots is not None and head:
+            snapshots.keep(str(getattr(self.gateway, "identity", "")), repo, number, head, **read)
 
     async def open_pulls(self, repo: str) -> list[OpenPull]:
         pulls = await self.gateway.list_pulls(repo, "open")
         self.listed[repo] = pulls
+        for p in pulls:
+            self._heads[repo, int(p["number"])] = str(p["head"]["sha"])
+            self._keep(repo, int(p["number"]), pull=p)
         return [
             OpenPull(
                 repo=repo,
@@ -68,6 +82,7 @@ class GatewayPullSource:
 
     async def reviews(self, repo: str, number: int) -> list[ExistingReview]:
         found = await self.gateway.list_reviews(repo, number)
+        self._keep(repo, number, reviews=found)
         return [
             ExistingReview(
                 user_login=(r.get("user") or {}).get("login"),
@@ -78,7 +93,9 @@ class GatewayPullSource:
         ]
 
     async def changed_files(self, repo: str, number: int) -> list[ChangedFile]:
-        return [ChangedFile.from_api(f) for f in await self.gateway.list_pull_files(repo, number)]
+        files = await self.gateway.list_pull_files(repo, number)
+        self._keep(repo, number, files=files)
+        return [ChangedFile.from_api(f) for f in files]
 
     async def repo_config(self, repo: str) -> str | None:
         """``.github/swarm.yaml`` at the default branch (no ``ref``): never a PR's head."""
