@@ -24,6 +24,7 @@ from agents.posting.render import (
     SummaryView,
     inline_comment,
     mark_of,
+    posted_finding,
     review_pointer,
     summary_body,
 )
@@ -86,10 +87,14 @@ async def publish_review(
         comments=comments,
     )
     resolved = await resolve_fixed(ctx, earlier, fixed)
-    # Written once, after the review: its final text links the review (the new findings are
-    # under it), so GitHub is not asked for the comments it just took, and a PR's first summary
-    # is one write, not a placeholder and its edit (issue 23: 3 writes a PR became 2).
-    view = await _view(ctx, what_changed, chosen, earlier, resolved, review.url, posted=[])
+    # Written once, after the review, with its final text: a PR's first summary is one write,
+    # not a placeholder and its edit (issue 23). Each new finding links its inline comment, so
+    # GitHub is asked for the comments it took, when the review had any (or was posted before).
+    posted: list[PostedFinding] = []
+    if review.comments or review.already_posted:
+        after = await ctx.gateway.list_pull_review_comments(task.repo, task.number or 0)
+        posted = [p for c in after if (p := posted_finding(c, ctx.bot_login)) is not None]
+    view = await _view(ctx, what_changed, chosen, earlier, resolved, review.url, posted)
     body = summary_body(view)
     summary = await ensure_summary(ctx, body)
     url = summary.url if summary.posted else await edit_summary(ctx, summary, body)

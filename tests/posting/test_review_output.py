@@ -82,10 +82,13 @@ async def test_findings_are_inline_with_severity_a_suggestion_and_one_linked_sum
         assert f"#discussion_r{thread.id})" in summary.body
     assert "model call(s)" in summary.body and "tokens" in summary.body
     [review] = bot_reviews(swarm, WIDGETS, PR)
+    # The summary is written after the review, so a PR's first review points to the
+    # conversation, and the summary links the review.
     assert re.fullmatch(
-        r"Findings are inline; the summary of this PR is here: \S+#issuecomment-\d+\.\n\n<!--.*-->",
+        r"Findings are inline; the summary of this PR is in its conversation\.\n\n<!--.*-->",
         review.body,
     )
+    assert f"#pullrequestreview-{review.id})" in summary.body
     assert [f.severity for f in outcome.findings] == ["minor"] * 3
 
 

@@ -27,12 +27,12 @@ from sandbox.model import ScriptedModel
 from sandbox.server import SandboxServer
 from tests.paths import ROLES_DIR
 
-# What a review writes: the summary comment (created once, then edited) and the review itself.
+# What a PR's first review writes: the review itself, then the summary comment (written once,
+# after it, with its final text; a later review edits it).
 REVIEW_WRITE_ROUTES = frozenset(
     {
         "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
         "/repos/{owner}/{repo}/issues/{issue_number}/comments",
-        "/repos/{owner}/{repo}/issues/comments/{comment_id}",
     }
 )
 

@@ -69,8 +69,11 @@ async def test_a_worker_reports_only_once_its_whole_record_is_in_the_store(
     assert kinds.count("tool_call") == kinds.count("tool_result") > 0
     assert row.status == "succeeded" and row.finished_at is not None
     assert row.last_seq == len(seqs)
-    # the summary created, the review, the summary edited: each in the audit log once
-    assert [a.method for a in github] == ["POST", "POST", "PATCH"]
+    # the review, then the summary written once after it: each in the audit log once
+    assert [(a.method, a.route) for a in github] == [
+        ("POST", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"),
+        ("POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments"),
+    ]
 
 
 async def test_a_worker_whose_model_fails_mid_session_keeps_every_turn_before_it_once(
