@@ -94,7 +94,10 @@ def test_a_pr_gets_severity_tagged_findings_with_a_committable_suggestion_and_on
     [summary] = summaries(swarm, WIDGETS_PR_PDB)
     assert "**Major** (1)" in summary.body and f"#discussion_r{pdb.id})" in summary.body
     [review] = swarm.bot_reviews(WIDGETS, WIDGETS_PR_PDB)
-    assert summary.id and f"#issuecomment-{summary.id}" in review.body
+    # Written after the review, the summary links it; a PR's first review points to its
+    # conversation (a later review links the summary's URL).
+    assert f"#pullrequestreview-{review.id})" in summary.body
+    assert review.body.startswith("Findings are inline; the summary of this PR is in its")
 
 
 def test_min_severity_major_drops_the_minor_findings_inline_and_counts_them(swarm: Swarm) -> None:

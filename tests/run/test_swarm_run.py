@@ -109,10 +109,11 @@ def test_a_blocked_worker_fails_visibly_with_its_reason_and_writes_nothing(
 
 
 def test_a_failing_worker_does_not_take_the_run_down(swarm: Swarm) -> None:
-    # GitHub refuses the first worker's own token (401): that worker ends; the rest carry on.
-    # (A 404 or 422 would be an error result its model works around: issue 10, class 7.)
+    # GitHub refuses the first worker's own token (401) when it posts: that worker ends; the
+    # rest carry on. (A 404 or 422 would be an error result its model works around: issue 10,
+    # class 7.) Its reads came from discovery, so its post is its first call of its own.
     swarm.state.inject_failure(
-        "/repos/{owner}/{repo}/pulls/{pull_number}", status=401, count=1, method="GET"
+        "/repos/{owner}/{repo}/pulls/{pull_number}/reviews", status=401, count=1, method="POST"
     )
     state, report = run_swarm(repos=[WIDGETS])
     assert state.is_failed()
@@ -139,7 +140,7 @@ def test_a_rate_limited_identity_is_reported_as_paused(swarm: Swarm) -> None:
     # A 429 without retry-after or reset: the gateway pauses the whole identity for at least a
     # minute, which is too long to sleep inline, so the worker reports the pause instead.
     swarm.state.inject_failure(
-        "/repos/{owner}/{repo}/pulls/{pull_number}", status=429, count=1, method="GET"
+        "/repos/{owner}/{repo}/pulls/{pull_number}/reviews", status=429, count=1, method="POST"
     )
     state, report = run_swarm(repos=[WIDGETS])
     paused = _by_status(report, "paused")
