@@ -46,6 +46,7 @@ from agents.ratelimit import (
 from agents.ratelimit.anthropic.limits import LLMLimits
 from agents.ratelimit.anthropic.meters import KeyState
 from agents.ratelimit.anthropic.throttle import Cost, KeyAnswer, KeyThrottle
+from agents.ratelimit.per_key import PerKey
 from agents.redact import fingerprint, redact
 
 __all__ = [
@@ -123,7 +124,11 @@ class LLMClient:
         self.clock: Clock = clock or SystemClock()
         self.calibrations = Calibrations()
         self._backend = backend
-        self._throttles: dict[str, KeyThrottle] = {}
+        self._throttles: PerKey[str, KeyThrottle] = PerKey(
+            lambda name: KeyThrottle(
+                name, limits=self.limits, clock=self.clock, backend=self._backend
+            )
+        )
         if http_client is None:
             # trust_env=False: HTTPS_PROXY and friends on the host never see a prompt.
             http_client = anthropic.DefaultAsyncHttpxClient(
@@ -148,15 +153,10 @@ class LLMClient:
 
     def throttle(self, model: str) -> KeyThrottle:
         """The key's throttle for ``model`` (limits are per key and model class)."""
-        name = f"{self.key_id}:{self.registry.resolve(model)}"
-        found = self._throttles.get(name)
-        if found is None:
-            found = KeyThrottle(name, limits=self.limits, clock=self.clock, backend=self._backend)
-            self._throttles[name] = found
-        return found
+        return self._throttles[f"{self.key_id}:{self.registry.resolve(model)}"]
 
     def throttles(self) -> list[KeyThrottle]:
-        return list(self._throttles.values())
+        return list(self._throttles.made().values())
 
     async def create(self, request: Mapping[str, Any], *, worker_id: str = "-") -> LLMResult:
         """Send one ``messages.create`` request (from ``build_request``) and type the answer.

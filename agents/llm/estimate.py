@@ -14,6 +14,8 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any, Final
 
+from agents.ratelimit.per_key import PerKey
+
 PRIOR_CHARS_PER_TOKEN: Final = 3.0
 # Observations kept per model; the smallest ratio among them is used.
 WINDOW: Final = 16
@@ -61,17 +63,9 @@ class Calibration:
                 self._seen.append(chars / input_tokens)
 
 
-class Calibrations:
-    """One :class:`Calibration` per model id, shared by every worker of a process."""
+class Calibrations(PerKey[str, Calibration]):
+    """One :class:`Calibration` per model id (``calibrations[model]``), shared by every worker
+    of a process."""
 
     def __init__(self, prior: float = PRIOR_CHARS_PER_TOKEN) -> None:
-        self._prior = prior
-        self._by_model: dict[str, Calibration] = {}
-        self._lock = threading.Lock()
-
-    def __getitem__(self, model: str) -> Calibration:
-        with self._lock:
-            found = self._by_model.get(model)
-            if found is None:
-                found = self._by_model[model] = Calibration(self._prior)
-            return found
+        super().__init__(lambda _model: Calibration(prior))

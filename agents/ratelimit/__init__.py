@@ -18,6 +18,8 @@ provider layer says the engine's pauses in its own words.
   say
 - ``pause.py``: A pause either policy reports (who may not call until when, and why), and the one
   backoff for pauses the provider gave no time for
+- ``per_key.py``: One value per key, made on first use and the same one after, for every thread
+  of a process
 - ``permit.py``: Leave to send one request, held until its answer is settled with the throttle
 - ``policy.py``: What a provider's rate-limit policy tells the engine
 - ``throttle.py``: The rate-limit engine: one budget's throttle, granting permits in turn as its

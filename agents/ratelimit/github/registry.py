@@ -6,13 +6,13 @@ One login, one throttle: all workers of the identity and the identity layer's ow
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 
 from agents.ratelimit import InMemoryBackend
 from agents.ratelimit.github.buckets import IdentityState
 from agents.ratelimit.github.limits import ThrottleLimits
 from agents.ratelimit.github.throttle import BudgetBackend, IdentityThrottle
+from agents.ratelimit.per_key import PerKey
 
 
 def in_memory() -> BudgetBackend:
@@ -29,20 +29,15 @@ class IdentityThrottles:
     ) -> None:
         self.limits = limits
         self._backend = backend
-        self._throttles: dict[str, IdentityThrottle] = {}
-        self._lock = threading.Lock()
+        self._throttles: PerKey[str, IdentityThrottle] = PerKey(
+            lambda login: IdentityThrottle(login, limits=self.limits, backend=self._backend())
+        )
 
     def __call__(self, login: str) -> IdentityThrottle:
-        with self._lock:
-            found = self._throttles.get(login)
-            if found is None:
-                found = IdentityThrottle(login, limits=self.limits, backend=self._backend())
-                self._throttles[login] = found
-            return found
+        return self._throttles[login]
 
     def all(self) -> dict[str, IdentityThrottle]:
-        with self._lock:
-            return dict(self._throttles)
+        return self._throttles.made()
 
     def close(self) -> None:
         for throttle in self.all().values():
