@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Literal
 
 from sandbox.github.model import Blob, PullFile, sha_of
@@ -137,34 +137,9 @@ def tree_diff(base: Mapping[str, Blob], head: Mapping[str, Blob]) -> list[PullFi
     return files
 
 
-def commentable_lines(patch: str | None) -> tuple[set[int], set[int]]:
-    """Line numbers a review comment may target: (LEFT = old side, RIGHT = new side); none in a
-    file GitHub shows no patch for."""
-    left: set[int] = set()
-    right: set[int] = set()
-    old_no = new_no = 0
-    for line in (patch or "").splitlines():
-        match = _HUNK.match(line)
-        if match:
-            old_no, new_no = int(match.group(1)), int(match.group(3))
-            continue
-        if line.startswith("+"):
-            right.add(new_no)
-            new_no += 1
-        elif line.startswith("-"):
-            left.add(old_no)
-            old_no += 1
-        else:
-            left.add(old_no)
-            right.add(new_no)
-            old_no += 1
-            new_no += 1
-    return left, right
-
-
-def hunk_index(patch: str | None, line: int, side: str) -> int | None:
-    """Which hunk (from 0) holds ``line`` on ``side``; None when no hunk does. GitHub keeps a
-    multi-line comment inside one hunk."""
+def _diff_lines(patch: str | None) -> Iterator[tuple[int, str, int]]:
+    """Each line of ``patch`` a review comment may sit on, as (its hunk from 0, its side, its
+    number on that side); a context line once per side."""
     old_no = new_no = 0
     hunk = -1
     for text in (patch or "").splitlines():
@@ -172,23 +147,35 @@ def hunk_index(patch: str | None, line: int, side: str) -> int | None:
         if match:
             old_no, new_no = int(match.group(1)), int(match.group(3))
             hunk += 1
-            continue
-        if hunk < 0 or text.startswith("\\"):
-            continue
-        if text.startswith("+"):
-            if side == "RIGHT" and new_no == line:
-                return hunk
+        elif hunk < 0 or text.startswith("\\"):
+            continue  # before the first hunk, or "\ No newline at end of file": no line
+        elif text.startswith("+"):
+            yield hunk, "RIGHT", new_no
             new_no += 1
         elif text.startswith("-"):
-            if side == "LEFT" and old_no == line:
-                return hunk
+            yield hunk, "LEFT", old_no
             old_no += 1
         else:
-            if (new_no if side == "RIGHT" else old_no) == line:
-                return hunk
+            yield hunk, "LEFT", old_no
+            yield hunk, "RIGHT", new_no
             old_no += 1
             new_no += 1
-    return None
+
+
+def commentable_lines(patch: str | None) -> tuple[set[int], set[int]]:
+    """Line numbers a review comment may target: (LEFT = old side, RIGHT = new side); none in a
+    file GitHub shows no patch for."""
+    left: set[int] = set()
+    right: set[int] = set()
+    for _hunk, side, number in _diff_lines(patch):
+        (left if side == "LEFT" else right).add(number)
+    return left, right
+
+
+def hunk_index(patch: str | None, line: int, side: str) -> int | None:
+    """Which hunk (from 0) holds ``line`` on ``side``; None when no hunk does. GitHub keeps a
+    multi-line comment inside one hunk."""
+    return next((h for h, on, number in _diff_lines(patch) if (on, number) == (side, line)), None)
 
 
 def position_count(patch: str | None) -> int:
