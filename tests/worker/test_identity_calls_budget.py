@@ -52,6 +52,12 @@ def budget_in(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
         yield request.param
 
 
+def _sandbox_allows(**points: int) -> pytest.MarkDecorator:
+    """The sandbox's secondary limits for the test: ``points`` per window of ``WINDOW_S``."""
+    limits = {**points, "secondary_window_s": WINDOW_S}
+    return pytest.mark.parametrize("sandbox", [limits], indirect=True)
+
+
 def _paced_swarm(make_swarm: Callable[..., Swarm], **points: int) -> Swarm:
     # The sandbox's numbers over a window a fifth longer (GitHub counts on arrival, a little after
     # our clock saw a request leave); no spacing between writes, so the points bind.
@@ -68,9 +74,7 @@ def _identity_calls_sent(swarm: Swarm) -> int:
     return sum(r.route in IDENTITY_ROUTES for r in swarm.sandbox.state.requests_by(REVIEWER_BOT))
 
 
-@pytest.mark.parametrize(
-    "sandbox", [{"rest_points_per_window": 30, "secondary_window_s": WINDOW_S}], indirect=True
-)
+@_sandbox_allows(rest_points_per_window=30)
 async def test_workers_one_after_another_stay_within_the_rest_points_their_revokes_spend_too(
     budget_in: str, make_swarm: Callable[..., Swarm]
 ) -> None:
@@ -93,9 +97,7 @@ async def test_workers_one_after_another_stay_within_the_rest_points_their_revok
     assert sum(counted.values()) == counters.requests
 
 
-@pytest.mark.parametrize(
-    "sandbox", [{"graphql_points_per_window": 3, "secondary_window_s": WINDOW_S}], indirect=True
-)
+@_sandbox_allows(graphql_points_per_window=3)
 async def test_verifying_one_token_after_another_stays_within_the_graphql_points(
     budget_in: str, make_swarm: Callable[..., Swarm]
 ) -> None:
@@ -159,9 +161,7 @@ async def test_a_revoke_paused_too_long_to_wait_is_retried_when_the_run_ends(
     assert _revokes(swarm) == [(403, "secondary"), (204, None)]
 
 
-@pytest.mark.parametrize(
-    "sandbox", [{"rest_points_per_window": 30, "secondary_window_s": WINDOW_S}], indirect=True
-)
+@_sandbox_allows(rest_points_per_window=30)
 async def test_limits_an_operator_sets_in_the_environment_are_the_ones_kept(
     make_swarm: Callable[..., Swarm], monkeypatch: pytest.MonkeyPatch
 ) -> None:
