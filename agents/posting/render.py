@@ -11,6 +11,7 @@ finding (the eval scores what was posted; the re-review follows what is still op
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -192,6 +193,17 @@ def resolution_reply(head_sha: str) -> str:
         f"Resolved: the code this finding was about changed in `{head_sha[:12]}` and the "
         "re-review no longer reports it."
     )
+
+
+def diff_line_url(review_url: str | None, path: str, line: int) -> str:
+    """Where a new finding's comment shows in the PR's diff, without asking GitHub for the
+    comment: the "Files changed" page's anchor of a file is ``diff-`` and the SHA-256 of its
+    path, ``R`` and a line its right side. Built from the review's URL (the PR's, with the
+    review's fragment); "" without one."""
+    if not review_url:
+        return ""
+    pull = review_url.split("#", 1)[0].rstrip("/")
+    return f"{pull}/files#diff-{hashlib.sha256(path.encode()).hexdigest()}R{line}"
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,9 @@ from agents.posting.render import (
     Listed,
     PostedFinding,
     SummaryView,
+    diff_line_url,
     inline_comment,
     mark_of,
-    posted_finding,
     review_pointer,
     summary_body,
 )
@@ -76,7 +76,7 @@ async def publish_review(
     earlier, chosen = await plan(ctx, findings)
     comments = [inline_comment(f, where, head) for f, where in chosen.inline]
     fixed = resolvable(earlier.findings, earlier.threads, findings, earlier.moves_of, head)
-    view = await _view(ctx, what_changed, chosen, earlier, fixed, review_url=None, posted=[])
+    view = await _view(ctx, what_changed, chosen, earlier, fixed, review_url=None)
     if ctx.dry_run:
         preview = _preview(event, comments, summary_body(view))
         return Published(None, chosen, preview=preview)
@@ -88,13 +88,9 @@ async def publish_review(
     )
     resolved = await resolve_fixed(ctx, earlier, fixed)
     # Written once, after the review, with its final text: a PR's first summary is one write,
-    # not a placeholder and its edit (issue 23). Each new finding links its inline comment, so
-    # GitHub is asked for the comments it took, when the review had any (or was posted before).
-    posted: list[PostedFinding] = []
-    if review.comments or review.already_posted:
-        after = await ctx.gateway.list_pull_review_comments(task.repo, task.number or 0)
-        posted = [p for c in after if (p := posted_finding(c, ctx.bot_login)) is not None]
-    view = await _view(ctx, what_changed, chosen, earlier, resolved, review.url, posted)
+    # not a placeholder and its edit (issue 23). Each new finding links its line in the diff,
+    # where its comment shows, so GitHub is not asked for the comments it just took.
+    view = await _view(ctx, what_changed, chosen, earlier, resolved, review.url)
     body = summary_body(view)
     summary = await ensure_summary(ctx, body)
     url = summary.url if summary.posted else await edit_summary(ctx, summary, body)
@@ -108,26 +104,25 @@ async def _view(
     earlier: Earlier,
     resolved: Sequence[PostedFinding],
     review_url: str | None,
-    posted: Sequence[PostedFinding],
 ) -> SummaryView:
     """The summary's content: the findings still open on the PR (posted before and not
-    resolved, and this review's), each linked to its comment once GitHub has it."""
+    resolved, and this review's), each linked to its comment (an earlier one) or its line in
+    the diff (this review's)."""
     task = ctx.task
     gone = {p.comment_id for p in resolved}
     gone |= {root for root, t in earlier.threads.items() if t.resolved}
-    known = {p.mark.key: p for p in posted}
     listed: list[Listed] = []
     seen: set[str] = set()
-    for p in [*earlier.findings, *posted]:
+    for p in earlier.findings:
         if p.comment_id in gone or p.mark.key in seen:
             continue
         seen.add(p.mark.key)
         listed.append(Listed(p.finding, p.url))
     for f, _where in chosen.inline:
         key = mark_of(f, task.head_sha or "").key
-        if key not in seen and key not in known:
+        if key not in seen:
             seen.add(key)
-            listed.append(Listed(f))
+            listed.append(Listed(f, diff_line_url(review_url, f.path, f.line)))
     spend = ctx.spend().plus(task.spent_before)
     return SummaryView(
         head_sha=task.head_sha or "",

@@ -6,6 +6,7 @@ of fixed findings resolved after a push. Also under lost answers and two workers
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
 
 import pytest
@@ -78,8 +79,9 @@ async def test_findings_are_inline_with_severity_a_suggestion_and_one_linked_sum
     [summary] = summaries(swarm)
     assert summary_key(WIDGETS, PR) in summary.body
     assert "### swarm review summary" in summary.body and "**Minor** (3)" in summary.body
-    for thread in threads:  # each finding links to its inline comment
-        assert f"#discussion_r{thread.id})" in summary.body
+    for thread in threads:  # each finding links to its comment's line in the diff
+        anchor = hashlib.sha256(thread.path.encode()).hexdigest()
+        assert f"/pull/{PR}/files#diff-{anchor}R{thread.line})" in summary.body
     assert "model call(s)" in summary.body and "tokens" in summary.body
     [review] = bot_reviews(swarm, WIDGETS, PR)
     # The summary is written after the review, so a PR's first review points to the

@@ -8,6 +8,7 @@ stored it, then answered 502) and two runs at the same moment."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Callable
 from typing import Any
 
@@ -92,7 +93,8 @@ def test_a_pr_gets_severity_tagged_findings_with_a_committable_suggestion_and_on
     assert pdb.body.startswith("**Major** · bug\n\nDebugger breakpoint")
     assert "```suggestion\n```" in pdb.body  # one click deletes exactly that line
     [summary] = summaries(swarm, WIDGETS_PR_PDB)
-    assert "**Major** (1)" in summary.body and f"#discussion_r{pdb.id})" in summary.body
+    anchor = f"files#diff-{hashlib.sha256(pdb.path.encode()).hexdigest()}R{pdb.line})"
+    assert "**Major** (1)" in summary.body and anchor in summary.body
     [review] = swarm.bot_reviews(WIDGETS, WIDGETS_PR_PDB)
     # Written after the review, the summary links it; a PR's first review points to its
     # conversation (a later review links the summary's URL).
