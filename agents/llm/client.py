@@ -15,7 +15,7 @@ import asyncio
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anthropic
@@ -86,13 +86,24 @@ class LLMResult:
 
 @dataclass
 class _Tries:
+    """One call's refusals so far, by kind, and when its first try began."""
+
     rate_limited: int = 0
     overloaded: int = 0
     transient: int = 0
+    started: float = field(default_factory=time.monotonic)
 
     @property
     def total(self) -> int:
         return 1 + self.rate_limited + self.overloaded + self.transient
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def gave_up(self) -> str:
+        """How long the provider was tried, for the error that ends the call."""
+        return f"through {self.total - 1} tries over {self.elapsed:.1f} s; try again later"
 
 
 class LLMClient:
@@ -177,18 +188,17 @@ class LLMClient:
             )
         throttle = self.throttle(model)
         cost = {"requests": 1, "input-tokens": estimate, "output-tokens": max_tokens}
-        started = time.monotonic()
         tries = _Tries()
         while True:
             permit = await self._acquire(throttle, worker_id, cost)
             try:
                 raw = await self._sdk.messages.with_raw_response.create(**dict(request))
             except anthropic.APIStatusError as exc:
-                await self._refused(throttle, permit, exc, tries, started)
+                await self._refused(throttle, permit, exc, tries)
                 continue
             except anthropic.APIConnectionError:
                 await throttle.abandon(permit)
-                await self._transient(throttle, None, tries, started)
+                await self._transient(throttle, None, tries)
                 continue
             except BaseException:
                 await asyncio.shield(throttle.abandon(permit))
@@ -207,7 +217,7 @@ class LLMClient:
                 stop_reason=data.get("stop_reason"),
                 usage=usage,
                 model=str(data.get("model", model)),
-                latency_s=time.monotonic() - started,
+                latency_s=tries.elapsed,
                 request_id=raw.request_id,
                 attempts=tries.total,
                 estimated_input_tokens=estimate,
@@ -230,7 +240,6 @@ class LLMClient:
         permit: Permit[Cost],
         exc: anthropic.APIStatusError,
         tries: _Tries,
-        started: float,
     ) -> None:
         """Settle a refused call and decide: retry (return) or give up (raise)."""
         status = exc.status_code
@@ -255,30 +264,25 @@ class LLMClient:
             if tries.overloaded > lim.max_overload_retries:
                 raise LLMOverloaded(
                     pause.until,
-                    f"the model provider is overloaded (HTTP 529) and stayed so through "
-                    f"{tries.total - 1} tries over {time.monotonic() - started:.1f} s; try "
-                    "again later",
+                    f"the model provider is overloaded (HTTP 529) and stayed so {tries.gave_up()}",
                     now=self.clock.now(),
                 ) from None
             return
         if status in _TRANSIENT:
-            await self._transient(throttle, status, tries, started)
+            await self._transient(throttle, status, tries)
             return
         raise LLMRequestError(
             f"the Anthropic API refused the request (HTTP {status}): "
             f"{self._scrub(_provider_message(exc))}"
         ) from None
 
-    async def _transient(
-        self, throttle: KeyThrottle, status: int | None, tries: _Tries, started: float
-    ) -> None:
+    async def _transient(self, throttle: KeyThrottle, status: int | None, tries: _Tries) -> None:
         tries.transient += 1
         lim = self.limits
         if tries.transient > lim.max_transient_retries:
             what = f"HTTP {status}" if status is not None else "connection error"
             raise LLMUnavailable(
-                f"the model provider is failing ({what}) through {tries.total - 1} tries over "
-                f"{time.monotonic() - started:.1f} s; try again later"
+                f"the model provider is failing ({what}) {tries.gave_up()}"
             ) from None
         initial, cap = lim.overload_backoff_initial, lim.overload_backoff_max
         await throttle.clock.sleep(backoff(tries.transient, initial, cap))
