@@ -8,6 +8,8 @@ in :mod:`sandbox.github.graphql_threads` serve what they did.
 
 from __future__ import annotations
 
+import dataclasses
+
 from sandbox.github.model import Reaction, Repo, ReviewComment
 from sandbox.github.state import SandboxState
 
@@ -55,20 +57,18 @@ def reply(state: SandboxState, full_name: str, comment_id: int, body: str, autho
         repo, parent = _acted_on(state, full_name, comment_id, author)
         pull = repo.issues[parent.pull_number].pull
         assert pull is not None
-        child = ReviewComment(
+        # A reply stands where its parent stands (review, path, commit, lines, hunk), as GitHub
+        # shows it; what people did to the parent (reactions, resolving the thread) is not its.
+        child = dataclasses.replace(
+            parent,
             id=state.next_id(),
-            review_id=parent.review_id,
-            pull_number=parent.pull_number,
-            path=parent.path,
             body=body,
-            commit_id=parent.commit_id,
-            line=parent.line,
-            side=parent.side,
-            position=parent.position,
-            diff_hunk=parent.diff_hunk,
             user_login=author,
             at=state.clock.now(),
             in_reply_to_id=parent.id,
+            reactions=[],
+            resolved_by=None,
+            thread_changed_by=None,
         )
         pull.review_comments.append(child)
         state.emit(

@@ -12,7 +12,7 @@ from githubkit import GitHub
 from githubkit.exception import RequestFailed
 from githubkit_schemas.latest.models import PullRequestReviewComment
 
-from sandbox.github.feedback import reply
+from sandbox.github.feedback import react, reply
 from sandbox.github.seed import MAINTAINER, WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from sandbox.server import SandboxServer
 from tests.sandbox.clients import items, mint, token_client
@@ -87,3 +87,23 @@ def test_a_since_that_is_not_a_time_is_refused(gh: GitHub[Any]) -> None:
     with pytest.raises(RequestFailed) as refused:
         gh.request("GET", f"/repos/{WIDGETS}/pulls/comments", params={"since": "yesterday"})
     assert refused.value.response.status_code == 422
+
+
+def test_a_reply_stands_on_its_parents_lines_without_the_parents_reactions(
+    sandbox: SandboxServer, gh: GitHub[Any]
+) -> None:
+    comment = {"path": CORE, "start_line": 26, "line": 27, "body": "these two lines"}
+    gh.request(
+        "POST",
+        f"/repos/{WIDGETS}/pulls/{PR}/reviews",
+        json={"event": "COMMENT", "body": "x", "comments": [comment]},
+    )
+    [root] = sandbox.state.pull(WIDGETS, PR).pull.review_comments  # type: ignore[union-attr]
+    react(sandbox.state, WIDGETS, root.id, "+1", MAINTAINER)
+    answer = reply(sandbox.state, WIDGETS, root.id, "Why?", MAINTAINER)
+    listed = gh.rest.pulls.list_review_comments("acme", "widgets", PR).parsed_data
+    shown = {c.id: c for c in items(listed, PullRequestReviewComment)}
+    assert (shown[answer].path, shown[answer].start_line, shown[answer].line) == (CORE, 26, 27)
+    assert shown[answer].in_reply_to_id == root.id
+    [_, child] = sandbox.state.pull(WIDGETS, PR).pull.review_comments  # type: ignore[union-attr]
+    assert [r.content for r in root.reactions] == ["+1"] and child.reactions == []
