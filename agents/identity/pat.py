@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pydantic import SecretStr
 
 from agents.identity.api import IdentityApi, IdentityCalls
-from agents.identity.claim import TokenScope
+from agents.identity.claim import IdentityClaim, TokenScope
 from agents.identity.errors import IdentityBlocked
 from agents.identity.lease import MintStats, TokenLease
 from agents.identity.tokens import BOT_PAT_KINDS, fingerprint, token_kind
@@ -66,16 +66,11 @@ class PatGrant:
 
 
 async def read_grant(
-    api: IdentityApi,
-    credential: SecretStr,
-    *,
-    identity: str,
-    expected_login: str,
-    maintainer_login: str,
-    accept_broader_grant: bool,
+    api: IdentityApi, credential: SecretStr, claim: IdentityClaim, *, maintainer_login: str
 ) -> PatGrant:
-    """Ask GitHub who the PAT is and what it may do; refuse the maintainer, another account, and
-    a grant above (or not shown within) the worker ceiling."""
+    """Ask GitHub who the PAT is and what it may do; refuse the maintainer, an account other
+    than the one ``claim`` expects, and a grant above (or not shown within) the worker ceiling."""
+    identity, expected_login = claim.name, claim.expected_login
     if not maintainer_login:
         raise IdentityBlocked.mismatch(
             "the maintainer login is unknown (set SWARM_MAINTAINER_LOGIN), so the bot PAT cannot "
@@ -95,13 +90,13 @@ async def read_grant(
     classic = token_kind(credential) == "classic_pat"
     # Only a classic PAT's grant is its scopes; a fine-grained PAT's is not in any header.
     scopes = _scopes(header) if classic and header is not None else None
-    grant = PatGrant(login, classic, scopes, accepted_broader=accept_broader_grant)
+    grant = PatGrant(login, classic, scopes, accepted_broader=claim.accept_broader_grant)
     forbidden = [s for s in scopes or () if s.startswith(FORBIDDEN_SCOPE_PREFIXES)]
     if forbidden:
         raise IdentityBlocked.mismatch(
             f"the bot PAT carries scopes above the worker ceiling: {', '.join(forbidden)}"
         )
-    if not grant.within_ceiling and not accept_broader_grant:
+    if not grant.within_ceiling and not claim.accept_broader_grant:
         raise IdentityBlocked.mismatch(
             f"the bot PAT's grant is not shown to be within the worker ceiling ({grant.text()}); "
             f"set {setting_name(identity, 'accept_broader_grant')}=true to accept it"
@@ -164,13 +159,14 @@ class BotPatIdentity:
                         self._api_url, identity=self.name, timeout=self._timeout
                     )
                     self._api = IdentityApi(transport, self._calls)
-                self._grant = await read_grant(
-                    self._api,
-                    self._token,
-                    identity=self.name,
+                claim = IdentityClaim(
+                    name=self.name,
+                    kind=self.kind,
                     expected_login=self._login,
-                    maintainer_login=self._maintainer,
                     accept_broader_grant=self.accept_broader_grant,
+                )
+                self._grant = await read_grant(
+                    self._api, self._token, claim, maintainer_login=self._maintainer
                 )
             return self._grant
 

@@ -154,12 +154,7 @@ class IdentityVerifier:
         """The login GitHub knows the credential as, and (Apps) the repositories it reaches."""
         if claim.kind != "app":
             grant = await read_grant(
-                self._api,
-                credential,
-                identity=claim.name,
-                expected_login=claim.expected_login,
-                maintainer_login=self.maintainer_login,
-                accept_broader_grant=claim.accept_broader_grant,
+                self._api, credential, claim, maintainer_login=self.maintainer_login
             )
             return grant.login, claim.repositories
         token = InstallationTokenAuth.fixed(credential, claim.name)
