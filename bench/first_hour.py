@@ -10,7 +10,8 @@ Both checkouts run with this environment's packages (one uv.lock); the baseline'
 a temporary ``git worktree`` of ``--baseline``. Each command runs in a fresh process, as a person
 would type it, against one sandbox GitHub started here.
 
-Run: ``uv run python bench/first_hour.py [--baseline REF] [--runs 3]`` (needs ``hyperfine``).
+Run: ``uv run python bench/first_hour.py [--baseline REF] [--runs 3] [--help-runs 20]`` (needs
+``hyperfine``).
 """
 
 from __future__ import annotations
@@ -71,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", default="main", help="git ref to compare with")
     parser.add_argument("--runs", type=int, default=3, help="dry runs measured per checkout")
+    parser.add_argument(
+        "--help-runs", type=int, default=20, help="`swarm --help` runs measured per checkout"
+    )
     args = parser.parse_args(argv)
     if shutil.which("hyperfine") is None:
         print("needs hyperfine (apt-get install hyperfine)", file=sys.stderr)
@@ -90,8 +94,8 @@ def main(argv: list[str] | None = None) -> int:
                 "baseline": swarm_command(base, "--help"),
                 "this checkout": swarm_command(ROOT, "--help"),
             },
-            runs=20,
-            warmup=3,
+            runs=args.help_runs,
+            warmup=min(3, args.help_runs),
             env=env,
         )
         with SandboxServer() as sandbox:

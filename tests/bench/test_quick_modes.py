@@ -38,7 +38,7 @@ QUICK = {
     "context.py": [],
     "swarm.py": ["--prs", "4", "--probe-prs", "2", "--max-workers", "2"],
     "events.py": ["--pushes", "2"],
-    "first_hour.py": ["--baseline", "HEAD", "--runs", "1"],
+    "first_hour.py": ["--baseline", "HEAD", "--runs", "1", "--help-runs", "2"],
     "github_calls.py": ["--prs", "2"],
     "swarm_pool.py": ["--prs", "4", "--repos", "2", "--timeout", "600"],
     "real_prs.py": ["--only", "idna"],
