@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.github import BudgetBackend, IdentityThrottle, ScaledClock, ThrottleLimits
+from agents.github import IdentityThrottle, ScaledClock, ThrottleLimits
 from agents.github.gateway import GitHubGateway
 from agents.ratelimit.clock import Clock
 from sandbox.github.clock import SandboxClock
@@ -40,13 +40,10 @@ def reviewer_gateway(
     server: SandboxServer,
     *,
     limits: ThrottleLimits | None = None,
-    backend: BudgetBackend | None = None,
     token: str | None = None,
     clock: Clock | None = None,
 ) -> GitHubGateway:
-    throttle = IdentityThrottle(
-        REVIEWER_BOT, limits=limits, clock=clock or sandbox_clock(server), backend=backend
-    )
+    throttle = IdentityThrottle(REVIEWER_BOT, limits=limits, clock=clock or sandbox_clock(server))
     provider = (lambda: token) if token else ReMintingToken(server.state)
     return GitHubGateway(server.url, REVIEWER_BOT, provider, throttle)
 
