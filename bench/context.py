@@ -92,6 +92,7 @@ async def review(server: Any, case: str, mode: str, read_files: bool) -> Row:
     from agents.llm.client import LLMClient
     from agents.llm.models import ModelRegistry
     from agents.llm.usage import Usage, input_cost
+    from agents.roles import RoleRefs
     from agents.settings.model import load_settings
     from agents.wiring import build_runtime
     from agents.work import Task
@@ -130,7 +131,7 @@ async def review(server: Any, case: str, mode: str, read_files: bool) -> Row:
             task = Task(
                 kind="review_pr", repo=WIDGETS, number=pull.number, head_sha=pull.pull.head_sha
             )
-            sealed = await runtime.dispatcher.dispatch(run_id, task, "reviewer")
+            sealed = await runtime.dispatcher.dispatch(run_id, task, RoleRefs(agent="reviewer"))
             outcome = await run_worker(sealed, runtime.worker)
             used = runtime.store.get_worker(outcome.worker_id).budgets_used
         finally:

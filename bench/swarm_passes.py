@@ -206,6 +206,7 @@ def bare_pass(
 async def _bare(
     server: Any, clocks: Clocks, repo: str, max_workers: int, name: str
 ) -> dict[str, Any]:
+    from agents.roles import RoleRefs
     from agents.settings.model import load_settings
     from agents.wiring import build_runtime
     from agents.work import Task
@@ -221,7 +222,8 @@ async def _bare(
             Task(kind="review_pr", repo=repo, number=p.number, head_sha=p.head_sha)
             for p in sorted(pulls, key=lambda p: p.number)
         ]
-        sealed = [await runtime.dispatcher.dispatch(run_id, t, "reviewer") for t in tasks]
+        reviewer = RoleRefs(agent="reviewer")
+        sealed = [await runtime.dispatcher.dispatch(run_id, t, reviewer) for t in tasks]
         limit = asyncio.Semaphore(max_workers)
         spent: list[float] = []
 

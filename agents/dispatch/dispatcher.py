@@ -92,18 +92,16 @@ class Dispatcher:
         self,
         run_id: str,
         task: Task,
-        role_id: str,
+        refs: RoleRefs,
         *,
-        session_role: str | None = None,
-        call_role: str | None = None,
         worker_id: str | None = None,
         cost_budget: float | None = None,
         token_budget: int | None = None,
     ) -> SealedEnvelope:
-        """Mint a token limited to the task's repository and the role chain's permissions, and
-        seal it into an envelope for one worker (its cost budget lowered to ``cost_budget``, its
-        token budget to ``token_budget``: what its plan expects, never above the role's)."""
-        refs = RoleRefs(agent=role_id, session=session_role, call=call_role)
+        """Mint a token limited to the task's repository and the permissions of the role chain
+        ``refs`` names, and seal it into an envelope for one worker (its cost budget lowered to
+        ``cost_budget``, its token budget to ``token_budget``: what its plan expects, never above
+        the role's)."""
         chain = resolve_chain(self.roles, refs)
         agent = chain.agent
         worker = worker_id or f"w-{uuid.uuid4().hex[:12]}"

@@ -29,6 +29,7 @@ from agents.planning.costs import CostCap
 from agents.planning.shards import PlannedPR, worker_budget_tokens
 from agents.posting.notes import PullNote
 from agents.redact import redact
+from agents.roles import RoleRefs
 from agents.work import Assignment, ListedFile, Spend
 from agents.work import Task as WorkTask
 from flows.run.adapters import role_identity
@@ -218,17 +219,16 @@ class Fanout:
             blocked: str | None = None
             started = time.perf_counter()
             limits = self.runtime.roles[assignment.role].limits
+            session, call = self.overlays.get(assignment.role, (None, None))
             try:
                 sealed = await self.runtime.dispatcher.dispatch(
                     self.run_id,
                     task,
-                    assignment.role,
+                    RoleRefs(agent=assignment.role, session=session, call=call),
                     cost_budget=granted,
                     token_budget=worker_budget_tokens(
                         assignment.expected_tokens, limits.max_tokens
                     ),
-                    session_role=self.overlays.get(assignment.role, (None, None))[0],
-                    call_role=self.overlays.get(assignment.role, (None, None))[1],
                 )
             except Exception as exc:
                 blocked = f"BLOCKED: dispatch refused: {redact(str(exc))}"

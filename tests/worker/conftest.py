@@ -73,8 +73,11 @@ class Swarm:
         """Workers from now on talk to ``client`` instead of the scripted model."""
         self.runtime.worker = replace(self.runtime.worker, model=client)
 
-    async def dispatch(self, task: Task, role: str = "reviewer", **kw: Any) -> SealedEnvelope:
-        return await self.runtime.dispatcher.dispatch(self.run_id, task, role, **kw)
+    async def dispatch(
+        self, task: Task, role: str = "reviewer", session_role: str | None = None, **kw: Any
+    ) -> SealedEnvelope:
+        refs = RoleRefs(agent=role, session=session_role)
+        return await self.runtime.dispatcher.dispatch(self.run_id, task, refs, **kw)
 
     def seal_by_hand(
         self, task: Task, claim: IdentityClaim, credential: str, worker_id: str
