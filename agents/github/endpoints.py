@@ -200,18 +200,10 @@ class GitHubEndpoints(ThrottledClient):
         return result
 
     async def create_issue_comment(
-        self,
-        repo: str,
-        number: int,
-        body: str,
-        *,
-        safe_to_retry: bool = False,
-        mentions: Collection[str] = (),
+        self, repo: str, number: int, body: str, *, mentions: Collection[str] = ()
     ) -> dict[str, Any]:
         path = f"/repos/{_repo(repo)}/issues/{number}/comments"
-        return await self._comment(
-            "POST", path, body, safe_to_retry=safe_to_retry, mentions=mentions
-        )
+        return await self._comment("POST", path, body, mentions=mentions)
 
     async def add_labels(self, repo: str, number: int, labels: list[str]) -> list[dict[str, Any]]:
         # Adding a label twice leaves the same labels: safe to repeat.
