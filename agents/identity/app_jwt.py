@@ -16,6 +16,7 @@ from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from pydantic import SecretStr
 
 from agents.settings.model import DEFAULT_IDENTITY, ConfigError, IdentitySettings
+from agents.settings.names import identity_setting
 
 JWT_BACKDATE = timedelta(seconds=60)
 JWT_LIFETIME = timedelta(minutes=9)
@@ -35,7 +36,7 @@ def key_setting_name(identity_name: str, *, inline: bool = False) -> str:
     field = "PRIVATE_KEY" if inline else "PRIVATE_KEY_FILE"
     if identity_name.lower() == DEFAULT_IDENTITY:
         return f"SWARM_APP_{field}"
-    return f"SWARM_IDENTITIES__{identity_name.upper()}__{field}"
+    return identity_setting(identity_name, field)
 
 
 def read_private_key(identity: IdentitySettings, identity_name: str) -> SecretStr:

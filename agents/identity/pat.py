@@ -24,6 +24,7 @@ from agents.identity.errors import IdentityBlocked
 from agents.identity.lease import MintStats, TokenLease
 from agents.identity.tokens import BOT_PAT_KINDS, fingerprint, token_kind
 from agents.settings.model import ConfigError, IdentityKind
+from agents.settings.names import identity_setting
 from agents.transport.auth import BotPatAuth
 from agents.transport.client import GitHubTransport
 
@@ -33,10 +34,6 @@ WITHIN_CEILING_SCOPES = frozenset(
 )
 # Classic scopes shown to be above the ceiling: no setting makes them acceptable.
 FORBIDDEN_SCOPE_PREFIXES = ("admin:", "delete_repo", "delete:", "workflow", "write:", "codespace")
-
-
-def setting_name(identity: str, field: str) -> str:
-    return f"SWARM_IDENTITIES__{identity.upper()}__{field.upper()}"
 
 
 @dataclass(frozen=True)
@@ -99,7 +96,7 @@ async def read_grant(
     if not grant.within_ceiling and not claim.accept_broader_grant:
         raise IdentityBlocked.mismatch(
             f"the bot PAT's grant is not shown to be within the worker ceiling ({grant.text()}); "
-            f"set {setting_name(identity, 'accept_broader_grant')}=true to accept it"
+            f"set {identity_setting(identity, 'accept_broader_grant')}=true to accept it"
         )
     return grant
 
@@ -129,8 +126,8 @@ class BotPatIdentity:
     ) -> None:
         if token_kind(token) not in BOT_PAT_KINDS:
             raise ConfigError(
-                f"{setting_name(name, 'token_file')}: identity {name!r} is a bot_pat identity but "
-                "its token is not a personal access token (ghp_ or github_pat_)"
+                f"{identity_setting(name, 'token_file')}: identity {name!r} is a bot_pat identity "
+                "but its token is not a personal access token (ghp_ or github_pat_)"
             )
         self.name = name
         self.stats = MintStats()

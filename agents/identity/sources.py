@@ -13,8 +13,9 @@ from typing import Protocol, Unpack
 from agents.identity.claim import TokenScope
 from agents.identity.lease import MintStats, TokenLease
 from agents.identity.minter import InstallationMinter, MinterOptions
-from agents.identity.pat import BotPatIdentity, setting_name
+from agents.identity.pat import BotPatIdentity
 from agents.settings.model import ConfigError, IdentityKind, IdentitySettings, Settings
+from agents.settings.names import identity_setting
 
 __all__ = ["BotPatIdentity", "IdentitySource", "open_identity"]
 
@@ -41,7 +42,7 @@ def open_identity(
     maintainer = (settings.maintainer_login or "").lower()
     if ident.bot_login and maintainer and ident.bot_login.lower() == maintainer:
         raise ConfigError(
-            f"{setting_name(name, 'bot_login')}: identity {name!r} is the maintainer's login; "
+            f"{identity_setting(name, 'bot_login')}: identity {name!r} is the maintainer's login; "
             "swarm never acts as the maintainer"
         )
     if ident.kind == "bot_pat":

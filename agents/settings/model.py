@@ -34,7 +34,7 @@ from agents.settings.checks import repo_problem, sealing_key_problem, store_url_
 from agents.settings.identity import ConfigError as ConfigError
 from agents.settings.identity import IdentityKind as IdentityKind
 from agents.settings.identity import IdentitySettings as IdentitySettings
-from agents.settings.names import validation_problems
+from agents.settings.names import identity_setting, validation_problems
 from agents.settings.paths import DEFAULT_DATA_DIR
 from agents.settings.secret_files import secret_file_defaults
 
@@ -219,7 +219,7 @@ class Settings(BaseSettings):
             hint = (
                 "set SWARM_APP_ID, SWARM_APP_PRIVATE_KEY_FILE and SWARM_APP_INSTALLATION_ID"
                 if name.lower() == DEFAULT_IDENTITY
-                else f"set SWARM_IDENTITIES__{name.upper()}__APP_ID and friends"
+                else f"set {identity_setting(name, 'app_id')} and friends"
             )
             raise ConfigError(
                 f"identity {name!r} is not configured (known: {known}); {hint}"

@@ -28,6 +28,12 @@ ALLOW_UNKNOWN_ENV = "SWARM_ALLOW_UNKNOWN"
 RESERVED_PREFIXES = ("SWARM_TEST_",)
 
 
+def identity_setting(identity: str, field: str) -> str:
+    """The variable that sets ``field`` of the identity named ``identity``, as a person types it
+    (``SWARM_IDENTITIES__TRIAGE__APP_ID``)."""
+    return f"SWARM_IDENTITIES{NESTED}{identity.upper()}{NESTED}{field.upper()}"
+
+
 @dataclass(frozen=True)
 class SettingNames:
     """Every variable name ``model`` reads, in upper case, with the nested shapes it accepts."""

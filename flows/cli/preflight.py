@@ -22,10 +22,11 @@ SCRIPTED = "scripted"
 def identity_settings(settings: Settings, name: str) -> list[str]:
     """The variables identity ``name`` still needs."""
     from agents.settings.model import DEFAULT_IDENTITY
+    from agents.settings.names import identity_setting
 
     if name.lower() == DEFAULT_IDENTITY:
         return settings.default_identity_missing()
-    return [f"SWARM_IDENTITIES__{name.upper()}__{field}" for field in APP_SETTINGS]
+    return [identity_setting(name, field) for field in APP_SETTINGS]
 
 
 def needs(
