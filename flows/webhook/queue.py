@@ -15,15 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import socket
-import uuid
 from collections.abc import Awaitable, Callable, Collection
 from contextvars import ContextVar
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from agents.processes import pid_alive
+from agents.processes import dead_to, holder_name
 from agents.redact import redact
 from agents.store.records import DeliveryEnd, DeliveryRecord, RunRecord
 
@@ -77,35 +74,6 @@ class QueueStore(DeliveryRows, Protocol):
     def run_for_flow_run(self, prefect_flow_run_id: str) -> RunRecord | None: ...
 
     def abandon_run(self, run_id: str, reason: str) -> list[str]: ...
-
-
-def holder_name() -> str:
-    return f"{socket.gethostname()[:80]}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
-
-
-def dead_to(me: str) -> Callable[[str], bool]:
-    """Whether another holder is known to be gone, as ``me`` can tell: a process of this host
-    that no longer runs, or one with ``me``'s own process id and another token (a container
-    restarted as pid 1 again). A holder on another host is gone only when its claim lapses."""
-    host, pid, token = _parts(me)
-
-    def dead(holder: str) -> bool:
-        their_host, their_pid, their_token = _parts(holder)
-        if their_host != host or their_pid is None:
-            return False
-        if their_pid == pid:
-            return their_token != token
-        return not pid_alive(their_pid)
-
-    return dead
-
-
-def _parts(holder: str) -> tuple[str, int | None, str]:
-    pieces = holder.rsplit(":", 2)
-    if len(pieces) != 3 or not pieces[1].isdigit():
-        return holder, None, ""
-    host, pid, token = pieces
-    return host, int(pid), token
 
 
 Crash = Callable[[str, QueueStore, str], Awaitable[int]]

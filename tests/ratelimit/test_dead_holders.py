@@ -9,7 +9,8 @@ import subprocess
 import sys
 
 from agents.github import ThrottleLimits, classify_rest
-from agents.ratelimit.github.buckets import IdentityState, Reservation, decide, this_process
+from agents.processes import this_process
+from agents.ratelimit.github.buckets import IdentityState, Reservation, decide
 
 WRITE = classify_rest("POST", "/repos/o/r/pulls/1/reviews")
 NOW = 1_000.0
@@ -28,8 +29,8 @@ def _ended_process() -> int:
 
 
 def test_a_write_left_in_flight_by_a_process_that_died_does_not_hold_the_next_write() -> None:
-    host = this_process().rpartition(":")[0]
-    state = _state_with_a_write_held_by(f"{host}:{_ended_process()}")
+    host = this_process().rsplit(":", 2)[0]
+    state = _state_with_a_write_held_by(f"{host}:{_ended_process()}:0123456789ab")
     decision = decide(state, WRITE, "mine", "w-1", NOW, ThrottleLimits())
     assert decision.granted, decision.reason
     assert list(state.inflight) == ["mine"]
@@ -37,15 +38,15 @@ def test_a_write_left_in_flight_by_a_process_that_died_does_not_hold_the_next_wr
 
 
 def test_a_write_in_flight_in_a_live_process_still_holds_the_next_write() -> None:
-    host = this_process().rpartition(":")[0]
-    state = _state_with_a_write_held_by(f"{host}:{os.getppid()}")
+    host = this_process().rsplit(":", 2)[0]
+    state = _state_with_a_write_held_by(f"{host}:{os.getppid()}:0123456789ab")
     decision = decide(state, WRITE, "mine", "w-1", NOW, ThrottleLimits())
     assert not decision.granted and decision.reason == "a mutation is in flight"
 
 
 def test_another_hosts_write_and_an_unnamed_holder_count_until_their_age_runs_out() -> None:
     limits = ThrottleLimits()
-    for holder in ("elsewhere:1", ""):
+    for holder in ("elsewhere:1:0123456789ab", ""):
         state = _state_with_a_write_held_by(holder)
         assert not decide(state, WRITE, "mine", "w-1", NOW, limits).granted
         later = NOW + limits.inflight_ttl + 1

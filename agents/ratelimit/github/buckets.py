@@ -10,13 +10,11 @@ flight meanwhile.
 from __future__ import annotations
 
 import math
-import os
-import socket
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from agents.processes import pid_alive
+from agents.processes import dead_to, this_process
 from agents.ratelimit.backend import known_fields
 from agents.ratelimit.decision import GRANTED, Decision
 from agents.ratelimit.github.limits import ThrottleLimits
@@ -52,29 +50,11 @@ class Reservation:
     points: int
     is_write: bool
     at: float
-    # The process holding it (``host:pid``; "" in a row written before it was kept): a
+    # The process holding it (``host:pid:token``; "" in a row written before it was kept): a
     # reservation of a process of this host that is gone stops counting at once, not after
     # ``inflight_ttl``. A receiver killed while its worker posted left its write "in flight"
     # and held every write of its identity for ten minutes.
     holder: str = ""
-
-
-_HOST = socket.gethostname()[:80]
-
-
-def this_process() -> str:
-    """The holder name of this process's reservations (the pid asked each time: a fork is
-    another holder)."""
-    return f"{_HOST}:{os.getpid()}"
-
-
-def holder_gone(holder: str, here: str) -> bool:
-    """Whether ``holder`` is a process of this host (``here`` is this process) that has ended;
-    another host's holder is judged by the reservation's age alone."""
-    host, _, pid = holder.rpartition(":")
-    if not host or holder == here or host != here.rpartition(":")[0] or not pid.isdigit():
-        return False
-    return not pid_alive(int(pid))
 
 
 @dataclass(slots=True)
@@ -159,11 +139,8 @@ def decide(
         return Decision(False, state.paused_until, state.pause_reason, paused=True)
     inflight = state.inflight
     here = this_process()
-    stale = [
-        key
-        for key, r in inflight.items()
-        if now - r.at > lim.inflight_ttl or holder_gone(r.holder, here)
-    ]
+    gone = dead_to(here)
+    stale = [key for key, r in inflight.items() if now - r.at > lim.inflight_ttl or gone(r.holder)]
     for key in stale:
         del inflight[key]
     if len(inflight) >= lim.max_concurrency:
