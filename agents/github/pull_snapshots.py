@@ -56,7 +56,6 @@ class PullSnapshots:
         self.max_pulls = max_pulls
         self._found: OrderedDict[Key, PullSnapshot] = OrderedDict()
         self._lock = threading.Lock()
-        self.hits = 0
 
     @staticmethod
     def key(identity: str, repo: str, number: int, head_sha: str) -> Key:
@@ -93,7 +92,4 @@ class PullSnapshots:
         if not head_sha:
             return PullSnapshot()
         with self._lock:
-            found = self._found.get(self.key(identity, repo, number, head_sha))
-            if found is not None:
-                self.hits += 1
-            return found or PullSnapshot()
+            return self._found.get(self.key(identity, repo, number, head_sha)) or PullSnapshot()

@@ -84,6 +84,15 @@ Find = Callable[[], Awaitable[Mapping[str, Any] | None]]
 Create = Callable[[], Awaitable[Mapping[str, Any]]]
 
 
+def answered(existing: Mapping[str, Any] | None) -> Find:
+    """A ``find`` whose answer is known already (``write_once``'s ``find_first``): no call."""
+
+    async def find() -> Mapping[str, Any] | None:
+        return existing
+
+    return find
+
+
 async def write_once(
     claims: Claims,
     key: str,

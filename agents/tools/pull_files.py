@@ -73,8 +73,9 @@ async def listed_pull(ctx: WorkerContext) -> dict[str, Any]:
     now; kept on the context for the worker's other reads."""
     if ctx.pull is None:
         kept = snapshot(ctx).pull
-        ctx.pull = dict(kept) if kept is not None else None
-        if ctx.pull is None:
+        if kept is not None:
+            ctx.pull = dict(kept)
+        else:
             ctx.pull = await ctx.gateway.get_pull(ctx.task.repo, task_number(ctx))
     return ctx.pull
 

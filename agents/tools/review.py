@@ -18,6 +18,7 @@ from agents.posting.once import (
     Create,
     Find,
     Written,
+    answered,
     claim_ahead,
     create_or_find,
     write_once,
@@ -145,12 +146,7 @@ def _found_by_discovery(ctx: WorkerContext, key: str) -> Find | None:
     reviews = snapshot(ctx).reviews
     if not ctx.claimed_fresh or reviews is None:
         return None
-    found = find_marked([dict(r) for r in reviews], key, ctx.bot_login)
-
-    async def first() -> Mapping[str, Any] | None:
-        return found
-
-    return first
+    return answered(find_marked(reviews, key, ctx.bot_login))
 
 
 async def _marked_on_github(ctx: WorkerContext, key: str) -> Mapping[str, Any] | None:

@@ -17,7 +17,7 @@ from typing import Any
 
 from agents.github.errors import GitHubApiError
 from agents.posting.keys import find_own_comment, summary_key, with_comment_marker
-from agents.posting.once import Written, create_or_find
+from agents.posting.once import Written, answered, create_or_find
 from agents.tools.context import WorkerContext
 from agents.tools.pull_files import snapshot, task_number
 from agents.tools.review import worker_writes_once
@@ -41,12 +41,9 @@ async def ensure_summary(ctx: WorkerContext, body: str) -> Written:
             lambda: ctx.gateway.create_issue_comment(repo, number, marked), find, f"summary {key}"
         )
 
-    async def none_yet() -> Mapping[str, Any] | None:
-        return None
-
     # A summary is written only after a review of the bot's: a PR that had none when discovery
     # read it this run has no summary to find (a claim of another writer is still looked up).
-    first = none_yet if snapshot(ctx).reviewed_by(ctx.bot_login) is False else None
+    first = answered(None) if snapshot(ctx).reviewed_by(ctx.bot_login) is False else None
     return await worker_writes_once(ctx, key, find, create, first)
 
 
