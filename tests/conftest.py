@@ -46,6 +46,8 @@ def pytest_configure(config: pytest.Config) -> None:
 XDIST_GROUPS = {
     "tests/run/real_server/": "prefect-server",
     "tests/run/test_work_pool.py": "work-pool",
+    # Its tests share one module fixture: three flow runs whose GraphQL they check.
+    "tests/run/test_graphql_schema.py": "graphql-schema",
 }
 
 

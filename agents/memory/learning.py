@@ -79,8 +79,7 @@ class _Learner:
 
     async def may_teach(self, login: str, is_bot: bool) -> str | None:
         """The person's permission when it is write or above; None (and why) otherwise."""
-        # GraphQL names an App's bot user without the "[bot]" that REST adds.
-        if is_bot or not login or login in self.bots or f"{login}[bot]" in self.bots:
+        if is_bot or not login or login in self.bots:
             self.report.ignored.append((login, "a bot"))
             return None
         if login not in self.permissions:
@@ -170,7 +169,11 @@ class _Learner:
                 resolver = thread.get("resolvedBy") or {}
                 if thread.get("isResolved") and parent is not None:
                     login = str(resolver.get("login") or "")
-                    await self.acknowledged(parent, login, False, str(thread.get("id")))
+                    # `resolvedBy` is typed User: an App's bot that resolved the thread reads as
+                    # a User named by its slug, without REST's "[bot]", so a person whose login
+                    # is that slug cannot be told from it here and teaches nothing this way.
+                    is_bot = f"{login}[bot]" in self.bots
+                    await self.acknowledged(parent, login, is_bot, str(thread.get("id")))
 
     async def acknowledged(
         self, parent: Mapping[str, Any], login: str, is_bot: bool, thread_id: str

@@ -117,6 +117,7 @@ async def _serve(state: SandboxState, route: Route, prefix: str, request: Reques
     # The limit that refused this request, if one did: the request log records it.
     denial: Denial | None = None
     entered = False
+    body: Any = None
     try:
         body = await _json_body(request)
         if route.resource == "graphql":
@@ -212,7 +213,7 @@ async def _serve(state: SandboxState, route: Route, prefix: str, request: Reques
         # Reset times are on the sandbox clock; this lets a client with a fast clock convert them.
         headers["x-sandbox-now"] = f"{state.clock.now():.3f}"
         limited = denial.kind if denial is not None else None
-        _record(state, route, request, identity, reply, is_write, content, resource, limited)
+        _record(state, route, request, identity, reply, is_write, content, resource, limited, body)
     if reply.status in (204, 304) or reply.body is None:
         return Response(status_code=reply.status, headers=headers)
     if reply.media_type is not None:
@@ -329,6 +330,7 @@ def _record(
     content: bool,
     resource: str,
     limited: Literal["primary", "secondary"] | None,
+    sent: Any,
 ) -> None:
     keep = state.knobs.keep_bodies
     state.requests.append(
@@ -345,5 +347,6 @@ def _record(
             limited=limited,
             body=reply.body if keep else None,
             media_type=reply.media_type if keep else None,
+            sent=sent if keep else None,
         )
     )

@@ -11,9 +11,31 @@ from sandbox.github.graphql_parse import JSON, Field, GraphQLFailure, read_input
 from sandbox.github.model import Issue, Repo, ReviewComment
 from sandbox.github.render import node_id, parse_node_id
 
+BOT_SUFFIX = "[bot]"
+
+
+def actor(login: str) -> JSON:
+    """An ``Actor`` as GraphQL names it: a GitHub App's bot is a ``Bot`` whose login has no
+    ``[bot]`` (REST's ``swarm-reviewer[bot]`` is GraphQL's ``swarm-reviewer``; only ``viewer``
+    answers with the suffix), a person a ``User``."""
+    if login.endswith(BOT_SUFFIX):
+        return {"__typename": "Bot", "login": login.removesuffix(BOT_SUFFIX)}
+    return {"__typename": "User", "login": login}
+
+
+def resolver(login: str | None) -> JSON | None:
+    """``resolvedBy``, typed ``User`` in GitHub's schema: an App's bot that resolved the thread
+    answers as a ``User`` with the login it has in GraphQL, without ``[bot]``; so a reader cannot
+    tell it from a person whose login is the App's slug (the product counts that login as the
+    bot's, and learns nothing from it)."""
+    if login is None:
+        return None
+    return {"__typename": "User", "login": login.removesuffix(BOT_SUFFIX)}
+
 
 def _comment_node(ctx: Ctx, repo: Repo, c: ReviewComment) -> JSON:
     return {
+        "__typename": "PullRequestReviewComment",
         "id": node_id("PRRC", c.id),
         "databaseId": c.id,
         "body": c.body,
@@ -21,7 +43,7 @@ def _comment_node(ctx: Ctx, repo: Repo, c: ReviewComment) -> JSON:
         "line": c.line,
         "createdAt": iso(c.at),
         "url": f"{ctx.urls.web}/{repo.full_name}/pull/{c.pull_number}#discussion_r{c.id}",
-        "author": {"login": c.user_login},
+        "author": actor(c.user_login),
         "replyTo": {"databaseId": c.in_reply_to_id} if c.in_reply_to_id else None,
     }
 
@@ -31,12 +53,13 @@ def thread_node(ctx: Ctx, repo: Repo, root: ReviewComment) -> JSON:
     assert pull is not None
     nodes = [_comment_node(ctx, repo, c) for c in thread_of(repo, root)]
     return {
+        "__typename": "PullRequestReviewThread",
         "id": node_id("PRRT", repo.id, root.id),
         "isResolved": root.resolved_by is not None,
         "isOutdated": root.commit_id != pull.head_sha,
         "path": root.path,
         "line": root.line,
-        "resolvedBy": {"login": root.resolved_by} if root.resolved_by else None,
+        "resolvedBy": resolver(root.resolved_by),
         "comments": {"totalCount": len(nodes), "nodes": nodes},
     }
 

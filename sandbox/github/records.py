@@ -68,8 +68,8 @@ class Knobs:
     # False: the contents API answers JSON (base64) whatever Accept asks, as a proxy that drops
     # GitHub's media types would; the product must read both answers.
     raw_contents: bool = True
-    # Keep each answer's body in the request log (tests that check answers against GitHub's
-    # published models).
+    # Keep each request's JSON body and each answer's body in the request log (tests that check
+    # what the product sends, and what the sandbox answers, against GitHub's published schemas).
     keep_bodies: bool = False
     # One file-list response shows patches until they add up to about this many lines; the
     # rows after that come with zero counts and no patch (seen on api.github.com, 2026-11:
@@ -106,6 +106,8 @@ class RecordedRequest:
     # The answer's body (JSON, or a raw file's text), when ``Knobs.keep_bodies`` is on.
     body: object = None
     media_type: str | None = None
+    # The request's JSON body (a GraphQL document and its variables), when ``keep_bodies`` is on.
+    sent: object = None
 
 
 @dataclass(frozen=True)

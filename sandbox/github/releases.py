@@ -65,12 +65,15 @@ class ReleasesUnavailable(RuntimeError):
     """PyPI could not be reached or answered something unusable; the message says which."""
 
 
+def user_cache(name: str) -> Path:
+    """``name`` in the user's cache folder for swarm (``$XDG_CACHE_HOME``, else ``~/.cache``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "swarm" / name
+
+
 def cache_dir() -> Path:
     configured = os.environ.get("SANDBOX_RELEASES_CACHE")
-    if configured:
-        return Path(configured)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "swarm" / "releases"
+    return Path(configured) if configured else user_cache("releases")
 
 
 def _get(url: str) -> bytes:

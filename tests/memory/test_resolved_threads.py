@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from githubkit.exception import GraphQLFailed
 
-from sandbox.github.seed import MAINTAINER, WIDGETS, WIDGETS_PR_DEBUG_PRINT
+from sandbox.github.feedback import reply
+from sandbox.github.seed import MAINTAINER, REVIEWER_SLUG, WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from tests.events.harness import receiver_over
 from tests.memory.real_worker import first_user_text
 from tests.memory.test_feedback_learning import (
@@ -143,3 +144,28 @@ async def test_a_resolution_delivered_by_webhook_is_learned_at_once_and_not_agai
     assert proposal.source and proposal.source["signal"] == "acknowledgement"
     assert proposal.body.startswith(f"@{MAINTAINER} (admin access) resolved the review thread")
     assert (await learn(swarm)).proposed == []  # the poll reads the same thread: no second one
+
+
+async def test_a_person_whose_login_is_the_apps_slug_is_a_person_in_rest_and_a_bot_in_resolutions(
+    backend_swarm: Swarm,
+) -> None:
+    """GraphQL names the App's bot by its slug (``swarm-reviewer``, no ``[bot]``), and a person
+    may have that login. Where GitHub says who is who (REST: ``user.type``) the person teaches
+    like anyone with write access; ``resolvedBy`` (typed User) cannot say, so a resolution
+    under that login counts as the bot's and teaches nothing."""
+    swarm = backend_swarm
+    printed, todo = await reviewed(swarm, writer=REVIEWER_SLUG)
+    reply(
+        swarm.sandbox.state,
+        WIDGETS,
+        printed.id,
+        "False positive: this print is the CLI's output.",
+        REVIEWER_SLUG,
+    )
+    await resolve_as(swarm, REVIEWER_SLUG, todo.id)
+
+    report = await learn(swarm)
+    (proposal,) = swarm.runtime.store.list_memories(repo=WIDGETS, states=("proposed",))
+    assert proposal.author == REVIEWER_SLUG and proposal.source
+    assert proposal.source["signal"] == "dismissal"
+    assert (REVIEWER_SLUG, "a bot") in report.ignored  # the resolution

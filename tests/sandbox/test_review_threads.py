@@ -9,6 +9,7 @@ from githubkit.exception import RequestFailed
 from githubkit_schemas.latest.models import IssueComment, PullRequestReviewComment
 
 from sandbox.github.seed import REVIEWER_BOT, WIDGETS, WIDGETS_PR_DEBUG_PRINT
+from sandbox.github.seed import REVIEWER_SLUG as SLUG
 from sandbox.server import SandboxServer
 from tests.sandbox.clients import items, mint, token_client
 
@@ -80,18 +81,26 @@ def test_a_comments_author_edits_it_and_nobody_else_does(sandbox: SandboxServer)
     assert kept.body == "second"
 
 
-def test_an_app_resolves_a_thread_over_graphql(sandbox: SandboxServer) -> None:
+def test_an_app_resolves_a_thread_over_graphql_and_graphql_names_its_bot_without_the_suffix(
+    sandbox: SandboxServer,
+) -> None:
     _review(sandbox, PR, {"path": CORE, "line": 26, "body": "debug print"})
     gh = token_client(sandbox.url, mint(sandbox.url, sandbox.state))
     threads = gh.graphql.request(
         'query { repository(owner: "acme", name: "widgets") { pullRequest(number: 1) '
-        "{ reviewThreads(first: 10) { nodes { id isResolved } } } } }"
+        "{ reviewThreads(first: 10) { nodes { id isResolved "
+        "comments(first: 1) { nodes { author { __typename login } } } } } } } }"
     )
     [thread] = threads["repository"]["pullRequest"]["reviewThreads"]["nodes"]
+    # REST's `swarm-reviewer[bot]` is GraphQL's Bot `swarm-reviewer`; the viewer keeps `[bot]`.
+    assert thread["comments"]["nodes"] == [{"author": {"__typename": "Bot", "login": SLUG}}]
+    assert gh.graphql.request("query { viewer { login } }")["viewer"]["login"] == REVIEWER_BOT
     done = gh.graphql.request(
         "mutation($id: ID!) { resolveReviewThread(input: {threadId: $id}) "
-        "{ thread { id isResolved resolvedBy { login } } } }",
+        "{ thread { id isResolved resolvedBy { __typename login } } } }",
         {"id": thread["id"]},
     )
     assert done["resolveReviewThread"]["thread"]["isResolved"] is True
-    assert done["resolveReviewThread"]["thread"]["resolvedBy"] == {"login": REVIEWER_BOT}
+    # `resolvedBy` is typed `User`: the App's bot answers as one, by its slug.
+    resolved_by = done["resolveReviewThread"]["thread"]["resolvedBy"]
+    assert resolved_by == {"__typename": "User", "login": SLUG}
