@@ -12,6 +12,7 @@ from agents.github.committed import RETRY, CommittedFiles
 from agents.github.errors import GitHubApiError
 from agents.github.graphql_policy import check_graphql
 from agents.github.paths import repo_name, repo_path
+from agents.github.pull_listing import MAX_PAGES, PULLS_QUERY, Listing, add_page
 from agents.github.pull_snapshots import PullSnapshots
 from agents.github.throttled_client import ThrottledClient
 from agents.ratelimit.github.requests import classify_graphql
@@ -108,6 +109,21 @@ class GitHubEndpoints(ThrottledClient):
         if state not in ("open", "closed", "all"):
             raise ValueError(f"state must be 'open', 'closed' or 'all', got {state!r}")
         return await self._paged(f"/repos/{_repo(repo)}/pulls", {"state": state}, max_pages=10)
+
+    async def list_open_pulls(self, repo: str, config_path: str) -> Listing:
+        """The open PRs of ``repo`` with their latest reviews, and the file at ``config_path``
+        on the default branch: one GraphQL query a page (:mod:`agents.github.pull_listing`)."""
+        owner, name = _repo(repo).split("/", 1)
+        listing = Listing()
+        after: str | None = None
+        for _page in range(MAX_PAGES):
+            variables = {"owner": owner, "name": name, "after": after}
+            variables["config"] = f"HEAD:{config_path}"
+            data = await self.graphql(PULLS_QUERY, variables, safe_to_retry=True)
+            more, after = add_page(listing, repo, data)
+            if not more:
+                break
+        return listing
 
     async def list_pull_files(self, repo: str, number: int) -> list[dict[str, Any]]:
         # GitHub lists at most 3000 files: 30 pages of 100.

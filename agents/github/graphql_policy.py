@@ -29,6 +29,11 @@ CONTENT_MUTATIONS = frozenset({"addPullRequestReview"})
 # under `repository` is a pull request's `reviewThreads` (learning from resolved threads).
 ALLOWED_REPOSITORY_FIELDS = frozenset({"pullRequest", "__typename"})
 ALLOWED_PULL_REQUEST_FIELDS = frozenset({"reviewThreads", "__typename"})
+# Discovery's listing (:mod:`agents.github.pull_listing`): the open PRs with their latest
+# reviews, the default branch and one file on it, in one query a page. Over REST that is one
+# listing plus one review read per PR and a contents read, all on the REST budget the workers
+# need; this query reads, never writes, on the GraphQL budget.
+LISTING_REPOSITORY_FIELDS = frozenset({"pullRequests", "defaultBranchRef", "object", "__typename"})
 
 _R = "/repos/{owner}/{repo}"
 _REPOSITORY_ROUTES = {
@@ -147,9 +152,19 @@ class _Parser:
         fields: list[Field] = []
         while self.peek() != "}":
             if self.peek() == "...":
-                raise GraphQLNotAllowed(
-                    "GraphQL fragments are not allowed (REST-first policy): select fields inline"
-                )
+                self.take()
+                if self.peek() != "on":
+                    raise GraphQLNotAllowed(
+                        "GraphQL fragments are not allowed (REST-first policy): select fields"
+                        " inline"
+                    )
+                # An inline fragment (``... on Blob { text }``) selects its fields where it
+                # stands: they are checked as the enclosing field's own.
+                self.take()
+                self.take()
+                self.skip_directives()
+                fields.extend(self.selection_set())
+                continue
             name = self.take()
             if self.peek() == ":":  # alias: the real field name follows
                 self.take()
@@ -209,6 +224,12 @@ def _review_threads_only(kind: str, repository: Field) -> bool:
     return any(child.name == "pullRequest" for child in repository.children)
 
 
+def _listing_only(repository: Field) -> bool:
+    """True for discovery's `repository { pullRequests defaultBranchRef object }` listing."""
+    names = {child.name for child in repository.children}
+    return "pullRequests" in names and names <= LISTING_REPOSITORY_FIELDS
+
+
 def check_graphql(document: str) -> GraphQLOperation:
     """Allow the document or raise :class:`GraphQLNotAllowed` naming the REST route to use."""
     kind, fields = parse_operation(document)
@@ -222,6 +243,8 @@ def check_graphql(document: str) -> GraphQLOperation:
         cost = sum(MUTATION_COSTS[n] for n in names) or 1
         return GraphQLOperation(kind, names, any(n in CONTENT_MUTATIONS for n in names), cost)
     for f in fields:
+        if f.name == "repository" and _listing_only(f):
+            continue
         if f.name == "repository" and _review_threads_only(kind, f):
             continue
         if f.name not in ALLOWED_QUERY_FIELDS:

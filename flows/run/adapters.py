@@ -17,6 +17,7 @@ from agents.redact import redact, redact_obj
 
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
+    from agents.github.pull_listing import Listing
     from agents.github.pull_snapshots import PullSnapshots
     from agents.ratelimit.github.snapshot import IdentitySnapshot
     from agents.store.records import ReviewKeyRecord
@@ -32,7 +33,7 @@ INTERRUPTED = "interrupted before it ended (Ctrl-C, or the flow run was cancelle
 class PullReads(Protocol):
     """The gateway reads discovery makes (``GitHubGateway`` provides them), GitHub's JSON."""
 
-    async def list_pulls(self, repo: str, state: str = "open") -> list[dict[str, Any]]: ...
+    async def list_open_pulls(self, repo: str, config_path: str) -> Listing: ...
 
     async def list_reviews(self, repo: str, number: int) -> list[dict[str, Any]]: ...
 
@@ -42,16 +43,20 @@ class PullReads(Protocol):
 
 
 class GatewayPullSource:
-    """Discovery's GitHub reads, made through the bot identity's throttled gateway (REST).
+    """Discovery's GitHub reads, made through the bot identity's throttled gateway.
 
-    What it reads of a PR is kept in the gateway's snapshots (when it has them) under the PR's
-    head as listed, for the workers that review it (:mod:`agents.github.pull_snapshots`)."""
+    The open PRs come in one GraphQL listing a page with each PR's latest reviews and the
+    repository's file (:mod:`agents.github.pull_listing`); a PR's reviews are asked over REST
+    only when it has more than the listing holds. What it reads of a PR is kept in the
+    gateway's snapshots (when it has them) under the PR's head as listed, for the workers that
+    review it (:mod:`agents.github.pull_snapshots`)."""
 
     def __init__(self, gateway: PullReads) -> None:
         self.gateway = gateway
         # Each repository's open pull requests as listed, for the replies poll of the same
         # discovery (one listing per run, not one per poll).
         self.listed: dict[str, list[dict[str, Any]]] = {}
+        self.listings: dict[str, Listing] = {}
         self._heads: dict[tuple[str, int], str] = {}
 
     def _keep(self, repo: str, number: int, **read: Any) -> None:
@@ -61,8 +66,10 @@ class GatewayPullSource:
             snapshots.keep(str(getattr(self.gateway, "identity", "")), repo, number, head, **read)
 
     async def open_pulls(self, repo: str) -> list[OpenPull]:
-        pulls = await self.gateway.list_pulls(repo, "open")
-        self.listed[repo] = pulls
+        from agents.planning.repo_config import CONFIG_PATH
+
+        listing = self.listings[repo] = await self.gateway.list_open_pulls(repo, CONFIG_PATH)
+        pulls = self.listed[repo] = listing.pulls
         for p in pulls:
             self._heads[repo, int(p["number"])] = str(p["head"]["sha"])
             self._keep(repo, int(p["number"]), pull=p)
@@ -81,7 +88,10 @@ class GatewayPullSource:
         ]
 
     async def reviews(self, repo: str, number: int) -> list[ExistingReview]:
-        found = await self.gateway.list_reviews(repo, number)
+        listing = self.listings.get(repo)
+        found = listing.reviews.get(number) if listing is not None else None
+        if found is None:
+            found = await self.gateway.list_reviews(repo, number)
         self._keep(repo, number, reviews=found)
         return [
             ExistingReview(
@@ -98,10 +108,16 @@ class GatewayPullSource:
         return [ChangedFile.from_api(f) for f in files]
 
     async def repo_config(self, repo: str) -> str | None:
-        """``.github/swarm.yaml`` at the default branch (no ``ref``): never a PR's head."""
+        """``.github/swarm.yaml`` at the default branch (no ``ref``): never a PR's head. The
+        listing read it; a repository not listed here is read over REST."""
         from agents.github.errors import GitHubApiError
         from agents.planning.repo_config import CONFIG_PATH
 
+        listing = self.listings.get(repo)
+        if listing is not None:
+            if listing.config_binary:
+                raise ValueError(f"{CONFIG_PATH} is a binary file, not YAML")
+            return listing.config
         try:
             return await self.gateway.get_file(repo, CONFIG_PATH)
         except GitHubApiError as exc:
@@ -129,9 +145,12 @@ class GatewayReplySource:
 
     async def open_pull_heads(self, repo: str) -> list[tuple[int, str]]:
         """From the review discovery's listing when this run made one, else listed now."""
+        from agents.planning.repo_config import CONFIG_PATH
+
         pulls = self.listed.get(repo)
         if pulls is None:
-            pulls = self.listed[repo] = await self.gateway.list_pulls(repo, "open")
+            listing = await self.gateway.list_open_pulls(repo, CONFIG_PATH)
+            pulls = self.listed[repo] = listing.pulls
         return [(int(p["number"]), str(p["head"]["sha"])) for p in pulls]
 
     async def review_comments(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from sandbox.github.model import Reaction, Repo, ReviewComment
+from sandbox.github.model import Reaction, Repo, Review, ReviewComment
 from sandbox.github.state import SandboxState
 
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
@@ -59,9 +59,21 @@ def reply(state: SandboxState, full_name: str, comment_id: int, body: str, autho
         assert pull is not None
         # A reply stands where its parent stands (review, path, commit, lines, hunk), as GitHub
         # shows it; what people did to the parent (reactions, resolving the thread) is not its.
+        # GitHub files each reply in a thread under a review of its own: a bodyless COMMENTED
+        # review by the replier at the PR's head, listed with the PR's other reviews.
+        review = Review(
+            id=state.next_id(),
+            pull_number=parent.pull_number,
+            user_login=author,
+            body="",
+            state="COMMENTED",
+            commit_id=pull.head_sha,
+            at=state.clock.now(),
+        )
         child = dataclasses.replace(
             parent,
             id=state.next_id(),
+            review_id=review.id,
             body=body,
             user_login=author,
             at=state.clock.now(),
@@ -70,6 +82,8 @@ def reply(state: SandboxState, full_name: str, comment_id: int, body: str, autho
             resolved_by=None,
             thread_changed_by=None,
         )
+        review.comment_ids.append(child.id)
+        pull.reviews.append(review)
         pull.review_comments.append(child)
         state.emit(
             "pull_request_review_comment", "created", repo, repo.issues[parent.pull_number], child

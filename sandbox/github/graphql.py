@@ -14,10 +14,12 @@ from sandbox.github.graphql_parse import (
     JSON,
     Field,
     GraphQLFailure,
+    fields_of,
     project,
     read_input,
     top_fields,
 )
+from sandbox.github.graphql_pulls import REPOSITORY_FIELDS, listing_values
 from sandbox.github.graphql_threads import MUTATIONS as THREAD_MUTATIONS
 from sandbox.github.graphql_threads import review_threads
 from sandbox.github.model import Issue, Repo
@@ -124,8 +126,10 @@ def _repository(ctx: Ctx, field: Field, variables: JSON) -> JSON | None:
         "nameWithOwner": repo.full_name,
         "databaseId": repo.id,
     }
+    if any(sub.name in REPOSITORY_FIELDS for sub in fields_of(field.selection)):
+        values.update(listing_values(ctx, repo, field, variables))
     number = arg("number")
-    if "pullRequest" in field.selection and number is not None:
+    if re.search(r"\bpullRequest\s*\(", field.selection) and number is not None:
         issue = repo.issues.get(int(number))
         if issue is None or issue.pull is None:
             raise GraphQLFailure(

@@ -74,6 +74,16 @@ def _fields(text: str) -> list[Field]:
         if ch.isspace() or ch == ",":
             i += 1
             continue
+        if text.startswith("...", i):
+            # An inline fragment: ``... on Type { selection }``, kept as a field named "..."
+            # whose ``args`` is the type it applies to.
+            spread = re.compile(r"\.\.\.\s*on\s+([_A-Za-z][_0-9A-Za-z]*)\s*").match(text, i)
+            if not spread or not text.startswith("{", spread.end()):
+                raise GraphQLFailure("Parse error: only inline fragments are understood")
+            close = _balanced(text, spread.end(), "{", "}")
+            fields.append(Field("...", spread.group(1), text[spread.end() + 1 : close - 1]))
+            i = close
+            continue
         match = IDENT.match(text, i)
         if not match:
             raise GraphQLFailure(f"Parse error on {text[i]!r}")
@@ -103,17 +113,31 @@ def _fields(text: str) -> list[Field]:
     return fields
 
 
+def fields_of(selection: str) -> list[Field]:
+    """The fields of a selection set's text (between its braces), inline fragments as "..."."""
+    return _fields(selection)
+
+
 def project(value: Any, selection: str) -> Any:
-    """Keep only the selected sub-fields, as a GraphQL server answers."""
+    """Keep only the selected sub-fields, as a GraphQL server answers. A value computed for an
+    alias (the same field asked twice with other arguments) is found under the alias; an
+    inline fragment's fields are kept when the value is of its type."""
     if not selection.strip() or value is None:
         return value
     if isinstance(value, list):
         return [project(v, selection) for v in value]
     if not isinstance(value, dict):
         return value
-    return {
-        f.key: project(value[f.name], f.selection) for f in _fields(selection) if f.name in value
-    }
+    out: JSON = {}
+    for f in _fields(selection):
+        if f.name == "...":
+            if value.get("__typename") in (None, f.args):
+                out.update(project(value, f.selection))
+            continue
+        name = f.key if f.alias and f.key in value else f.name
+        if name in value:
+            out[f.key] = project(value[name], f.selection)
+    return out
 
 
 def read_input(field: Field, variables: JSON) -> JSON:
