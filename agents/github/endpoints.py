@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -12,7 +12,14 @@ from agents.github.committed import RETRY, CommittedFiles
 from agents.github.errors import GitHubApiError
 from agents.github.graphql_policy import check_graphql
 from agents.github.paths import repo_name, repo_path
-from agents.github.pull_listing import MAX_PAGES, PULLS_QUERY, Listing, add_page
+from agents.github.pull_listing import (
+    BLOB_FIELDS,
+    MAX_PAGES,
+    PULLS_QUERY,
+    Listing,
+    add_page,
+    blob_text,
+)
 from agents.github.pull_snapshots import PullSnapshots
 from agents.github.throttled_client import ThrottledClient
 from agents.ratelimit.github.requests import classify_graphql
@@ -129,34 +136,66 @@ class GitHubEndpoints(ThrottledClient):
         # GitHub lists at most 3000 files: 30 pages of 100.
         return await self._paged(f"/repos/{_repo(repo)}/pulls/{number}/files")
 
-    async def get_file(
-        self, repo: str, path: str, ref: str | None = None, *, once_per_commit: bool = False
-    ) -> str:
-        """A file's text at ``ref``. With ``once_per_commit`` and ``ref`` a commit SHA, a text
-        this identity read at that commit before is not read again (a file at a commit never
-        changes); only the caller knows the read is one every holder of the identity may make."""
-        committed = self.committed if once_per_commit else None
-        key = CommittedFiles.key(self.identity, repo, path, ref) if committed else None
-        if committed is None or key is None:
-            return await self._read_file(repo, path, ref)
-        outcome, mine = committed.claim(key)
-        if not mine:
+    async def get_file(self, repo: str, path: str, ref: str | None = None) -> str:
+        """A file's text at ``ref`` (None: the default branch), over REST."""
+        return await self._read_file(repo, path, ref)
+
+    async def get_files(
+        self, repo: str, paths: Sequence[str], ref: str | None = None
+    ) -> dict[str, str | None]:
+        """The text of each of ``paths`` at ``ref`` (None: the default branch), None for one
+        that is not there. At a commit SHA, what this identity read there before is not read
+        again (a file at a commit never changes; :mod:`agents.github.committed`), and the rest
+        are read together in one GraphQL query, not one REST read each. Only the caller knows
+        the read is one every holder of the identity may make."""
+        committed = self.committed
+        keys = {p: CommittedFiles.key(self.identity, repo, p, ref) for p in paths}
+        found: dict[str, str | None] = {}
+        waiting: dict[str, Any] = {}
+        mine: dict[str, Any] = {}
+        for path, key in keys.items():
+            if committed is None or key is None:
+                mine[path] = None
+                continue
+            outcome, first = committed.claim(key)
+            (mine if first else waiting)[path] = (key, outcome)
+        settled: dict[str, object] = {}
+        try:
+            if mine:
+                read = await self._read_files(repo, list(mine), ref)
+                settled.update(read)
+                found.update(read)
+        finally:
+            for path, claimed in mine.items():
+                if claimed is not None and committed is not None:
+                    committed.settle(claimed[0], settled.get(path, RETRY))
+        for path, (_key, outcome) in waiting.items():
             known = await asyncio.wrap_future(outcome)
             if known is RETRY:
-                return await self._read_file(repo, path, ref)
-            if not isinstance(known, str):
-                raise GitHubApiError(404, "GET", "contents", f"{path!r} is not at {ref}")
-            return known
-        settled: object = RETRY
-        try:
-            text = await self._read_file(repo, path, ref)
-            settled = text
-            return text
-        except GitHubApiError as exc:
-            settled = None if exc.status == 404 else RETRY
-            raise
-        finally:
-            committed.settle(key, settled)
+                found.update(await self._read_files(repo, [path], ref))
+            else:
+                found[path] = known if isinstance(known, str) else None
+        return {p: found.get(p) for p in paths}
+
+    async def _read_files(
+        self, repo: str, paths: Sequence[str], ref: str | None
+    ) -> dict[str, str | None]:
+        owner, name = _repo(repo).split("/", 1)
+        variables: dict[str, Any] = {"owner": owner, "name": name}
+        asked, wanted = [], []
+        for n, path in enumerate(paths):
+            variables[f"e{n}"] = f"{ref or 'HEAD'}:{path}"
+            wanted.append(f"$e{n}: String!")
+            asked.append(f"f{n}: object(expression: $e{n}) {{ {BLOB_FIELDS} }}")
+        document = (
+            f"query($owner: String!, $name: String!, {', '.join(wanted)}) {{"
+            f" repository(owner: $owner, name: $name) {{ {' '.join(asked)} }} }}"
+        )
+        data = await self.graphql(document, variables, safe_to_retry=True)
+        repository = data.get("repository")
+        if not isinstance(repository, Mapping):
+            raise GitHubApiError(404, "POST", "/graphql", f"no repository {repo}")
+        return {path: blob_text(repository.get(f"f{n}")) for n, path in enumerate(paths)}
 
     async def _read_file(self, repo: str, path: str, ref: str | None) -> str:
         response = await self.request(

@@ -225,9 +225,10 @@ def _review_threads_only(kind: str, repository: Field) -> bool:
 
 
 def _listing_only(repository: Field) -> bool:
-    """True for discovery's `repository { pullRequests defaultBranchRef object }` listing."""
+    """True for discovery's `repository { pullRequests defaultBranchRef object }` listing, and
+    for files at a commit (`repository { object ... }`, aliased once per file)."""
     names = {child.name for child in repository.children}
-    return "pullRequests" in names and names <= LISTING_REPOSITORY_FIELDS
+    return bool(names & {"pullRequests", "object"}) and names <= LISTING_REPOSITORY_FIELDS
 
 
 def check_graphql(document: str) -> GraphQLOperation:

@@ -32,11 +32,14 @@ MAX_PAGES = 20
 LAST_REVIEWS = 25
 MAX_LABELS = 100
 
+# What is asked of a file named by ``object(expression: "REF:path")``.
+BLOB_FIELDS = "__typename ... on Blob { text isBinary }"
+
 PULLS_QUERY = f"""
 query($owner: String!, $name: String!, $after: String, $config: String!) {{
   repository(owner: $owner, name: $name) {{
     defaultBranchRef {{ name target {{ oid }} }}
-    config: object(expression: $config) {{ __typename ... on Blob {{ text isBinary byteSize }} }}
+    config: object(expression: $config) {{ {BLOB_FIELDS} }}
     pullRequests(states: OPEN, first: {PAGE_PULLS}, after: $after,
                  orderBy: {{field: CREATED_AT, direction: DESC}}) {{
       totalCount
@@ -86,6 +89,15 @@ def actor(node: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if kind == "Bot" and login and not login.endswith("[bot]"):
         login = f"{login}[bot]"
     return {"login": login, "type": "Bot" if kind == "Bot" else kind}
+
+
+def blob_text(node: object) -> str | None:
+    """A file's text from ``object(expression: ...)``: None when it is not there, and when it is
+    no text GitHub gives (a binary file, or a folder), as it is for the swarm."""
+    if not isinstance(node, Mapping) or node.get("__typename") != "Blob" or node.get("isBinary"):
+        return None
+    text = node.get("text")
+    return text if isinstance(text, str) else None
 
 
 def _review(node: Mapping[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -72,8 +72,8 @@ class WorkerContext:
         granted = self.permissions.get(permission)
         return granted == "write" or (level == "read" and granted == "read")
 
-    async def guidance_file(self, name: str) -> str | None:
-        """A repository guidance file (``AGENTS.md``...) for the session, if readable.
+    async def guidance_files(self, names: Sequence[str]) -> Mapping[str, str | None]:
+        """The repository guidance files (``AGENTS.md``...) for the session, those readable.
 
         Read at the pull request's **base** commit, never its head: a PR that edits AGENTS.md
         must not write the reviewer's guidance. Issues read the default branch. Guidance is
@@ -83,20 +83,20 @@ class WorkerContext:
         from agents.transport import GitHubUnreachable
 
         if not self.may("contents", "read"):
-            return None
+            return {}
         try:
             ref = await self._base_sha() if self.task.reviews_pr else None
             if self.task.reviews_pr and ref is None:
-                return None  # no base commit known: no guidance rather than the head's
+                return {}  # no base commit known: no guidance rather than the head's
             # Once per base commit, not per PR: every worker of this identity may read it (the
-            # check above), and twenty PRs off one base share one read.
-            return await self.gateway.get_file(self.task.repo, name, ref, once_per_commit=True)
+            # check above), and twenty PRs off one base share one read of them all.
+            return await self.gateway.get_files(self.task.repo, names, ref)
         except GitHubApiError as exc:
             if exc.status == 401:
                 raise
-            return None
+            return {}
         except GitHubUnreachable:  # our own token's refusal is not caught: it ends the worker
-            return None
+            return {}
 
     async def _base_sha(self) -> str | None:
         task = self.task

@@ -19,7 +19,7 @@ from agents.work import Task
 CONTEXT_FILES = ("AGENTS.md", "CONTRIBUTING.md")
 
 # Reads one repository file for the prefix; None when it is absent or not readable.
-ReadContextFile = Callable[[str], Awaitable[str | None]]
+ReadContextFiles = Callable[[Sequence[str]], Awaitable[Mapping[str, str | None]]]
 
 
 def describe_task(task: Task) -> str:
@@ -72,7 +72,7 @@ async def build_prefix(
     agent: Role,
     tool_schemas: Sequence[Mapping[str, Any]],
     memory_snapshot: str,
-    read_context_file: ReadContextFile,
+    read_context_files: ReadContextFiles,
     now: datetime | None = None,
     tier: TierPolicy | None = None,
 ) -> CachedPrefix:
@@ -83,8 +83,9 @@ async def build_prefix(
     builder.tools(tool_schemas).memory_snapshot(memory_snapshot)
     if tier.skills_index:
         builder.skills([(s.name, s.description) for s in agent.skills])
+    texts = await read_context_files(CONTEXT_FILES)
     for name in CONTEXT_FILES:
-        text = await read_context_file(name)
+        text = texts.get(name)
         if text and len(text) > tier.context_file_chars:
             cut = text[: tier.context_file_chars]
             text = f"{cut}\n[{name} is cut here, at {len(cut)} characters, to fit the context tier]"

@@ -240,7 +240,7 @@ async def _work(
     start = await starting_memory(deps.store, memory, task.repo)
     snapshot = start.snapshot
     prefix = await build_prefix(
-        agent, toolbox.schemas(), snapshot.text, ctx.guidance_file, tier=ctx.pages
+        agent, toolbox.schemas(), snapshot.text, ctx.guidance_files, tier=ctx.pages
     )
     record.session_start(prefix, snapshot, window.record())
     # The whole PR in outline, so no worker judges the PR from the part it reads.

@@ -123,6 +123,7 @@ def _object(ctx: Ctx, repo: Repo, field: Field, variables: JSON) -> JSON | None:
         raise GraphQLFailure("Argument 'expression' on Field 'object' must be REF:PATH")
     if not ctx.identity.has("contents", "read"):
         raise GraphQLFailure("Resource not accessible by integration", "FORBIDDEN", ["object"])
+    ctx.state.blob_reads.append((ctx.identity.login, repo.full_name, expression))
     ref, _, path = expression.partition(":")
     commit = repo.resolve(repo.default_branch if ref in ("", "HEAD") else ref)
     blob = commit.tree.get(path.strip("/")) if commit is not None else None

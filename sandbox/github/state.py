@@ -58,6 +58,8 @@ class SandboxState:
         self.knobs = Knobs() if token_format is None else Knobs(token_format=token_format)
         self.failures: list[FailureRule] = []
         self.requests: list[RecordedRequest] = []
+        # Each file GraphQL's ``object(expression:)`` was asked for: (login, repo, "REF:path").
+        self.blob_reads: list[tuple[str, str, str]] = []
         self.users: dict[str, User] = {}
         self.apps: dict[int, App] = {}
         self.installations: dict[int, Installation] = {}

@@ -16,11 +16,18 @@ pytestmark = pytest.mark.anyio
 
 
 def _guidance_reads(swarm: Swarm, repo: str) -> dict[str, int]:
+    """How often each guidance file was asked for, by whether it was there at the commit."""
+    state = swarm.sandbox.state
     reads: dict[str, int] = {}
-    for r in swarm.sandbox.state.requests:
-        for name in ("AGENTS.md", "CONTRIBUTING.md"):
-            if r.path.startswith(f"/repos/{repo}/contents/{name}"):
-                reads[f"{name} {r.status}"] = reads.get(f"{name} {r.status}", 0) + 1
+    for _login, where, expression in state.blob_reads:
+        ref, _, name = expression.partition(":")
+        if where != repo or name not in ("AGENTS.md", "CONTRIBUTING.md"):
+            continue
+        there = name in state.repo(repo).commits[ref].tree
+        key = f"{name} {200 if there else 404}"
+        reads[key] = reads.get(key, 0) + 1
+    # None of it over REST: the files of one commit come in one GraphQL query.
+    assert not [r for r in state.requests if r.path.startswith(f"/repos/{repo}/contents/")]
     return reads
 
 
