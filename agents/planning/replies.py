@@ -51,6 +51,8 @@ class Replies:
     ignored: list[tuple[str, str]] = field(default_factory=list)  # (login, why)
     # (repo, number, head SHA) of every open pull request looked at.
     looked_at: list[tuple[str, int, str]] = field(default_factory=list)
+    # (repo, number) of every pull request whose review comments were read.
+    read: list[tuple[str, int]] = field(default_factory=list)
 
 
 def _author(comment: Mapping[str, Any]) -> tuple[str, bool]:
@@ -74,6 +76,38 @@ def waiting_reply(
     return None if login.casefold() == bot_login.casefold() else newest
 
 
+def newest_reply(
+    reviews: Sequence[Mapping[str, Any]] | None, bot_login: str, read_up_to: str | None
+) -> tuple[bool, str | None]:
+    """(a reply may wait on the PR, when the newest review by anyone but the bot was submitted).
+
+    GitHub files each reply in a review thread under a review of its own, a bodyless
+    ``COMMENTED`` one by the replier, so a PR's reviews show every reply. None waits when nobody
+    but the bot submitted a review after the bot's first one, or none after ``read_up_to`` (the
+    newest such review when the PR's comments were last read with nothing left to answer):
+    GitHub's own timestamps on both sides, so no clock of ours is compared with GitHub's.
+    ``reviews`` None (more than the listing holds): one may wait."""
+    if reviews is None:
+        return True, None
+    bot = bot_login.casefold()
+    mine = [
+        str(r.get("submitted_at") or "")
+        for r in reviews
+        if _author(r)[0].casefold() == bot and r.get("submitted_at")
+    ]
+    others = [
+        str(r.get("submitted_at") or "")
+        for r in reviews
+        if _author(r)[0].casefold() != bot and r.get("submitted_at")
+    ]
+    newest = max(others, default=None)
+    if not mine:
+        return True, newest  # the store says it reviewed, GitHub shows none of it: read
+    if newest is None or newest <= min(mine):
+        return False, newest
+    return read_up_to is None or newest > read_up_to, newest
+
+
 async def discover_replies(
     source: ReplySource,
     repos: Sequence[str],
@@ -82,13 +116,18 @@ async def discover_replies(
     answered: Callable[[str], bool],
     targets: Collection[tuple[str, int]] | None = None,
     reviewed: Callable[[str, int], bool] | None = None,
+    waits: Callable[[str, int], bool] | None = None,
+    settled: Callable[[str, int], None] | None = None,
 ) -> Replies:
     """Replies waiting for the bot's answer in its finding threads on open PRs of ``repos``.
 
     ``reviewed`` (the store: has the bot posted a review on that PR?) leaves out the PRs the bot
-    never reviewed, which hold no thread of its findings (None: every open PR is read). The
-    review comments of a repository's PRs are asked for in one call, which the source answers
-    with one read of the repository's where it can (issue 23: not one read per PR a run).
+    never reviewed, which hold no thread of its findings (None: every open PR is read). ``waits``
+    leaves out the PRs whose listing shows no reply since they were last read
+    (:func:`newest_reply`), and ``settled`` is told of each PR read with no reply left to
+    answer, so the next run need not read it again until someone replies. The review comments
+    of a repository's PRs are asked for in one call, which the source answers with one read of
+    the repository's where it can (issue 23: not one read per PR a run).
     """
     found = Replies()
     if bot_login is None:
@@ -98,7 +137,7 @@ async def discover_replies(
     for repo in repos:
         try:
             await _repo_replies(
-                source, repo, bot_login, answered, wanted, permissions, found, reviewed
+                source, repo, bot_login, answered, wanted, permissions, found, reviewed, waits
             )
         except (TokenRefused, IdentityPaused):
             raise  # our own identity's failure or pause: every repository would fail alike
@@ -108,6 +147,11 @@ async def discover_replies(
             log.warning("%s: cannot read its review threads: %s", repo, exc)
     if found.ignored:
         log.info("replies not answered: %s", ", ".join(f"{w} ({why})" for w, why in found.ignored))
+    if settled is not None:
+        asked = {(t.repo, t.number) for t in found.items}
+        for repo, number in found.read:
+            if (repo, number) not in asked:
+                settled(repo, number)
     return found
 
 
@@ -120,6 +164,7 @@ async def _repo_replies(
     permissions: dict[tuple[str, str], str],
     found: Replies,
     reviewed: Callable[[str, int], bool] | None = None,
+    waits: Callable[[str, int], bool] | None = None,
 ) -> None:
     """Add ``repo``'s waiting replies (and who was left unanswered) to ``found``."""
     heads: dict[int, str] = {}
@@ -127,11 +172,12 @@ async def _repo_replies(
         if wanted is not None and (repo.lower(), number) not in wanted:
             continue
         found.looked_at.append((repo, number, head))
-        if reviewed is None or reviewed(repo, number):
+        if (reviewed is None or reviewed(repo, number)) and (waits is None or waits(repo, number)):
             heads[number] = head
     if not heads:
         return
     by_pull = await source.review_comments(repo, list(heads))
+    found.read += [(repo, number) for number in heads]
     for number, head in heads.items():
         comments = by_pull.get(number, ())
         for root in comments:

@@ -141,6 +141,14 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
         '"security-reviewer"}`): a model call right after the worker touched a matching '
         "path gets that role as a system block over its own.",
     ),
+    "learning_poll_interval_s": (
+        None,
+        "Seconds between two reads of a repository's review feedback (replies, reactions, "
+        "resolved threads) for learnings, per bot and repository, when runs poll; 0 reads it "
+        "on every run. A repository with no review of the bot's yet has nothing to learn from "
+        "and is not read. Replies waiting for an answer do not wait for this: they show in "
+        "the PR listing of every run.",
+    ),
     "memory_auto_accept": (
         None,
         "Accept learnings from review feedback by maintainers (admin or maintain access) at "

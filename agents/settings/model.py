@@ -102,6 +102,11 @@ class Settings(BaseSettings):
     # Learnings a maintainer (admin or maintain access) teaches by replying to a review
     # comment are accepted at once instead of waiting in `swarm memory review`.
     memory_auto_accept: bool = False
+    # How often a polling run reads a repository's review feedback (replies, reactions, resolved
+    # threads) for learnings: at most once in this many seconds per bot and repository. GitHub
+    # sends no webhook for a reaction, and a learning waits for a maintainer anyway; 0 reads it
+    # on every run.
+    learning_poll_interval_s: float = Field(default=900.0, ge=0, le=7 * 24 * 3600)
     # Call overlays: path glob -> role id, as JSON ({"src/auth/**": "security-reviewer"}).
     path_overlays: dict[str, str] = Field(default_factory=dict)
     # `swarm webhook serve`: the App's webhook secret, the body cap, where the work goes.

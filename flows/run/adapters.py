@@ -138,10 +138,47 @@ class GatewayReplySource:
         gateway: Any,
         listed: Mapping[str, list[dict[str, Any]]] | None = None,
         read: Mapping[str, list[dict[str, Any]]] | None = None,
+        *,
+        listings: Mapping[str, Listing] | None = None,
+        store: Store | None = None,
     ) -> None:
         self.gateway = gateway
         self.listed = dict(listed or {})
         self.read = read or {}
+        self.listings: dict[str, Listing] = dict(listings or {})
+        self.store = store
+
+    def _marks_key(self, repo: str) -> str:
+        return f"replies-read:{str(self.gateway.identity).lower()}:{repo.lower()}"
+
+    def _newest(self, repo: str, number: int) -> tuple[bool, str | None]:
+        from agents.planning.replies import newest_reply
+
+        listing = self.listings.get(repo)
+        if listing is None:
+            return True, None  # not listed with its reviews: read as before
+        read_up_to: str | None = None
+        if self.store is not None:
+            marks = self.store.transact_state(self._marks_key(repo), lambda doc: (doc, doc))
+            found = marks.get(str(number))
+            read_up_to = found if isinstance(found, str) else None
+        return newest_reply(listing.reviews.get(number), str(self.gateway.identity), read_up_to)
+
+    def waits(self, repo: str, number: int) -> bool:
+        """Whether a reply may wait on the PR, by its reviews as this run listed them."""
+        return self._newest(repo, number)[0]
+
+    def settled(self, repo: str, number: int) -> None:
+        """The PR was read with no reply left to answer: until someone reviews or replies
+        after the newest review listed now, it need not be read again."""
+        newest = self._newest(repo, number)[1]
+        if self.store is None or newest is None or repo not in self.listings:
+            return
+
+        def step(doc: dict[str, Any]) -> tuple[None, Mapping[str, Any]]:
+            return None, {**doc, str(number): newest}
+
+        self.store.transact_state(self._marks_key(repo), step)
 
     async def open_pull_heads(self, repo: str) -> list[tuple[int, str]]:
         """From the review discovery's listing when this run made one, else listed now."""
@@ -149,7 +186,7 @@ class GatewayReplySource:
 
         pulls = self.listed.get(repo)
         if pulls is None:
-            listing = await self.gateway.list_open_pulls(repo, CONFIG_PATH)
+            listing = self.listings[repo] = await self.gateway.list_open_pulls(repo, CONFIG_PATH)
             pulls = self.listed[repo] = listing.pulls
         return [(int(p["number"]), str(p["head"]["sha"])) for p in pulls]
 
@@ -346,6 +383,26 @@ def _record_snapshot(runtime: Runtime, snap: IdentitySnapshot) -> None:
         log.warning("recording the bucket snapshot of %s failed: %s", snap.identity, exc)
 
 
+def _learning_due(store: Store, bot: str, repo: str, interval: float) -> bool:
+    """Whether ``bot``'s feedback poll of ``repo`` is due: ``interval`` seconds since the last
+    one, counted from a run that found no review of the bot's in the store to learn from too
+    (nothing of the bot's on GitHub to react to; the interval starts there). The moment is
+    taken when the poll starts, so a poll that fails is not tried again before the interval
+    either: a learning waits for a maintainer in any case, and the next poll reads it all."""
+    import time
+
+    now = time.time()
+
+    def step(doc: dict[str, Any]) -> tuple[bool, Mapping[str, Any]]:
+        last = doc.get("at")
+        if isinstance(last, (int, float)) and now - float(last) < interval:
+            return False, doc
+        return True, {"at": now}
+
+    due = store.transact_state(f"learning-poll:{bot.lower()}:{repo.lower()}", step)
+    return due and store.has_review_keys(f"{repo}#")
+
+
 async def read_review_feedback(
     runtime: Runtime, gateway: GitHubGateway, repos: Sequence[str], role: str
 ) -> dict[str, list[dict[str, Any]]]:
@@ -363,7 +420,10 @@ async def read_review_feedback(
     if found is None or not found.feedback_signals:
         return read
 
+    interval = runtime.settings.learning_poll_interval_s
     for repo in repos:
+        if not _learning_due(runtime.store, gateway.identity, repo, interval):
+            continue
         try:
             comments, whole = await gateway.read_repo_review_comments(repo)
             if whole:

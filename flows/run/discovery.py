@@ -131,7 +131,9 @@ async def discover(
                 max_file_tokens=read_plan(runtime, role).max_file_tokens,
             )
             if together:
-                source = GatewayReplySource(gateway, pulls.listed, feedback)
+                source = GatewayReplySource(
+                    gateway, pulls.listed, feedback, listings=pulls.listings, store=runtime.store
+                )
                 replies += (
                     await _replies_in(runtime, source, owned, verified_login, targets)
                 ).replies
@@ -168,7 +170,11 @@ async def _discover_answers(
     for owned in repos_by_owner(repos).values():
         async with runtime.discovery(identity, owned) as (gateway, verified_login):
             one = await _replies_in(
-                runtime, GatewayReplySource(gateway), owned, verified_login, targets
+                runtime,
+                GatewayReplySource(gateway, store=runtime.store),
+                owned,
+                verified_login,
+                targets,
             )
         found.replies += one.replies
         found.skipped += one.skipped
@@ -199,6 +205,8 @@ async def _replies_in(
         reviewed=lambda repo, number: bool(
             runtime.store.posted_review_keys(review_key_prefix(repo, number))
         ),
+        waits=source.waits,
+        settled=source.settled,
     )
     asked = {(t.repo, t.number) for t in replies.items}
     skipped = [
