@@ -15,6 +15,8 @@ The gateway imports githubkit (slow); it loads on first use of ``GitHubGateway``
   the throttle of the identity they are made as
 - ``outbound.py``: What leaves for GitHub: every body the bot posts, made safe to show under the
   bot's name
+- ``pull_listing.py``: A repository's open pull requests in one GraphQL query, with each PR's
+  latest reviews
 - ``pull_snapshots.py``: What discovery read of a pull request at its head SHA, handed to the
   workers that review it
 - ``paths.py``: Repository paths and names as URL segments that cannot leave their route: traversal

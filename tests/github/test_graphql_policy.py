@@ -116,3 +116,28 @@ def test_resolving_a_review_thread_is_allowed_as_a_mutation_that_creates_no_cont
 
     spec = classify_graphql(is_mutation=True, creates_content=False, primary_cost=op.primary_cost)
     assert spec.is_write and spec.points == ThrottleLimits().graphql_mutation_points
+
+
+def test_discoverys_listing_and_files_at_a_commit_are_allowed() -> None:
+    from agents.github.pull_listing import PULLS_QUERY
+
+    assert check_graphql(PULLS_QUERY).fields == ("repository",)
+    files = (
+        "query($o: String!, $n: String!, $e0: String!) { repository(owner: $o, name: $n) "
+        "{ f0: object(expression: $e0) { __typename ... on Blob { text isBinary } } } }"
+    )
+    assert check_graphql(files).kind == "query"
+
+
+def test_an_inline_fragment_cannot_smuggle_a_field_past_the_allow_list() -> None:
+    hidden = (
+        '{ ... on Query { repository(owner: "o", name: "r") { issues(first: 5) { totalCount } } } }'
+    )
+    assert re.search(r"'repository\.issues'.*/issues", refusal(hidden))
+    beside = (
+        '{ repository(owner: "o", name: "r") { pullRequests(first: 5) { totalCount } '
+        "... on Repository { issues(first: 5) { totalCount } } } }"
+    )
+    assert "is not on the allow-list" in refusal(beside)  # the listing plus a field: refused
+    with pytest.raises(GraphQLNotAllowed, match="fragments are not allowed"):
+        check_graphql("{ viewer { ...Who } } fragment Who on User { login }")

@@ -116,3 +116,36 @@ async def test_a_pr_the_bot_never_reviewed_is_not_read_for_replies() -> None:
     )
     assert (found.items, read) == ([], [])
     assert found.looked_at == [(REPO, PR, HEAD)]
+
+
+def _review(login: str, second: int) -> dict[str, Any]:
+    kind = "Bot" if login.endswith("[bot]") else "User"
+    return {
+        "user": {"login": login, "type": kind},
+        "submitted_at": f"2026-01-01T00:00:{second:02d}Z",
+    }
+
+
+def test_a_pr_whose_reviews_show_no_reply_after_the_bots_review_holds_none_to_read() -> None:
+    from agents.planning.replies import newest_reply
+
+    before = [_review("octo-maintainer", 1), _review(BOT, 5)]
+    assert newest_reply(before, BOT, None) == (False, "2026-01-01T00:00:01Z")
+    assert newest_reply([_review(BOT, 5), _review("other-bot[bot]", 9)], BOT, None)[0] is True
+
+
+def test_a_reply_after_the_bots_review_is_read_until_it_was_read_with_nothing_left() -> None:
+    from agents.planning.replies import newest_reply
+
+    replied = [_review(BOT, 5), _review("octo-maintainer", 7)]
+    assert newest_reply(replied, BOT, None) == (True, "2026-01-01T00:00:07Z")
+    assert newest_reply(replied, BOT, "2026-01-01T00:00:07Z")[0] is False
+    again = [*replied, _review(BOT, 8), _review("octo-maintainer", 9)]
+    assert newest_reply(again, BOT, "2026-01-01T00:00:07Z") == (True, "2026-01-01T00:00:09Z")
+
+
+def test_reviews_the_listing_could_not_hold_or_a_bot_review_github_lacks_are_read() -> None:
+    from agents.planning.replies import newest_reply
+
+    assert newest_reply(None, BOT, "2026-01-01T00:00:07Z")[0] is True
+    assert newest_reply([_review("octo-maintainer", 3)], BOT, None)[0] is True

@@ -42,8 +42,10 @@ def run_ok(**parameters: Any) -> Any:
 
 
 def test_a_dismissal_read_by_the_flow_and_accepted_silences_the_finding_until_the_code_changes(
-    swarm: Swarm,
+    swarm: Swarm, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Every run reads the feedback (the interval between polls is test_feedback_poll.py's).
+    monkeypatch.setenv("SWARM_LEARNING_POLL_INTERVAL_S", "0")
     assert run_ok().new_reviews == 1
     assert any("print(" in b for b in latest_review_comments(swarm))
     grant(swarm.state, WIDGETS, MAINTAINER, "admin")

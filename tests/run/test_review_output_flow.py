@@ -216,7 +216,14 @@ def test_the_replies_poll_reads_a_repositorys_review_comments_once_however_many_
     assert reads(lambda: run_ok(role="responder"))[0] == 1
     for root in asked:
         assert [c.user_login for c in in_thread(swarm, root)] == [MAINTAINER, REVIEWER_BOT]
-    # ...and with nothing new, the poll is that one read: no PR is read on its own.
+    # ...the next poll reads once more and finds nothing left to answer...
     assert reads(lambda: run_ok(role="responder")) == (1, 0)
-    # A review run polls replies too, on the read its learning poll already made.
-    assert reads(lambda: run_ok(targets=both)) == (1, 0)
+    # ...and from then on, with nothing new, nothing is read: each PR's reviews in the listing
+    # (GitHub files every reply under a review of the replier's) show no reply since.
+    assert reads(lambda: run_ok(role="responder")) == (0, 0)
+    assert reads(lambda: run_ok(targets=both)) == (0, 0)  # a review run polls replies too
+    # A new reply shows in its PR's reviews: that PR alone is read, and the reply answered.
+    reply(swarm.state, WIDGETS, asked[0].id, "And after the fix?", MAINTAINER)
+    assert reads(lambda: run_ok(role="responder")) == (0, 1)
+    answers = [c.user_login for c in in_thread(swarm, asked[0])]
+    assert answers == [MAINTAINER, REVIEWER_BOT, MAINTAINER, REVIEWER_BOT]
