@@ -35,33 +35,35 @@ MAX_LABELS = 100
 # What is asked of a file named by ``object(expression: "REF:path")``.
 BLOB_FIELDS = "__typename ... on Blob { text isBinary }"
 
-PULLS_QUERY = f"""
-query($owner: String!, $name: String!, $after: String, $config: String!) {{
-  repository(owner: $owner, name: $name) {{
-    defaultBranchRef {{ name target {{ oid }} }}
-    config: object(expression: $config) {{ {BLOB_FIELDS} }}
-    pullRequests(states: OPEN, first: {PAGE_PULLS}, after: $after,
-                 orderBy: {{field: CREATED_AT, direction: DESC}}) {{
+# Written out whole (the numbers are the constants above, a test holds them equal), so the
+# document checked against GitHub's schema is the one sent.
+PULLS_QUERY = """
+query($owner: String!, $name: String!, $after: String, $config: String!) {
+  repository(owner: $owner, name: $name) {
+    defaultBranchRef { name target { oid } }
+    config: object(expression: $config) { __typename ... on Blob { text isBinary } }
+    pullRequests(states: OPEN, first: 50, after: $after,
+                 orderBy: {field: CREATED_AT, direction: DESC}) {
       totalCount
-      pageInfo {{ hasNextPage endCursor }}
-      nodes {{
+      pageInfo { hasNextPage endCursor }
+      nodes {
         databaseId number title body url isDraft createdAt updatedAt
         headRefName headRefOid baseRefName baseRefOid
-        headRepository {{ nameWithOwner }}
-        author {{ __typename login }}
-        labels(first: {MAX_LABELS}) {{ totalCount nodes {{ name }} }}
-        reviews(last: {LAST_REVIEWS}) {{
+        headRepository { nameWithOwner }
+        author { __typename login }
+        labels(first: 100) { totalCount nodes { name } }
+        reviews(last: 25) {
           totalCount
-          nodes {{
+          nodes {
             databaseId body state submittedAt url
-            author {{ __typename login }}
-            commit {{ oid }}
-          }}
-        }}
-      }}
-    }}
-  }}
-}}
+            author { __typename login }
+            commit { oid }
+          }
+        }
+      }
+    }
+  }
+}
 """
 
 

@@ -141,3 +141,18 @@ def test_an_inline_fragment_cannot_smuggle_a_field_past_the_allow_list() -> None
     assert "is not on the allow-list" in refusal(beside)  # the listing plus a field: refused
     with pytest.raises(GraphQLNotAllowed, match="fragments are not allowed"):
         check_graphql("{ viewer { ...Who } } fragment Who on User { login }")
+
+
+def test_the_listing_asks_for_the_page_sizes_its_readers_count_on() -> None:
+    from agents.github.pull_listing import (
+        BLOB_FIELDS,
+        LAST_REVIEWS,
+        MAX_LABELS,
+        PAGE_PULLS,
+        PULLS_QUERY,
+    )
+
+    assert f"pullRequests(states: OPEN, first: {PAGE_PULLS}," in PULLS_QUERY
+    assert f"reviews(last: {LAST_REVIEWS})" in PULLS_QUERY
+    assert f"labels(first: {MAX_LABELS})" in PULLS_QUERY
+    assert f"{{ {BLOB_FIELDS} }}" in PULLS_QUERY

@@ -99,6 +99,7 @@ def sent(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory) -> Ite
     github_schema()  # no flow runs when the schema cannot be had (a skip, or CI's failure)
     with SandboxServer() as server, pytest.MonkeyPatch.context() as monkeypatch:
         swarm = use_sandbox_settings(monkeypatch, server, tmp_path_factory.mktemp("graphql"))
+        monkeypatch.setenv("SWARM_LEARNING_POLL_INTERVAL_S", "0")  # every run reads feedback
         swarm.state.knobs.keep_bodies = True
         assert _run_ok().new_reviews == 1
         _resolve_one_thread_as_maintainer(swarm, "TODO")
