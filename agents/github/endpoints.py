@@ -112,11 +112,6 @@ class GitHubEndpoints(ThrottledClient):
         result: dict[str, Any] = await self._json("GET", f"/repos/{_repo(repo)}/pulls/{number}")
         return result
 
-    async def list_pulls(self, repo: str, state: str = "open") -> list[dict[str, Any]]:
-        if state not in ("open", "closed", "all"):
-            raise ValueError(f"state must be 'open', 'closed' or 'all', got {state!r}")
-        return await self._paged(f"/repos/{_repo(repo)}/pulls", {"state": state}, max_pages=10)
-
     async def list_open_pulls(self, repo: str, config_path: str) -> Listing:
         """The open PRs of ``repo`` with their latest reviews, and the file at ``config_path``
         on the default branch: one GraphQL query a page (:mod:`agents.github.pull_listing`)."""

@@ -149,6 +149,9 @@ class StoreRecorder:
             ratelimit_remaining=record.rate_limit_remaining,
             resource=record.resource,
             latency_ms=int(record.duration_ms),
+            # A GraphQL query is a POST that writes nothing: the audit log of mutations goes by
+            # what the request does, not by its method.
+            mutation=record.is_write,
         )
         self._write(self.store.record_github_call, call)
 

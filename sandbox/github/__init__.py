@@ -19,6 +19,8 @@
   answers
 - ``graphql_parse.py``: Just enough GraphQL reading for the sandbox: top-level fields, selections,
   input literals
+- ``graphql_pulls.py``: Discovery's GraphQL listing: ``repository { defaultBranchRef object
+  pullRequests }``
 - ``graphql_threads.py``: Review threads over GraphQL, the only place GitHub says whether a thread
   is resolved and by whom: ``pullRequest.reviewThreads`` and the ``resolveReviewThread`` /
   ``unresolveReviewThread`` mutations people (and Apps with pull request write access) send

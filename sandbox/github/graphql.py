@@ -105,6 +105,17 @@ def _ready_for_review(ctx: Ctx, field: Field, variables: JSON) -> JSON:
     return {"pullRequest": {"id": data["pullRequestId"], "number": issue.number, "isDraft": False}}
 
 
+# GitHub's words for a repository a query cannot read, by the error's type.
+_REPOSITORY_ERRORS = {
+    "NOT_FOUND": "Could not resolve to a Repository with the name '{}'.",
+    "FORBIDDEN": "Resource not accessible by integration",
+    "INTERNAL": (
+        "Something went wrong while executing your query. This may be the result of a timeout,"
+        " or it could be a GitHub bug. Please include `{}` when reporting this issue."
+    ),
+}
+
+
 def _repository(ctx: Ctx, field: Field, variables: JSON) -> JSON | None:
     def arg(name: str) -> str | None:
         m = re.search(
@@ -120,6 +131,11 @@ def _repository(ctx: Ctx, field: Field, variables: JSON) -> JSON | None:
             f"Could not resolve to a Repository with the name '{arg('owner')}/{arg('name')}'.",
             "NOT_FOUND",
             ["repository"],
+        )
+    failing = ctx.state.graphql_repository_errors.get(repo.full_name.lower())
+    if failing is not None:
+        raise GraphQLFailure(
+            _REPOSITORY_ERRORS[failing].format(repo.full_name), failing, ["repository"]
         )
     values: JSON = {
         "id": node_id("R", repo.id),

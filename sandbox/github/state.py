@@ -60,6 +60,8 @@ class SandboxState:
         self.requests: list[RecordedRequest] = []
         # Each file GraphQL's ``object(expression:)`` was asked for: (login, repo, "REF:path").
         self.blob_reads: list[tuple[str, str, str]] = []
+        # Repositories whose GraphQL reads answer an error (see ``fail_graphql_repository``).
+        self.graphql_repository_errors: dict[str, str] = {}
         self.users: dict[str, User] = {}
         self.apps: dict[int, App] = {}
         self.installations: dict[int, Installation] = {}
@@ -419,6 +421,14 @@ class SandboxState:
             self.failures.append(
                 FailureRule(route, status, count, method, path, after_handling=after_handling)
             )
+
+    def fail_graphql_repository(self, full_name: str, kind: str) -> None:
+        """GraphQL reads of ``full_name`` answer an error as GitHub does, with HTTP 200 and the
+        rest of the answer intact: ``NOT_FOUND`` (a repository the token cannot see),
+        ``FORBIDDEN`` (a permission it lacks), or ``INTERNAL`` (GitHub's "Something went wrong
+        while executing your query", its answer to a query that timed out)."""
+        with self.lock:
+            self.graphql_repository_errors[full_name.lower()] = kind
 
     def take_failure(
         self, method: str, route: str, path: str | None = None, *, after_handling: bool = False

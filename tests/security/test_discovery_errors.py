@@ -18,16 +18,21 @@ from tests.run.conftest import Swarm, run_swarm, swarm
 __all__ = ["swarm"]  # the flow tests' sandbox fixture (the Prefect harness is a root plugin)
 
 GADGETS, WIDGETS = "acme/gadgets", "acme/widgets"
-PULLS = "/repos/{owner}/{repo}/pulls"
 
 
-@pytest.mark.parametrize("status", [404, 403, 500])
+@pytest.mark.parametrize(
+    ("kind", "words"),
+    [
+        ("NOT_FOUND", "Could not resolve to a Repository"),
+        ("FORBIDDEN", "Resource not accessible"),
+        ("INTERNAL", "Something went wrong"),
+    ],
+)
 def test_discovery_reports_a_repository_it_cannot_list_and_reads_the_others(
-    sandbox: SandboxServer, status: int
+    sandbox: SandboxServer, kind: str, words: str
 ) -> None:
-    sandbox.state.inject_failure(
-        PULLS, status=status, count=100, method="GET", path=f"/repos/{GADGETS}/pulls"
-    )
+    # GraphQL's answer for one repository of the run that cannot be read: HTTP 200, an error.
+    sandbox.state.fail_graphql_repository(GADGETS, kind)
 
     async def go() -> Discovery:
         async with reviewer_gateway(sandbox) as gateway:
@@ -46,16 +51,14 @@ def test_discovery_reports_a_repository_it_cannot_list_and_reads_the_others(
     [skipped] = found.unreadable
     assert (skipped.repo, skipped.number) == (GADGETS, 0)
     assert skipped.detail is not None and skipped.detail.startswith("cannot list PRs: ")
-    assert str(status) in skipped.detail
+    assert words in skipped.detail
 
 
 @pytest.mark.prefect
 def test_a_run_reviews_the_other_repositories_and_names_the_unreadable_one(
     swarm: Swarm,
 ) -> None:
-    swarm.state.inject_failure(
-        PULLS, status=500, count=100, method="GET", path=f"/repos/{GADGETS}/pulls"
-    )
+    swarm.state.fail_graphql_repository(GADGETS, "INTERNAL")
     _state, report = run_swarm(repos=[GADGETS, WIDGETS])
     counts = swarm.review_counts()
     assert all(n == 0 for key, n in counts.items() if key.startswith(GADGETS))

@@ -46,6 +46,7 @@ async def test_a_maintainers_thumbs_down_never_activates_the_models_finding_text
     make_swarm: Callable[..., Swarm], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SWARM_MEMORY_AUTO_ACCEPT", "true")
+    monkeypatch.setenv("SWARM_LEARNING_POLL_INTERVAL_S", "0")  # each discovery reads feedback
     async with make_swarm() as swarm:
         state, store = swarm.sandbox.state, swarm.runtime.store
         finding = {

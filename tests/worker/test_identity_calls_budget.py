@@ -76,8 +76,7 @@ def _identity_calls_sent(swarm: Swarm) -> int:
     """The bot's identity calls the sandbox received: GraphQL's ``viewer`` and the two REST
     routes (the guidance files of the base commit come over GraphQL too, as a worker's call)."""
     return sum(
-        r.route in IDENTITY_ROUTES
-        and (r.route != "/graphql" or "viewer" in str((r.sent or {}).get("query", "")))
+        r.route in IDENTITY_ROUTES and (r.route != "/graphql" or "viewer" in str(r.sent))
         for r in swarm.sandbox.state.requests_by(REVIEWER_BOT)
     )
 

@@ -26,7 +26,7 @@ def _with_budgets(swarm: Swarm, **budgets: float) -> None:
     ("budget", "value", "message_start"),
     [
         ("max_turns", 3, "turn budget spent (3 of 3 turns)"),
-        ("max_github_calls", 4, "GitHub call budget spent"),
+        ("max_github_calls", 2, "GitHub call budget spent"),
         ("max_tokens", 300, "token budget spent"),
         ("max_cost_usd", 0.001, "cost budget spent"),
         ("max_wall_seconds", 0.001, "wall-time budget spent"),
