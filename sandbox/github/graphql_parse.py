@@ -136,8 +136,23 @@ def project(value: Any, selection: str) -> Any:
             continue
         name = f.key if f.alias and f.key in value else f.name
         if name in value:
-            out[f.key] = project(value[name], f.selection)
+            out[f.key] = project(_page(value[name], f.args), f.selection)
     return out
+
+
+def _page(value: Any, args: str) -> Any:
+    """A connection cut to the ``first`` or ``last`` N its field asks for (a literal N), as
+    GitHub answers; ``totalCount`` still counts them all."""
+    if not isinstance(value, dict) or not isinstance(value.get("nodes"), list):
+        return value
+    first = re.search(r"\bfirst\s*:\s*(\d+)", args)
+    last = re.search(r"\blast\s*:\s*(\d+)", args)
+    nodes = value["nodes"]
+    if first:
+        nodes = nodes[: int(first.group(1))]
+    elif last:
+        nodes = nodes[-int(last.group(1)) :] if int(last.group(1)) else []
+    return {**value, "nodes": nodes}
 
 
 def read_input(field: Field, variables: JSON) -> JSON:

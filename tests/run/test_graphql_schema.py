@@ -174,11 +174,6 @@ def test_the_sandboxs_answers_to_the_products_graphql_have_githubs_types(
     assert all("errors" not in s.answer for s in answered), [s.answer for s in answered]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the sandbox answers every comment of a thread to `comments(first: 1)`: "
-    "sandbox.github.graphql_parse.project ignores first/last (the lead's file)",
-)
 def test_the_sandbox_answers_no_more_of_a_connection_than_first_or_last_asks(
     sent: list[Sent],
 ) -> None:
