@@ -156,3 +156,37 @@ def test_rate_limit_headers_are_read_and_bad_values_skipped() -> None:
     assert reading.remaining == {"input-tokens": 39000}
     assert reading.reset == {"input-tokens": 1_700_000_001.0}
     assert reading.retry_after == 12.0
+
+
+def test_a_call_left_in_flight_by_a_process_that_ended_does_not_hold_the_key() -> None:
+    import subprocess
+    import sys
+
+    from agents.processes import this_process
+    from agents.ratelimit.anthropic.meters import Hold
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    host = this_process().rsplit(":", 2)[0]
+    state = KeyState()
+    # A probe the killed process sent before the key's limits were known: every other call
+    # waited behind it for inflight_ttl.
+    state.holds["theirs"] = Hold(1000, 100, T0 - 5, "w-gone", f"{host}:{child.pid}:0123456789ab")
+    decision = decide(state, "mine", "w1", _cost(1000), T0, LIM)
+    assert decision.granted, decision.reason
+    assert list(state.holds) == ["mine"] and state.holds["mine"].holder == this_process()
+
+
+def test_a_call_in_flight_in_a_live_process_or_elsewhere_still_holds_the_key() -> None:
+    import os
+
+    from agents.processes import this_process
+    from agents.ratelimit.anthropic.meters import Hold
+
+    host = this_process().rsplit(":", 2)[0]
+    for holder in (f"{host}:{os.getppid()}:0123456789ab", "elsewhere:1:0123456789ab", ""):
+        state = KeyState()
+        state.holds["theirs"] = Hold(1000, 100, T0 - 5, "w-other", holder)
+        waiting = decide(state, "mine", "w1", _cost(1000), T0, LIM)
+        assert not waiting.granted and waiting.reason == "learning the key's limits"
+        assert decide(state, "mine", "w1", _cost(1000), T0 + LIM.inflight_ttl + 1, LIM).granted

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
+from agents.processes import dead_to, this_process
 from agents.ratelimit.anthropic.limits import LLMLimits
 from agents.ratelimit.anthropic.readings import Reading
 from agents.ratelimit.backend import known_fields
@@ -58,12 +59,14 @@ class Meter:
 
 @dataclass(slots=True)
 class Hold:
-    """A call in flight: what it reserved, when, for whom."""
+    """A call in flight: what it reserved, when, for whom, and the process that holds it
+    (``host:pid:token``, :mod:`agents.processes`; "" in a state written before it was kept)."""
 
     input_tokens: int
     output_tokens: int
     at: float
     worker_id: str
+    holder: str = ""
 
 
 @dataclass(slots=True)
@@ -104,7 +107,12 @@ def decide(
     """Reserve ``cost`` (per resource) if every meter holds it now; change nothing otherwise."""
     if state.paused_until > now:
         return Decision(False, state.paused_until, state.pause_reason, paused=True)
-    for key in [k for k, h in state.holds.items() if now - h.at > lim.inflight_ttl]:
+    # A hold of a process of this host that ended (killed mid-call) is let go at once, as the
+    # GitHub buckets' reservations are: it held the key's tokens for inflight_ttl otherwise.
+    here = this_process()
+    gone = dead_to(here)
+    stale = [k for k, h in state.holds.items() if now - h.at > lim.inflight_ttl or gone(h.holder)]
+    for key in stale:
         del state.holds[key]
     due = now
     why = ""
@@ -134,7 +142,7 @@ def decide(
         if meter is not None and meter.limit is not None:
             meter.level -= cost.get(resource, 0)
     state.holds[rid] = Hold(
-        cost.get("input-tokens", 0), cost.get("output-tokens", 0), now, worker_id
+        cost.get("input-tokens", 0), cost.get("output-tokens", 0), now, worker_id, here
     )
     state.granted += 1
     return GRANTED
