@@ -147,6 +147,7 @@ class GatewayReplySource:
         self.read = read or {}
         self.listings: dict[str, Listing] = dict(listings or {})
         self.store = store
+        self._marks: dict[str, dict[str, Any]] = {}
 
     def _marks_key(self, repo: str) -> str:
         return f"replies-read:{str(self.gateway.identity).lower()}:{repo.lower()}"
@@ -159,8 +160,10 @@ class GatewayReplySource:
             return True, None  # not listed with its reviews: read as before
         read_up_to: str | None = None
         if self.store is not None:
-            marks = self.store.transact_state(self._marks_key(repo), lambda doc: (doc, doc))
-            found = marks.get(str(number))
+            if repo not in self._marks:  # read once a run per repository
+                key = self._marks_key(repo)
+                self._marks[repo] = self.store.transact_state(key, lambda doc: (dict(doc), doc))
+            found = self._marks[repo].get(str(number))
             read_up_to = found if isinstance(found, str) else None
         return newest_reply(listing.reviews.get(number), str(self.gateway.identity), read_up_to)
 
