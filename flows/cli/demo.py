@@ -154,10 +154,12 @@ def walkthrough_links(settings: Settings, repo: str, number: int) -> list[str]:
 
 
 def _count_bot_reviews(state: object) -> int:
-    """Reviews by a ``[bot]`` user across the sandbox's pull requests."""
+    """Reviews by a ``[bot]`` user across the sandbox's pull requests; not the bodyless review
+    GitHub files each of the bot's thread replies under (the note on a fixed finding's thread)."""
     total = 0
     for repo in getattr(state, "repos", {}).values():
         for issue in repo.issues.values():
             if issue.pull is not None:
-                total += sum(1 for r in issue.pull.reviews if r.user_login.endswith("[bot]"))
+                reviews = issue.pull.reviews
+                total += sum(1 for r in reviews if r.user_login.endswith("[bot]") and r.body)
     return total
