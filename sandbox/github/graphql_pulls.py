@@ -15,6 +15,7 @@ from typing import Any
 from sandbox.github.clock import iso
 from sandbox.github.gate import Ctx
 from sandbox.github.graphql_parse import JSON, Field, GraphQLFailure, fields_of
+from sandbox.github.graphql_threads import actor
 from sandbox.github.model import Issue, Repo, Review
 
 REPOSITORY_FIELDS = frozenset({"defaultBranchRef", "object", "pullRequests"})
@@ -33,13 +34,8 @@ def _arg(args: str, name: str, variables: JSON) -> Any:
     return m.group(1) if m.group(1) is not None else m.group(4)
 
 
-def actor(ctx: Ctx, login: str | None) -> JSON | None:
-    if not login:
-        return None
-    user = ctx.state.users.get(login)
-    if (user is not None and user.type == "Bot") or login.endswith("[bot]"):
-        return {"__typename": "Bot", "login": login.removesuffix("[bot]")}
-    return {"__typename": user.type if user is not None else "User", "login": login}
+def _author(login: str | None) -> JSON | None:
+    return actor(login) if login else None
 
 
 def _review(ctx: Ctx, repo: Repo, rv: Review) -> JSON:
@@ -51,21 +47,18 @@ def _review(ctx: Ctx, repo: Repo, rv: Review) -> JSON:
         "state": rv.state,
         "submittedAt": iso(rv.at) if rv.state != "PENDING" else None,
         "url": f"{ctx.urls.web}/{repo.full_name}/pull/{rv.pull_number}#pullrequestreview-{rv.id}",
-        "author": actor(ctx, rv.user_login),
+        "author": _author(rv.user_login),
         "commit": {"__typename": "Commit", "oid": rv.commit_id},
     }
 
 
 def _connection(nodes: list[JSON], args: str, variables: JSON) -> JSON:
-    """``first``/``after`` or ``last`` over ``nodes`` (the cursor is the index past the page)."""
-    first, last = _arg(args, "first", variables), _arg(args, "last", variables)
-    if isinstance(last, int):
-        page, end = nodes[max(0, len(nodes) - min(last, MAX_PAGE)) :], len(nodes)
-    else:
-        after = _arg(args, "after", variables)
-        start = int(after) if isinstance(after, str) and after.isdigit() else 0
-        size = min(first if isinstance(first, int) else MAX_PAGE, MAX_PAGE)
-        page, end = nodes[start : start + size], start + size
+    """A page of ``nodes`` from ``after`` (the cursor is the index past the page), ``first`` of
+    them; a connection asked with ``last`` is cut by :func:`graphql_parse.project`."""
+    first, after = _arg(args, "first", variables), _arg(args, "after", variables)
+    start = int(after) if isinstance(after, str) and after.isdigit() else 0
+    size = min(first if isinstance(first, int) else MAX_PAGE, MAX_PAGE)
+    page, end = nodes[start : start + size], start + size
     return {
         "totalCount": len(nodes),
         "nodes": page,
@@ -73,13 +66,13 @@ def _connection(nodes: list[JSON], args: str, variables: JSON) -> JSON:
     }
 
 
-def _pull(ctx: Ctx, repo: Repo, issue: Issue, selection: str, variables: JSON) -> JSON:
+def _pull(ctx: Ctx, repo: Repo, issue: Issue) -> JSON:
+    """A pull request with all its labels and reviews: :func:`graphql_parse.project` answers
+    the ``first``/``last`` of them asked for, ``totalCount`` counting all."""
     pull = issue.pull
     assert pull is not None
-    nested = {f.name: f.args for f in fields_of(selection)}
     reviews = [_review(ctx, repo, rv) for rv in pull.reviews if rv.state != "PENDING"]
     labels = [{"__typename": "Label", "name": lbl.name} for lbl in issue.labels]
-    head = repo
     return {
         "__typename": "PullRequest",
         "id": f"PR_{repo.id}_{issue.number}",
@@ -96,11 +89,11 @@ def _pull(ctx: Ctx, repo: Repo, issue: Issue, selection: str, variables: JSON) -
         "headRefOid": pull.head_sha,
         "baseRefName": pull.base_ref,
         "baseRefOid": pull.base_sha,
-        "headRepository": {"__typename": "Repository", "nameWithOwner": head.full_name},
-        "author": actor(ctx, issue.user_login),
+        "headRepository": {"__typename": "Repository", "nameWithOwner": repo.full_name},
+        "author": _author(issue.user_login),
         "changedFiles": len(pull.files),
-        "labels": _connection(labels, nested.get("labels", ""), variables),
-        "reviews": _connection(reviews, nested.get("reviews", ""), variables),
+        "labels": {"totalCount": len(labels), "nodes": labels},
+        "reviews": {"totalCount": len(reviews), "nodes": reviews},
     }
 
 
@@ -110,10 +103,7 @@ def _pull_requests(ctx: Ctx, repo: Repo, field: Field, variables: JSON) -> JSON:
     found = [i for i in repo.pulls() if i.state.upper() in wanted]
     newest_first = re.search(r"direction\s*:\s*DESC", field.args) is not None
     found.sort(key=lambda i: (i.created_at, i.number), reverse=newest_first)
-    node_selection = next(
-        (f.selection for f in fields_of(field.selection) if f.name == "nodes"), ""
-    )
-    nodes = [_pull(ctx, repo, i, node_selection, variables) for i in found]
+    nodes = [_pull(ctx, repo, i) for i in found]
     return _connection(nodes, field.args, variables)
 
 
