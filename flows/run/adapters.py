@@ -39,8 +39,6 @@ class PullReads(Protocol):
 
     async def list_pull_files(self, repo: str, number: int) -> list[dict[str, Any]]: ...
 
-    async def get_file(self, repo: str, path: str, ref: str | None = None) -> str: ...
-
 
 class GatewayPullSource:
     """Discovery's GitHub reads, made through the bot identity's throttled gateway.
@@ -53,9 +51,8 @@ class GatewayPullSource:
 
     def __init__(self, gateway: PullReads) -> None:
         self.gateway = gateway
-        # Each repository's open pull requests as listed, for the replies poll of the same
-        # discovery (one listing per run, not one per poll).
-        self.listed: dict[str, list[dict[str, Any]]] = {}
+        # Each repository's listing (its open pull requests, their reviews, its file), for the
+        # replies poll of the same discovery (one listing per run, not one per poll).
         self.listings: dict[str, Listing] = {}
         self._heads: dict[tuple[str, int], str] = {}
 
@@ -69,7 +66,7 @@ class GatewayPullSource:
         from agents.planning.repo_config import CONFIG_PATH
 
         listing = self.listings[repo] = await self.gateway.list_open_pulls(repo, CONFIG_PATH)
-        pulls = self.listed[repo] = listing.pulls
+        pulls = listing.pulls
         for p in pulls:
             self._heads[repo, int(p["number"])] = str(p["head"]["sha"])
             self._keep(repo, int(p["number"]), pull=p)
@@ -108,42 +105,32 @@ class GatewayPullSource:
         return [ChangedFile.from_api(f) for f in files]
 
     async def repo_config(self, repo: str) -> str | None:
-        """``.github/swarm.yaml`` at the default branch (no ``ref``): never a PR's head. The
-        listing read it; a repository not listed here is read over REST."""
-        from agents.github.errors import GitHubApiError
+        """``.github/swarm.yaml`` at the default branch: never a PR's head. The repository's
+        listing read it (discovery lists a repository before it reads its file)."""
         from agents.planning.repo_config import CONFIG_PATH
 
-        listing = self.listings.get(repo)
-        if listing is not None:
-            if listing.config_binary:
-                raise ValueError(f"{CONFIG_PATH} is a binary file, not YAML")
-            return listing.config
-        try:
-            return await self.gateway.get_file(repo, CONFIG_PATH)
-        except GitHubApiError as exc:
-            if exc.status == 404:
-                return None
-            raise
+        listing = self.listings[repo]
+        if listing.config_binary:
+            raise ValueError(f"{CONFIG_PATH} is a binary file, not YAML")
+        return listing.config
 
 
 class GatewayReplySource:
     """The responder's discovery reads: open PRs, their review comments, who may be answered.
 
-    ``listed``: each repository's open PRs as this run's review discovery listed them;
-    ``read``: each repository's review comments as the same bot's learning poll read them whole
-    in this run. Either spares the poll a read of its own (issue 23)."""
+    ``listings``: each repository's listing (open PRs and their reviews) as this run's review
+    discovery read it; ``read``: each repository's review comments as the same bot's learning
+    poll read them whole in this run. Either spares the poll a read of its own (issue 23)."""
 
     def __init__(
         self,
         gateway: Any,
-        listed: Mapping[str, list[dict[str, Any]]] | None = None,
         read: Mapping[str, list[dict[str, Any]]] | None = None,
         *,
         listings: Mapping[str, Listing] | None = None,
         store: Store | None = None,
     ) -> None:
         self.gateway = gateway
-        self.listed = dict(listed or {})
         self.read = read or {}
         self.listings: dict[str, Listing] = dict(listings or {})
         self.store = store
@@ -155,9 +142,7 @@ class GatewayReplySource:
     def _newest(self, repo: str, number: int) -> tuple[bool, str | None]:
         from agents.planning.replies import newest_reply
 
-        listing = self.listings.get(repo)
-        if listing is None:
-            return True, None  # not listed with its reviews: read as before
+        listing = self.listings[repo]  # listed by open_pull_heads, which the poll asks first
         read_up_to: str | None = None
         if self.store is not None:
             if repo not in self._marks:  # read once a run per repository
@@ -175,7 +160,7 @@ class GatewayReplySource:
         """The PR was read with no reply left to answer: until someone reviews or replies
         after the newest review listed now, it need not be read again."""
         newest = self._newest(repo, number)[1]
-        if self.store is None or newest is None or repo not in self.listings:
+        if self.store is None or newest is None:
             return
 
         def step(doc: dict[str, Any]) -> tuple[None, Mapping[str, Any]]:
@@ -187,11 +172,10 @@ class GatewayReplySource:
         """From the review discovery's listing when this run made one, else listed now."""
         from agents.planning.repo_config import CONFIG_PATH
 
-        pulls = self.listed.get(repo)
-        if pulls is None:
+        listing = self.listings.get(repo)
+        if listing is None:
             listing = self.listings[repo] = await self.gateway.list_open_pulls(repo, CONFIG_PATH)
-            pulls = self.listed[repo] = listing.pulls
-        return [(int(p["number"]), str(p["head"]["sha"])) for p in pulls]
+        return [(int(p["number"]), str(p["head"]["sha"])) for p in listing.pulls]
 
     async def review_comments(
         self, repo: str, numbers: Sequence[int]
@@ -217,9 +201,10 @@ class GatewayReplySource:
         """The repository's review comments updated since the oldest of ``numbers`` was opened,
         which holds every comment of theirs (none is older than its PR); None when not whole."""
         wanted = set(numbers)
+        listing = self.listings.get(repo)
         opened = [
             str(p.get("created_at") or "")
-            for p in self.listed.get(repo, ())
+            for p in (listing.pulls if listing is not None else ())
             if int(p["number"]) in wanted
         ]
         since = min(opened) if opened and all(opened) else None

@@ -132,7 +132,7 @@ async def discover(
             )
             if together:
                 source = GatewayReplySource(
-                    gateway, pulls.listed, feedback, listings=pulls.listings, store=runtime.store
+                    gateway, feedback, listings=pulls.listings, store=runtime.store
                 )
                 replies += (
                     await _replies_in(runtime, source, owned, verified_login, targets)
