@@ -117,10 +117,10 @@ class GitHubEndpoints(ThrottledClient):
         on the default branch: one GraphQL query a page (:mod:`agents.github.pull_listing`)."""
         owner, name = _repo(repo).split("/", 1)
         listing = Listing()
+        config = f"HEAD:{config_path}"  # HEAD: the default branch
         after: str | None = None
         for _page in range(MAX_PAGES):
-            variables = {"owner": owner, "name": name, "after": after}
-            variables["config"] = f"HEAD:{config_path}"
+            variables = {"owner": owner, "name": name, "after": after, "config": config}
             data = await self.graphql(PULLS_QUERY, variables, safe_to_retry=True)
             more, after = add_page(listing, repo, data)
             if not more:
