@@ -160,6 +160,6 @@ def _count_bot_reviews(state: object) -> int:
     for repo in getattr(state, "repos", {}).values():
         for issue in repo.issues.values():
             if issue.pull is not None:
-                reviews = issue.pull.reviews
-                total += sum(1 for r in reviews if r.user_login.endswith("[bot]") and r.body)
+                bots = [r for r in issue.pull.reviews if r.user_login.endswith("[bot]")]
+                total += sum(1 for r in bots if not r.files_a_reply)
     return total

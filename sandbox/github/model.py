@@ -186,6 +186,12 @@ class Review:
     at: float
     comment_ids: list[int] = field(default_factory=list)
 
+    @property
+    def files_a_reply(self) -> bool:
+        """Whether this is the bodyless ``COMMENTED`` review GitHub files a reply in a thread
+        under, not a review anyone posted."""
+        return self.state == "COMMENTED" and not self.body
+
 
 @dataclass
 class IssueComment:

@@ -43,7 +43,7 @@ class Swarm:
     def bot_reviews(self, repo: str, number: int) -> list[Any]:
         pull = self.state.pull(repo, number).pull
         assert pull is not None
-        return [r for r in pull.reviews if r.user_login.endswith("[bot]") and not _reply_filing(r)]
+        return [r for r in pull.reviews if r.user_login.endswith("[bot]") and not r.files_a_reply]
 
     def review_counts(self) -> dict[str, int]:
         counts = {}
@@ -145,9 +145,3 @@ def task_runs_of(flow_run_id: Any) -> list[Any]:
             )
 
     return asyncio.run(read())
-
-
-def _reply_filing(review: Any) -> bool:
-    """The bodyless COMMENTED review GitHub files a reply in a thread under: not a review the
-    bot posted."""
-    return review.state == "COMMENTED" and not review.body

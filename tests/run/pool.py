@@ -236,8 +236,9 @@ class WorkPool:
     def bot_reviews(self, repo: str, number: int) -> int:
         pull = self.sandbox.state.pull(repo, number).pull
         assert pull is not None
-        # Not the bodyless review GitHub files a thread reply under.
-        return sum(1 for r in pull.reviews if r.user_login.endswith("[bot]") and r.body)
+        return sum(
+            1 for r in pull.reviews if r.user_login.endswith("[bot]") and not r.files_a_reply
+        )
 
 
 def _iso(epoch: float) -> str:

@@ -35,7 +35,7 @@ def as_user(sandbox: SandboxServer, login: str) -> httpx.Client:
 def bot_reviews(swarm: Swarm, repo: str, number: int) -> list[Any]:
     pull = swarm.sandbox.state.pull(repo, number).pull
     assert pull is not None
-    return [r for r in pull.reviews if r.user_login.endswith("[bot]") and not _reply_filing(r)]
+    return [r for r in pull.reviews if r.user_login.endswith("[bot]") and not r.files_a_reply]
 
 
 @pytest.fixture
@@ -47,9 +47,3 @@ def two_swarms(
         monkeypatch.setenv("SWARM_STORE_URL", store_target.url)
     monkeypatch.setenv("SWARM_DATA_DIR", str(store_target.data_dir))
     return make_swarm(), make_swarm()
-
-
-def _reply_filing(review: Any) -> bool:
-    """The bodyless COMMENTED review GitHub files a reply in a thread under: not a review the
-    bot posted."""
-    return review.state == "COMMENTED" and not review.body
