@@ -100,8 +100,10 @@ _TOKEN_TAIL = r"[A-Za-z0-9_]+(?:[.\-]+[A-Za-z0-9_]+)*"
 # continuation line is one run of token characters that fills its line. On one line, a space or a
 # tab may split a token too: the next run of token characters is then a candidate piece.
 _NEWLINE = r"(?:\r?\n|\\r\\n|\\n)"
-# A piece cut anywhere may start or end with a dot or a dash of the token.
-_RUN = r"[.\-]*[A-Za-z0-9_]+(?:[.\-]+[A-Za-z0-9_]+)*"
+# A piece cut anywhere may start or end with a dot or a dash of the token, and a piece may be
+# nothing but dots and dashes ("--" of a base64url segment cut every two characters): such
+# pieces, each with the spaces after it, lead the next run of token characters.
+_RUN = r"(?:[.\-]+[ \t]{1,4})*[.\-]*[A-Za-z0-9_]+(?:[.\-]+[A-Za-z0-9_]+)*"
 _LINE_RUN = rf"[ \t]*{_RUN}(?=\Z|[\r\n\"'`]|\\[nr])"
 _WRAPPED = rf"(?P<cont>(?:[.\-]*(?:{_NEWLINE}{_LINE_RUN}|[ \t]{{1,4}}{_RUN}))*)"
 _CONT_PIECE = re.compile(rf"(?P<sep>[.\-]*(?:{_NEWLINE}[ \t]*|[ \t]+))(?P<run>{_RUN})")
