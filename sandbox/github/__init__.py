@@ -17,6 +17,8 @@
 - ``graphql.py``: A small GraphQL stand-in: the handful of operations the product sends, found by
   scanning the top-level fields of the operation; anything else is a GraphQL error, as GitHub
   answers
+- ``graphql_commits.py``: ``createCommitOnBranch``: the one way a worker commits, signed by
+  GitHub
 - ``graphql_parse.py``: Just enough GraphQL reading for the sandbox: top-level fields, selections,
   input literals
 - ``graphql_pulls.py``: Discovery's GraphQL listing: ``repository { defaultBranchRef object
@@ -39,6 +41,8 @@
 - ``routes_app.py``: App, installation, token, user and rate-limit endpoints
 - ``routes_feedback.py``: Repository review comments with replies, reactions and collaborator
   permission endpoints
+- ``routes_git.py``: What a worker that writes code calls: branches (git refs), a commit's page
+  with its signature, the repository's tarball, and opening a pull request
 - ``routes_issues.py``: Issue, issue comment and label endpoints
 - ``routes_people.py``: Who may do what in a repository (collaborator permission), and reactions to
   conversation comments

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from sandbox.github import (
     graphql,
     routes_app,
     routes_feedback,
+    routes_git,
     routes_issues,
     routes_people,
     routes_pulls,
@@ -30,6 +31,7 @@ def create_app(state: SandboxState) -> FastAPI:
     rest = (
         routes_app.ROUTES
         + routes_feedback.ROUTES
+        + routes_git.ROUTES
         + routes_pulls.ROUTES
         + routes_issues.ROUTES
         + routes_people.ROUTES
@@ -52,6 +54,23 @@ def create_app(state: SandboxState) -> FastAPI:
         return JSONResponse(
             {"message": "Not Found", "documentation_url": DOCS, "status": "404"}, status_code=404
         )
+
+    @app.get("/_codeload/{owner}/{repo}/legacy.tar.gz/{sha}")
+    async def codeload(owner: str, repo: str, sha: str, token: str = "") -> Response:
+        """The tarball redirect's target (routes_git.tarball): the link's code is the credential,
+        good for one repository and commit until it lapses; anything else is GitHub's 404."""
+        with state.lock:
+            link = state.archive_links.get(token)
+            found = state.find_repo(f"{owner}/{repo}")
+            if (
+                link is None
+                or found is None
+                or link[:2] != (found.full_name, sha)
+                or state.clock.now() >= link[2]
+            ):
+                return JSONResponse({"message": "Not Found"}, status_code=404)
+            data = routes_git.archive_bytes(found, found.commits[sha])
+        return Response(data, media_type="application/x-gzip")
 
     app.state.sandbox = state
     return app

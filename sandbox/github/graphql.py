@@ -10,6 +10,7 @@ from typing import Any
 from sandbox.github.clock import iso
 from sandbox.github.errors import ApiError
 from sandbox.github.gate import Ctx, Reply, Route
+from sandbox.github.graphql_commits import MUTATIONS as COMMIT_MUTATIONS
 from sandbox.github.graphql_parse import (
     JSON,
     Field,
@@ -173,6 +174,7 @@ MUTATIONS = {
     "addPullRequestReview": _add_review,
     "markPullRequestReadyForReview": _ready_for_review,
     **THREAD_MUTATIONS,
+    **COMMIT_MUTATIONS,
 }
 
 

@@ -117,6 +117,9 @@ class Commit:
     message: str
     author_login: str
     at: float
+    # The App whose commit GitHub signed (``createCommitOnBranch`` as an App: GitHub signs it
+    # and shows it verified); None for a commit pushed unsigned.
+    signed_by: str | None = None
 
 
 @dataclass

@@ -128,6 +128,36 @@ def diff_entry(u: Urls, r: Repo, ref: str, f: PullFile, *, withheld: bool = Fals
     return body
 
 
+# GitHub's own account that commits (and signs) what the web interface and
+# createCommitOnBranch make.
+WEB_FLOW = "web-flow"
+
+
+def verification(c: Commit) -> JSON:
+    """A commit's ``verification``: GitHub signs an App's createCommitOnBranch commit and shows
+    it ``verified``, reason ``valid`` (anthropics/claude-code-action#1511: commits made through
+    the REST git-data API are unsigned, createCommitOnBranch's are signed as the App); a commit
+    pushed without a signature is ``unsigned`` (docs.github.com/rest/commits/commits, the
+    ``verification`` object and its ``reason`` values)."""
+    if c.signed_by is None:
+        return {
+            "verified": False,
+            "reason": "unsigned",
+            "signature": None,
+            "payload": None,
+            "verified_at": None,
+        }
+    payload = f"tree {c.sha[::-1]}\nparent {' '.join(c.parents)}\n\n{c.message}\n"
+    signature = "-----BEGIN PGP SIGNATURE-----\n\nsandbox-web-flow\n-----END PGP SIGNATURE-----\n"
+    return {
+        "verified": True,
+        "reason": "valid",
+        "signature": signature,
+        "payload": payload,
+        "verified_at": iso(c.at),
+    }
+
+
 def commit(u: Urls, r: Repo, c: Commit, users: dict[str, User]) -> JSON:
     api = f"{u.api}/repos/{r.full_name}"
     author = users.get(c.author_login)
@@ -136,6 +166,13 @@ def commit(u: Urls, r: Repo, c: Commit, users: dict[str, User]) -> JSON:
         "email": f"{c.author_login}@sandbox.invalid",
         "date": iso(c.at),
     }
+    committer, git_committer = author, git_user
+    if c.signed_by is not None:
+        # createCommitOnBranch: "The committer will be identical to that of commits authored
+        # using the web interface" (docs.github.com/graphql/reference/mutations
+        # #createcommitonbranch): GitHub's web-flow, which signs it.
+        committer = users.get(WEB_FLOW)
+        git_committer = {"name": "GitHub", "email": "noreply@github.com", "date": iso(c.at)}
     return {
         "url": f"{api}/commits/{c.sha}",
         "sha": c.sha,
@@ -145,13 +182,14 @@ def commit(u: Urls, r: Repo, c: Commit, users: dict[str, User]) -> JSON:
         "commit": {
             "url": f"{api}/git/commits/{c.sha}",
             "author": git_user,
-            "committer": git_user,
+            "committer": git_committer,
             "message": c.message,
             "comment_count": 0,
             "tree": {"sha": c.sha[::-1], "url": f"{api}/git/trees/{c.sha[::-1]}"},
+            "verification": verification(c),
         },
         "author": user(u, author) if author else None,
-        "committer": user(u, author) if author else None,
+        "committer": user(u, committer) if committer else None,
         "parents": [{"sha": s, "url": f"{api}/commits/{s}"} for s in c.parents],
     }
 

@@ -142,10 +142,7 @@ def add_labels(ctx: Ctx) -> Reply:
     if not isinstance(raw, list) or not all(isinstance(n, str) and n for n in raw):
         raise unprocessable("Invalid request.\n\nFor 'labels', expected an array of label names.")
     for name in raw:
-        lbl = ctx.state.label(ctx.the_repo, name)
-        if lbl not in issue.labels:
-            issue.labels.append(lbl)
-    issue.updated_at = ctx.now
+        ctx.state.label_issue(ctx.the_repo.full_name, issue.number, name, by=ctx.identity.login)
     return Reply([render.label(ctx.urls, ctx.the_repo, lbl) for lbl in issue.labels])
 
 

@@ -66,6 +66,12 @@ def list_pulls(ctx: Ctx) -> Reply:
     pulls = [i for i in ctx.the_repo.pulls() if state == "all" or i.state == state]
     if base := ctx.query.get("base"):
         pulls = [i for i in pulls if i.pull is not None and i.pull.base_ref == base]
+    if head := ctx.query.get("head"):
+        # "user:ref-name or organization:ref-name" (docs.github.com/rest/pulls/pulls
+        # #list-pull-requests, parameter ``head``): every PR of this repository has its owner.
+        owner, _, ref = head.rpartition(":")
+        same_owner = owner.lower() == ctx.the_repo.owner.login.lower()
+        pulls = [i for i in pulls if same_owner and i.pull is not None and i.pull.head_ref == ref]
     pulls.sort(key=lambda i: i.number, reverse=ctx.query.get("direction", "desc") == "desc")
     chunk, headers = page_of(ctx, pulls)
     users = ctx.state.users

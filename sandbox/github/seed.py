@@ -1,4 +1,5 @@
-"""The seeded world: two Apps, a maintainer, a bot user, three repos with realistic PRs."""
+"""The seeded world: three Apps (reviewer, triager, writer), a maintainer, a bot user, three
+repos with realistic PRs."""
 
 from __future__ import annotations
 
@@ -21,7 +22,12 @@ if TYPE_CHECKING:
 ORG = "acme"
 REVIEWER_APP_ID, REVIEWER_INSTALLATION_ID, REVIEWER_SLUG = 1001, 2001, "swarm-reviewer"
 TRIAGE_APP_ID, TRIAGE_INSTALLATION_ID, TRIAGE_SLUG = 1002, 2002, "swarm-triage"
+# The writer identity (issue 34): an App of its own, so code it commits and the pull requests it
+# opens are never the reviewer's, and GitHub's "an author cannot approve their own pull request"
+# holds between them.
+WRITER_APP_ID, WRITER_INSTALLATION_ID, WRITER_SLUG = 1003, 2003, "swarm-writer"
 REVIEWER_BOT, TRIAGE_BOT = f"{REVIEWER_SLUG}[bot]", f"{TRIAGE_SLUG}[bot]"
+WRITER_BOT = f"{WRITER_SLUG}[bot]"
 REVIEWER_PERMISSIONS = {
     "pull_requests": "write",
     "issues": "write",
@@ -29,6 +35,14 @@ REVIEWER_PERMISSIONS = {
     "metadata": "read",
 }
 TRIAGE_PERMISSIONS = {"issues": "write", "metadata": "read", "contents": "read"}
+# The writer's ceiling (issue 34): its own branch's contents, its pull request, the issue's
+# comments; never workflows, administration or secrets.
+WRITER_PERMISSIONS = {
+    "contents": "write",
+    "pull_requests": "write",
+    "issues": "write",
+    "metadata": "read",
+}
 # The reviewer's App takes the webhook, set up as docs/events.md says (the triager's has none).
 REVIEWER_EVENTS = (
     "issue_comment",
@@ -73,6 +87,8 @@ def seed_state(state: SandboxState) -> None:
     state.add_user(ORG, type="Organization")
     state.add_user(MAINTAINER, name="Octo Maintainer")
     state.add_user(BOT_USER, name="Swarm Bot")
+    # GitHub's account that commits what the web interface and createCommitOnBranch make.
+    state.add_user("web-flow", name="GitHub Web Flow")
     for login in ("alice-dev", "bob-dev", "carol-dev", "dave-dev"):
         state.add_user(login)
     for app_id, inst_id, slug, perms, events in (
@@ -84,6 +100,7 @@ def seed_state(state: SandboxState) -> None:
             REVIEWER_EVENTS,
         ),
         (TRIAGE_APP_ID, TRIAGE_INSTALLATION_ID, TRIAGE_SLUG, TRIAGE_PERMISSIONS, ()),
+        (WRITER_APP_ID, WRITER_INSTALLATION_ID, WRITER_SLUG, WRITER_PERMISSIONS, ()),
     ):
         bot = state.add_user(f"{slug}[bot]", type="Bot")
         state.apps[app_id] = App(
@@ -276,6 +293,9 @@ def write_credentials(state: SandboxState, directory: Path, api_url: str) -> Pat
         f"SWARM_IDENTITIES__TRIAGE__APP_ID={TRIAGE_APP_ID}",
         f"SWARM_IDENTITIES__TRIAGE__PRIVATE_KEY_FILE={pems[TRIAGE_SLUG]}",
         f"SWARM_IDENTITIES__TRIAGE__INSTALLATION_ID={TRIAGE_INSTALLATION_ID}",
+        f"SWARM_IDENTITIES__WRITER__APP_ID={WRITER_APP_ID}",
+        f"SWARM_IDENTITIES__WRITER__PRIVATE_KEY_FILE={pems[WRITER_SLUG]}",
+        f"SWARM_IDENTITIES__WRITER__INSTALLATION_ID={WRITER_INSTALLATION_ID}",
     ]
     return put("sandbox.env", "\n".join(lines) + "\n")
 

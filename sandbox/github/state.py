@@ -37,6 +37,11 @@ from sandbox.github.records import (
 )
 from sandbox.github.tokens import new_token_value
 
+# (event, action, repo, issue, comment, label, sender): see SandboxState.listeners.
+Listener = Callable[
+    [str, str, Repo, Issue, IssueComment | ReviewComment | None, Label | None, str | None], None
+]
+
 __all__ = ["FailureRule", "IdentityCounters", "Knobs", "RecordedRequest", "SandboxState"]
 
 
@@ -69,14 +74,16 @@ class SandboxState:
         self.tokens: dict[str, Token] = {}
         # The manifest flow's one-time codes: code -> (App id, when it lapses).
         self.manifest_codes: dict[str, tuple[int, float]] = {}
+        # The tarball redirects' links: code -> (repository, commit SHA, when it lapses).
+        self.archive_links: dict[str, tuple[str, str, float]] = {}
         self._ids = itertools.count(100_000)
         self.maintainer_pat = ""
         self.bot_pat = ""
-        # Called as (event, action, repo, issue, comment) when something a webhook reports
-        # happens: see sandbox.github.webhooks.
-        self.listeners: list[
-            Callable[[str, str, Repo, Issue, IssueComment | ReviewComment | None], None]
-        ] = []
+        # Called as (event, action, repo, issue, comment, label, sender) when something a
+        # webhook reports happens: see sandbox.github.webhooks. ``label`` is the label an
+        # ``issues``/``pull_request`` ``labeled`` event names; ``sender`` who acted, where that is
+        # not the author of what the event carries (None: the author).
+        self.listeners: list[Listener] = []
         if seed:
             from sandbox.github.seed import seed_state
 
@@ -92,10 +99,13 @@ class SandboxState:
         repo: Repo,
         issue: Issue,
         comment: IssueComment | ReviewComment | None = None,
+        *,
+        label: Label | None = None,
+        sender: str | None = None,
     ) -> None:
         with self.lock:
             for listener in list(self.listeners):
-                listener(event, action, repo, issue, comment)
+                listener(event, action, repo, issue, comment, label, sender)
 
     # ---- lookups -------------------------------------------------------------------
 
@@ -230,12 +240,19 @@ class SandboxState:
         author: str,
         *,
         replace: bool = False,
+        signed_by: str | None = None,
     ) -> Commit:
         tree = _applied({} if replace or parent is None else parent.tree, changes)
         parent_sha = parent.sha if parent else ""
         sha = sha_of(repo.full_name, parent_sha, message, repr(sorted(tree.items())))
         commit = Commit(
-            sha, tree, [parent_sha] if parent else [], message, author, self.clock.now()
+            sha,
+            tree,
+            [parent_sha] if parent else [],
+            message,
+            author,
+            self.clock.now(),
+            signed_by=signed_by,
         )
         repo.commits[sha] = commit
         return commit
@@ -339,6 +356,28 @@ class SandboxState:
         self.emit("pull_request", "synchronize", repo, issue)
         return commit.sha
 
+    def commit_as(
+        self,
+        repo: Repo,
+        branch: str,
+        changes: Mapping[str, Blob | None],
+        message: str,
+        author: str,
+        *,
+        signed_by: str | None = None,
+    ) -> Commit:
+        """A commit of ``changes`` on ``branch``'s head, made through the API by ``author``;
+        the branch moves to it, and an open pull request whose head it is gets the commit (and
+        its ``synchronize`` event), as a push does. Caller holds the lock."""
+        parent = repo.commits[repo.branches[branch]]
+        commit = self._commit(repo, parent, changes, message, author, signed_by=signed_by)
+        repo.branches[branch] = commit.sha
+        for issue in repo.pulls():
+            pull = issue.pull
+            if pull is not None and issue.state == "open" and pull.head_ref == branch:
+                self._new_head(repo, issue, commit, [*pull.commit_shas, commit.sha])
+        return commit
+
     def commit_to_branch(
         self,
         full_name: str,
@@ -391,6 +430,24 @@ class SandboxState:
             issue.updated_at = comment.at
             self.emit("issue_comment", "created", repo, issue, comment)
             return comment
+
+    def label_issue(self, full_name: str, number: int, name: str, *, by: str) -> Label:
+        """``by`` adds the label ``name`` to an issue or PR (a person in the web UI or a token
+        through ``POST .../issues/{n}/labels``). GitHub sends ``issues`` (``pull_request`` on a
+        PR) ``labeled`` naming the label and the sender, only when the label was not there:
+        docs.github.com/webhooks/webhook-events-and-payloads#issues (action ``labeled``)."""
+        with self.lock:
+            repo = self.repo(full_name)
+            issue = repo.issues[number]
+            if by not in self.users:
+                self.add_user(by, type="Bot" if by.endswith("[bot]") else "User")
+            lbl = self.label(repo, name)
+            if lbl not in issue.labels:
+                issue.labels.append(lbl)
+                issue.updated_at = self.clock.now()
+                event = "pull_request" if issue.pull is not None else "issues"
+                self.emit(event, "labeled", repo, issue, label=lbl, sender=by)
+            return lbl
 
     def label(self, repo: Repo, name: str) -> Label:
         with self.lock:

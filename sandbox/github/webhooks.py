@@ -27,7 +27,7 @@ import httpx
 from sandbox.github import render, render_pulls
 from sandbox.github.clock import iso
 from sandbox.github.feedback import thread_of
-from sandbox.github.model import App, Issue, IssueComment, Repo, ReviewComment, User
+from sandbox.github.model import App, Issue, IssueComment, Label, Repo, ReviewComment, User
 from sandbox.github.render import Urls
 from sandbox.github.seed import REVIEWER_INSTALLATION_ID
 from sandbox.github.state import SandboxState
@@ -87,6 +87,8 @@ class SandboxWebhooks:
         repo: Repo,
         issue: Issue,
         comment: IssueComment | ReviewComment | None,
+        label: Label | None = None,
+        by: str | None = None,
     ) -> None:
         users, now = self.state.users, self.state.clock.now()
         payload: dict[str, Any] = {"action": action}
@@ -114,6 +116,10 @@ class SandboxWebhooks:
             shas = issue.pull.commit_shas
             payload["before"] = shas[-2] if len(shas) > 1 else issue.pull.base_sha
             payload["after"] = issue.pull.head_sha
+        if label is not None:
+            # ``labeled``: the label added (docs: webhook-events-and-payloads#issues).
+            payload["label"] = render.label(self.urls, repo, label)
+        sender = by or sender
         payload["repository"] = render.repo(self.urls, repo, now)
         if repo.owner.type == "Organization":
             payload["organization"] = self._organization(repo.owner)

@@ -84,6 +84,9 @@ def test_write_credentials_lets_a_client_authenticate_as_each_app(
         "SWARM_IDENTITIES__TRIAGE__APP_ID": "1002",
         "SWARM_IDENTITIES__TRIAGE__PRIVATE_KEY_FILE": str(tmp_path / "keys" / "swarm-triage.pem"),
         "SWARM_IDENTITIES__TRIAGE__INSTALLATION_ID": "2002",
+        "SWARM_IDENTITIES__WRITER__APP_ID": "1003",
+        "SWARM_IDENTITIES__WRITER__PRIVATE_KEY_FILE": str(tmp_path / "keys" / "swarm-writer.pem"),
+        "SWARM_IDENTITIES__WRITER__INSTALLATION_ID": "2003",
     }
     pem = Path(settings["SWARM_APP_PRIVATE_KEY_FILE"])
     assert stat.S_IMODE(pem.stat().st_mode) == 0o600
