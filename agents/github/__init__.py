@@ -2,8 +2,15 @@
 
 The gateway imports githubkit (slow); it loads on first use of ``GitHubGateway``.
 
+- ``branches.py``: A writer's branch and its throwaway copy: read a branch's head, create the
+  writer's own branch (again after a crash: the same branch, never a second), and fetch a commit's
+  files into a directory by code, so the model works on a copy and never holds the token that
+  fetched it
+- ``commits.py``: A writer's commit: GraphQL ``createCommitOnBranch``, the one way it commits
 - ``committed.py``: Files read at a commit: the same text whoever reads it next, so read from
   GitHub once
+- ``drafts.py``: A writer's pull request: one draft per branch, found again after a crash, never a
+  second; and its comments on the issue it works on
 - ``endpoints.py``: What the tools call: typed helpers over :meth:``GitHubGateway.request``, one per
   REST route
 - ``errors.py``: Errors the gateway raises

@@ -382,9 +382,15 @@ class GitHubEndpoints(ThrottledClient):
         return str(role if role in ("maintain", "triage") else permission or "none")
 
     async def graphql(
-        self, query: str, variables: Mapping[str, Any] | None = None, *, safe_to_retry: bool = False
+        self,
+        query: str,
+        variables: Mapping[str, Any] | None = None,
+        *,
+        safe_to_retry: bool = False,
+        verbatim: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
-        """Run an allow-listed GraphQL operation; anything else is refused before sending."""
+        """Run an allow-listed GraphQL operation; anything else is refused before sending.
+        ``verbatim``: see :meth:`ThrottledClient.request`."""
         operation = check_graphql(query)
         spec = classify_graphql(
             is_mutation=operation.kind == "mutation",
@@ -398,6 +404,7 @@ class GitHubEndpoints(ThrottledClient):
             json={"query": query, "variables": dict(variables or {})},
             safe_to_retry=safe_to_retry,
             spec=spec,
+            verbatim=verbatim,
         )
         body = response.json()
         errors = body.get("errors") if isinstance(body, Mapping) else None

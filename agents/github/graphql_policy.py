@@ -20,6 +20,9 @@ MUTATION_COSTS: Mapping[str, int] = {
     "addPullRequestReview": 1,
     "markPullRequestReadyForReview": 1,
     "resolveReviewThread": 1,
+    # The writer's commits (agents.github.commits): REST git-data commits are unsigned, these
+    # are signed by GitHub as the App (anthropics/claude-code-action#1511).
+    "createCommitOnBranch": 1,
 }
 ALLOWED_MUTATIONS = frozenset(MUTATION_COSTS)
 # The identity check reads who the token is, nothing the viewer owns.

@@ -40,6 +40,18 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+def _put_back(payload: Any, verbatim: Mapping[str, str]) -> Any:
+    """``payload`` with every string equal to a placeholder of ``verbatim`` replaced by its
+    value (at any depth)."""
+    if isinstance(payload, dict):
+        return {key: _put_back(value, verbatim) for key, value in payload.items()}
+    if isinstance(payload, list):
+        return [_put_back(item, verbatim) for item in payload]
+    if isinstance(payload, str):
+        return verbatim.get(payload, payload)
+    return payload
+
+
 class _Transient(Exception):
     """A 5xx (``status``) or no answer at all (``unreachable``) worth another try."""
 
@@ -87,6 +99,7 @@ class ThrottledClient:
         safe_to_retry: bool | None = None,
         spec: RequestSpec | None = None,
         mentions: Collection[str] = (),
+        verbatim: Mapping[str, str] | None = None,
     ) -> httpx.Response:
         """Send one REST call through the throttle; raises on an error status.
 
@@ -96,6 +109,10 @@ class ThrottledClient:
         5xx/timeouts; writes only when ``safe_to_retry`` (repeating it does no harm). A
         rate-limit answer is retried after its pause, never sooner; a pause longer than
         ``max_inline_wait`` raises :class:`IdentityPaused`.
+
+        ``verbatim`` maps placeholders in ``json`` to values put in after redaction and
+        sanitising: a file's base64 contents (redaction takes any long base64 run for a secret
+        and would send ``[REDACTED:base64]`` instead). The caller redacts what it encodes.
         """
         if json is not None:
             # The one way out to GitHub: a body the model wrote (a review quoting a token from
@@ -107,6 +124,8 @@ class ThrottledClient:
                 # the marks it inserts never split a secret the table must still recognise.
                 rules = Outbound.of(mentions, self._transport.urls.web)
                 json = sanitise_json(json, rules)
+            if verbatim:
+                json = _put_back(json, verbatim)
         if spec is None:
             if path.rstrip("/").endswith("/graphql") or path.strip("/") == "graphql":
                 raise ValueError("GraphQL goes through GitHubGateway.graphql(), not request()")

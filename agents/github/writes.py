@@ -54,7 +54,9 @@ class WriteCaps(BaseModel):
 
 def cap_field(operation: Operation) -> str:
     """The :class:`WriteCaps` field of an operation's cap (``reply`` -> ``replies_per_pr``)."""
-    plural = "replies" if operation == "reply" else f"{operation}s"
+    # "other" has no plural: its field is ``other_per_pr`` (``others_per_pr`` made every
+    # "other" write under a ledger raise AttributeError instead of being counted).
+    plural = {"reply": "replies", "other": "other"}.get(operation, f"{operation}s")
     return f"{plural}_per_pr"
 
 

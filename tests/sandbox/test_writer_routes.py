@@ -14,6 +14,7 @@ import httpx
 import pytest
 from githubkit import GitHub
 from githubkit.exception import RequestFailed
+from githubkit.webhooks import parse_obj
 from githubkit_schemas.latest.types import ReposOwnerRepoPullsPostBodyType
 
 from agents.github.pull_listing import PULLS_QUERY
@@ -124,6 +125,11 @@ def test_a_label_added_sends_issues_labeled_naming_the_label_and_who_added_it(
         ("later", READER),
     ]
     assert labeled[0]["issue"]["number"] == WIDGETS_ISSUE_BUG
+    # Shaped as GitHub's published webhook schema has it (githubkit's models are generated
+    # from it): a field GitHub always sends and the sandbox left out would fail here.
+    for payload in labeled:
+        event = parse_obj("issues", payload)
+        assert getattr(event, "action", None) == "labeled"
     hooks.close()
 
 

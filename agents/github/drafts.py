@@ -1,0 +1,110 @@
+"""A writer's pull request: one draft per branch, found again after a crash, never a second; and
+its comments on the issue it works on.
+
+GitHub keeps one open pull request per head and base: a second is refused with 422 "A pull
+request already exists for owner:branch." (vsoch/pull-request-action#86), and ``GET .../pulls?
+head=owner:branch&state=open`` finds the one there is (docs.github.com/rest/pulls/pulls
+#list-pull-requests). So the open PR is looked up first, created only when there is none, and
+looked up again when creating loses a race. Title and body leave through the outbound sanitiser
+(the body by the request path, the title here) like every text the bot posts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any
+
+from agents.github.endpoints import GitHubEndpoints
+from agents.github.errors import GitHubApiError
+from agents.github.outbound import sanitise_body
+from agents.github.paths import repo_name
+from agents.redact import redact
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    """An open pull request of the writer's branch; ``opened``: made by this call."""
+
+    number: int
+    url: str
+    head: str
+    head_sha: str
+    base: str
+    draft: bool
+    author: str
+    opened: bool
+
+
+@dataclass(frozen=True)
+class PostedComment:
+    id: int
+    url: str
+
+
+def _pull(raw: dict[str, Any], *, opened: bool) -> PullRequest:
+    return PullRequest(
+        number=int(raw["number"]),
+        url=str(raw.get("html_url") or ""),
+        head=str(raw["head"]["ref"]),
+        head_sha=str(raw["head"]["sha"]),
+        base=str(raw["base"]["ref"]),
+        draft=bool(raw.get("draft")),
+        author=str((raw.get("user") or {}).get("login") or ""),
+        opened=opened,
+    )
+
+
+async def find_open_pull(gateway: GitHubEndpoints, repo: str, branch: str) -> PullRequest | None:
+    """The open pull request whose head is ``branch`` of ``repo``'s owner, if there is one."""
+    owner = repo_name(repo).split("/", 1)[0]
+    response = await gateway.request(
+        "GET",
+        f"/repos/{repo_name(repo)}/pulls",
+        params={"head": f"{owner}:{branch}", "state": "open", "per_page": 10},
+    )
+    found = response.json()
+    return _pull(found[0], opened=False) if isinstance(found, list) and found else None
+
+
+async def open_draft_pull(
+    gateway: GitHubEndpoints, repo: str, branch: str, base: str, title: str, body: str
+) -> PullRequest:
+    """The draft pull request of ``branch`` into ``base``: the open one if there is one (a run
+    before opened it), else a new draft. Safe to call again: it never opens a second."""
+    existing = await find_open_pull(gateway, repo, branch)
+    if existing is not None:
+        return existing
+    payload = {
+        "title": sanitise_body(redact(title)).replace("\n", " ").strip(),
+        "head": branch,
+        "base": base,
+        "body": body,
+        "draft": True,
+    }
+    try:
+        response = await gateway.request("POST", f"/repos/{repo_name(repo)}/pulls", json=payload)
+    except GitHubApiError as exc:
+        # GitHub's message is "Validation Failed" whatever failed (the reason is in its
+        # ``errors``): a PR another run opened meanwhile is found, anything else raised.
+        if exc.status != 422:
+            raise
+        found = await find_open_pull(gateway, repo, branch)
+        if found is None:
+            raise
+        return found
+    return _pull(response.json(), opened=True)
+
+
+async def comment_on_issue(
+    gateway: GitHubEndpoints,
+    repo: str,
+    number: int,
+    body: str,
+    *,
+    mentions: Collection[str] = (),
+) -> PostedComment:
+    """A comment on issue (or PR) ``number``; ``mentions``: the logins the calling code means
+    to ping (every other mention is neutralised on the way out)."""
+    raw = await gateway.create_issue_comment(repo, number, body, mentions=mentions)
+    return PostedComment(int(raw["id"]), str(raw.get("html_url") or ""))
