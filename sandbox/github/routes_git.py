@@ -38,9 +38,10 @@ def _ref_body(ctx: Ctx, ref: str, sha: str) -> dict[str, Any]:
 def create_ref(ctx: Ctx) -> Reply:
     """``POST /repos/{o}/{r}/git/refs`` {ref, sha}: 201 and the new ref. 422 "Reference already
     exists" for a ref that exists (gm3dmo/the-power#16, pupilfirst/pupilfirst#1495); 422 "Object
-    does not exist" for a sha the repository lacks (octokit/octokit.js#562); a ref not under
-    ``refs/`` with two slashes is invalid (docs.github.com/rest/git/refs#create-a-reference:
-    "If it doesn't start with 'refs' and have at least two slashes, it will be rejected")."""
+    does not exist" for a sha the repository lacks (octokit/octokit.js#562). The ref is fully
+    qualified (``refs/heads/<name>``: docs.github.com/rest/git/refs#create-a-reference); the
+    sandbox's 422 for any other (and its wording) is not sourced: the product sends only
+    ``refs/heads/...`` and relies on no answer to anything else."""
     fields = ctx.body if isinstance(ctx.body, dict) else {}
     ref, sha = fields.get("ref"), fields.get("sha")
     if not isinstance(ref, str) or not ref.startswith("refs/") or ref.count("/") < 2:
