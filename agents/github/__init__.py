@@ -20,6 +20,8 @@ The gateway imports githubkit (slow); it loads on first use of ``GitHubGateway``
   anything goes out
 - ``identity_calls.py``: The identity layer's GitHub calls (verifying, revoking a token), through
   the throttle of the identity they are made as
+- ``issues.py``: What starts a writer: open issues carrying a label, and whether the person who
+  added it may write to the repository
 - ``outbound.py``: What leaves for GitHub: every body the bot posts, made safe to show under the
   bot's name
 - ``pull_listing.py``: A repository's open pull requests in one GraphQL query, with each PR's

@@ -14,11 +14,15 @@ from agents.github.branches import ForeignBranch, branch_head, ensure_branch, fe
 from agents.github.commits import CREATE_COMMIT, StaleHead, commit_on_branch
 from agents.github.drafts import comment_on_issue, open_draft_pull
 from agents.github.gateway import GitHubGateway
+from agents.github.issues import labelled_open_issues, may_write
 from agents.github.writes import WriteCaps, WriteLedger, WriteRefused
 from sandbox.github.seed import (
     MAINTAINER,
+    READER,
     WIDGETS,
     WIDGETS_ISSUE_BUG,
+    WIDGETS_PR_DEBUG_PRINT,
+    WRITER,
     WRITER_BOT,
     WRITER_INSTALLATION_ID,
 )
@@ -188,4 +192,24 @@ async def test_the_commit_document_and_the_sandboxs_answer_follow_githubs_schema
     }
     data = await gh.graphql(CREATE_COMMIT, variables)
     assert answer_problems(schema, CREATE_COMMIT, variables, data) == []
+    await gh.aclose()
+
+
+async def test_labelled_open_issues_leave_pull_requests_out_and_readers_are_told_apart(
+    sandbox: SandboxServer,
+) -> None:
+    state = sandbox.state
+    state.repo(WIDGETS).collaborators.update({WRITER: "write", READER: "read"})
+    state.label_issue(WIDGETS, WIDGETS_ISSUE_BUG, "swarm:implement", by=WRITER)
+    state.label_issue(WIDGETS, WIDGETS_PR_DEBUG_PRINT, "swarm:implement", by=WRITER)
+    gh = writer(sandbox)
+    found = await labelled_open_issues(gh, WIDGETS, "swarm:implement")
+    assert [(i.number, i.labels) for i in found] == [
+        (WIDGETS_ISSUE_BUG, ("bug", "swarm:implement"))
+    ]
+    assert [await may_write(gh, WIDGETS, who) for who in (WRITER, READER, "dave-dev")] == [
+        True,
+        False,
+        False,
+    ]
     await gh.aclose()
