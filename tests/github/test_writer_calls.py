@@ -96,7 +96,7 @@ async def test_a_branch_holding_someone_elses_commit_is_never_taken_over(
 
 
 async def test_a_commit_is_signed_and_never_lands_on_a_head_that_moved(
-    sandbox: SandboxServer,
+    sandbox: SandboxServer, tmp_path: Path
 ) -> None:
     gh = writer(sandbox)
     base = sandbox.state.repo(WIDGETS).branches["main"]
@@ -119,6 +119,9 @@ async def test_a_commit_is_signed_and_never_lands_on_a_head_that_moved(
     # Past the length at which redaction takes a base64 run for a secret: sent verbatim.
     assert commit.tree["big.txt"] == big
     assert "README.md" not in commit.tree
+    # What was committed is what a copy of the new head holds.
+    copy = await fetch_copy(gh, WIDGETS, made.oid, tmp_path / "copy")
+    assert (copy.root / "big.txt").read_text() == big and not (copy.root / "README.md").exists()
     with pytest.raises(StaleHead, match="Expected branch to point to"):
         await commit_on_branch(gh, WIDGETS, BRANCH, base, "Again", additions={"y.txt": "y\n"})
     assert repo.branches[BRANCH] == made.oid

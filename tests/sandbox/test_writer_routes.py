@@ -271,6 +271,8 @@ def test_a_draft_pull_request_is_opened_once_and_found_again_by_its_head(
     assert again.value.response.json()["errors"][0]["message"] == (
         f"A pull request already exists for acme:{BRANCH}."
     )
+    files = gh.request("GET", f"/repos/acme/widgets/pulls/{made.number}/files").json()
+    assert [(f["filename"], f["status"]) for f in files] == [("FIX.md", "added")]
     found = gh.rest.pulls.list("acme", "widgets", head=f"acme:{BRANCH}", state="open").parsed_data
     assert [p.number for p in found] == [made.number]
     assert gh.rest.pulls.list("acme", "widgets", head="acme:other", state="open").parsed_data == []
