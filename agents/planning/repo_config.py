@@ -21,6 +21,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from agents.errors import SwarmError
 from agents.posting.findings import Severity
 from agents.work import DEFAULT_MAX_COMMENTS, DEFAULT_MIN_SEVERITY, MAX_INLINE
+from agents.workspace.policy import DEFAULT_MAX_BYTES, DEFAULT_MAX_FILES, ChangePolicy
 
 CONFIG_PATH = ".github/swarm.yaml"
 MAX_CONFIG_BYTES = 64 * 1024
@@ -93,6 +94,18 @@ class ReviewRules(_Strict):
     max_comments: int = Field(default=DEFAULT_MAX_COMMENTS, ge=0, le=MAX_INLINE)
 
 
+class WriterRules(_Strict):
+    """What the writer may change here: ``protected_paths`` (globs) are added to the defaults,
+    which no file removes; the caps can be lowered, never raised (agents/workspace/policy.py)."""
+
+    protected_paths: tuple[str, ...] = ()
+    max_files: int = Field(default=DEFAULT_MAX_FILES, ge=1, le=DEFAULT_MAX_FILES)
+    max_bytes: int = Field(default=DEFAULT_MAX_BYTES, ge=1, le=DEFAULT_MAX_BYTES)
+
+    def policy(self) -> ChangePolicy:
+        return ChangePolicy.tightened(self.protected_paths, self.max_files, self.max_bytes)
+
+
 class RepoConfig(_Strict):
     """One repository's settings; every field has a default, so an empty file is valid."""
 
@@ -104,6 +117,7 @@ class RepoConfig(_Strict):
     max_files: int | None = Field(default=None, ge=1, le=3000)
     language: str | None = None
     review: ReviewRules = ReviewRules()
+    writer: WriterRules = WriterRules()
 
     @field_validator("roles")
     @classmethod

@@ -35,6 +35,13 @@ TOOL_PERMISSIONS: Final[Mapping[str, Mapping[str, str]]] = {
     "add_labels": {"issues": "write"},
     "get_thread": {"pull_requests": "read", "contents": "read"},
     "reply_in_thread": {"pull_requests": "write"},
+    # The writer's working copy (agents/tools/workspace_tools.py): its edits become a commit.
+    "workspace_read": {"contents": "read"},
+    "workspace_list": {"contents": "read"},
+    "workspace_search": {"contents": "read"},
+    "workspace_write": {"contents": "write"},
+    "workspace_edit": {"contents": "write"},
+    "workspace_delete": {"contents": "write"},
 }
 KNOWN_TOOLS: Final[frozenset[str]] = frozenset(TOOL_PERMISSIONS)
 

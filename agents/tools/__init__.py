@@ -26,6 +26,8 @@
   place
 - ``threads.py``: The bot's earlier findings on a pull request, their threads, and closing the fixed
   ones
+- ``workspace_tools.py``: The writer's tools on its working copy: read, list, search, write, edit
+  and delete files, each refusal an error result the model reads
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from agents.tools.context import WorkerContext
 from agents.tools.github_tools import github_tools
 from agents.tools.memory_tools import memory_tools
 from agents.tools.replies import reply_tools
+from agents.tools.workspace_tools import workspace_tools
 
 # The tools a role may list (and the permissions each needs) are declared in agents.roles.
 ALL_TOOL_NAMES = tuple(sorted(KNOWN_TOOLS))
@@ -51,7 +54,8 @@ def build_toolbox(ctx: WorkerContext, allowed: Sequence[str]) -> Toolbox:
     if unknown:
         raise ValueError(f"unknown tool(s) {sorted(unknown)}; known: {', '.join(ALL_TOOL_NAMES)}")
     chosen: list[OfferedTool] = []
-    for tool in [*github_tools(ctx), *memory_tools(ctx), *reply_tools(ctx)]:
+    copy_tools = workspace_tools(ctx.workspace) if ctx.workspace is not None else []
+    for tool in [*github_tools(ctx), *memory_tools(ctx), *reply_tools(ctx), *copy_tools]:
         if tool.name not in wanted:
             continue
         if tool.needs_permission is not None and not ctx.may(*tool.needs_permission):

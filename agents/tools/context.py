@@ -14,6 +14,7 @@ from agents.work import Spend, Task
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
     from agents.store.store import Store
+    from agents.workspace.copy import Workspace
 
 
 @dataclass
@@ -45,6 +46,8 @@ class WorkerContext:
     pages: TierPolicy = field(default_factory=lambda: tier_for(200_000))
     # What the worker spent so far (its meter), read when the summary is written.
     spend: Callable[[], Spend] = Spend
+    # The writer's working copy, fetched by code; its tools are offered only when there is one.
+    workspace: Workspace | None = None
     # Filled in by tools:
     pull: dict[str, Any] | None = None
     changed_paths: set[str] = field(default_factory=set)
