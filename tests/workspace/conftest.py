@@ -9,6 +9,9 @@ import pytest
 from agents.tools import Toolbox
 from agents.tools.workspace_tools import workspace_tools
 from agents.workspace.copy import Workspace
+from tests.tools.conftest import make_swarm, swarm, tool_context
+
+__all__ = ["make_swarm", "swarm", "tool_context"]
 
 FILES = {
     "README.md": "# widgets\n",
