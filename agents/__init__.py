@@ -44,4 +44,6 @@
   of a role
 - ``worker/``: The worker: open the envelope, verify the identity, run the session loop, report an
   outcome
+- ``workspace/``: The writer's working copy: paths confined to it, protected paths and caps,
+  literal search, the change set a commit takes
 """
