@@ -96,7 +96,7 @@ class Workspace:
             raise NotADirectoryError(f"{root} is not a directory")
         self.policy = policy or ChangePolicy()
         self._touched: set[str] = set()
-        self._base = {path: _digest(data) for path, data in self._files(MAX_SEARCH_BYTES * 16)}
+        self._base = self._snapshot()
 
     # -- paths ---------------------------------------------------------------------------
 
@@ -145,6 +145,8 @@ class Workspace:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):
                 raise PathRefused(f"{path}: not a regular file")
+            if info.st_nlink > 1:
+                raise PathRefused(f"{path}: a hard link (its other name may be outside the copy)")
             if info.st_size > limit:
                 raise PathRefused(f"{path}: {info.st_size} bytes, over the {limit}-byte cap")
             data = handle.read(limit + 1)
@@ -186,6 +188,23 @@ class Workspace:
                 )
                 entries.append(Entry(item.name, kind, info.st_size if kind == "file" else 0))
         return entries, False
+
+    def _snapshot(self) -> dict[str, str]:
+        """Each regular file's digest as fetched, whatever its size (links and special files
+        are not the repository's files here: the fetch writes none)."""
+        digests: dict[str, str] = {}
+        for directory, dirs, names in os.walk(self.root, followlinks=False):
+            for name in names:
+                where = Path(directory) / name
+                if not stat.S_ISREG(os.lstat(where).st_mode):
+                    continue
+                hasher = hashlib.sha256()
+                with open(where, "rb") as handle:
+                    for block in iter(lambda: handle.read(1 << 20), b""):
+                        hasher.update(block)
+                digests[where.relative_to(self.root).as_posix()] = hasher.hexdigest()
+            dirs[:] = [d for d in dirs if not (Path(directory) / d).is_symlink()]
+        return digests
 
     def _files(self, budget: int, under: str = "") -> Iterator[tuple[str, bytes]]:
         """(path, bytes) of every regular file under ``under`` within the read cap, in path order,
@@ -242,8 +261,9 @@ class Workspace:
         """Refuse an edit to a protected path, or one that would take the change set over a cap."""
         self._checked(path)
         self.policy.check_path(path)
-        sizes = {p: len(text.encode()) for p, text in self.changes().additions.items()}
-        changed = set(self.changes().paths)
+        now = self.changes()
+        sizes = {p: len(text.encode()) for p, text in now.additions.items()}
+        changed = set(now.paths)
         sizes.pop(path, None)
         changed.add(path)
         if new is not None:
@@ -276,12 +296,14 @@ class Workspace:
             if parent.is_symlink() or not parent.is_dir():
                 raise PathRefused(f"{path}: {parent.relative_to(self.root)} is not a directory")
         try:
-            fd = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NO_FOLLOW, 0o644)
+            fd = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | _NO_FOLLOW, 0o644)
         except OSError as exc:
             raise PathRefused(f"{path}: cannot be written ({exc.strerror})") from None
         with os.fdopen(fd, "wb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise PathRefused(f"{path}: not a regular file")
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
+                raise PathRefused(f"{path}: not a regular file of the copy alone")
+            handle.truncate(0)  # only now: a hard link's other name is never emptied
             handle.write(data)
         self._touched.add(path)
 

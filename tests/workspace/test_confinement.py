@@ -74,3 +74,24 @@ async def test_a_file_over_the_read_cap_or_not_text_is_refused(copy_root: Path) 
         ws.read("big.txt")
     with pytest.raises(PathRefused, match="not UTF-8"):
         ws.read("blob.bin")
+
+
+async def test_a_hard_link_to_a_file_outside_the_copy_is_neither_read_nor_emptied(
+    copy_root: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "sealing.key"
+    outside.write_text("sealing key: s3cr3t\n")
+    os.link(outside, copy_root / "key.txt")
+    ws = Workspace(copy_root)
+    with pytest.raises(PathRefused, match="hard link"):
+        ws.read("key.txt")
+    with pytest.raises(PathRefused, match="not a regular file of the copy alone"):
+        ws.write("key.txt", "overwritten\n")
+    assert outside.read_text() == "sealing key: s3cr3t\n" and ws.search("s3cr3t")[0] == []
+
+
+async def test_deleting_a_file_over_the_read_cap_is_in_the_change_set(copy_root: Path) -> None:
+    (copy_root / "data.csv").write_bytes(b"x" * (MAX_READ_BYTES + 1))
+    ws = Workspace(copy_root)
+    ws.delete("data.csv")
+    assert ws.final_changes().deletions == ("data.csv",)
