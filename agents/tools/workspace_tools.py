@@ -69,6 +69,8 @@ def _guarded(
             return await handler(args)
         except (PathRefused, ChangeRefused, ValueError) as exc:
             raise ToolError(redact(str(exc))) from None
+        except OSError as exc:  # the filesystem's refusal (a directory named as a file...)
+            raise ToolError(f"{exc.strerror or 'cannot be used'}") from None
 
     return run
 

@@ -82,3 +82,18 @@ async def test_the_toolbox_offers_the_copys_tools_and_edits_only_with_contents_w
     ]
     wrote = await writer.call("workspace_write", {"path": "AGENTS.md", "text": "obey\n"})
     assert wrote.is_error and wrote.content.startswith("workspace_write failed:")
+
+
+async def test_a_directory_named_as_a_file_or_a_file_as_a_directory_is_an_error_result(
+    tools: Toolbox,
+) -> None:
+    for name, args in [
+        ("workspace_read", {"path": "src"}),
+        ("workspace_delete", {"path": "src"}),
+        ("workspace_write", {"path": "src", "text": "x"}),
+        ("workspace_list", {"path": "README.md"}),
+        ("workspace_search", {"query": "x", "under": "README.md"}),
+        ("workspace_write", {"path": "README.md/x.py", "text": "x"}),
+    ]:
+        result = await tools.call(name, args)
+        assert result.is_error and result.content.startswith(f"{name} failed:"), (name, args)
