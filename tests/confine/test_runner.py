@@ -107,7 +107,7 @@ def test_a_command_is_an_argv_of_plain_strings(tmp_path: Path) -> None:
     work = repo(tmp_path, {"README": "x"})
     for bad in ("python3 -m unittest", [], [""], ["python3", "a\0b"]):
         with pytest.raises(ConfineError):
-            run_confined(work, bad)  # type: ignore[arg-type]
+            run_confined(work, bad)
 
 
 def test_no_bwrap_is_a_one_line_refusal_and_nothing_runs(tmp_path: Path) -> None:
