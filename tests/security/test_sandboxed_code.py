@@ -7,8 +7,9 @@ files of a data directory and of the parent's working folder, a SQLite store, a 
 its HOME, a file beside the working copy. Each holds one needle; the script searches its
 environment, every ``/proc/*/environ`` and ``cmdline`` it can see, the parent's ``/proc`` entry,
 each planted path by name, and every file under ``/`` (the system's ``/usr`` by name only), then
-tries a TCP listener this test opens, DNS, and writes outside its copy. The needle reaches the
-script in two halves, so the only whole copies are the planted ones.
+tries a TCP listener this test opens, DNS, and writes outside its copy. A process of the host
+holds the token in its command line (readable by every user, without a pid namespace). The
+needle reaches the script in two halves, so the only whole copies are the planted ones.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import json
 import os
 import socket
 import sqlite3
+import subprocess
+import sys
 import textwrap
 import uuid
 from collections.abc import Iterator
@@ -34,7 +37,7 @@ MODEL_KEY = f"sk-ant-api03-{NEEDLE}ModelKeyOfTheParent000000000000"
 SEALING_KEY = f"{NEEDLE}-sealing-key-of-the-parent-0000000000000000"
 
 HOSTILE = r"""
-import json, os, socket, sys
+import json, os, socket, sys, time
 
 cfg = json.load(open("probe.json"))
 needle = (cfg["needle"][0] + cfg["needle"][1]).encode()
@@ -73,17 +76,6 @@ for path in cfg["planted"]:
     reads[path] = data is not None
     if data is not None:
         look(path, data)
-for top, dirs, files in os.walk("/"):
-    if top in ("/proc", "/sys", "/dev"):
-        dirs[:] = []
-        continue
-    for name in files:
-        path = os.path.join(top, name)
-        look("name:" + path, path.encode())
-        if not path.startswith("/usr/") and os.path.isfile(path) and not os.path.islink(path):
-            data = read(path)
-            if data is not None:
-                look(path, data)
 try:
     socket.create_connection(("127.0.0.1", cfg["port"]), timeout=3).close()
     net = "connected"
@@ -101,7 +93,23 @@ for path in cfg["write_to"]:
         writes[path] = "written"
     except OSError as exc:
         writes[path] = type(exc).__name__
-seen = {"found": found, "reads": reads, "net": net, "dns": dns, "writes": writes}
+walk_ends = time.monotonic() + cfg["walk_seconds"]
+walked = True
+for top, dirs, files in os.walk("/"):
+    if top in ("/proc", "/sys", "/dev"):
+        dirs[:] = []
+        continue
+    if time.monotonic() > walk_ends:
+        walked = False
+        break
+    for name in files:
+        path = os.path.join(top, name)
+        look("name:" + path, path.encode())
+        if not path.startswith("/usr/") and os.path.isfile(path) and not os.path.islink(path):
+            data = read(path)
+            if data is not None:
+                look(path, data)
+seen = {"found": found, "reads": reads, "net": net, "dns": dns, "writes": writes, "walked": walked}
 print("REPORT " + json.dumps(seen))
 """
 
@@ -179,12 +187,20 @@ def report(output: str) -> dict[str, Any]:
 
 
 def test_a_hostile_test_script_finds_no_token_key_store_or_file_and_no_way_out(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, listener: Listener
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    listener: Listener,
+    request: pytest.FixtureRequest,
 ) -> None:
     work, planted = plant(tmp_path, monkeypatch)
     escape = Path("/tmp") / f"swarm-confine-escape-{uuid.uuid4().hex}"
     write_to = [escape, tmp_path / "written-outside", Path.cwd() / "written-in-cwd"]
     (work / "hostile.py").write_text(HOSTILE)
+    # A process of the host whose command line holds a token, as a tool given one by flag has.
+    other = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(300)", f"--token={GITHUB_TOKEN}"]
+    )
+    request.addfinalizer(other.kill)
     (work / "probe.json").write_text(
         json.dumps(
             {
@@ -193,6 +209,7 @@ def test_a_hostile_test_script_finds_no_token_key_store_or_file_and_no_way_out(
                 "planted": [str(p) for p in planted],
                 "port": listener.port,
                 "write_to": [str(p) for p in write_to],
+                "walk_seconds": 60,
             }
         )
     )
@@ -200,6 +217,7 @@ def test_a_hostile_test_script_finds_no_token_key_store_or_file_and_no_way_out(
     assert run.exit_code == 0, run.output
     seen = report(run.output)
     assert seen["found"] == []
+    assert seen["walked"], "the search of / did not finish"
     assert not any(seen["reads"].values())
     assert seen["net"].startswith("refused")
     assert listener.connections() == 0
