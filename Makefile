@@ -59,7 +59,7 @@ test-only: install
 
 test: check test-only
 
-bench: install
+bench: install sandbox-tools
 	$(UV) run python bench/identity.py
 	$(UV) run python bench/throttle.py
 	$(UV) run python bench/shared_budget.py
@@ -71,6 +71,7 @@ bench: install
 	$(UV) run python bench/github_calls.py
 	$(UV) run python bench/events.py --pushes 50
 	$(UV) run python bench/first_hour.py
+	$(UV) run python bench/confine.py
 	@echo "bench/swarm_pool.py (1,000 PRs over a work pool, ~15 min) runs on its own"
 
 clean:
