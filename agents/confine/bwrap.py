@@ -101,14 +101,18 @@ def bwrap_argv(
     bwrap: str,
     workdir_fd: int,
     data_fds: dict[str, int],
+    info_fd: int,
     command: Sequence[str],
     limits: Limits,
 ) -> list[str]:
     """The whole command line: bwrap's options, then ``prlimit`` with the limits, then
-    ``command`` (resolved on the sandbox's own ``PATH``)."""
+    ``command`` (resolved on the sandbox's own ``PATH``). bwrap writes the host pid of the
+    sandbox's pid 1 to ``info_fd``."""
     size = str(limits.scratch_bytes)
     args = [
         bwrap,
+        "--info-fd",
+        str(info_fd),
         "--unshare-all",
         "--unshare-user",
         "--disable-userns",

@@ -12,6 +12,7 @@ threads); the resource limits are set inside the sandbox by ``prlimit``.
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import select
@@ -29,6 +30,8 @@ from agents.confine.result import CPU_TIME, OUTPUT_FLOOD, WALL_TIME, ConfinedRun
 from agents.redact import redact
 
 _CHUNK = 65536
+# How long a killed sandbox may take to be gone, all its processes with it.
+_REAP_SECONDS = 10.0
 
 
 def _nobody() -> tuple[int, int]:
@@ -65,9 +68,10 @@ def launch(bwrap: str, workdir: Path, command: Sequence[str], limits: Limits) ->
     started = time.monotonic()
     workdir_fd = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     data_fds = open_made_up_etc()
-    fds = (workdir_fd, *data_fds.values())
+    info_read, info_write = os.pipe()
+    fds = (workdir_fd, info_write, *data_fds.values())
     try:
-        argv = bwrap_argv(bwrap, workdir_fd, data_fds, command, limits)
+        argv = bwrap_argv(bwrap, workdir_fd, data_fds, info_write, command, limits)
         uid, gid = HOST_USER if HOST_USER else (None, None)
         process = subprocess.Popen(
             argv,
@@ -82,11 +86,25 @@ def launch(bwrap: str, workdir: Path, command: Sequence[str], limits: Limits) ->
             group=gid,
             extra_groups=[] if HOST_USER else None,
         )
+    except BaseException:
+        os.close(info_read)
+        raise
     finally:
         close_all(fds)
     assert process.stdout is not None
+    deadline = started + limits.wall_seconds
+    sandbox = _sandbox_pid1(info_read, deadline)
     output = CappedOutput(limits.output_bytes)
-    stopped, status = _follow(process, output, started + limits.wall_seconds)
+    try:
+        stopped, status = _follow(process, output, deadline)
+        if sandbox is not None:
+            # When its pid 1 is gone, so is every process of its pid namespace: the kernel
+            # kills them and waits for them before pid 1's exit completes. bwrap's own exit
+            # does not wait for that when we killed it.
+            select.select([sandbox], [], [], _REAP_SECONDS)
+    finally:
+        if sandbox is not None:
+            os.close(sandbox)
     exit_code = os.waitstatus_to_exitcode(status)
     process.returncode = exit_code
     process.stdout.close()
@@ -103,6 +121,26 @@ def launch(bwrap: str, workdir: Path, command: Sequence[str], limits: Limits) ->
         output_bytes=output.total,
         output=redact(output.text()),
     )
+
+
+def _sandbox_pid1(info_read: int, deadline: float) -> int | None:
+    """A pidfd of the sandbox's pid 1, from bwrap's ``--info-fd`` JSON (written and closed
+    before the command starts), or None when bwrap wrote none (it failed first)."""
+    said = b""
+    try:
+        while (remaining := deadline - time.monotonic()) > 0:
+            readable, _, _ = select.select([info_read], [], [], remaining)
+            chunk = os.read(info_read, 4096) if readable else b""
+            if not chunk:
+                break
+            said += chunk
+    finally:
+        os.close(info_read)
+    try:
+        pid = int(json.loads(said)["child-pid"])
+        return os.pidfd_open(pid)
+    except (ValueError, KeyError, TypeError, OSError):
+        return None
 
 
 def _follow(
