@@ -1,5 +1,6 @@
 """The worker runtime, plain Python: the shared nouns at this level, one folder per step and layer.
 
+- ``confine/``: Confinement: a repository's code runs only in a sandbox (``bwrap``), or not at all
 - ``dispatch/``: Dispatch: a planned task becomes a sealed envelope with a down-scoped credential
 - ``errors.py``: The root of the errors a person can act on (``SwarmError``) and the exit statuses
   the CLI ends with
