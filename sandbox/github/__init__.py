@@ -24,6 +24,8 @@
 - ``graphql_threads.py``: Review threads over GraphQL, the only place GitHub says whether a thread
   is resolved and by whom: ``pullRequest.reviewThreads`` and the ``resolveReviewThread`` /
   ``unresolveReviewThread`` mutations people (and Apps with pull request write access) send
+- ``hook_log.py``: An App's webhook deliveries as GitHub keeps them: every attempt, its answer, and
+  redeliveries
 - ``limits.py``: Per-identity rate limits: primary buckets per resource and GitHub's secondary
   limits
 - ``manifests.py``: GitHub's App manifest flow, as github.com runs it: the new-App and install
@@ -39,6 +41,8 @@
 - ``routes_app.py``: App, installation, token, user and rate-limit endpoints
 - ``routes_feedback.py``: Repository review comments with replies, reactions and collaborator
   permission endpoints
+- ``routes_hooks.py``: An App's webhook deliveries: list them, read one, ask for one again (App
+  JWT only)
 - ``routes_issues.py``: Issue, issue comment and label endpoints
 - ``routes_people.py``: Who may do what in a repository (collaborator permission), and reactions to
   conversation comments

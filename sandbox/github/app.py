@@ -9,6 +9,7 @@ from sandbox.github import (
     graphql,
     routes_app,
     routes_feedback,
+    routes_hooks,
     routes_issues,
     routes_people,
     routes_pulls,
@@ -29,6 +30,7 @@ def create_app(state: SandboxState) -> FastAPI:
     # Feedback routes first: ``pulls/comments`` must not be read as ``pulls/{pull_number}``.
     rest = (
         routes_app.ROUTES
+        + routes_hooks.ROUTES
         + routes_feedback.ROUTES
         + routes_pulls.ROUTES
         + routes_issues.ROUTES

@@ -12,6 +12,7 @@ from cryptography.hazmat.primitives import serialization
 
 from sandbox.github.clock import SandboxClock
 from sandbox.github.diffs import tree_diff
+from sandbox.github.hook_log import HookLog
 from sandbox.github.limits import RateLimiter, RateLimits
 from sandbox.github.model import (
     App,
@@ -74,6 +75,8 @@ class SandboxState:
         self.bot_pat = ""
         # Called as (event, action, repo, issue, comment) when something a webhook reports
         # happens: see sandbox.github.webhooks.
+        # Every webhook delivery attempt, as GitHub keeps them for ``GET /app/hook/deliveries``.
+        self.hook_log = HookLog()
         self.listeners: list[
             Callable[[str, str, Repo, Issue, IssueComment | ReviewComment | None], None]
         ] = []
