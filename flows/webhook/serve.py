@@ -95,7 +95,6 @@ def build_receiver(
         return bool(store.posted_review_keys(review_key_prefix(repo, number)))
 
     receiver = WebhookReceiver(
-        recovery=_recovery(settings, commands, store),
         secret=secret,
         deliveries=store,
         sink=EventSink(enqueuer, commands, learner),
@@ -104,6 +103,7 @@ def build_receiver(
         installations=installations,
         reviewed=reviewed,
         queue=DeliveryQueue(store),
+        recovery=_recovery(settings, commands, store),
     )
 
     async def shutdown() -> None:
