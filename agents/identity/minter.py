@@ -33,6 +33,7 @@ from agents.identity.tokens import fingerprint
 from agents.settings.model import DEFAULT_IDENTITY, IdentityKind, IdentitySettings
 from agents.transport.auth import AppJwtAuth, InstallationTokenAuth
 from agents.transport.client import GitHubTransport
+from agents.transport.reply import Reply
 
 log = logging.getLogger(__name__)
 
@@ -156,6 +157,14 @@ class InstallationMinter:
                 f"({reply.github_message()})"
             )
         return frozenset(str(e) for e in events)
+
+    async def hook_deliveries(self, per_page: int, cursor: str | None = None) -> Reply:
+        """A page of the App's webhook deliveries (App JWT, the App's budget)."""
+        return await self._api.hook_deliveries(self._jwt, per_page, cursor)
+
+    async def redeliver_hook(self, delivery_id: int) -> Reply:
+        """Ask GitHub to redeliver one of the App's webhook deliveries (App JWT)."""
+        return await self._api.redeliver_hook(self._jwt, delivery_id)
 
     # -- leases --------------------------------------------------------------------------------
 

@@ -109,6 +109,12 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
         "A `swarm-run` deployment (`swarm-run/NAME`) to start one flow run per event on.",
     ),
     "webhook_concurrency": (None, "Event runs at once when they run in the webhook process."),
+    "webhook_recovery_interval_s": (
+        None,
+        "Seconds between two passes of `swarm webhook serve` over the App's webhook delivery log "
+        "(and one at start): each delivery GitHub failed to make that the store never received "
+        "is asked for again, once; 0 turns it off (docs/events.md, *Deliveries missed*).",
+    ),
     "per_worker_tokens": (
         None,
         "`true`: one token per worker instead of one per distinct scope (see *Token sharing*).",

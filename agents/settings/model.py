@@ -114,6 +114,9 @@ class Settings(BaseSettings):
     webhook_max_body_bytes: int = Field(default=1024 * 1024, ge=1024, le=25 * 1024 * 1024)
     webhook_deployment: str | None = None
     webhook_concurrency: int = Field(default=2, ge=1, le=64)
+    # Seconds between two passes over the App's delivery log for deliveries GitHub failed to
+    # make (the receiver down): each is asked for again; 0 turns it off (docs/events.md).
+    webhook_recovery_interval_s: float = Field(default=300.0, ge=0, le=86400)
     # Lowest level of the project's log records shipped to the Prefect run and task-run logs.
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 

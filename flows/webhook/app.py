@@ -48,6 +48,12 @@ _EVENT = re.compile(r"^[a-z0-9_]{1,64}$")
 Submitted = DeliveryEnd
 
 
+class Recovery(Protocol):
+    """Asks GitHub again for the deliveries it failed to make (:mod:`flows.webhook.recovery`)."""
+
+    async def run_forever(self) -> None: ...
+
+
 class WorkSink(Protocol):
     async def submit(self, work: EventWork, delivery_id: str) -> Submitted: ...
 
@@ -76,15 +82,21 @@ class WebhookReceiver:
     # The store as the queue: accepted work is claimed on its row, resumed after a crash, and
     # redelivered work that never finished runs (None: rows record, nothing resumes).
     queue: DeliveryQueue | None = None
+    # Deliveries GitHub failed to make while this receiver was down, asked for again (None: not).
+    recovery: Recovery | None = None
 
     def __post_init__(self) -> None:
         self._repos = {r.lower() for r in self.repos}
         self._background: set[asyncio.Task[None]] = set()
         self._resumer: asyncio.Task[None] | None = None
+        self._recovering: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         """Take over what dead receivers left (at once, then every third of the lease) and keep
-        this receiver's claims renewed; both run until :meth:`stop`."""
+        this receiver's claims renewed; both run until :meth:`stop`. Missed deliveries are asked
+        for again from the start on, until :meth:`stop_resuming`."""
+        if self.recovery is not None and self._recovering is None:
+            self._recovering = asyncio.create_task(self.recovery.run_forever())
         if self.queue is None or self._background:
             return
         self._resumer = asyncio.create_task(self._resume_forever(self.queue))
@@ -93,11 +105,13 @@ class WebhookReceiver:
     async def stop_resuming(self) -> None:
         """Take over nothing more (stopping: the runs in hand are drained, claims renewed)."""
         await _cancel({self._resumer} if self._resumer else set())
+        await _cancel({self._recovering} if self._recovering else set())
 
     async def stop(self) -> None:
         """Stop taking over and renewing; claims left lapse, and the next receiver resumes."""
         await _cancel(self._background)
         self._background = set()
+        await _cancel({self._recovering} if self._recovering else set())
 
     async def _resume_forever(self, queue: DeliveryQueue) -> None:
         every = queue.lease.total_seconds() / 3

@@ -15,7 +15,10 @@ from flows.local.prefect_server import use_local_prefect
 
 if TYPE_CHECKING:
     from agents.settings.model import Settings
+    from agents.store import Store
+    from flows.run.bot import BotCommands
     from flows.webhook.app import WebhookReceiver
+    from flows.webhook.recovery import DeliveryRecovery
 
 # PRs whose feedback is read at once; more wait their turn in memory.
 LEARNING_CONCURRENCY = 2
@@ -100,6 +103,7 @@ def build_receiver(
         installations=installations,
         reviewed=reviewed,
         queue=DeliveryQueue(store),
+        recovery=_recovery(settings, commands, store),
     )
 
     async def shutdown() -> None:
@@ -110,6 +114,26 @@ def build_receiver(
         store.close()
 
     return receiver, shutdown
+
+
+def _recovery(settings: Settings, commands: BotCommands, store: Store) -> DeliveryRecovery | None:
+    """What asks GitHub again for the deliveries it failed to make, with the JWT of the App the
+    commands' bot belongs to (the App taking the webhook); None when turned off or the identity
+    is no App (a bot PAT has no webhook log)."""
+    import logging
+
+    from agents.identity.minter import InstallationMinter
+    from flows.webhook.recovery import DeliveryRecovery
+
+    if settings.webhook_recovery_interval_s <= 0:
+        return None
+    source = commands.dispatcher.source(commands.identity)
+    if not isinstance(source, InstallationMinter):
+        logging.getLogger("flows.webhook").info(
+            "missed deliveries are not recovered: identity %r is no GitHub App", commands.identity
+        )
+        return None
+    return DeliveryRecovery(source, store, interval_s=settings.webhook_recovery_interval_s)
 
 
 def serve_webhooks(
