@@ -123,7 +123,7 @@ def _squatter() -> Iterator[tuple[int, list[int]]]:
             listener.listen(8)
             listener.settimeout(1.0)
             os.write(ready_w, str(listener.getsockname()[1]).encode())
-            received = 0
+            count = 0
             for _ in range(10):
                 try:
                     conn, _addr = listener.accept()
@@ -132,11 +132,11 @@ def _squatter() -> Iterator[tuple[int, list[int]]]:
                 conn.settimeout(1.0)
                 try:
                     while chunk := conn.recv(4096):
-                        received += len(chunk)
+                        count += len(chunk)
                 except OSError:
                     pass
                 conn.close()
-            os.write(done_w, str(received).encode())
+            os.write(done_w, str(count).encode())
         finally:
             os._exit(0)
     os.close(ready_w)
