@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from flows.local.env import prepare_prefect_env
 from flows.local.prefect_server import (
     LocalServer,
     auth_file,
@@ -172,3 +173,13 @@ def test_the_ui_asks_for_the_password_and_shows_runs_once_given_it(
     text = shown.wait_for_text(["Dashboard", "Deployments", "Runs"], timeout=60)
     assert "Login" not in text
     assert "Authentication failed" not in text
+
+
+def test_no_swarm_process_opens_prefects_runner_web_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Prefect's runner serves run counts and a shutdown endpoint, with no credential, on
+    localhost:8080 when ``PREFECT_RUNNER_SERVER_ENABLE`` is set: never in a swarm process."""
+    monkeypatch.setenv("PREFECT_RUNNER_SERVER_ENABLE", "true")
+    prepare_prefect_env()
+    assert os.environ["PREFECT_RUNNER_SERVER_ENABLE"] == "false"
