@@ -140,19 +140,30 @@ def auth_header(auth: str) -> dict[str, str]:
     return {"Authorization": "Basic " + base64.b64encode(auth.encode()).decode("ascii")}
 
 
+NO_TABLE = -1
+
+
 def listener_uid(port: int) -> int | None:
     """The uid that owns the socket listening on 127.0.0.1:``port`` (Linux ``/proc/net/tcp``);
-    None when nobody listens there or this cannot be told."""
+    None when nobody listens there, ``NO_TABLE`` where the system has no such table."""
     wanted = f"0100007F:{port:04X}"
     try:
         lines = Path("/proc/net/tcp").read_text(encoding="ascii").splitlines()[1:]
     except OSError:
-        return None
+        return NO_TABLE
     for line in lines:
         fields = line.split()
         if len(fields) > 7 and fields[1] == wanted and fields[3] == LISTENING:
             return int(fields[7])
     return None
+
+
+def _listener_is_mine(port: int) -> bool:
+    """Whether this user listens on ``port``. Where the system cannot tell (no ``/proc``: not
+    Linux), the port is taken as ours: the server still refuses everyone without the auth
+    string, and only a squatter on a stopped server's port could collect it there."""
+    found = listener_uid(port)
+    return found in (os.geteuid(), NO_TABLE)
 
 
 def status(home: Path) -> LocalServer | None:
@@ -292,7 +303,7 @@ def _serves(server: LocalServer) -> bool:
     """Whether the server at ``server.url`` answers and is this home's (not another Prefect
     server that happens to hold the port). The auth string goes only to a listener of this
     user's: another user who took the port after ours stopped gets nothing."""
-    if listener_uid(server.port) != os.geteuid() or not auth_file(server.home).is_file():
+    if not _listener_is_mine(server.port) or not auth_file(server.home).is_file():
         return False
     settings_url = f"{server.api_url}/admin/settings"
     asked = urllib.request.Request(  # noqa: S310
