@@ -164,7 +164,8 @@ class ManifestPage:
     # -- the requests --------------------------------------------------------------------------
 
     def _by_state(self, state: str) -> PendingApp | None:
-        return next((a for a in self.apps if secrets.compare_digest(a.state, state)), None)
+        given = state.encode()  # bytes: a non-ASCII str would make compare_digest raise
+        return next((a for a in self.apps if secrets.compare_digest(a.state.encode(), given)), None)
 
     def _within(self, path: str) -> str | None:
         """``path`` below the page's token (``/`` for the page itself), None when it is not
