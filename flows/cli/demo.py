@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from agents.private_files import private_folder
 from flows.local.env import prepare_prefect_env
-from flows.local.prefect_server import prefect_home, status, use_local_prefect
+from flows.local.prefect_server import password_hint, prefect_home, status, use_local_prefect
 
 if TYPE_CHECKING:
     from agents.settings.model import Settings
@@ -125,6 +125,7 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
         f"Prefect UI: {report.ui_link or ui + '/runs'} (this run; every run is at {ui}/runs); "
         "uv run swarm server stop stops the server"
     )
+    say(password_hint(prefect_home(data_dir)))
     for line in walkthrough_links(settings, WIDGETS, WIDGETS_PR_DEBUG_PRINT):
         say(line)
     return 0 if report.ok and again.ok else 1

@@ -18,6 +18,12 @@ QUIET_ENV = {
     # outside a run are not run logs; they still reach the console.
     "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
 }
+CLOSED_ENV = {
+    # Prefect's runner (what `swarm serve` runs) starts a web server with no credential on
+    # localhost:8080 when this is set (run counts, a shutdown endpoint): any local user could
+    # stop the swarm's schedule. No swarm process opens it, whatever the shell says.
+    "PREFECT_RUNNER_SERVER_ENABLE": "false",
+}
 # The swarm's own story on the console: which PRs, how each worker ended. Prefect's lines (and
 # the workers' detailed ones) go to the server's run logs, and to the console with --verbose.
 STORY_LOGGERS = ("flows.run.flow", "flows.run.fanout", "flows.run.children", "flows.events")
@@ -36,6 +42,7 @@ def prepare_prefect_env() -> None:
     """
     for key, value in {**OFFLINE_ENV, **QUIET_ENV}.items():
         os.environ.setdefault(key, value)
+    os.environ.update(CLOSED_ENV)
 
 
 def configured_api_url() -> str | None:
