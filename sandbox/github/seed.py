@@ -87,7 +87,15 @@ def seed_state(state: SandboxState) -> None:
     ):
         bot = state.add_user(f"{slug}[bot]", type="Bot")
         state.apps[app_id] = App(
-            app_id, slug, slug.replace("-", " ").title(), ORG, app_key(slug), bot, None, [*events]
+            app_id,
+            slug,
+            slug.replace("-", " ").title(),
+            ORG,
+            app_key(slug),
+            bot,
+            None,
+            [*events],
+            dict(perms),
         )
         state.installations[inst_id] = Installation(inst_id, app_id, ORG, dict(perms))
 
