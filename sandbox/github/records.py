@@ -11,7 +11,7 @@ from typing import Literal, get_args
 # The shapes of installation token GitHub mints: ``classic`` (``ghs_`` and alphanumerics),
 # ``long`` (~520 characters with dots) and ``stateless`` (``ghs_<app id>_<JWT>``, ~520 characters
 # with ``.``, ``_`` and ``-``, rolled out since April 2026).
-TokenFormat = Literal["classic", "long", "stateless"]
+TokenFormat = Literal["classic", "ghes", "long", "stateless"]
 TOKEN_FORMATS: tuple[TokenFormat, ...] = get_args(TokenFormat)
 TOKEN_FORMAT_ENV = "SANDBOX_TOKEN_FORMAT"
 
