@@ -75,6 +75,10 @@ class Knobs:
     # rows after that come with zero counts and no patch (seen on api.github.com, 2026-11:
     # nothing in the row says so). None: every row in full.
     listing_patch_lines: int | None = 20_000
+    # A GraphQL ``pullRequests`` page asking for more than this many runs past GitHub's 10 s
+    # and answers 502, its points spent (docs: "Rate limits and query limits for the GraphQL
+    # API", timeouts). None: no page times out.
+    graphql_listing_times_out_over: int | None = None
 
 
 @dataclass
