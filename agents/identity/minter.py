@@ -166,6 +166,40 @@ class InstallationMinter:
         """Ask GitHub to redeliver one of the App's webhook deliveries (App JWT)."""
         return await self._api.redeliver_hook(self._jwt, delivery_id)
 
+    async def installation_permissions(self) -> dict[str, str] | None:
+        """What the installation grants now (``GET /app/installations``' ``permissions``): an
+        owner accepts an App's new permissions per installation, so the App's registration
+        (``GET /app``) may ask for more than an installation gives. None when not listed."""
+        reply = await self._api.installations(self._jwt)
+        found = reply.body if reply.ok and isinstance(reply.body, list) else []
+        for inst in found:
+            if isinstance(inst, dict) and inst.get("id") == self.installation_id:
+                perms = inst.get("permissions")
+                return {str(k): str(v) for k, v in perms.items()} if isinstance(perms, dict) else {}
+        return None
+
+    async def app_permissions(self) -> dict[str, str]:
+        """What the App's registration asks for (``GET /app``'s ``permissions``)."""
+        reply = await self._api.app(self._jwt)
+        perms = reply.field("permissions")
+        if not reply.ok or not isinstance(perms, dict):
+            raise MintRefused(
+                f"identity {self.name!r}: GET /app did not name the App's permissions "
+                f"({reply.github_message()})"
+            )
+        return {str(k): str(v) for k, v in perms.items()}
+
+    async def mint_unleased(self, scope: TokenScope, *, role: str) -> tuple[SecretStr, MintRecord]:
+        """A token for one use by code, outside the leases and the worker ceiling: the caller
+        checks the scope (``agents.identity.resolution``) and revokes it with
+        :meth:`revoke_unleased` at once. Never shared, never cached."""
+        await self.bot_login()
+        minted = await self._mint(scope, role)
+        return minted.token, minted.record
+
+    async def revoke_unleased(self, token: SecretStr) -> bool:
+        return await self._revoke_token(token)
+
     # -- leases --------------------------------------------------------------------------------
 
     async def acquire(self, scope: TokenScope, *, role: str, holder: str) -> TokenLease:

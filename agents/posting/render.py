@@ -195,6 +195,23 @@ def resolution_reply(head_sha: str) -> str:
     )
 
 
+FIXED_REPLY = "Fixed at `"
+
+
+def fixed_reply(head_sha: str) -> str:
+    """The one line the bot leaves in a fixed finding's thread it may not resolve (GitHub
+    resolves a thread only for a token with Contents: write; docs/security.md)."""
+    return (
+        f"{FIXED_REPLY}{head_sha[:12]}`: the code this finding was about changed and the "
+        "re-review no longer reports it. The thread stays open: this App does not resolve "
+        "threads here."
+    )
+
+
+def says_fixed_not_resolved(body: str) -> bool:
+    return body.startswith(FIXED_REPLY)
+
+
 def diff_line_url(review_url: str | None, path: str, line: int) -> str:
     """Where a new finding's comment shows in the PR's diff, without asking GitHub for the
     comment: the "Files changed" page's anchor of a file is ``diff-`` and the SHA-256 of its
@@ -229,6 +246,8 @@ class SummaryView:
     over_cap: int = 0
     max_comments: int = 0
     resolved: Sequence[Listed] = ()
+    # Fixed by this push, their threads left open (the App may not resolve them).
+    fixed_open: Sequence[Listed] = ()
     not_reviewed: Sequence[tuple[str, str]] = ()  # (path, why)
     cost_usd: float = 0.0
     input_tokens: int = 0
@@ -289,6 +308,9 @@ def _findings(view: SummaryView) -> str:
     if view.resolved:
         lines.append(f"- Resolved by this push ({len(view.resolved)}):")
         lines += [f"  - {_item(x)}" for x in view.resolved]
+    if view.fixed_open:
+        lines.append(f"- Fixed by this push, thread left open ({len(view.fixed_open)}):")
+        lines += [f"  - {_item(x)}" for x in view.fixed_open]
     return "\n".join(lines)
 
 

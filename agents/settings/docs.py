@@ -162,6 +162,15 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
         "alone always waits in `swarm memory review` (its learning quotes the model's "
         "finding), and without this setting every learning waits there.",
     ),
+    "resolve_threads": (
+        None,
+        "Resolve the review threads of findings a push fixed. GitHub lets an App resolve a "
+        "thread only with `Contents: write`, which a reviewer's token never holds: when this "
+        "is on and the App's installation grants it, a separate token scoped to that one "
+        "repository is minted for the resolve mutation alone and revoked at once. Off (or "
+        "not granted): the bot replies that the finding is fixed at the commit and leaves "
+        "the thread open; `swarm verify` says which is missing (docs/security.md).",
+    ),
     "retention_days": (
         None,
         "`swarm store prune` deletes hidden runtime records (transcripts, call logs, "

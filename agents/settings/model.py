@@ -102,6 +102,10 @@ class Settings(BaseSettings):
     # Learnings a maintainer (admin or maintain access) teaches by replying to a review
     # comment are accepted at once instead of waiting in `swarm memory review`.
     memory_auto_accept: bool = False
+    # Resolve the threads of fixed findings with a separate token holding contents:write,
+    # minted for that one mutation and repository and revoked at once (GitHub gates
+    # resolveReviewThread on it); off: the bot replies "fixed at <sha>" and leaves them open.
+    resolve_threads: bool = False
     # How often a polling run reads a repository's review feedback (replies, reactions, resolved
     # threads) for learnings: at most once in this many seconds per bot and repository. GitHub
     # sends no webhook for a reaction, and a learning waits for a maintainer anyway; 0 reads it

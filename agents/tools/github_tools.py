@@ -319,5 +319,7 @@ def _told(published: Published) -> str:
         f"{len(chosen.repeated)} already posted before",
         f"{len(published.resolved)} earlier thread(s) resolved",
     ]
+    if published.fixed_open:
+        parts.append(f"{len(published.fixed_open)} fixed, thread(s) left open")
     summary = f"; summary: {published.summary_url}" if published.summary_url else ""
     return ", ".join(parts) + summary

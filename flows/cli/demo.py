@@ -59,7 +59,13 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
     from flows.cli.console import console, print_report, say
     from flows.cli.runner import execute_flow
     from flows.run.request import RunRequest
-    from sandbox.github.seed import REPOS, WIDGETS, WIDGETS_PR_DEBUG_PRINT, push_print_fix
+    from sandbox.github.seed import (
+        REPOS,
+        WIDGETS,
+        WIDGETS_PR_DEBUG_PRINT,
+        give_contents_write,
+        push_print_fix,
+    )
     from sandbox.server import SandboxServer
 
     chosen = choose_model(model)
@@ -72,6 +78,11 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
         load_env_file(env_file)
         os.environ["SWARM_DATA_DIR"] = str(data_dir)
         os.environ["SWARM_REPOS"] = ",".join(REPOS)
+        # The walkthrough resolves its fixed finding's thread: GitHub lets an App do that only
+        # with Contents: write, so the demo's App is given it and the demo opts in
+        # (docs/security.md); without both the thread gets a "Fixed at" reply and stays open.
+        give_contents_write(sandbox.state)
+        os.environ["SWARM_RESOLVE_THREADS"] = "true"
         settings = load_settings()
         console.print(
             f"[bold]sandbox GitHub[/bold] at {sandbox.url} with {len(REPOS)} repositories; "
