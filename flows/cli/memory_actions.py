@@ -50,7 +50,7 @@ def _check_kind(kind: str) -> None:
 
 
 def memory_list(*, repo: str | None, role: str | None, include_inactive: bool) -> None:
-    from flows.cli.console import console, say, table
+    from flows.cli.console import print_table, say
 
     check_scope(repo, role)
     with open_store() as store:
@@ -63,25 +63,25 @@ def memory_list(*, repo: str | None, role: str | None, include_inactive: bool) -
     if not records:
         say('no memories yet; add one with `swarm memory add "..." --repo OWNER/NAME`')
         return
-    console.print(
-        table(
-            "memories",
-            ["id", "kind", "repo", "role", "body", "by", "from", "when", "state"],
-            (
-                [
-                    m.id,
-                    m.kind,
-                    m.repo or "(all)",
-                    m.role or "(all)",
-                    m.body,
-                    f"{m.author} ({m.author_kind})",
-                    origin(m),
-                    when(m.created_at),
-                    _state(m),
-                ]
-                for m in records
-            ),
-        )
+    print_table(
+        "memories",
+        ["id", "kind", "repo", "role", "body", "by", "from", "when", "state"],
+        (
+            [
+                m.id,
+                m.kind,
+                m.repo or "(all)",
+                m.role or "(all)",
+                m.body,
+                f"{m.author} ({m.author_kind})",
+                origin(m),
+                when(m.created_at),
+                _state(m),
+            ]
+            for m in records
+        ),
+        wraps={"body", "by", "from"},
+        drop=["from", "by", "kind", "state", "role", "repo", "when"],
     )
 
 

@@ -52,6 +52,8 @@ class RootSwitch:
 
 # ``swarm --verbose``: Prefect's own lines on the terminal too, not only the swarm's.
 VERBOSE = RootSwitch("--verbose")
+# ``swarm --wide``: every table column, however wide the terminal (ids and links whole).
+WIDE = RootSwitch("--wide")
 
 
 def command_group(name: str, summary: str) -> typer.Typer:

@@ -61,7 +61,7 @@ def show_runs(limit: int, *, run_id: str | None = None) -> None:
     """Recent runs, then the workers of ``run_id`` (default: the latest run with workers)."""
     from agents.settings.model import ConfigError
     from agents.store import UnknownRunError
-    from flows.cli.console import console, say, table
+    from flows.cli.console import print_table, say
 
     with open_store() as store:
         records = store.list_runs(limit=limit)
@@ -77,33 +77,34 @@ def show_runs(limit: int, *, run_id: str | None = None) -> None:
             if workers:
                 break
     if run_id is None:
-        console.print(table("swarm runs", RUN_COLUMNS, (_run_row(run) for run in records)))
+        rows = [_run_row(run) for run in records]
+        print_table("swarm runs", RUN_COLUMNS, rows, wraps=RUN_WRAPS, drop=RUN_DROP)
     if shown is None:
         say("no runs yet; `swarm demo` or `swarm run` makes one")
         return
-    console.print(
-        table(
-            f"workers of {shown}",
-            ["worker", "roles", "identity", "task", "status", "reason"],
-            (
-                [
-                    w.id,
-                    " > ".join(w.role_chain),
-                    w.identity_login,
-                    task_label(w.task),
-                    w.status,
-                    w.blocked_reason,
-                ]
-                for w in workers
-            ),
-        )
+    print_table(
+        f"workers of {shown}",
+        ["worker", "roles", "identity", "task", "status", "reason"],
+        (
+            [
+                w.id,
+                " > ".join(w.role_chain),
+                w.identity_login,
+                task_label(w.task),
+                w.status,
+                w.blocked_reason,
+            ]
+            for w in workers
+        ),
+        wraps={"roles", "task", "reason"},
+        drop=["identity", "roles"],
     )
 
 
 def show_deliveries(limit: int) -> None:
     """Webhook deliveries, the unfinished first: ``lost`` when no live receiver holds the work
     (the next receiver to start, or a Redeliver, runs it), else who holds it or what it became."""
-    from flows.cli.console import console, say, table
+    from flows.cli.console import print_table, say
 
     with open_store() as store:
         records = store.list_deliveries(limit=limit)
@@ -112,7 +113,13 @@ def show_deliveries(limit: int) -> None:
         return
     now = datetime.now(UTC)
     rows = (_delivery_row(d, now) for d in records)
-    console.print(table("webhook deliveries", DELIVERY_COLUMNS, rows))
+    print_table(
+        "webhook deliveries",
+        DELIVERY_COLUMNS,
+        rows,
+        wraps={"target", "outcome", "detail"},
+        drop=["flow run", "state", "tries", "event", "received"],
+    )
 
 
 DELIVERY_COLUMNS = [
@@ -154,6 +161,9 @@ def _delivery_row(d: Any, now: datetime) -> list[object]:
     ]
 
 
+# What goes first when a terminal is too narrow, and the free text that wraps.
+RUN_DROP = ["trigger", "finished", "skipped", "workers", "new", "failed"]
+RUN_WRAPS = frozenset({"status", "note"})
 RUN_COLUMNS = [
     "run",
     "trigger",
@@ -206,7 +216,7 @@ def show_transcript(worker: str, *, full: bool) -> None:
 
 def show_limits() -> None:
     """The latest recorded snapshot per identity and resource."""
-    from flows.cli.console import console, say, table
+    from flows.cli.console import print_table, say
 
     with open_store() as store:
         rows = [
@@ -224,17 +234,16 @@ def show_limits() -> None:
     if not rows:
         say("no rate-limit snapshots recorded yet; run a swarm first")
         return
-    console.print(
-        table(
-            "rate-limit buckets (latest snapshot)",
-            ["identity", "resource", "limit", "remaining", "reset", "paused until", "taken"],
-            rows,
-        )
+    print_table(
+        "rate-limit buckets (latest snapshot)",
+        ["identity", "resource", "limit", "remaining", "reset", "paused until", "taken"],
+        rows,
+        drop=["taken", "limit", "reset"],
     )
 
 
 def show_audit(identity: str, since: str | None) -> None:
-    from flows.cli.console import console, say, table
+    from flows.cli.console import print_table, say
 
     after = parse_since(since) if since else None
     with open_store() as store:
@@ -242,23 +251,23 @@ def show_audit(identity: str, since: str | None) -> None:
     if not records:
         say(f"no recorded writes by {identity}")
         return
-    console.print(
-        table(
-            f"writes by {identity}",
-            ["at", "worker", "method", "route", "target", "status", "remaining"],
-            (
-                [
-                    when(r.at),
-                    r.worker_id,
-                    r.method,
-                    r.route,
-                    r.target,
-                    r.status,
-                    r.ratelimit_remaining,
-                ]
-                for r in records
-            ),
-        )
+    print_table(
+        f"writes by {identity}",
+        ["at", "worker", "method", "route", "target", "status", "remaining"],
+        (
+            [
+                when(r.at),
+                r.worker_id,
+                r.method,
+                r.route,
+                r.target,
+                r.status,
+                r.ratelimit_remaining,
+            ]
+            for r in records
+        ),
+        wraps={"route", "target"},
+        drop=["remaining", "status", "method"],
     )
 
 
