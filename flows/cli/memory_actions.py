@@ -97,7 +97,7 @@ def memory_add(*, body: str, repo: str | None, role: str | None, kind: str) -> N
 
     check_scope(repo, role)
     _check_kind(kind)
-    with open_store() as store:
+    with open_store(create=True) as store:
         record = store.add_memory(kind, body, author=person(), repo=repo, role=role)
     say(f"added memory {record.id}")
 

@@ -41,11 +41,22 @@ def parse_since(text: str) -> datetime:
 
 
 @contextmanager
-def open_store() -> Iterator[Store]:
-    from agents.settings.model import load_settings
+def open_store(*, create: bool = False) -> Iterator[Store]:
+    """The configured store. The default SQLite store (``.swarm/`` in the working directory) is
+    made only when ``create`` (adding a memory): typed outside the project's root, a command
+    that reads would otherwise leave an empty ``.swarm/`` there and answer "nothing yet". A
+    SWARM_DATA_DIR or SWARM_STORE_URL someone set is theirs to start empty."""
+    from agents.settings.model import ConfigError, load_settings
     from agents.store import Store
 
     settings = load_settings()
+    database = settings.data_dir / "swarm.db"
+    chosen = {"store_url", "data_dir"} & settings.model_fields_set
+    if not chosen and not create and not database.exists():
+        raise ConfigError(
+            f"no swarm store at {database.resolve()}: run swarm from the project's root (where "
+            "`swarm demo` or `swarm run` made it), or set SWARM_DATA_DIR"
+        )
     store = Store.open(settings.store_url, settings.data_dir)
     try:
         yield store
