@@ -11,17 +11,23 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from agents.store import Store
 
-_DURATION = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
-_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+_DURATION = re.compile(r"^\s*(\d+)\s*([a-z]+)\s*$")
+# Units that cannot be misread: a bare "m" (minutes or months?) is refused, "min" is minutes.
+_UNITS = {"s": "seconds", "min": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
 def parse_duration(text: str, what: str) -> timedelta:
-    """``30d``, ``12h``, ``45m``: a clear error names the option when it is none of those."""
+    """``30d``, ``12h``, ``90min``: a clear error names the option when it is none of those."""
     from agents.settings.model import ConfigError
 
-    match = _DURATION.match(text)
-    if not match:
-        raise ConfigError(f"{what}: {text!r} is not a duration like 30d, 12h or 45m")
+    match = _DURATION.match(text.lower())
+    if match and match.group(2) == "m":
+        raise ConfigError(
+            f"{what}: {text!r} is ambiguous (minutes or months?): write "
+            f"{match.group(1)}min for minutes or {match.group(1)}d for days"
+        )
+    if not match or match.group(2) not in _UNITS:
+        raise ConfigError(f"{what}: {text!r} is not a duration like 30d, 12h or 90min")
     return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
 
 
@@ -282,15 +288,19 @@ def show_audit(identity: str, since: str | None) -> None:
     )
 
 
-def prune(older_than: str) -> None:
+def prune(older_than: str, *, yes: bool) -> None:
+    """Without ``yes``, only what would go: deleting is for a second, deliberate command."""
     from flows.cli.console import say
 
     age = parse_duration(older_than, "--older-than")
     with open_store() as store:
-        counts = store.prune(age)
-    say(
-        f"pruned {counts.total} record(s) older than {older_than}: "
+        counts = store.prune(age, dry_run=not yes)
+    what = (
         f"{counts.transcript_events} transcript events, {counts.llm_calls} LLM calls, "
-        f"{counts.github_calls} GitHub calls, {counts.rate_limit_snapshots} rate-limit snapshots; "
-        "user-visible memory kept"
+        f"{counts.github_calls} GitHub calls, {counts.rate_limit_snapshots} rate-limit snapshots"
     )
+    records = f"{counts.total} record(s) older than {older_than.strip()}: {what}"
+    if yes:
+        say(f"pruned {records}; user-visible memory kept")
+    else:
+        say(f"would prune {records}; nothing deleted: add --yes to delete them")
