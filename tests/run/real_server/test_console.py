@@ -69,3 +69,14 @@ def test_the_worker_table_fits_a_real_terminal_with_ids_and_costs_whole(
     assert workers and all(w in output for w in workers), output
     costs = [c for line in table for c in re.findall(r"\$[0-9.]+", line)]
     assert len(costs) == len(workers) and all(re.fullmatch(r"\$\d+\.\d{4}", c) for c in costs)
+
+
+def test_a_failed_worker_ends_in_the_swarms_line_not_prefects_repr(swarm: ObservedSwarm) -> None:
+    run = swarm.run("--repo", DOCS, SWARM_APP_BOT_LOGIN="impostor[bot]")
+    assert run.returncode != 0, run.output
+    assert f"review {DOCS}#1@" in run.output and ": blocked" in run.output, run.output
+    assert "WorkerOutcome(" not in run.output, run.output
+    assert "Task run failed with state" not in run.output, run.output
+    # The server's run logs keep Prefect's line.
+    messages = [entry["message"] for entry in swarm.logs(run.flow_run_id)]
+    assert any("Task run failed with state" in m for m in messages)
