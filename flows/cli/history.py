@@ -55,7 +55,10 @@ def limits() -> None:
 
 @commands.command()
 def audit(
-    identity: Annotated[str, typer.Option("--identity", help="Bot login, e.g. swarm[bot].")],
+    identity: Annotated[
+        str,
+        typer.Option("--identity", help="Bot login, e.g. swarm-reviewer[bot] (see `swarm runs`)."),
+    ],
     since: Annotated[
         str | None,
         typer.Option(help="Only after this time: ISO date/time or a duration like 24h, 7d."),

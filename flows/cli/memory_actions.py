@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import getpass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flows.cli.store_actions import open_store, when
+
+if TYPE_CHECKING:
+    from agents.store import Store
 
 
 def origin(record: Any) -> str:
@@ -29,13 +32,25 @@ def person() -> str:
 
 def check_scope(repo: str | None, role: str | None) -> None:
     from agents.settings.checks import repo_problem
-    from agents.settings.model import ConfigError
+    from agents.settings.model import ConfigError, load_settings
+    from flows.cli.known import check_role
 
     problem = repo_problem(repo) if repo is not None else None
     if problem:
         raise ConfigError(f"--repo: {problem}")
     if role is not None and not role.replace("-", "").replace("_", "").isalnum():
         raise ConfigError(f"--role: {role!r} is not a role id like 'reviewer'")
+    if role is not None:
+        check_role(role, load_settings())
+
+
+def check_known_repo(store: Store, repo: str | None) -> None:
+    """Inside the store: a repository that is a typo of a known one is refused."""
+    from agents.settings.model import load_settings
+    from flows.cli.known import check_repo
+
+    if repo is not None:
+        check_repo(repo, store, load_settings())
 
 
 # What a person writes; learnings come only from review feedback (`swarm memory review`).
@@ -54,6 +69,7 @@ def memory_list(*, repo: str | None, role: str | None, include_inactive: bool) -
 
     check_scope(repo, role)
     with open_store() as store:
+        check_known_repo(store, repo)
         records = store.list_memories(
             repo=repo,
             role=role,
@@ -98,6 +114,7 @@ def memory_add(*, body: str, repo: str | None, role: str | None, kind: str) -> N
     check_scope(repo, role)
     _check_kind(kind)
     with open_store(create=True) as store:
+        check_known_repo(store, repo)
         record = store.add_memory(kind, body, author=person(), repo=repo, role=role)
     say(f"added memory {record.id}")
 

@@ -260,10 +260,13 @@ def show_limits() -> None:
 
 
 def show_audit(identity: str, since: str | None) -> None:
+    from agents.settings.model import load_settings
     from flows.cli.console import print_table, say
+    from flows.cli.known import check_identity
 
     after = parse_since(since) if since else None
     with open_store() as store:
+        check_identity(identity, store, load_settings())
         records = store.audit(identity=identity, since=after)
     if not records:
         say(f"no recorded writes by {identity}")
