@@ -21,7 +21,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from flows.cli.errors import DEBUG, SwarmGroup
-from flows.cli.options import VERBOSE, WIDE
+from flows.cli.options import JSON_OUTPUT, VERBOSE, WIDE
 from flows.local.warm_client import run_warm, warm_command
 
 # To add commands: a module in flows/cli/ defining `commands = typer.Typer(...)`, listed here.
@@ -85,6 +85,7 @@ def _root(
     ] = False,
 ) -> None:
     DEBUG.on, VERBOSE.on, WIDE.on = debug, verbose, wide
+    JSON_OUTPUT.on = False  # a listing command's own --json sets it
 
 
 for _module in COMMAND_MODULES:

@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agents.redact import redact
-from flows.cli.options import WIDE
+from flows.cli.options import JSON_OUTPUT, WIDE
 from flows.run.report import TABLE_COLUMNS, RunReport, outcome_row, review_word
 
 # A terminal's own width, or COLUMNS when set (also when the output is captured); redirected
@@ -39,8 +39,10 @@ _STATUS_STYLE = {
 
 
 def say(text: str) -> None:
-    """A plain line for a person: no markup, no highlighting, never wrapped mid-sentence."""
-    console.print(redact(text), markup=False, highlight=False, soft_wrap=True)
+    """A plain line for a person: no markup, no highlighting, never wrapped mid-sentence (on
+    stderr under ``--json``, where stdout holds only data)."""
+    out = err_console if JSON_OUTPUT.on else console
+    out.print(redact(text), markup=False, highlight=False, soft_wrap=True)
 
 
 def print_table(
@@ -56,6 +58,9 @@ def print_table(
     except the ``wraps`` columns (free text), which wrap over lines. When the terminal is too
     narrow for all the columns, the ``drop`` columns go, first named first (default: from the
     right, never the first), and a line names them; ``swarm --wide`` prints every column."""
+    if JSON_OUTPUT.on:
+        _print_json(title, columns, rows)
+        return
     cells = [[_cell(value) for value in row] for row in rows]
     widths = [
         _widths(name, [row[i] for row in cells], name in wraps) for i, name in enumerate(columns)
@@ -111,6 +116,20 @@ def _widths(header: str, cells: Sequence[Text], wraps: bool) -> _Widths:
 def _table_width(widths: Sequence[int]) -> int:
     """A rich table's width for these column widths: one space each side and a rule between."""
     return sum(widths) + 3 * len(widths) + 1
+
+
+def _print_json(title: str, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
+    """One table as one line of JSON: numbers stay numbers, text is redacted like a cell."""
+    import json
+
+    def value(cell: object) -> object:
+        if cell is None or isinstance(cell, (bool, int, float)):
+            return cell
+        return redact(str(cell))
+
+    body = [dict(zip(columns, (value(c) for c in row), strict=True)) for row in rows]
+    sys.stdout.write(json.dumps({"title": redact(title), "rows": body}) + "\n")
+    sys.stdout.flush()
 
 
 def _cell(value: object) -> Text:

@@ -56,6 +56,19 @@ VERBOSE = RootSwitch("--verbose")
 WIDE = RootSwitch("--wide")
 
 
+# ``--json`` on a listing command: each table as one JSON object a line (JSON Lines), and the
+# sentences that are not data on stderr.
+JSON_OUTPUT = RootSwitch("--json")
+JsonOpt = Annotated[
+    bool,
+    typer.Option(
+        "--json",
+        help="Each table as one JSON object a line ({title, rows}), for scripts; other lines go "
+        "to stderr.",
+    ),
+]
+
+
 def command_group(name: str, summary: str) -> typer.Typer:
     """A ``swarm NAME ...`` group: bare ``swarm NAME`` shows its help rather than an error."""
     return typer.Typer(name=name, help=summary, no_args_is_help=True)

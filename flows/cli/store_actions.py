@@ -8,6 +8,8 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from flows.cli.options import JSON_OUTPUT
+
 if TYPE_CHECKING:
     from agents.store import Store
 
@@ -248,7 +250,7 @@ def show_limits() -> None:
             ]
             for r in store.latest_rate_limits()
         ]
-    if not rows:
+    if not rows and not JSON_OUTPUT.on:
         say("no rate-limit snapshots recorded yet; run a swarm first")
         return
     print_table(
@@ -268,7 +270,7 @@ def show_audit(identity: str, since: str | None) -> None:
     with open_store() as store:
         check_identity(identity, store, load_settings())
         records = store.audit(identity=identity, since=after)
-    if not records:
+    if not records and not JSON_OUTPUT.on:
         say(f"no recorded writes by {identity}")
         return
     print_table(
