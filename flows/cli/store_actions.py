@@ -58,12 +58,13 @@ def open_store(*, create: bool = False) -> Iterator[Store]:
     from agents.store import Store
 
     settings = load_settings()
-    database = settings.data_dir / "swarm.db"
     chosen = {"store_url", "data_dir"} & settings.model_fields_set
-    if not chosen and not create and not database.exists():
+    # Only a missing folder: one that is there is judged by Store.open (another user's is
+    # refused as such).
+    if not chosen and not create and not settings.data_dir.exists():
         raise ConfigError(
-            f"no swarm store at {database.resolve()}: run swarm from the project's root (where "
-            "`swarm demo` or `swarm run` made it), or set SWARM_DATA_DIR"
+            f"no swarm store in {settings.data_dir.resolve()}: run swarm from the project's root "
+            "(where `swarm demo` or `swarm run` made it), or set SWARM_DATA_DIR"
         )
     store = Store.open(settings.store_url, settings.data_dir)
     try:

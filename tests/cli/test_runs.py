@@ -70,8 +70,8 @@ def test_runs_outside_the_project_root_refuses_and_makes_no_store(
         seen = swarm(*command)
         assert seen.code == EXIT_USAGE, seen.output
         assert seen.lines == [
-            f"error: no swarm store at {tmp_path / '.swarm' / 'swarm.db'}: run swarm from the "
-            "project's root (where `swarm demo` or `swarm run` made it), or set SWARM_DATA_DIR"
+            f"error: no swarm store in {tmp_path / '.swarm'}: run swarm from the project's root "
+            "(where `swarm demo` or `swarm run` made it), or set SWARM_DATA_DIR"
         ], seen.output
         assert not (tmp_path / ".swarm").exists()
 
