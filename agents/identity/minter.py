@@ -38,6 +38,8 @@ from agents.transport.reply import Reply
 log = logging.getLogger(__name__)
 
 DEFAULT_REFRESH_MARGIN = timedelta(minutes=5)
+# At most this many repositories are asked about one by one to find which one GitHub refuses.
+_PROBES = 20
 
 
 class MinterOptions(TypedDict, total=False):
@@ -300,7 +302,10 @@ class InstallationMinter:
         reply = await self._api.mint(self._jwt, self.installation_id, body)
         where = f"identity {self.name!r} (installation {self.installation_id}), role {role!r}"
         if reply.status != 201 or not isinstance(reply.body, dict):
-            repos = ", ".join(scope.repositories) or "the installation's repositories"
+            named = list(scope.repositories)
+            if reply.status in (404, 422) and len(named) > 1:
+                named = await self._refused_alone(named) or named
+            repos = ", ".join(named) or "the installation's repositories"
             # 404/422: a repository the installation does not cover (or that does not exist).
             hint = "; is the App installed there?" if reply.status in (404, 422) else ""
             raise MintRefused(
@@ -331,6 +336,23 @@ class InstallationMinter:
             minted.record.expires_at.isoformat(),
         )
         return minted
+
+    async def _refused_alone(self, repositories: list[str]) -> list[str]:
+        """After GitHub refused one token for several repositories: those it refuses on their
+        own (each asked for with metadata:read only, and any token given revoked at once), so
+        the error names the wrong repository rather than every one of the run. Empty when each
+        is granted alone: then the refusal was about the permissions, not a repository."""
+        refused = []
+        for full in repositories[:_PROBES]:
+            body = {"repositories": [full.split("/", 1)[1]], "permissions": {"metadata": "read"}}
+            reply = await self._api.mint(self._jwt, self.installation_id, body)
+            if reply.status != 201:
+                refused.append(full)
+                continue
+            token = reply.field("token")
+            if isinstance(token, str) and token:
+                await self._revoke_token(SecretStr(token))
+        return refused
 
     async def _revoke(self, minted: _Minted) -> bool:
         if self._clock() >= minted.record.expires_at:

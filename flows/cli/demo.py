@@ -116,6 +116,7 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
         )
         elapsed = time.monotonic() - started
         reviews_on_sandbox = _count_bot_reviews(sandbox.state)
+        sandbox_url = sandbox.url  # once the sandbox stops, its socket has no address
     console.print(again.headline())
     if report.new_reviews == 0 and report.idempotent_skips:
         console.print(
@@ -137,14 +138,19 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
         "uv run swarm server stop stops the server"
     )
     say(password_hint(prefect_home(data_dir)))
-    for line in walkthrough_links(settings, WIDGETS, WIDGETS_PR_DEBUG_PRINT):
+    for line in walkthrough_links(settings, WIDGETS, WIDGETS_PR_DEBUG_PRINT, sandbox_url):
         say(line)
+    say(
+        f"the sandbox GitHub ({sandbox_url}) stopped with the demo: its links above no longer "
+        "open; `uv run swarm sandbox serve` keeps one running to explore"
+    )
     return 0 if report.ok and again.ok else 1
 
 
-def walkthrough_links(settings: Settings, repo: str, number: int) -> list[str]:
-    """The PR's summary comment and the thread its push resolved, as the store recorded them
-    (a second demo posts nothing: its fresh sandbox gets the first one's links)."""
+def walkthrough_links(settings: Settings, repo: str, number: int, sandbox_url: str) -> list[str]:
+    """The PR's summary comment and the thread its push resolved, as the store recorded them,
+    when this demo's sandbox holds them: a link an earlier demo recorded points into a sandbox
+    that stopped with it (another port), and is not printed."""
     from agents.posting.keys import summary_key, thread_key_prefix
     from agents.store.store import Store
 
@@ -155,12 +161,16 @@ def walkthrough_links(settings: Settings, repo: str, number: int) -> list[str]:
             for key in store.posted_review_keys(thread_key_prefix(repo, number))
             if key.endswith("/resolved") and (record := store.get_review_key(key)) is not None
         ]
+    ours = f"{sandbox_url.rstrip('/')}/"
+    resolved = [url for url in resolved if url and url.startswith(ours)]
+    summary_url = summary.review_url if summary is not None else None
+    earlier = "(none in this demo's sandbox: an earlier demo posted it)"
     lines = [f"summary of {repo}#{number} (one comment, edited by every review): "]
-    lines[0] += summary.review_url if summary is not None and summary.review_url else "(none)"
+    lines[0] += summary_url if summary_url and summary_url.startswith(ours) else earlier
     lines.append(
         f"resolved thread: {resolved[-1]} (its line changed and the re-review no longer reports it)"
         if resolved
-        else "resolved thread: (none)"
+        else f"resolved thread: {earlier}"
     )
     return lines
 

@@ -92,10 +92,11 @@ def verify_identities() -> int:
     from flows.cli.preflight import needs
 
     settings = load_settings(needs=needs(any_identity=True))
-    from flows.cli.console import console, say, table
+    from flows.cli.console import print_table, say
 
     checks = asyncio.run(_check_identities(settings))
-    console.print(table("identities", ["identity", "kind", "login", "roles", "check"], checks.rows))
+    columns = ["identity", "kind", "login", "roles", "check"]
+    print_table("identities", columns, checks.rows, wraps={"roles", "check"})
     # Below the table, whole: a cell folds a long line over several.
     for line in checks.grants + checks.events + checks.threads + checks.refusals:
         say(line)

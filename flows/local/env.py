@@ -27,7 +27,9 @@ CLOSED_ENV = {
 # The swarm's own story on the console: which PRs, how each worker ended. Prefect's lines (and
 # the workers' detailed ones) go to the server's run logs, and to the console with --verbose.
 STORY_LOGGERS = ("flows.run.flow", "flows.run.fanout", "flows.run.children", "flows.events")
-PREFECT_ENDINGS = ("Finished in state ", "Crash detected! ")
+# "Task run failed with state: Blocked(..., result=WorkerOutcome(...))" is ~900 characters of a
+# worker's end the swarm's own line already told in one sentence.
+PREFECT_ENDINGS = ("Finished in state ", "Crash detected! ", "Task run failed with state: ")
 # The flow engine's line for the exception that ended a run: the swarm's own error line says the
 # same in one sentence (and ``swarm --verbose`` shows both), so the person reads it once.
 FLOW_ENGINE_LOGGER = "prefect.flow_runs"

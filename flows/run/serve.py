@@ -24,7 +24,7 @@ def serve_schedule(request: RunRequest, *, cron: str, name: str) -> None:
     """Serve ``request`` (its repositories: the configured ones when it names none) every
     ``cron`` tick as the deployment ``name``."""
     from agents.settings.model import load_settings
-    from flows.cli.preflight import needs, repo_flags, serving_checks
+    from flows.cli.preflight import check_store, needs, repo_flags, serving_checks
 
     # Before a Prefect server is started for nothing.
     settings = load_settings(
@@ -32,6 +32,8 @@ def serve_schedule(request: RunRequest, *, cron: str, name: str) -> None:
         checks=serving_checks(request.overlay, request.model),
         **repo_flags(request.repos),
     )
+    # A store every scheduled run would fail to open is refused now, in one line, as `run` does.
+    check_store(settings)
     prepare_prefect_env()
     from flows.local.env import configured_api_url
 

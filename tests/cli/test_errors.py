@@ -179,7 +179,16 @@ def test_serve_refuses_a_bad_cron_with_the_option_name(
 def test_a_bad_duration_names_the_option() -> None:
     assert_error(
         swarm("store", "prune", "--older-than", "soon"),
-        "error: --older-than: 'soon' is not a duration like 30d, 12h or 45m",
+        "error: --older-than: 'soon' is not a duration like 30d, 12h or 90min",
+        EXIT_USAGE,
+    )
+
+
+def test_a_bare_m_is_refused_as_ambiguous_and_deletes_nothing() -> None:
+    assert_error(
+        swarm("store", "prune", "--older-than", "1m", "--yes"),
+        "error: --older-than: '1m' is ambiguous (minutes or months?): write 1min for minutes "
+        "or 1d for days",
         EXIT_USAGE,
     )
 
