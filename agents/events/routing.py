@@ -5,9 +5,9 @@ to ignore it out; nothing is called and nothing is trusted beyond the signature 
   draft is reviewed is the repository's ``skip.drafts``, decided by discovery);
 - ``issue_comment`` created on a PR with a ``/swarm`` line, by someone who is not a bot: that
   command (who may give it is checked later, against GitHub);
-- ``issues`` opened: triage it with the triager role;
+- ``issues`` opened: triage it with the triage kind's role;
 - ``pull_request_review_comment`` created as a reply, by someone who is not a bot: a reply to
-  answer (the responder's, when it is in one of the bot's threads and its author has write
+  answer (the respond kind's role's, when it is in one of the bot's threads and its author has write
   access) and feedback, learned from as below;
 - ``issue_comment`` created on a PR without a command, by someone who is not a bot: feedback,
   learned from (replies to the bot's review comments and reactions on them: GitHub sends no
@@ -16,6 +16,9 @@ to ignore it out; nothing is called and nothing is trusted beyond the signature 
 - ``pull_request_review_thread`` resolved, by someone who is not a bot: feedback too (whose
   thread it was and who resolved it are read back from GitHub by the learner);
 - anything else: ignored, with the reason.
+
+Which role takes the work is the role book's answer (:mod:`agents.kinds.book`): the role whose
+kind answers it, or the one whose ``command:`` is the ``/swarm`` word; no role is named here.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ from agents.events.payloads import (
     ReviewCommentEvent,
     ReviewThreadEvent,
 )
+from agents.kinds.book import RoleBook
+from agents.roles.files import shipped_book
 
 REVIEW_ACTIONS = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
 # The events the swarm acts on (everything :func:`route_event` does not ignore), each with the
@@ -136,8 +141,9 @@ def decode_payload(body: bytes) -> object:
         raise ValueError("payload nested too deep") from None
 
 
-def route_event(event: str, body: bytes) -> Routed:
-    """The work ``event`` with payload ``body`` asks for, or why it asks for none."""
+def route_event(event: str, body: bytes, roles: RoleBook | None = None) -> Routed:
+    """The work ``event`` with payload ``body`` asks for, or why it asks for none; ``roles``
+    says which role takes it (default: the roles shipped with swarm)."""
     try:
         raw = decode_payload(body)
         head = Envelope.model_validate(raw)
@@ -147,7 +153,7 @@ def route_event(event: str, body: bytes) -> Routed:
     sender = head.sender.login if head.sender else None
     base = Routed(event, head.action, repo, None, sender, None, "")
     try:
-        return _route(event, raw, head, base)
+        return _route(event, raw, head, base, roles or shipped_book())
     except ValidationError:
         return _ignored(base, f"{event}.{head.action}: payload lacks the fields this event needs")
 
@@ -171,12 +177,18 @@ class _Delivery:
     repo: str
     sender: Account
     installation: int | None
+    book: RoleBook
 
     def ignored(self, reason: str, number: int | None = None) -> Routed:
         return _ignored(self.base, f"{self.name}: {reason}", number)
 
     def work(self, work: EventWork, reason: str) -> Routed:
         return _work(self.base, work, f"{self.name}: {reason}")
+
+    def answering(self, kind: WorkKind, number: int) -> str | Routed:
+        """The role whose kind takes ``kind`` work, or the delivery ignored: no role does."""
+        role = self.book.answering(kind)
+        return role if role is not None else self.ignored(f"no role does {kind} work", number)
 
     def asks(
         self, kind: WorkKind, number: int, role: str, sender: str | None = None, **details: Any
@@ -194,12 +206,12 @@ class _Delivery:
         )
 
 
-def _route(event: str, raw: object, head: Envelope, base: Routed) -> Routed:
+def _route(event: str, raw: object, head: Envelope, base: Routed, book: RoleBook) -> Routed:
     name = f"{event}.{head.action}" if head.action else event
     if base.repo is None or head.sender is None:
         return _ignored(base, f"{name}: no repository or sender")
     installation = head.installation.id if head.installation else None
-    delivery = _Delivery(name, raw, head, base, base.repo, head.sender, installation)
+    delivery = _Delivery(name, raw, head, base, base.repo, head.sender, installation, book)
     if event not in _HANDLERS:
         return delivery.ignored("not an event the swarm acts on")
     actions, otherwise, handler = _HANDLERS[event]
@@ -210,7 +222,10 @@ def _route(event: str, raw: object, head: Envelope, base: Routed) -> Routed:
 
 def _pull_request(d: _Delivery) -> Routed:
     pr = PullRequestEvent.model_validate(d.raw).pull_request
-    work = d.asks("review", pr.number, "reviewer", head_sha=pr.head.sha)
+    role = d.answering("review", pr.number)
+    if isinstance(role, Routed):
+        return role
+    work = d.asks("review", pr.number, role, head_sha=pr.head.sha)
     return d.work(work, f"review {work.target}")
 
 
@@ -218,14 +233,17 @@ def _issue(d: _Delivery) -> Routed:
     issue = IssuesEvent.model_validate(d.raw).issue
     if issue.pull_request is not None:
         return d.ignored("a pull request, not an issue", issue.number)
-    work = d.asks("triage", issue.number, "triager")
+    role = d.answering("triage", issue.number)
+    if isinstance(role, Routed):
+        return role
+    work = d.asks("triage", issue.number, role)
     return d.work(work, f"triage {work.target}")
 
 
 def _comment(d: _Delivery) -> Routed:
     parsed = IssueCommentEvent.model_validate(d.raw)
     number = parsed.issue.number
-    command = find_command(parsed.comment.body)
+    command = find_command(parsed.comment.body, d.book)
     by_bot = _by_bot(parsed.comment.user, d.head)
     if command is None:
         if by_bot or parsed.issue.pull_request is None:
@@ -235,10 +253,14 @@ def _comment(d: _Delivery) -> Routed:
         return d.ignored("commands from bots are ignored", number)
     if parsed.issue.pull_request is None:
         return d.ignored("/swarm commands work on pull requests only", number)
+    # help and unknown words are answered by the sink; the review kind's role stands for them.
+    role = command.role or d.answering("review", number)
+    if isinstance(role, Routed):
+        return role
     work = d.asks(
         "command",
         number,
-        command.role or "reviewer",
+        role,
         parsed.comment.user.login,
         comment_id=parsed.comment.id,
         command=command.text,
@@ -255,6 +277,8 @@ def _review_comment(d: _Delivery) -> Routed:
     if _by_bot(parsed.comment.user, d.head):
         return d.ignored("replies from bots teach nothing", number)
     work = _feedback(d, number, parsed.comment.user.login, parsed.comment.id)
+    if isinstance(work, Routed):
+        return work
     return d.work(work, f"a reply on {work.target}, to answer and learn from")
 
 
@@ -289,11 +313,19 @@ def _by_bot(author: Account, head: Envelope) -> bool:
 
 def _learn(d: _Delivery, number: int, sender: str) -> Routed:
     work = _feedback(d, number, sender)
+    if isinstance(work, Routed):
+        return work
     return d.work(work, f"feedback on {work.target}")
 
 
-def _feedback(d: _Delivery, number: int, sender: str, reply: int | None = None) -> EventWork:
+def _feedback(
+    d: _Delivery, number: int, sender: str, reply: int | None = None
+) -> EventWork | Routed:
     """Feedback on the PR to learn from; with ``reply``, also that reply to answer."""
+    kind: WorkKind = "learn" if reply is None else "respond"
+    role = d.answering(kind, number)
+    if isinstance(role, Routed):
+        return role
     if reply is None:
-        return d.asks("learn", number, "reviewer", sender)
-    return d.asks("respond", number, "responder", sender, comment_id=reply)
+        return d.asks("learn", number, role, sender)
+    return d.asks("respond", number, role, sender, comment_id=reply)

@@ -80,6 +80,10 @@ class Role(_Strict):
     name: Text
     description: Text
     identity: Slug = "default"
+    # The kind of work the role does (a name in agents.kinds' registry, checked when the file
+    # is read) and the `/swarm` word that starts it, if one does.
+    kind: Slug = "review"
+    command: Annotated[str, StringConstraints(pattern=r"^[a-z][a-z-]{0,31}$")] | None = None
     permissions: dict[str, str]
     model: Text | None = None
     limits: Limits = Field(default_factory=Limits)

@@ -32,6 +32,7 @@ from starlette.routing import Route
 
 from agents.events.routing import EventWork, Routed, route_event
 from agents.events.signature import signature_ok
+from agents.kinds.book import RoleBook
 from agents.redact import redact
 from agents.store.records import DeliveryEnd, DeliveryRecord, NewDelivery
 from flows.webhook.queue import DeliveryQueue, DeliveryRows
@@ -76,6 +77,8 @@ class WebhookReceiver:
     # The store as the queue: accepted work is claimed on its row, resumed after a crash, and
     # redelivered work that never finished runs (None: rows record, nothing resumes).
     queue: DeliveryQueue | None = None
+    # Which role takes which work (None: the roles shipped with swarm).
+    roles: RoleBook | None = None
 
     def __post_init__(self) -> None:
         self._repos = {r.lower() for r in self.repos}
@@ -134,7 +137,7 @@ class WebhookReceiver:
         delivery = request.headers.get("x-github-delivery", "")
         if not _EVENT.match(event) or not _DELIVERY.match(delivery):
             return JSONResponse({"message": "X-GitHub-Event or X-GitHub-Delivery missing"}, 400)
-        routed = route_event(event, body)
+        routed = route_event(event, body, self.roles)
         if routed.malformed:
             # Signed, yet no payload GitHub sends: a bad request, answered without detail.
             return Response(status_code=400)
