@@ -3,8 +3,9 @@ to ignore it out; nothing is called and nothing is trusted beyond the signature 
 
 - ``pull_request`` opened, reopened, synchronize, ready_for_review: review that PR (whether a
   draft is reviewed is the repository's ``skip.drafts``, decided by discovery);
-- ``issue_comment`` created on a PR with a ``/swarm`` line, by someone who is not a bot: that
-  command (who may give it is checked later, against GitHub);
+- ``issue_comment`` created with a ``/swarm`` line, by someone who is not a bot, on what the
+  command's kind works on (a PR, or an issue for a kind that works on issues): that command (who
+  may give it is checked later, against GitHub);
 - ``issues`` opened: triage it with the triage kind's role;
 - ``pull_request_review_comment`` created as a reply, by someone who is not a bot: a reply to
   answer (the respond kind's role's, when it is in one of the bot's threads and its author has write
@@ -251,8 +252,13 @@ def _comment(d: _Delivery) -> Routed:
         return _learn(d, number, parsed.comment.user.login)
     if by_bot:
         return d.ignored("commands from bots are ignored", number)
-    if parsed.issue.pull_request is None:
+    # A command works on what its role's kind works on (help and unknown words: on PRs).
+    commanded = d.book.kind_of(command.role) if command.role else None
+    on = commanded.on if commanded is not None else "pulls"
+    if on == "pulls" and parsed.issue.pull_request is None:
         return d.ignored("/swarm commands work on pull requests only", number)
+    if on == "issues" and parsed.issue.pull_request is not None:
+        return d.ignored(f"/swarm {command.word} works on issues only", number)
     # help and unknown words are answered by the sink; the review kind's role stands for them.
     role = command.role or d.answering("review", number)
     if isinstance(role, Routed):
