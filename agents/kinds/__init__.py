@@ -2,8 +2,8 @@
 
 Discovery, event routing, ``/swarm`` commands, shard planning and the webhook sink ask the
 registry and the role book which role does which work; none of them names a role. A new role of
-an existing kind is one YAML file; a new kind is one module here that registers itself, plus its
-role file.
+an existing kind is one YAML file; a new kind is one module here declaring ``KIND`` (found and
+registered when the package is imported), plus its role file.
 
 - ``kind.py``: A kind of work (what starts it, how its items are found) and the registry of kinds
 - ``book.py``: The loaded roles by kind and by ``/swarm`` word: which role answers which work
@@ -15,10 +15,15 @@ role file.
 
 from __future__ import annotations
 
-from agents.kinds import respond, review, summarize, triage
-from agents.kinds.kind import kind_names, register
+import importlib
+import pkgutil
 
-__all__ = ["kind_names", "register"]
+from agents.kinds.kind import for_task, kind_names, register
 
-for _module in (review, summarize, triage, respond):
-    register(_module.KIND)
+__all__ = ["for_task", "kind_names", "register"]
+
+# Every module here that declares a ``KIND`` is a kind: a new kind is a new module, nothing else.
+for _found in pkgutil.iter_modules(__path__):
+    _kind = getattr(importlib.import_module(f"{__name__}.{_found.name}"), "KIND", None)
+    if _kind is not None:
+        register(_kind)

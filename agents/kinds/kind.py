@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from agents.planning.discover import Discovery
     from agents.wiring import Runtime
+    from agents.work import Task
 
 
 @dataclass(frozen=True)
@@ -41,13 +42,17 @@ class Kind:
     takes (a ``review`` role also learns from feedback); ``on``: what its items are, so a
     ``/swarm`` word starting it is refused on the other; ``discover``: how a run of one of its
     roles finds its items (None: it is only ever planned inside another kind's run, as the
-    summarizer is inside a review's)."""
+    summarizer is inside a review's); ``task``: the kind of task its workers get
+    (:data:`agents.work.TaskKind`) and ``describe`` the trusted task line a worker of it reads
+    first."""
 
     name: str
     summary: str
     on: Literal["pulls", "issues"] = "pulls"
     answers: frozenset[str] = frozenset()
     discover: Discover | None = None
+    task: str | None = None
+    describe: Callable[[Task], str] | None = None
 
 
 _KINDS: dict[str, Kind] = {}
@@ -67,6 +72,11 @@ def unregister(name: str) -> None:
 def kind_named(name: str) -> Kind:
     """The kind ``name``; :class:`KeyError` when none is registered by that name."""
     return _KINDS[name]
+
+
+def for_task(task: str) -> Kind | None:
+    """The kind whose workers get tasks of kind ``task``."""
+    return next((k for k in _KINDS.values() if k.task == task), None)
 
 
 def kind_names() -> list[str]:

@@ -16,6 +16,7 @@ from agents.planning.sources import GatewayReplySource, repos_by_owner, role_ide
 
 if TYPE_CHECKING:
     from agents.wiring import Runtime
+    from agents.work import Task
 
 NAME = "respond"
 
@@ -82,10 +83,22 @@ async def replies_in(
     return Discovery(items=[], skipped=skipped, replies=replies.items)
 
 
+def describe(task: Task) -> str:
+    """The responder's task line: which reply, in which thread, and the two tools to use."""
+    sha = f" at head {task.head_sha}" if task.head_sha else ""
+    return (
+        f"Answer reply {task.reply_to} in your review thread on pull request "
+        f"{task.repo}#{task.number}{sha}: read the thread with get_thread, then post one answer "
+        "with reply_in_thread."
+    )
+
+
 KIND = Kind(
     name=NAME,
     summary="Answer a maintainer's reply in one of the bot's review threads, once",
     on="pulls",
     answers=frozenset({"respond"}),
     discover=discover,
+    task="respond",
+    describe=describe,
 )

@@ -148,10 +148,30 @@ async def post_config_notices(
     return told
 
 
+def describe(task: Task) -> str:
+    """A reviewer's task line: the PR at its head, what changed since the last review, its
+    shard's files (quoted as data), and what the repository's configuration asks."""
+    from agents.worker.prompt import quoted_names, repository_asks
+
+    target = f"{task.repo}#{task.number}"
+    sha = f" at head {task.head_sha}" if task.head_sha else ""
+    text = f"Review pull request {target}{sha} and submit one review."
+    if task.since_sha:
+        text += f" Only the changes since the previously reviewed commit {task.since_sha} matter."
+    if task.files and task.shard:
+        text += (
+            f" This worker covers part {task.shard.index + 1} of {task.shard.count}: only the "
+            f"files {quoted_names(task.files)}; its findings are merged by another worker."
+        )
+    return text + repository_asks(task)
+
+
 KIND = Kind(
     name="review",
     summary="Review a pull request and post one review, once per head",
     on="pulls",
     answers=frozenset({"review", "learn"}),
     discover=discover,
+    task="review_pr",
+    describe=describe,
 )

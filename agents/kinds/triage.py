@@ -15,6 +15,7 @@ from agents.planning.sources import GatewayIssueSource, repos_by_owner, role_ide
 
 if TYPE_CHECKING:
     from agents.wiring import Runtime
+    from agents.work import Task
 
 
 async def discover(runtime: Runtime, ask: Ask) -> Discovery:
@@ -38,10 +39,18 @@ async def discover(runtime: Runtime, ask: Ask) -> Discovery:
     return found
 
 
+def describe(task: Task) -> str:
+    """The triager's task line."""
+    target = f"{task.repo}#{task.number}"
+    return f"Triage issue {target}: add fitting labels and post one helpful comment."
+
+
 KIND = Kind(
     name="triage",
     summary="Triage a new issue with one comment and labels",
     on="issues",
     answers=frozenset({"triage"}),
     discover=discover,
+    task="triage_issue",
+    describe=describe,
 )
