@@ -64,6 +64,7 @@ EVENT_TITLES: dict[str, str] = {
     "pull_request_review_comment": "Pull request review comment",
     "pull_request_review_thread": "Pull request review thread",
 }
+# The work the events above ask for; a kind's own routes (:class:`Route`) may name more.
 WorkKind = Literal["review", "command", "triage", "learn", "respond"]
 
 
@@ -72,7 +73,7 @@ class EventWork(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    kind: WorkKind
+    kind: str  # a WorkKind, or the work a kind's own route names
     repo: str
     number: int
     role: str
@@ -168,7 +169,7 @@ def _work(base: Routed, work: EventWork, reason: str) -> Routed:
 
 
 @dataclass(frozen=True)
-class _Delivery:
+class Delivery:
     """One event as its handler reads it; ``name`` (``event.action``) starts every reason."""
 
     name: str
@@ -186,13 +187,13 @@ class _Delivery:
     def work(self, work: EventWork, reason: str) -> Routed:
         return _work(self.base, work, f"{self.name}: {reason}")
 
-    def answering(self, kind: WorkKind, number: int) -> str | Routed:
+    def answering(self, kind: str, number: int) -> str | Routed:
         """The role whose kind takes ``kind`` work, or the delivery ignored: no role does."""
         role = self.book.answering(kind)
         return role if role is not None else self.ignored(f"no role does {kind} work", number)
 
     def asks(
-        self, kind: WorkKind, number: int, role: str, sender: str | None = None, **details: Any
+        self, kind: str, number: int, role: str, sender: str | None = None, **details: Any
     ) -> EventWork:
         """Work on ``number`` in this delivery's repository, through its installation, for
         ``sender`` (the event's own sender unless said); ``details``: the rest of its fields."""
@@ -212,16 +213,37 @@ def _route(event: str, raw: object, head: Envelope, base: Routed, book: RoleBook
     if base.repo is None or head.sender is None:
         return _ignored(base, f"{name}: no repository or sender")
     installation = head.installation.id if head.installation else None
-    delivery = _Delivery(name, raw, head, base, base.repo, head.sender, installation, book)
+    delivery = Delivery(name, raw, head, base, base.repo, head.sender, installation, book)
+    # An event or action the handlers below do not take may be a configured kind's own.
+    own = next(
+        (
+            route.handler
+            for kind in book.kinds()
+            for route in kind.routes
+            if route.event == event and head.action in route.actions
+        ),
+        None,
+    )
     if event not in _HANDLERS:
-        return delivery.ignored("not an event the swarm acts on")
+        return own(delivery) if own else delivery.ignored("not an event the swarm acts on")
     actions, otherwise, handler = _HANDLERS[event]
     if head.action not in actions:
-        return delivery.ignored(otherwise)
+        return own(delivery) if own else delivery.ignored(otherwise)
     return handler(delivery)
 
 
-def _pull_request(d: _Delivery) -> Routed:
+@dataclass(frozen=True)
+class Route:
+    """An event a kind of work starts on beyond the ones above (:attr:`agents.kinds.kind.Kind.
+    routes`): the event, the actions that mean work, and its handler, which reads the payload
+    and asks for work (:meth:`Delivery.asks`) or ignores it with the reason."""
+
+    event: str
+    actions: frozenset[str]
+    handler: Callable[[Delivery], Routed]
+
+
+def _pull_request(d: Delivery) -> Routed:
     pr = PullRequestEvent.model_validate(d.raw).pull_request
     role = d.answering("review", pr.number)
     if isinstance(role, Routed):
@@ -230,7 +252,7 @@ def _pull_request(d: _Delivery) -> Routed:
     return d.work(work, f"review {work.target}")
 
 
-def _issue(d: _Delivery) -> Routed:
+def _issue(d: Delivery) -> Routed:
     issue = IssuesEvent.model_validate(d.raw).issue
     if issue.pull_request is not None:
         return d.ignored("a pull request, not an issue", issue.number)
@@ -241,7 +263,7 @@ def _issue(d: _Delivery) -> Routed:
     return d.work(work, f"triage {work.target}")
 
 
-def _comment(d: _Delivery) -> Routed:
+def _comment(d: Delivery) -> Routed:
     parsed = IssueCommentEvent.model_validate(d.raw)
     number = parsed.issue.number
     command = find_command(parsed.comment.body, d.book)
@@ -275,7 +297,7 @@ def _comment(d: _Delivery) -> Routed:
     return d.work(work, f"/swarm {command.text} on {work.target}")
 
 
-def _review_comment(d: _Delivery) -> Routed:
+def _review_comment(d: Delivery) -> Routed:
     parsed = ReviewCommentEvent.model_validate(d.raw)
     number = parsed.pull_request.number
     if parsed.comment.in_reply_to_id is None:
@@ -288,7 +310,7 @@ def _review_comment(d: _Delivery) -> Routed:
     return d.work(work, f"a reply on {work.target}, to answer and learn from")
 
 
-def _review_thread(d: _Delivery) -> Routed:
+def _review_thread(d: Delivery) -> Routed:
     number = ReviewThreadEvent.model_validate(d.raw).pull_request.number
     if _by_bot(d.sender, d.head):
         return d.ignored("threads bots resolve teach nothing", number)
@@ -296,7 +318,7 @@ def _review_thread(d: _Delivery) -> Routed:
 
 
 # Each event acted on: the actions that mean work, why any other action is ignored, its handler.
-_HANDLERS: dict[str, tuple[frozenset[str], str, Callable[[_Delivery], Routed]]] = {
+_HANDLERS: dict[str, tuple[frozenset[str], str, Callable[[Delivery], Routed]]] = {
     "pull_request": (REVIEW_ACTIONS, "not an action that asks for a review", _pull_request),
     "issue_comment": (frozenset({"created"}), "only new comments carry commands", _comment),
     "pull_request_review_comment": (
@@ -317,7 +339,7 @@ def _by_bot(author: Account, head: Envelope) -> bool:
     return author.is_bot or (head.sender is not None and head.sender.is_bot)
 
 
-def _learn(d: _Delivery, number: int, sender: str) -> Routed:
+def _learn(d: Delivery, number: int, sender: str) -> Routed:
     work = _feedback(d, number, sender)
     if isinstance(work, Routed):
         return work
@@ -325,7 +347,7 @@ def _learn(d: _Delivery, number: int, sender: str) -> Routed:
 
 
 def _feedback(
-    d: _Delivery, number: int, sender: str, reply: int | None = None
+    d: Delivery, number: int, sender: str, reply: int | None = None
 ) -> EventWork | Routed:
     """Feedback on the PR to learn from; with ``reply``, also that reply to answer."""
     kind: WorkKind = "learn" if reply is None else "respond"

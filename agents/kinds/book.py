@@ -28,6 +28,10 @@ class RoleBook:
         found = self.roles.get(role)
         return kind_named(found.kind) if found is not None else None
 
+    def kinds(self) -> list[Kind]:
+        """The kinds the book's roles do, by name."""
+        return [kind_named(name) for name in sorted({r.kind for r in self.roles.values()})]
+
     def of_kind(self, kind: str) -> list[str]:
         """The ids of the roles of ``kind``, sorted."""
         return sorted(r.id for r in self.roles.values() if r.kind == kind)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
+    from agents.events.routing import Route
     from agents.planning.discover import Discovery
     from agents.wiring import Runtime
     from agents.work import Task
@@ -44,7 +45,9 @@ class Kind:
     roles finds its items (None: it is only ever planned inside another kind's run, as the
     summarizer is inside a review's); ``task``: the kind of task its workers get
     (:data:`agents.work.TaskKind`) and ``describe`` the trusted task line a worker of it reads
-    first."""
+    first; ``routes``: webhook events it starts on that no built-in handler takes (a label
+    added to an issue, say); ``writers_only``: the work its routes ask for counts only from
+    someone with write access, asked of GitHub as the bot before anything runs."""
 
     name: str
     summary: str
@@ -53,6 +56,8 @@ class Kind:
     discover: Discover | None = None
     task: str | None = None
     describe: Callable[[Task], str] | None = None
+    routes: tuple[Route, ...] = ()
+    writers_only: bool = False
 
 
 _KINDS: dict[str, Kind] = {}

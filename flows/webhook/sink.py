@@ -82,10 +82,12 @@ class EventSink:
             return await self._respond(work, delivery_id)
         if work.kind == "learn":
             return await self._learn(work, delivery_id)
-        if work.kind == "command":
+        kind = self.roles.kind_of(work.role)
+        if work.kind == "command" or (kind is not None and kind.writers_only):
             refused = await self._refusal(work)
             if refused is not None:
                 return refused
+        if work.kind == "command":
             command = Command.of(work.command or "help", self.roles)
             if command.role is None:
                 return await self._answer(work, command.known)

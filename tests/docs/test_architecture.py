@@ -17,6 +17,7 @@ import pytest
 from tests.paths import ROLES_DIR, ROOT
 
 if TYPE_CHECKING:
+    from agents.events.routing import Delivery, Routed
     from agents.planning.discover import Discovery
     from agents.wiring import Runtime
     from sandbox.server import SandboxServer
@@ -332,8 +333,21 @@ async def _greetings(runtime: Runtime, ask: object) -> Discovery:
     return found
 
 
+def _labelled(d: Delivery) -> Routed:
+    """The greet kind's own event: an issue labelled ``greet`` (no built-in handler takes it)."""
+    raw = d.raw if isinstance(d.raw, dict) else {}
+    number = int(raw.get("issue", {}).get("number", 0))
+    if raw.get("label", {}).get("name") != "greet":
+        return d.ignored("not the greet label", number)
+    role = d.answering("greet", number)
+    if not isinstance(role, str):
+        return role
+    return d.work(d.asks("greet", number, role), f"greet #{number}")
+
+
 @pytest.fixture
 def greet_kind() -> Iterator[None]:
+    from agents.events.routing import Route
     from agents.kinds.kind import Kind, register, unregister
 
     register(
@@ -341,8 +355,10 @@ def greet_kind() -> Iterator[None]:
             name="greet",
             summary="Greet a new issue",
             on="issues",
-            answers=frozenset({"triage"}),
+            answers=frozenset({"triage", "greet"}),
             discover=_greetings,
+            routes=(Route("issues", frozenset({"labeled"}), _labelled),),
+            writers_only=True,
         )
     )
     yield
@@ -373,11 +389,14 @@ async def test_a_kind_defined_only_in_tests_is_routed_discovered_planned_and_run
     from agents.settings.model import load_settings
     from agents.wiring import build_runtime
     from agents.worker.run import run_worker
+    from flows.run.bot import BotCommands
     from flows.run.discovery import discover
     from flows.run.models import scripted_model
-    from flows.webhook.sink import flow_request
-    from sandbox.github.seed import MAINTAINER, TRIAGE_BOT, WIDGETS
+    from flows.webhook.enqueue import InProcessEnqueuer
+    from flows.webhook.sink import EventSink, flow_request
+    from sandbox.github.seed import COLLABORATORS, MAINTAINER, READER, TRIAGE_BOT, WIDGETS
     from sandbox.github.webhooks import SandboxWebhooks
+    from tests.events.harness import Started
     from tests.worker.conftest import settings_env
 
     roles = tmp_path / "roles"
@@ -397,11 +416,39 @@ async def test_a_kind_defined_only_in_tests_is_routed_discovered_planned_and_run
     command = route_event(asked.event, asked.body, book).work
     assert command is not None and (command.kind, command.role) == ("command", "greeter")
     assert flow_request(command, "d-1").role == "greeter"
+    payload = {
+        "action": "labeled",
+        "label": {"name": "greet"},
+        "issue": {"number": issue.number},
+        "repository": {"full_name": WIDGETS},
+        "sender": {"login": MAINTAINER, "type": "User"},
+    }
+    labelled = route_event("issues", hooks.make("issues", payload).body, book).work
+    assert labelled is not None and (labelled.kind, labelled.role) == ("greet", "greeter")
+    # Without a role of the kind configured, its event is what it was: not acted on.
+    shipped = route_event("issues", hooks.make("issues", payload).body)
+    assert shipped.work is None and shipped.reason.endswith("only opened issues are triaged")
 
     settings_env(sandbox, tmp_path, monkeypatch)
     monkeypatch.setenv("SWARM_ROLES_DIR", str(roles))
     model = scripted_model()
     runtime = build_runtime(load_settings(), model.client, model.model_id)
+    # The kind says its route's work counts only from a writer: the sink asks GitHub, as the bot.
+    sandbox.state.repo(WIDGETS).collaborators.update(COLLABORATORS)
+    commands = BotCommands(load_settings(), load_roles(roles), "default")
+    started = Started()
+    enqueuer = InProcessEnqueuer(1, runner=started)
+    sink = EventSink(enqueuer, commands, None, book)
+    try:
+        by_reader = labelled.model_copy(update={"sender": READER})
+        assert (await sink.submit(by_reader, "d-2")).outcome == "refused"
+        assert (await sink.submit(labelled, "d-3")).outcome == "enqueued"
+        await enqueuer.aclose()
+    finally:
+        await commands.aclose()
+    assert [(r.role, r.targets) for r in started.requests] == [
+        ("greeter", (f"{WIDGETS}#{issue.number}",))
+    ]
     try:
         found = await discover(runtime, [WIDGETS], "greeter", None, [(WIDGETS, issue.number)], None)
         [planned] = plan_assignments(found.items, "greeter")
