@@ -23,8 +23,6 @@ from agents.work import Task
 
 log = logging.getLogger("swarm.planning")
 
-RESPONDER_ROLE = "responder"
-
 
 class ReplySource(Protocol):
     """The GitHub reads finding replies needs, as the bot."""

@@ -96,7 +96,6 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
         report = execute_flow(
             RunRequest(
                 repos=REPOS,
-                role="reviewer",
                 max_workers=max_workers,
                 model=chosen,
                 shard_threshold_files=DEMO_SHARD_THRESHOLD,
@@ -111,9 +110,7 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
             f"\n[bold]walkthrough[/bold]: the author of {target} pushes {head[:12]}, which drops "
             "the debug print the review flagged; the swarm reviews the push"
         )
-        again = execute_flow(
-            RunRequest(targets=(target,), role="reviewer", max_workers=max_workers, model=chosen)
-        )
+        again = execute_flow(RunRequest(targets=(target,), max_workers=max_workers, model=chosen))
         elapsed = time.monotonic() - started
         reviews_on_sandbox = _count_bot_reviews(sandbox.state)
         sandbox_url = sandbox.url  # once the sandbox stops, its socket has no address

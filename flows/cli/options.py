@@ -17,6 +17,8 @@ RepoOpt = Annotated[
     ),
 ]
 RoleOpt = Annotated[str, typer.Option("--role", help="Role id from roles/ that does the work.")]
+# The role a command works as when none is named: the shipped review role (RunRequest's default).
+DEFAULT_ROLE = "reviewer"
 ModelOpt = Annotated[
     str | None,
     typer.Option(

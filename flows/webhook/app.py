@@ -32,6 +32,7 @@ from starlette.routing import Route
 
 from agents.events.routing import EventWork, Routed, route_event
 from agents.events.signature import signature_ok
+from agents.kinds.book import RoleBook
 from agents.redact import redact
 from agents.store.records import DeliveryEnd, DeliveryRecord, NewDelivery
 from flows.webhook.queue import DeliveryQueue, DeliveryRows
@@ -84,6 +85,8 @@ class WebhookReceiver:
     queue: DeliveryQueue | None = None
     # Deliveries GitHub failed to make while this receiver was down, asked for again (None: not).
     recovery: Recovery | None = None
+    # Which role takes which work (None: the roles shipped with swarm).
+    roles: RoleBook | None = None
 
     def __post_init__(self) -> None:
         self._repos = {r.lower() for r in self.repos}
@@ -148,7 +151,7 @@ class WebhookReceiver:
         delivery = request.headers.get("x-github-delivery", "")
         if not _EVENT.match(event) or not _DELIVERY.match(delivery):
             return JSONResponse({"message": "X-GitHub-Event or X-GitHub-Delivery missing"}, 400)
-        routed = route_event(event, body)
+        routed = route_event(event, body, self.roles)
         if routed.malformed:
             # Signed, yet no payload GitHub sends: a bad request, answered without detail.
             return Response(status_code=400)

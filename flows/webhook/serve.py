@@ -52,6 +52,7 @@ def build_receiver(
 ) -> tuple[WebhookReceiver, Any]:
     """The receiver and its shutdown coroutine function; every run it starts carries the
     session ``overlay`` when one is given."""
+    from agents.kinds.book import RoleBook
     from agents.posting.keys import review_key_prefix
     from agents.roles.files import load_roles
     from agents.store import Store
@@ -81,7 +82,8 @@ def build_receiver(
             concurrency or settings.webhook_concurrency, run_flow_here, deliveries=store
         )
     enqueuer = Overlaid(inner, overlay)
-    reviewer = roles.get("reviewer")
+    book = RoleBook(roles)
+    reviewer = roles.get(book.role_for("review") or "")
     commands = BotCommands(settings, roles, reviewer.identity if reviewer else "default")
     installations = [
         i.installation_id for i in settings.all_identities().values() if i.installation_id
@@ -97,13 +99,14 @@ def build_receiver(
     receiver = WebhookReceiver(
         secret=secret,
         deliveries=store,
-        sink=EventSink(enqueuer, commands, learner),
+        sink=EventSink(enqueuer, commands, learner, book),
         max_body_bytes=settings.webhook_max_body_bytes,
         repos=settings.repos,
         installations=installations,
         reviewed=reviewed,
         queue=DeliveryQueue(store),
         recovery=_recovery(settings, commands, store),
+        roles=book,
     )
 
     async def shutdown() -> None:
