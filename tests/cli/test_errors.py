@@ -251,8 +251,9 @@ def test_a_role_with_a_misspelled_identity_fails_roles_check(
     roles = _reviewer_edited(tmp_path / "roles", "identity: default", "identity: defualt")
     seen = swarm("roles", "check", "--dir", str(roles))
     assert_error(seen, "error: 1 problem in role files:", EXIT_USAGE)
+    line = (roles / "reviewer.yaml").read_text().splitlines().index("identity: defualt") + 1
     assert seen.lines[1].strip() == (
-        f"{roles / 'reviewer.yaml'}:6: identity: 'defualt' is not a configured identity "
+        f"{roles / 'reviewer.yaml'}:{line}: identity: 'defualt' is not a configured identity "
         "(configured: default) (did you mean 'default'?)"
     )
 
