@@ -42,11 +42,24 @@ _HEADER = re.compile(r"^\*\*(?P<title>[A-Z][a-z]+)\*\* · (?P<category>[a-z]+)$"
 SHORT = 100
 
 
-def model_text(text: str) -> str:
+# A fence that opens a suggestion, also inside a quote or a list item: its info string
+# starts with the word. Possessive lead: its characters never start a fence.
+_SUGGESTION_OPENER = re.compile(
+    r"^(?P<lead>[ \t>*+\-0-9.)]*+(?:`{3,}|~{3,})[ \t]*+)(?=suggestion)", re.M | re.I
+)
+
+
+def model_text(text: str, *, code: bool = False) -> str:
     """Model-written text as it may stand inside our markup: no hidden-comment syntax (a marker
     is control data and is written by code only). Whitespace is kept: a replacement's
-    indentation is code."""
-    return inert(text)
+    indentation is code.
+
+    Prose (``code`` False) opens no ```` ```suggestion ```` block: GitHub offers such a block
+    to be committed, and only code decides where a suggestion goes (a finding's replacement, on
+    lines it checked). A zero-width space before the word leaves the block as shown, a plain
+    code block."""
+    text = inert(text)
+    return text if code else _SUGGESTION_OPENER.sub(lambda m: m["lead"] + "\u200b", text)
 
 
 def fence_for(text: str) -> str:
@@ -69,7 +82,7 @@ def finding_body(finding: Finding, placement: Placement, sha: str) -> str:
         model_text(finding.message).strip(),
     ]
     if finding.replacement is not None:
-        replacement = model_text(finding.replacement)
+        replacement = model_text(finding.replacement, code=True)
         if placement == "suggestion":
             parts.append(_block("suggestion", replacement))
         else:
