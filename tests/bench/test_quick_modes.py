@@ -42,6 +42,7 @@ QUICK = {
     "github_calls.py": ["--prs", "2"],
     "swarm_pool.py": ["--prs", "4", "--repos", "2", "--timeout", "600"],
     "real_prs.py": ["--only", "idna"],
+    "patterns.py": ["--sizes", "1024", "--no-before"],
 }
 # Modules the benches share, not benches of their own.
 SHARED = {"cli.py", "databases.py", "swarm_passes.py"}
