@@ -37,7 +37,10 @@ Placement = Literal["suggestion", "range", "line", "outside"]
 TITLES: Mapping[str, str] = {s: s.capitalize() for s in SEVERITIES}
 SUMMARY_TITLE = "### swarm review summary"
 _BACKTICKS = re.compile(r"`+")
-_SUGGESTION = re.compile(r"^(?P<fence>`{3,})suggestion\n(?P<text>.*?)^(?P=fence)$", re.S | re.M)
+# A suggestion block's opening line; its closing fence is searched for apart (see _suggestion):
+# one pattern with a lazy body before a back-reference rescanned the rest of the text for every
+# opening line without a close.
+_SUGGESTION = re.compile(r"^(?P<fence>`{3,})suggestion\n", re.M)
 _HEADER = re.compile(r"^\*\*(?P<title>[A-Z][a-z]+)\*\* · (?P<category>[a-z]+)$", re.M)
 SHORT = 100
 
@@ -171,14 +174,31 @@ def _parts(body: str) -> tuple[str, str | None]:
     """(message, replacement of a committable suggestion) of a rendered finding's body."""
     text = without_markers(body)
     replacement = None
-    suggestion = _SUGGESTION.search(text)
+    suggestion = _suggestion(text)
     if suggestion is not None:
-        replacement = suggestion["text"].removesuffix("\n")
-        text = text[: suggestion.start()]
+        start, replacement = suggestion
+        text = text[:start]
     else:
         text = text.split("\n\nSuggested replacement for ", 1)[0]
     header = _HEADER.search(text)
     return (text[header.end() :] if header else text).strip(), replacement
+
+
+def _suggestion(text: str) -> tuple[int, str] | None:
+    """(where it starts, its text) of the first suggestion block in ``text`` that is closed: a
+    line of its opening fence's backticks alone. A fence found unclosed once is not looked for
+    again, so each fence length costs one scan."""
+    unclosed: set[str] = set()
+    for opener in _SUGGESTION.finditer(text):
+        fence = opener["fence"]
+        if fence in unclosed:
+            continue
+        close = re.compile(rf"^{fence}$", re.M).search(text, opener.end())
+        if close is None:
+            unclosed.add(fence)
+            continue
+        return opener.start(), text[opener.end() : close.start()].removesuffix("\n")
+    return None
 
 
 def finding_message(body: str) -> str:
