@@ -72,6 +72,7 @@ bench: install sandbox-tools
 	$(UV) run python bench/events.py --pushes 50
 	$(UV) run python bench/first_hour.py
 	$(UV) run python bench/confine.py
+	$(UV) run python bench/patterns.py
 	@echo "bench/swarm_pool.py (1,000 PRs over a work pool, ~15 min) runs on its own"
 
 clean:

@@ -28,8 +28,11 @@ from agents.roles.files import shipped_book
 
 # GitHub's permission field answers admin/write/read/none; role_name may also say maintain.
 WRITE_PERMISSIONS = frozenset({"admin", "maintain", "write"})
-# A command line: "/swarm", then the command word and what follows it, or nothing.
-_COMMAND_LINE = re.compile(r"^[ \t]*/swarm(?:[ \t]+(?P<rest>.*?))?[ \t]*$")
+# A command line: "/swarm", then the command word and what follows it, or nothing. The words
+# are split off in code: a lazy "(.*?)" before "[ \t]*$" tried every end of the words against
+# every run of blanks, quadratic on a line of blanks (a comment from anyone, before any
+# permission check).
+_COMMAND_LINE = re.compile(r"[ \t]*+/swarm(?P<rest>[ \t].*)?\Z")
 # The words a command is made of; the reply to an unknown command quotes the word, so it is
 # held to letters and dashes (no mention, link or markup reaches the bot's reply).
 _WORD = re.compile(r"^[A-Za-z-]{1,32}$")
@@ -98,7 +101,7 @@ def find_command(body: str, book: RoleBook | None = None) -> Command | None:
         if _FENCE.match(line):
             fenced = not fenced
             continue
-        found = None if fenced else _COMMAND_LINE.match(line)
+        found = None if fenced else _COMMAND_LINE.match(line.rstrip(" \t"))
         if found is None:
             continue
         words = [w.rstrip(_TRAILING) for w in (found["rest"] or "").split()]

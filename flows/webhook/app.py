@@ -151,7 +151,10 @@ class WebhookReceiver:
         delivery = request.headers.get("x-github-delivery", "")
         if not _EVENT.match(event) or not _DELIVERY.match(delivery):
             return JSONResponse({"message": "X-GitHub-Event or X-GitHub-Delivery missing"}, 400)
-        routed = route_event(event, body, self.roles)
+        # Parsing the payload and reading its commands is work in proportion to what the sender
+        # wrote: off the event loop, so one delivery never holds up another's answer (GitHub
+        # gives each 10 seconds and does not send it again).
+        routed = await anyio.to_thread.run_sync(route_event, event, body, self.roles)
         if routed.malformed:
             # Signed, yet no payload GitHub sends: a bad request, answered without detail.
             return Response(status_code=400)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agents.private_files import read_private_text
 from flows.local.env import prepare_prefect_env
 from flows.local.prefect_server import use_local_prefect
 
@@ -31,7 +32,7 @@ def read_webhook_secret(settings: Settings) -> str:
     if path is None:
         raise ConfigError("missing settings: SWARM_WEBHOOK_SECRET_FILE (the App's webhook secret)")
     try:
-        secret = path.read_text(encoding="utf-8").strip()
+        secret = read_private_text(path, "SWARM_WEBHOOK_SECRET_FILE: the webhook secret").strip()
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(
             f"SWARM_WEBHOOK_SECRET_FILE: {path} cannot be read ({type(exc).__name__})"

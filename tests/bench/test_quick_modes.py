@@ -43,6 +43,7 @@ QUICK = {
     "swarm_pool.py": ["--prs", "4", "--repos", "2", "--timeout", "600"],
     "real_prs.py": ["--only", "idna"],
     "confine.py": ["--runs", "2", "--files", "4"],
+    "patterns.py": ["--sizes", "1024", "--no-before"],
 }
 # Modules the benches share, not benches of their own.
 SHARED = {"cli.py", "databases.py", "swarm_passes.py"}
