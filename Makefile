@@ -7,7 +7,7 @@ export PREFECT_SERVER_ANALYTICS_ENABLED := false
 # uv from PATH, else the copy pip bootstraps into the machine's Python.
 UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 
-.PHONY: help bootstrap install demo test check lint typecheck test-only bench clean
+.PHONY: help bootstrap install sandbox-tools demo test check lint typecheck test-only bench clean
 
 help:
 	@echo "make demo   - run one swarm over the offline sandbox GitHub with the scripted model"
@@ -25,7 +25,21 @@ install: bootstrap
 	@$(UV) sync --frozen --quiet --compile-bytecode
 	@if [ -d agents ]; then $(UV) run --frozen python -m compileall -q agents flows sandbox; fi
 
-demo: install
+# A repository's test command runs only under bubblewrap's bwrap (agents/confine); without it
+# the writer runs no tests and says so. Installed here when missing and we are root on Debian.
+sandbox-tools:
+	@command -v bwrap >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing Debian's bubblewrap (the sandbox for repositories' tests)"; \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null 2>&1 || \
+			{ DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+			  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap; } || \
+			echo "note: bubblewrap could not be installed; repositories' tests will not run"; \
+		else \
+			echo "note: no bwrap; repositories' tests will not run (sudo apt-get install bubblewrap)"; \
+		fi; }
+
+demo: install sandbox-tools
 	$(UV) run swarm demo
 
 check: install lint typecheck
@@ -45,7 +59,7 @@ test-only: install
 
 test: check test-only
 
-bench: install
+bench: install sandbox-tools
 	$(UV) run python bench/identity.py
 	$(UV) run python bench/throttle.py
 	$(UV) run python bench/shared_budget.py
@@ -57,6 +71,8 @@ bench: install
 	$(UV) run python bench/github_calls.py
 	$(UV) run python bench/events.py --pushes 50
 	$(UV) run python bench/first_hour.py
+	$(UV) run python bench/confine.py
+	$(UV) run python bench/patterns.py
 	@echo "bench/swarm_pool.py (1,000 PRs over a work pool, ~15 min) runs on its own"
 
 clean:

@@ -1,5 +1,6 @@
 """The worker runtime, plain Python: the shared nouns at this level, one folder per step and layer.
 
+- ``confine/``: Confinement: a repository's code runs only in a sandbox (``bwrap``), or not at all
 - ``dispatch/``: Dispatch: a planned task becomes a sealed envelope with a down-scoped credential
 - ``errors.py``: The root of the errors a person can act on (``SwarmError``) and the exit statuses
   the CLI ends with
@@ -11,6 +12,8 @@
   policy
 - ``identity/``: GitHub identities for workers: App JWTs, down-scoped installation tokens, bot PATs,
   and the worker-side proof that a credential is the identity its envelope names
+- ``kinds/``: Kinds of work, one module each (what starts it, how its items are found), and which
+  role does which: the one place a role's ``kind:`` and ``command:`` are read
 - ``llm/``: The LLM layer: prompt assembly (cached prefix + ephemeral turn), the Anthropic client,
   usage
 - ``memory/``: Memory surfaces: learnings from feedback, agent operational memory, bounded history

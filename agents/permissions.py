@@ -24,6 +24,16 @@ WORKER_CEILING: Final[Mapping[str, str]] = {
     "metadata": "read",
 }
 
+# The one exception to the ceiling: what GitHub requires of an App's installation token to
+# resolve a review thread (contents:write; pull_requests:write with contents:read is refused,
+# github/gh-aw#35726). Only code holds it: minted for one repository, used for the resolve
+# mutations alone and revoked at once, never in an envelope (agents.identity.resolution).
+THREAD_RESOLUTION: Final[Mapping[str, str]] = {
+    "contents": "write",
+    "pull_requests": "write",
+    "metadata": "read",
+}
+
 # Repository, organization and account permission names a GitHub App token can request.
 KNOWN_PERMISSION_KEYS: Final[frozenset[str]] = frozenset(
     {

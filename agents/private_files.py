@@ -184,3 +184,38 @@ def _ours_alone(folder: Path) -> bool:
 
 def _mode(st_mode: int) -> str:
     return f"{stat.S_IMODE(st_mode):04o}"
+
+
+# Mode bits for the group and others: writing, reading.
+_OTHERS_WRITE = 0o022
+_OTHERS_READ = 0o044
+
+
+def read_private_text(path: Path, what: str) -> str:
+    """The text of a secret file (a private key, the sealing key, a model key, a webhook
+    secret), refused when another user owns it or the group or others may write it (they could
+    have put their own key there), with a warning when others may read it, as ssh does.
+
+    The checks are of the file opened (``fstat``), so a swap between check and read changes
+    nothing; root's files are taken (root can do anything anyway). Raises ``OSError`` and
+    ``UnicodeDecodeError`` as reading does, for the caller to word.
+    """
+    fd = os.open(path, os.O_RDONLY)
+    with os.fdopen(fd, "rb") as handle:
+        found = os.fstat(handle.fileno())
+        if found.st_uid not in (os.geteuid(), 0):
+            raise PrivatePathError(
+                f"{what} {path} belongs to another user (uid {found.st_uid}): swarm takes no "
+                "secret someone else controls; use a copy of your own (chmod 600)"
+            )
+        mode = stat.S_IMODE(found.st_mode)
+        if mode & _OTHERS_WRITE:
+            raise PrivatePathError(
+                f"{what} {path} can be written by others (mode {mode:04o}): swarm takes no "
+                f"secret someone else could replace; chmod 600 {path}"
+            )
+        if mode & _OTHERS_READ:
+            log.warning(
+                "%s %s can be read by others (mode %04o): chmod 600 %s", what, path, mode, path
+            )
+        return handle.read().decode("utf-8")

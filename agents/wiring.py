@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from agents.ratelimit.github.registry import IdentityThrottles
     from agents.ratelimit.github.snapshot import IdentitySnapshot
     from agents.ratelimit.github.throttle import BudgetBackend, IdentityThrottle
+    from agents.tools.context import ThreadResolver
     from agents.transport.client import GitHubTransport
 
 
@@ -101,6 +102,7 @@ class Runtime:
             registry=self.llm.registry,
             calibrations=self.llm.calibrations,
             path_overlays=overlay_rules(self.settings, self.roles),
+            resolvers=self.thread_resolver if self.settings.resolve_threads else None,
         )
 
     def throttle(self, login: str) -> IdentityThrottle:
@@ -134,6 +136,38 @@ class Runtime:
             writes=self.writes,
             write_target=target,
         )
+
+    def thread_resolver(
+        self, identity_name: str, login: str, *, worker_id: str, target: str | None
+    ) -> ThreadResolver | None:
+        """Resolves threads on one repository with a token minted for the mutations alone
+        (``agents.identity.resolution``), on the identity's throttle; an App identity only (a
+        bot PAT's grant is what it is). A refused mint or mutation leaves the threads open."""
+        from agents.identity.minter import InstallationMinter
+
+        source = self.dispatcher.source(identity_name)
+        if not isinstance(source, InstallationMinter):
+            return None
+
+        async def resolve(repo: str, thread_ids: Sequence[str]) -> set[str]:
+            from agents.identity.errors import MintRefused
+            from agents.identity.resolution import resolution_token
+
+            done: set[str] = set()
+            try:
+                async with resolution_token(source, repo) as token:
+                    gateway = self.gateway(login, lambda: token, worker_id=worker_id, target=target)
+                    try:
+                        for thread in thread_ids:
+                            if await _resolved(gateway, thread):
+                                done.add(thread)
+                    finally:
+                        await gateway.aclose()
+            except MintRefused as exc:
+                log.warning("threads on %s stay open: %s", repo, exc)
+            return done
+
+        return resolve
 
     def _transport(self, login: str, max_connections: int) -> GitHubTransport:
         from agents.transport.client import GitHubTransport
@@ -198,6 +232,17 @@ class Runtime:
         for transport in transports:
             await transport.aclose()
         self.store.close()
+
+
+async def _resolved(gateway: GitHubGateway, thread: str) -> bool:
+    """Whether GitHub resolved ``thread``; a refusal (200 with a FORBIDDEN error) is False."""
+    from agents.github.errors import GitHubApiError
+
+    try:
+        return await gateway.resolve_review_thread(thread)
+    except GitHubApiError as exc:
+        log.warning("review thread stays open: %s", exc)
+        return False
 
 
 def overlay_rules(settings: Settings, roles: Mapping[str, Role]) -> tuple[tuple[str, Role], ...]:

@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from websockets.sync.client import ClientConnection, connect
 
@@ -128,10 +129,30 @@ class Browser:
                 raise RuntimeError(f"{method}: {reply['error']}")
             return dict(reply.get("result") or {})
 
-    def page(self, url: str) -> Page:
+    def page(self, url: str, password: str | None = None) -> Page:
+        """A new tab at ``url``; with ``password``, logged in to the Prefect UI of its server
+        first, as a person does once on its login page (the UI keeps the base64 of the
+        password in the origin's local storage and sends it as HTTP basic auth)."""
+        if password is not None:
+            self._log_in(url, password)
+        return self._open(url)
+
+    def _log_in(self, url: str, password: str) -> None:
+        parts = urlsplit(url)
+        origin = f"{parts.scheme}://{parts.netloc}"
+        page = self._open(f"{origin}/ui-settings")
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while page.evaluate("location.origin") != origin:
+            if time.monotonic() > deadline:
+                raise PageTimeout(f"{origin}/ui-settings did not open")
+            time.sleep(0.1)
+        page.evaluate(f"localStorage.setItem('prefect-password', btoa({json.dumps(password)}))")
+        self.call("Target.closeTarget", targetId=page.target)
+
+    def _open(self, url: str) -> Page:
         target = self.call("Target.createTarget", url="about:blank")["targetId"]
         session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
-        page = Page(self, session)
+        page = Page(self, session, target)
         self.call(
             "Emulation.setDeviceMetricsOverride",
             session,
@@ -148,9 +169,10 @@ class Browser:
 class Page:
     """One tab. ``text()`` is what a person reads on it (``innerText``), not the HTML."""
 
-    def __init__(self, browser: Browser, session: str) -> None:
+    def __init__(self, browser: Browser, session: str, target: str) -> None:
         self.browser = browser
         self.session = session
+        self.target = target
 
     def evaluate(self, expression: str) -> Any:
         result = self.browser.call(

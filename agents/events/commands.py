@@ -21,12 +21,18 @@ command; only an unknown command word gets the "unknown command" answer.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from agents.kinds.book import RoleBook
+from agents.roles.files import shipped_book
 
 # GitHub's permission field answers admin/write/read/none; role_name may also say maintain.
 WRITE_PERMISSIONS = frozenset({"admin", "maintain", "write"})
-# A command line: "/swarm", then the command word and what follows it, or nothing.
-_COMMAND_LINE = re.compile(r"^[ \t]*/swarm(?:[ \t]+(?P<rest>.*?))?[ \t]*$")
+# A command line: "/swarm", then the command word and what follows it, or nothing. The words
+# are split off in code: a lazy "(.*?)" before "[ \t]*$" tried every end of the words against
+# every run of blanks, quadratic on a line of blanks (a comment from anyone, before any
+# permission check).
+_COMMAND_LINE = re.compile(r"[ \t]*+/swarm(?P<rest>[ \t].*)?\Z")
 # The words a command is made of; the reply to an unknown command quotes the word, so it is
 # held to letters and dashes (no mention, link or markup reaches the bot's reply).
 _WORD = re.compile(r"^[A-Za-z-]{1,32}$")
@@ -35,9 +41,8 @@ _TRAILING = ".,:;!?"
 # A fenced code block (``` or ~~~) quotes a command, it does not give one.
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 
-COMMAND_ROLES = {"review": "reviewer", "security": "security-reviewer"}
-# What `/swarm review FOCUS` may name: focus word -> the role laid over the review's calls.
-FOCUS_ROLES = {"security": "security-reviewer", "security-reviewer": "security-reviewer"}
+# Which role a command word starts, and what `/swarm review FOCUS` may name (a role laid over the
+# review's calls), are the roles' own `command:` and `kind:` (agents.kinds.book): no role here.
 HELP_TEXT = (
     "swarm commands (for people with write access to this repository):\n\n"
     "- `/swarm review`: review this pull request now, also when its head was already reviewed "
@@ -54,12 +59,14 @@ class Command:
     word: str  # review, security, help, or what was typed when unknown
     # The word after `review` (lowercased), kept only when it names a focus.
     focus: str | None = None
+    # The roles the words are read against (default: the roles shipped with swarm).
+    book: RoleBook = field(default_factory=shipped_book, compare=False, repr=False)
 
     @classmethod
-    def of(cls, text: str) -> Command:
+    def of(cls, text: str, book: RoleBook | None = None) -> Command:
         """A command from its words (``review security``), as :attr:`text` wrote them."""
-        found = find_command(f"/swarm {text}")
-        return found if found is not None else cls(text)
+        found = find_command(f"/swarm {text}", book)
+        return found if found is not None else cls(text, book=book or shipped_book())
 
     @property
     def text(self) -> str:
@@ -68,20 +75,20 @@ class Command:
     @property
     def known(self) -> bool:
         if self.focus is not None:
-            return self.word == "review" and self.focus in FOCUS_ROLES
-        return self.word in COMMAND_ROLES or self.word == "help"
+            return self.word == "review" and self.book.focus(self.focus) is not None
+        return self.book.commanded(self.word) is not None or self.word == "help"
 
     @property
     def role(self) -> str | None:
-        return COMMAND_ROLES.get(self.word) if self.known else None
+        return self.book.commanded(self.word) if self.known else None
 
     @property
     def focus_role(self) -> str | None:
         """The role the command's focus lays over the review's calls (a call overlay)."""
-        return FOCUS_ROLES.get(self.focus or "") if self.known else None
+        return self.book.focus(self.focus) if self.known and self.focus else None
 
 
-def find_command(body: str) -> Command | None:
+def find_command(body: str, book: RoleBook | None = None) -> Command | None:
     """The first ``/swarm`` line of a comment, or None when there is none.
 
     Lines end as any editor ends them (GitHub's web editor sends CRLF). After the command word,
@@ -94,7 +101,7 @@ def find_command(body: str) -> Command | None:
         if _FENCE.match(line):
             fenced = not fenced
             continue
-        found = None if fenced else _COMMAND_LINE.match(line)
+        found = None if fenced else _COMMAND_LINE.match(line.rstrip(" \t"))
         if found is None:
             continue
         words = [w.rstrip(_TRAILING) for w in (found["rest"] or "").split()]
@@ -104,8 +111,9 @@ def find_command(body: str) -> Command | None:
             continue
         word = words[0].lower()
         focus = words[1].lower() if len(words) > 1 else None
-        known_focus = word == "review" and focus in FOCUS_ROLES
-        return Command(word, focus if known_focus else None)
+        book = book or shipped_book()
+        known_focus = word == "review" and focus is not None and book.focus(focus) is not None
+        return Command(word, focus if known_focus else None, book)
     return None
 
 

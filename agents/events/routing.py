@@ -3,11 +3,12 @@ to ignore it out; nothing is called and nothing is trusted beyond the signature 
 
 - ``pull_request`` opened, reopened, synchronize, ready_for_review: review that PR (whether a
   draft is reviewed is the repository's ``skip.drafts``, decided by discovery);
-- ``issue_comment`` created on a PR with a ``/swarm`` line, by someone who is not a bot: that
-  command (who may give it is checked later, against GitHub);
-- ``issues`` opened: triage it with the triager role;
+- ``issue_comment`` created with a ``/swarm`` line, by someone who is not a bot, on what the
+  command's kind works on (a PR, or an issue for a kind that works on issues): that command (who
+  may give it is checked later, against GitHub);
+- ``issues`` opened: triage it with the triage kind's role;
 - ``pull_request_review_comment`` created as a reply, by someone who is not a bot: a reply to
-  answer (the responder's, when it is in one of the bot's threads and its author has write
+  answer (the respond kind's role's, when it is in one of the bot's threads and its author has write
   access) and feedback, learned from as below;
 - ``issue_comment`` created on a PR without a command, by someone who is not a bot: feedback,
   learned from (replies to the bot's review comments and reactions on them: GitHub sends no
@@ -16,6 +17,9 @@ to ignore it out; nothing is called and nothing is trusted beyond the signature 
 - ``pull_request_review_thread`` resolved, by someone who is not a bot: feedback too (whose
   thread it was and who resolved it are read back from GitHub by the learner);
 - anything else: ignored, with the reason.
+
+Which role takes the work is the role book's answer (:mod:`agents.kinds.book`): the role whose
+kind answers it, or the one whose ``command:`` is the ``/swarm`` word; no role is named here.
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ from agents.events.payloads import (
     ReviewCommentEvent,
     ReviewThreadEvent,
 )
+from agents.kinds.book import RoleBook
+from agents.roles.files import shipped_book
 
 REVIEW_ACTIONS = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
 # The events the swarm acts on (everything :func:`route_event` does not ignore), each with the
@@ -58,6 +64,7 @@ EVENT_TITLES: dict[str, str] = {
     "pull_request_review_comment": "Pull request review comment",
     "pull_request_review_thread": "Pull request review thread",
 }
+# The work the events above ask for; a kind's own routes (:class:`Route`) may name more.
 WorkKind = Literal["review", "command", "triage", "learn", "respond"]
 
 
@@ -66,7 +73,7 @@ class EventWork(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    kind: WorkKind
+    kind: str  # a WorkKind, or the work a kind's own route names
     repo: str
     number: int
     role: str
@@ -136,8 +143,9 @@ def decode_payload(body: bytes) -> object:
         raise ValueError("payload nested too deep") from None
 
 
-def route_event(event: str, body: bytes) -> Routed:
-    """The work ``event`` with payload ``body`` asks for, or why it asks for none."""
+def route_event(event: str, body: bytes, roles: RoleBook | None = None) -> Routed:
+    """The work ``event`` with payload ``body`` asks for, or why it asks for none; ``roles``
+    says which role takes it (default: the roles shipped with swarm)."""
     try:
         raw = decode_payload(body)
         head = Envelope.model_validate(raw)
@@ -147,7 +155,7 @@ def route_event(event: str, body: bytes) -> Routed:
     sender = head.sender.login if head.sender else None
     base = Routed(event, head.action, repo, None, sender, None, "")
     try:
-        return _route(event, raw, head, base)
+        return _route(event, raw, head, base, roles or shipped_book())
     except ValidationError:
         return _ignored(base, f"{event}.{head.action}: payload lacks the fields this event needs")
 
@@ -161,7 +169,7 @@ def _work(base: Routed, work: EventWork, reason: str) -> Routed:
 
 
 @dataclass(frozen=True)
-class _Delivery:
+class Delivery:
     """One event as its handler reads it; ``name`` (``event.action``) starts every reason."""
 
     name: str
@@ -171,6 +179,7 @@ class _Delivery:
     repo: str
     sender: Account
     installation: int | None
+    book: RoleBook
 
     def ignored(self, reason: str, number: int | None = None) -> Routed:
         return _ignored(self.base, f"{self.name}: {reason}", number)
@@ -178,8 +187,13 @@ class _Delivery:
     def work(self, work: EventWork, reason: str) -> Routed:
         return _work(self.base, work, f"{self.name}: {reason}")
 
+    def answering(self, kind: str, number: int) -> str | Routed:
+        """The role whose kind takes ``kind`` work, or the delivery ignored: no role does."""
+        role = self.book.answering(kind)
+        return role if role is not None else self.ignored(f"no role does {kind} work", number)
+
     def asks(
-        self, kind: WorkKind, number: int, role: str, sender: str | None = None, **details: Any
+        self, kind: str, number: int, role: str, sender: str | None = None, **details: Any
     ) -> EventWork:
         """Work on ``number`` in this delivery's repository, through its installation, for
         ``sender`` (the event's own sender unless said); ``details``: the rest of its fields."""
@@ -194,38 +208,65 @@ class _Delivery:
         )
 
 
-def _route(event: str, raw: object, head: Envelope, base: Routed) -> Routed:
+def _route(event: str, raw: object, head: Envelope, base: Routed, book: RoleBook) -> Routed:
     name = f"{event}.{head.action}" if head.action else event
     if base.repo is None or head.sender is None:
         return _ignored(base, f"{name}: no repository or sender")
     installation = head.installation.id if head.installation else None
-    delivery = _Delivery(name, raw, head, base, base.repo, head.sender, installation)
+    delivery = Delivery(name, raw, head, base, base.repo, head.sender, installation, book)
+    # An event or action the handlers below do not take may be a configured kind's own.
+    own = next(
+        (
+            route.handler
+            for kind in book.kinds()
+            for route in kind.routes
+            if route.event == event and head.action in route.actions
+        ),
+        None,
+    )
     if event not in _HANDLERS:
-        return delivery.ignored("not an event the swarm acts on")
+        return own(delivery) if own else delivery.ignored("not an event the swarm acts on")
     actions, otherwise, handler = _HANDLERS[event]
     if head.action not in actions:
-        return delivery.ignored(otherwise)
+        return own(delivery) if own else delivery.ignored(otherwise)
     return handler(delivery)
 
 
-def _pull_request(d: _Delivery) -> Routed:
+@dataclass(frozen=True)
+class Route:
+    """An event a kind of work starts on beyond the ones above (:attr:`agents.kinds.kind.Kind.
+    routes`): the event, the actions that mean work, and its handler, which reads the payload
+    and asks for work (:meth:`Delivery.asks`) or ignores it with the reason."""
+
+    event: str
+    actions: frozenset[str]
+    handler: Callable[[Delivery], Routed]
+
+
+def _pull_request(d: Delivery) -> Routed:
     pr = PullRequestEvent.model_validate(d.raw).pull_request
-    work = d.asks("review", pr.number, "reviewer", head_sha=pr.head.sha)
+    role = d.answering("review", pr.number)
+    if isinstance(role, Routed):
+        return role
+    work = d.asks("review", pr.number, role, head_sha=pr.head.sha)
     return d.work(work, f"review {work.target}")
 
 
-def _issue(d: _Delivery) -> Routed:
+def _issue(d: Delivery) -> Routed:
     issue = IssuesEvent.model_validate(d.raw).issue
     if issue.pull_request is not None:
         return d.ignored("a pull request, not an issue", issue.number)
-    work = d.asks("triage", issue.number, "triager")
+    role = d.answering("triage", issue.number)
+    if isinstance(role, Routed):
+        return role
+    work = d.asks("triage", issue.number, role)
     return d.work(work, f"triage {work.target}")
 
 
-def _comment(d: _Delivery) -> Routed:
+def _comment(d: Delivery) -> Routed:
     parsed = IssueCommentEvent.model_validate(d.raw)
     number = parsed.issue.number
-    command = find_command(parsed.comment.body)
+    command = find_command(parsed.comment.body, d.book)
     by_bot = _by_bot(parsed.comment.user, d.head)
     if command is None:
         if by_bot or parsed.issue.pull_request is None:
@@ -233,12 +274,21 @@ def _comment(d: _Delivery) -> Routed:
         return _learn(d, number, parsed.comment.user.login)
     if by_bot:
         return d.ignored("commands from bots are ignored", number)
-    if parsed.issue.pull_request is None:
+    # A command works on what its role's kind works on (help and unknown words: on PRs).
+    commanded = d.book.kind_of(command.role) if command.role else None
+    on = commanded.on if commanded is not None else "pulls"
+    if on == "pulls" and parsed.issue.pull_request is None:
         return d.ignored("/swarm commands work on pull requests only", number)
+    if on == "issues" and parsed.issue.pull_request is not None:
+        return d.ignored(f"/swarm {command.word} works on issues only", number)
+    # help and unknown words are answered by the sink; the review kind's role stands for them.
+    role = command.role or d.answering("review", number)
+    if isinstance(role, Routed):
+        return role
     work = d.asks(
         "command",
         number,
-        command.role or "reviewer",
+        role,
         parsed.comment.user.login,
         comment_id=parsed.comment.id,
         command=command.text,
@@ -247,7 +297,7 @@ def _comment(d: _Delivery) -> Routed:
     return d.work(work, f"/swarm {command.text} on {work.target}")
 
 
-def _review_comment(d: _Delivery) -> Routed:
+def _review_comment(d: Delivery) -> Routed:
     parsed = ReviewCommentEvent.model_validate(d.raw)
     number = parsed.pull_request.number
     if parsed.comment.in_reply_to_id is None:
@@ -255,10 +305,12 @@ def _review_comment(d: _Delivery) -> Routed:
     if _by_bot(parsed.comment.user, d.head):
         return d.ignored("replies from bots teach nothing", number)
     work = _feedback(d, number, parsed.comment.user.login, parsed.comment.id)
+    if isinstance(work, Routed):
+        return work
     return d.work(work, f"a reply on {work.target}, to answer and learn from")
 
 
-def _review_thread(d: _Delivery) -> Routed:
+def _review_thread(d: Delivery) -> Routed:
     number = ReviewThreadEvent.model_validate(d.raw).pull_request.number
     if _by_bot(d.sender, d.head):
         return d.ignored("threads bots resolve teach nothing", number)
@@ -266,7 +318,7 @@ def _review_thread(d: _Delivery) -> Routed:
 
 
 # Each event acted on: the actions that mean work, why any other action is ignored, its handler.
-_HANDLERS: dict[str, tuple[frozenset[str], str, Callable[[_Delivery], Routed]]] = {
+_HANDLERS: dict[str, tuple[frozenset[str], str, Callable[[Delivery], Routed]]] = {
     "pull_request": (REVIEW_ACTIONS, "not an action that asks for a review", _pull_request),
     "issue_comment": (frozenset({"created"}), "only new comments carry commands", _comment),
     "pull_request_review_comment": (
@@ -287,13 +339,21 @@ def _by_bot(author: Account, head: Envelope) -> bool:
     return author.is_bot or (head.sender is not None and head.sender.is_bot)
 
 
-def _learn(d: _Delivery, number: int, sender: str) -> Routed:
+def _learn(d: Delivery, number: int, sender: str) -> Routed:
     work = _feedback(d, number, sender)
+    if isinstance(work, Routed):
+        return work
     return d.work(work, f"feedback on {work.target}")
 
 
-def _feedback(d: _Delivery, number: int, sender: str, reply: int | None = None) -> EventWork:
+def _feedback(
+    d: Delivery, number: int, sender: str, reply: int | None = None
+) -> EventWork | Routed:
     """Feedback on the PR to learn from; with ``reply``, also that reply to answer."""
+    kind: WorkKind = "learn" if reply is None else "respond"
+    role = d.answering(kind, number)
+    if isinstance(role, Routed):
+        return role
     if reply is None:
-        return d.asks("learn", number, "reviewer", sender)
-    return d.asks("respond", number, "responder", sender, comment_id=reply)
+        return d.asks("learn", number, role, sender)
+    return d.asks("respond", number, role, sender, comment_id=reply)

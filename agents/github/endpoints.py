@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import logging
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
@@ -15,15 +16,19 @@ from agents.github.paths import repo_name, repo_path
 from agents.github.pull_listing import (
     BLOB_FIELDS,
     MAX_PAGES,
-    PULLS_QUERY,
+    PAGE_SIZES,
     Listing,
     add_page,
     blob_text,
+    pulls_query,
+    timed_out,
 )
 from agents.github.pull_snapshots import PullSnapshots
 from agents.github.throttled_client import ThrottledClient
 from agents.ratelimit.github.requests import classify_graphql
 from agents.ratelimit.github.snapshot import IdentitySnapshot
+
+log = logging.getLogger(__name__)
 
 REVIEW_EVENTS = frozenset({"COMMENT", "APPROVE", "REQUEST_CHANGES"})
 # How many pages of 100 one read of a repository's review comments takes at most.
@@ -119,9 +124,26 @@ class GitHubEndpoints(ThrottledClient):
         listing = Listing()
         config = f"HEAD:{config_path}"  # HEAD: the default branch
         after: str | None = None
-        for _page in range(MAX_PAGES):
+        sizes = list(PAGE_SIZES)
+        pages = 0
+        while pages < MAX_PAGES:
             variables = {"owner": owner, "name": name, "after": after, "config": config}
-            data = await self.graphql(PULLS_QUERY, variables, safe_to_retry=True)
+            try:
+                # Not retried as it is: a page that timed out is asked again smaller.
+                data = await self.graphql(pulls_query(sizes[0]), variables, safe_to_retry=False)
+            except GitHubApiError as exc:
+                if not timed_out(exc.status, exc.message) or len(sizes) == 1:
+                    raise
+                log.warning(
+                    "listing %s: a page of %d PRs timed out (%d); asking for %d",
+                    repo,
+                    sizes[0],
+                    exc.status,
+                    sizes[1],
+                )
+                sizes.pop(0)
+                continue
+            pages += 1
             more, after = add_page(listing, repo, data)
             if not more:
                 break

@@ -67,6 +67,24 @@ query($owner: String!, $name: String!, $after: String, $config: String!) {
 """
 
 
+# A page GitHub stops at its 10 s limit (HTTP 502/504, or 200 with a "timeout" error) is asked
+# again with fewer PRs, never the same again: a timed-out query costs its points and more for
+# the next hour (docs: "Rate limits and query limits for the GraphQL API", timeouts).
+PAGE_SIZES = (50, 25, 10)
+
+
+def pulls_query(first: int) -> str:
+    """:data:`PULLS_QUERY` asking ``first`` PRs a page (one of :data:`PAGE_SIZES`)."""
+    return PULLS_QUERY.replace("first: 50,", f"first: {int(first)},", 1)
+
+
+def timed_out(status: int, message: str) -> bool:
+    """Whether GitHub's answer says the query ran past its time: a 502 or 504, or a 200 whose
+    error says so ("Something went wrong while executing your query. This may be the result
+    of a timeout...")."""
+    return status in (502, 504) or (status == 200 and "timeout" in message.lower())
+
+
 @dataclass
 class Listing:
     """One repository's open PRs as REST shapes, and what the same answer said beside them."""

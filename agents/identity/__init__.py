@@ -22,6 +22,8 @@ githubkit.
   configured bot) and classic scopes held to the ceiling
 - ``registration.py``: A GitHub App made from a manifest: the code turned into the App, and where it
   got installed
+- ``resolution.py``: The narrow exception to the worker ceiling: a token that may resolve review
+  threads
 - ``sources.py``: Where a worker's credential comes from: an App installation (minted) or a bot
   account's PAT
 - ``tokens.py``: How the identity layer names a credential without showing it, and what kind it is

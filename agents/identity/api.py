@@ -1,6 +1,7 @@
 """The GitHub calls the identity layer makes, each as the credential it needs, over one transport.
 
-App JWT: ``GET /app`` (the slug) and minting. Installation token: revoking itself, listing its
+App JWT: ``GET /app`` (the slug), minting, and the App's webhook deliveries (listing them, asking
+for one again). Installation token: revoking itself, listing its
 repositories, GraphQL ``viewer``. Bot PAT: ``GET /user``. No answer at all is the transport's
 :class:`~agents.transport.errors.GitHubUnreachable`, as it is everywhere; a credential the auth
 strategy will not send is a mismatch.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
+from urllib.parse import urlencode
 
 import httpx
 
@@ -59,6 +61,22 @@ class IdentityApi:
     async def mint(self, auth: AppJwtAuth, installation_id: int, body: dict[str, Any]) -> Reply:
         path = f"/app/installations/{installation_id}/access_tokens"
         return await self._call("POST", path, auth, body)
+
+    async def hook_deliveries(
+        self, auth: AppJwtAuth, per_page: int, cursor: str | None = None
+    ) -> Reply:
+        """One page of the App's webhook deliveries, newest first; the next page's cursor is in
+        the ``Link`` header (``GET /app/hook/deliveries``)."""
+        query: dict[str, str | int] = {"per_page": per_page}
+        if cursor:
+            query["cursor"] = cursor
+        return await self._call("GET", f"/app/hook/deliveries?{urlencode(query)}", auth)
+
+    async def redeliver_hook(self, auth: AppJwtAuth, delivery_id: int) -> Reply:
+        """Ask GitHub to send delivery ``delivery_id`` again (202; it arrives later, under the
+        same guid)."""
+        path = f"/app/hook/deliveries/{int(delivery_id)}/attempts"
+        return await self._call("POST", path, auth)
 
     # -- as the identity (``login``): its budget -----------------------------------------------
 

@@ -15,6 +15,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from pydantic import SecretStr
 
+from agents.private_files import read_private_text
 from agents.settings.model import DEFAULT_IDENTITY, ConfigError, IdentitySettings
 from agents.settings.names import identity_setting
 
@@ -51,7 +52,7 @@ def read_private_key(identity: IdentitySettings, identity_name: str) -> SecretSt
         raise ConfigError(f"{setting}: not set for identity {identity_name!r}")
     path = identity.private_key_file
     try:
-        return SecretStr(path.read_text(encoding="utf-8"))
+        return SecretStr(read_private_text(path, f"{setting}: the private key"))
     except FileNotFoundError:
         raise ConfigError(f"{setting}: file {path} does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -33,10 +33,13 @@ from agents.identity.tokens import fingerprint
 from agents.settings.model import DEFAULT_IDENTITY, IdentityKind, IdentitySettings
 from agents.transport.auth import AppJwtAuth, InstallationTokenAuth
 from agents.transport.client import GitHubTransport
+from agents.transport.reply import Reply
 
 log = logging.getLogger(__name__)
 
 DEFAULT_REFRESH_MARGIN = timedelta(minutes=5)
+# At most this many repositories are asked about one by one to find which one GitHub refuses.
+_PROBES = 20
 
 
 class MinterOptions(TypedDict, total=False):
@@ -157,6 +160,48 @@ class InstallationMinter:
             )
         return frozenset(str(e) for e in events)
 
+    async def hook_deliveries(self, per_page: int, cursor: str | None = None) -> Reply:
+        """A page of the App's webhook deliveries (App JWT, the App's budget)."""
+        return await self._api.hook_deliveries(self._jwt, per_page, cursor)
+
+    async def redeliver_hook(self, delivery_id: int) -> Reply:
+        """Ask GitHub to redeliver one of the App's webhook deliveries (App JWT)."""
+        return await self._api.redeliver_hook(self._jwt, delivery_id)
+
+    async def installation_permissions(self) -> dict[str, str] | None:
+        """What the installation grants now (``GET /app/installations``' ``permissions``): an
+        owner accepts an App's new permissions per installation, so the App's registration
+        (``GET /app``) may ask for more than an installation gives. None when not listed."""
+        reply = await self._api.installations(self._jwt)
+        found = reply.body if reply.ok and isinstance(reply.body, list) else []
+        for inst in found:
+            if isinstance(inst, dict) and inst.get("id") == self.installation_id:
+                perms = inst.get("permissions")
+                return {str(k): str(v) for k, v in perms.items()} if isinstance(perms, dict) else {}
+        return None
+
+    async def app_permissions(self) -> dict[str, str]:
+        """What the App's registration asks for (``GET /app``'s ``permissions``)."""
+        reply = await self._api.app(self._jwt)
+        perms = reply.field("permissions")
+        if not reply.ok or not isinstance(perms, dict):
+            raise MintRefused(
+                f"identity {self.name!r}: GET /app did not name the App's permissions "
+                f"({reply.github_message()})"
+            )
+        return {str(k): str(v) for k, v in perms.items()}
+
+    async def mint_unleased(self, scope: TokenScope, *, role: str) -> tuple[SecretStr, MintRecord]:
+        """A token for one use by code, outside the leases and the worker ceiling: the caller
+        checks the scope (``agents.identity.resolution``) and revokes it with
+        :meth:`revoke_unleased` at once. Never shared, never cached."""
+        await self.bot_login()
+        minted = await self._mint(scope, role)
+        return minted.token, minted.record
+
+    async def revoke_unleased(self, token: SecretStr) -> bool:
+        return await self._revoke_token(token)
+
     # -- leases --------------------------------------------------------------------------------
 
     async def acquire(self, scope: TokenScope, *, role: str, holder: str) -> TokenLease:
@@ -257,7 +302,10 @@ class InstallationMinter:
         reply = await self._api.mint(self._jwt, self.installation_id, body)
         where = f"identity {self.name!r} (installation {self.installation_id}), role {role!r}"
         if reply.status != 201 or not isinstance(reply.body, dict):
-            repos = ", ".join(scope.repositories) or "the installation's repositories"
+            named = list(scope.repositories)
+            if reply.status in (404, 422) and len(named) > 1:
+                named = await self._refused_alone(named) or named
+            repos = ", ".join(named) or "the installation's repositories"
             # 404/422: a repository the installation does not cover (or that does not exist).
             hint = "; is the App installed there?" if reply.status in (404, 422) else ""
             raise MintRefused(
@@ -288,6 +336,23 @@ class InstallationMinter:
             minted.record.expires_at.isoformat(),
         )
         return minted
+
+    async def _refused_alone(self, repositories: list[str]) -> list[str]:
+        """After GitHub refused one token for several repositories: those it refuses on their
+        own (each asked for with metadata:read only, and any token given revoked at once), so
+        the error names the wrong repository rather than every one of the run. Empty when each
+        is granted alone: then the refusal was about the permissions, not a repository."""
+        refused = []
+        for full in repositories[:_PROBES]:
+            body = {"repositories": [full.split("/", 1)[1]], "permissions": {"metadata": "read"}}
+            reply = await self._api.mint(self._jwt, self.installation_id, body)
+            if reply.status != 201:
+                refused.append(full)
+                continue
+            token = reply.field("token")
+            if isinstance(token, str) and token:
+                await self._revoke_token(SecretStr(token))
+        return refused
 
     async def _revoke(self, minted: _Minted) -> bool:
         if self._clock() >= minted.record.expires_at:

@@ -27,7 +27,9 @@ RESERVED_TAGS: Final[tuple[str, ...]] = (
     "memory_snapshot",
 )
 # Tolerates the spacing and case tricks a hostile text might use: "< / UNTRUSTED", "</untrusted ".
-_TAG = re.compile(r"<(\s*/?\s*)(" + "|".join(RESERVED_TAGS) + r")\b", re.IGNORECASE)
+# Possessive blanks: "\s*/?\s*" could split a run of blanks between its two halves every way
+# there is, quadratic on "<" and blanks; a blank never starts a tag's name, so nothing is lost.
+_TAG = re.compile(r"<(\s*+/?\s*+)(" + "|".join(RESERVED_TAGS) + r")\b", re.IGNORECASE)
 _KIND = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 _ATTR_UNSAFE = re.compile(r'[<>"&\r\n\uff1c\uff1e\uff02\uff06\u2039\u203a]')
 

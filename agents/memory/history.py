@@ -1,8 +1,10 @@
 """``history_search``: the bounded, redacting history-retrieval tool workers call.
 
-Scoped to the caller's own session (or its run, when its role allows), newest first, short
-excerpts only: tool payloads are summarised, and every excerpt is re-redacted so that no
-base64 blob, credential or magic link comes back even from rows written before a rule existed.
+Scoped to the caller's own session (or, when its role allows, the sessions of its run that worked
+on the same repository as the same identity: a run over several repositories must not let a PR in
+one steer a worker into quoting another's), newest first, short excerpts only: tool payloads are
+summarised, and every excerpt is re-redacted so that no base64 blob, credential or magic link
+comes back even from rows written before a rule existed.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from agents.event_kinds import EVENT_KINDS, TOOL_EVENT_KINDS
-from agents.memory.ports import EventRow, HistoryBackend
+from agents.memory.ports import EventRow, HistoryBackend, WorkerRow
 from agents.redact import redact
 
 DEFAULT_LIMIT = 10
@@ -107,6 +109,7 @@ def history_search(
     events = backend.search_events(
         worker_id=caller.id if scope == "session" else None,
         run_id=caller.run_id if scope == "run" else None,
+        workers_of_run=_same_repository(backend, caller) if scope == "run" else None,
         query=query,
         kinds=kinds,
         before_seq=before_seq,
@@ -123,6 +126,17 @@ def history_search(
         )
         for e in events
     ]
+
+
+def _same_repository(backend: HistoryBackend, caller: WorkerRow) -> set[str]:
+    """The workers of the caller's run that worked on the caller's repository as the caller's
+    identity (its installation): the only sessions a run-wide search may read."""
+    repo, login = caller.task.get("repo"), caller.identity_login
+    return {
+        w.id
+        for w in backend.list_workers(run_id=caller.run_id)
+        if w.task.get("repo") == repo and w.identity_login == login
+    }
 
 
 def format_hits(hits: list[HistoryHit]) -> str:

@@ -54,11 +54,15 @@ def recall(
     for m in backend.list_memories(repo=repo, role=role, include_global=True):
         if m.kind == "learning":
             continue  # quoted feedback reaches the model only delimited, as the briefing
+        if repo is None and m.repo is not None:
+            continue  # no repository: what applies everywhere, never every repository's
         score = len(wanted & _words(m.body))
         if score:
             hit = RecallHit(f"memory:{m.id}", m.kind, _excerpt(m.body), score)
             candidates.append((score, m.created_at.timestamp(), hit))
-    notes = backend.list_agent_notes(repo=repo, role=role, kind="note", limit=500)
+    # A note belongs to the repository it was written on; without one, no note is in scope
+    # (``repo=None`` would list every repository's).
+    notes = backend.list_agent_notes(repo=repo, role=role, kind="note", limit=500) if repo else []
     for n in notes:
         score = len(wanted & _words(n.body))
         if score:

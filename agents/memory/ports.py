@@ -79,6 +79,10 @@ class WorkerRow(Protocol):
     def id(self) -> str: ...
     @property
     def run_id(self) -> str: ...
+    @property
+    def identity_login(self) -> str | None: ...
+    @property
+    def task(self) -> dict[str, Any]: ...
 
 
 class MemoryBackend(Protocol):
@@ -139,11 +143,16 @@ class MemoryBackend(Protocol):
 class HistoryBackend(Protocol):
     def get_worker(self, worker_id: str) -> WorkerRow: ...
 
+    def list_workers(
+        self, run_id: str | None = ..., status: str | None = ...
+    ) -> Sequence[WorkerRow]: ...
+
     def search_events(
         self,
         *,
         worker_id: str | None = ...,
         run_id: str | None = ...,
+        workers_of_run: Collection[str] | None = ...,
         query: str | None = ...,
         kinds: Collection[str] | None = ...,
         before_seq: int | None = ...,

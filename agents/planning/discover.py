@@ -145,6 +145,8 @@ class Discovery:
     sizes: dict[tuple[str, int], dict[str, int]] = field(default_factory=dict)
     # Replies in the bot's threads for the responder to answer (agents.planning.replies).
     replies: list[Task] = field(default_factory=list)
+    # The role that answers them: the respond kind's (agents.kinds.respond).
+    reply_role: str | None = None
 
     @property
     def already_reviewed(self) -> int:

@@ -1,8 +1,8 @@
 """Which replies in the bot's own review threads the responder still has to answer: plain Python.
 
 A thread counts when its first comment is one of the bot's findings (its marker, written by the
-verified login: a thread anyone else starts is not the bot's to answer in). In it, the newest
-comment after the bot's last word is the one to answer, when a person wrote it (never a bot, our
+verified login: a thread anyone else starts is not the bot's to answer in). In it, every
+comment after the bot's last word is one to answer, when a person wrote it (never a bot, our
 own included) who has write access or above to the repository (asked of GitHub as the bot, like
 every such decision: a PR author without write access gets no answer, whatever they wrote), and
 the store has not recorded an answer to it. Everything a person wrote stays data: only ids leave
@@ -22,8 +22,6 @@ from agents.posting.keys import answer_key, parse_finding_mark
 from agents.work import Task
 
 log = logging.getLogger("swarm.planning")
-
-RESPONDER_ROLE = "responder"
 
 
 class ReplySource(Protocol):
@@ -61,19 +59,21 @@ def _author(comment: Mapping[str, Any]) -> tuple[str, bool]:
     return login, user.get("type") == "Bot" or login.endswith("[bot]")
 
 
-def waiting_reply(
+def waiting_replies(
     comments: Sequence[Mapping[str, Any]], root: Mapping[str, Any], bot_login: str
-) -> Mapping[str, Any] | None:
-    """The newest comment of ``root``'s thread when it came after the bot's last word."""
+) -> list[Mapping[str, Any]]:
+    """The comments of ``root``'s thread after the bot's last word, oldest first. Every one is
+    looked at, not only the newest: a later reply by someone without write access (the PR's
+    author) must not hide a maintainer's question before it."""
     thread = sorted(
         (c for c in comments if c.get("in_reply_to_id") == root.get("id")),
         key=lambda c: (str(c.get("created_at") or ""), int(c.get("id") or 0)),
     )
-    if not thread:
-        return None
-    newest = thread[-1]
-    login, _ = _author(newest)
-    return None if login.casefold() == bot_login.casefold() else newest
+    since = 0
+    for index, comment in enumerate(thread):
+        if _author(comment)[0].casefold() == bot_login.casefold():
+            since = index + 1
+    return thread[since:]
 
 
 def newest_reply(
@@ -186,22 +186,34 @@ async def _repo_replies(
             login, _ = _author(root)
             if parse_finding_mark(login, str(root.get("body") or ""), bot_login) is None:
                 continue
-            reply = waiting_reply(comments, root, bot_login)
-            if reply is None:
-                continue
-            who, is_bot = _author(reply)
-            reply_id = int(reply.get("id") or 0)
-            if is_bot or not who:
-                found.ignored.append((who, "a bot"))
-                continue
-            if answered(answer_key(repo, number, reply_id)):
-                continue
-            if (repo, who) not in permissions:
-                permissions[repo, who] = await source.permission(repo, who)
-            permission = permissions[repo, who]
-            if permission not in WRITE_PERMISSIONS:
-                found.ignored.append((who, f"{permission} access, not write"))
-                continue
-            found.items.append(
-                Task(kind="respond", repo=repo, number=number, head_sha=head, reply_to=reply_id)
-            )
+            for reply in waiting_replies(comments, root, bot_login):
+                await _consider(source, (repo, number, head), reply, answered, permissions, found)
+
+
+async def _consider(
+    source: ReplySource,
+    pull: tuple[str, int, str],
+    reply: Mapping[str, Any],
+    answered: Callable[[str], bool],
+    permissions: dict[tuple[str, str], str],
+    found: Replies,
+) -> None:
+    """Add ``reply`` to ``found`` as a task when a person with write access wrote it and the
+    store has no answer to it, else note who was left unanswered."""
+    repo, number, head = pull
+    who, is_bot = _author(reply)
+    reply_id = int(reply.get("id") or 0)
+    if is_bot or not who:
+        found.ignored.append((who, "a bot"))
+        return
+    if answered(answer_key(repo, number, reply_id)):
+        return
+    if (repo, who) not in permissions:
+        permissions[repo, who] = await source.permission(repo, who)
+    permission = permissions[repo, who]
+    if permission not in WRITE_PERMISSIONS:
+        found.ignored.append((who, f"{permission} access, not write"))
+        return
+    found.items.append(
+        Task(kind="respond", repo=repo, number=number, head_sha=head, reply_to=reply_id)
+    )

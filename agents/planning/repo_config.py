@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shlex
 from collections.abc import Collection
 from typing import Any
 
@@ -106,6 +107,32 @@ class WriterRules(_Strict):
         return ChangePolicy.tightened(self.protected_paths, self.max_files, self.max_bytes)
 
 
+class RepoTests(_Strict):
+    """The repository's test command. It runs only in the sandbox (:mod:`agents.confine`), and
+    only as the base branch's file says: a command in an issue or at a head is never read."""
+
+    # An argv; one string is split as a shell would split it, and never run by a shell.
+    command: tuple[str, ...] = Field(min_length=1, max_length=64)
+    timeout_seconds: int = Field(default=300, ge=1, le=3600)
+
+    @field_validator("command", mode="before")
+    @classmethod
+    def _split_a_line(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                return tuple(shlex.split(value))
+            except ValueError as exc:
+                raise ValueError(f"not a command line: {exc}") from None
+        return value
+
+    @field_validator("command")
+    @classmethod
+    def _plain_arguments(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value[0] or any("\0" in arg or len(arg) > 4096 for arg in value):
+            raise ValueError("a program name, then arguments of at most 4096 characters")
+        return value
+
+
 class RepoConfig(_Strict):
     """One repository's settings; every field has a default, so an empty file is valid."""
 
@@ -117,6 +144,8 @@ class RepoConfig(_Strict):
     max_files: int | None = Field(default=None, ge=1, le=3000)
     language: str | None = None
     review: ReviewRules = ReviewRules()
+    # What the writer runs to test a change (None: it runs no tests).
+    tests: RepoTests | None = None
     writer: WriterRules = WriterRules()
 
     @field_validator("roles")

@@ -17,7 +17,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from agents.planning.files import CHARS_PER_TOKEN, ENTRY_TOKENS
-from agents.planning.replies import RESPONDER_ROLE
 from agents.posting.notes import PullNote
 from agents.work import Assignment, Shard, Task
 
@@ -141,14 +140,16 @@ def plan_assignments(
     shard_size: int = 100,
     read: ReadPlan | None = None,
     max_shards: int = MAX_SHARDS,
-    summarizer_role: str = "summarizer",
+    summarizer_role: str | None = None,
     replies: Sequence[Task] = (),
+    reply_role: str | None = None,
 ) -> list[PlannedPR]:
     """One worker per PR; a PR with more to read than one worker's ``read`` plan allows (its
     patches' tokens from discovery's ``sizes``, a file of unknown size counting as a small one;
     the calls their pages take) or more than ``shard_threshold_files`` files is sharded, at most
-    ``shard_size`` files a shard. Each reply to answer in the bot's threads gets one
-    responder worker of its own."""
+    ``shard_size`` files a shard, and ``summarizer_role`` (the summarize kind's) merges the
+    shards' reviews; without one, such a PR is too large. Each reply to answer in the bot's
+    threads gets one worker of ``reply_role`` (the respond kind's) of its own."""
     plan = read or ReadPlan()
     if shard_size < 1 or plan.shard_tokens < 1:
         raise ValueError(f"shard_size and shard_tokens must be at least 1 ({shard_size})")
@@ -168,6 +169,10 @@ def plan_assignments(
             planned.append(PlannedPR([one], task=task))
             continue
         ranges = cut(each, plan, shard_size)
+        if summarizer_role is None:
+            reason = "it needs shards, and no role of the summarize kind merges them"
+            planned.append(PlannedPR([], too_large=reason, task=task))
+            continue
         if len(ranges) > max_shards:
             reason = (
                 f"about {total:,} tokens of patches in {len(task.files)} files need "
@@ -193,7 +198,8 @@ def plan_assignments(
             role=summarizer_role, task=task.model_copy(update={"kind": "summarize"})
         )
         planned.append(PlannedPR(shards, summarizer, task=task))
-    planned += [PlannedPR([Assignment(role=RESPONDER_ROLE, task=t)]) for t in replies]
+    if reply_role is not None:
+        planned += [PlannedPR([Assignment(role=reply_role, task=t)]) for t in replies]
     return planned
 
 

@@ -37,16 +37,32 @@ Placement = Literal["suggestion", "range", "line", "outside"]
 TITLES: Mapping[str, str] = {s: s.capitalize() for s in SEVERITIES}
 SUMMARY_TITLE = "### swarm review summary"
 _BACKTICKS = re.compile(r"`+")
-_SUGGESTION = re.compile(r"^(?P<fence>`{3,})suggestion\n(?P<text>.*?)^(?P=fence)$", re.S | re.M)
+# A suggestion block's opening line; its closing fence is searched for apart (see _suggestion):
+# one pattern with a lazy body before a back-reference rescanned the rest of the text for every
+# opening line without a close.
+_SUGGESTION = re.compile(r"^(?P<fence>`{3,})suggestion\n", re.M)
 _HEADER = re.compile(r"^\*\*(?P<title>[A-Z][a-z]+)\*\* · (?P<category>[a-z]+)$", re.M)
 SHORT = 100
 
 
-def model_text(text: str) -> str:
+# A fence that opens a suggestion, also inside a quote or a list item: its info string
+# starts with the word. Possessive lead: its characters never start a fence.
+_SUGGESTION_OPENER = re.compile(
+    r"^(?P<lead>[ \t>*+\-0-9.)]*+(?:`{3,}|~{3,})[ \t]*+)(?=suggestion)", re.M | re.I
+)
+
+
+def model_text(text: str, *, code: bool = False) -> str:
     """Model-written text as it may stand inside our markup: no hidden-comment syntax (a marker
     is control data and is written by code only). Whitespace is kept: a replacement's
-    indentation is code."""
-    return inert(text)
+    indentation is code.
+
+    Prose (``code`` False) opens no ```` ```suggestion ```` block: GitHub offers such a block
+    to be committed, and only code decides where a suggestion goes (a finding's replacement, on
+    lines it checked). A zero-width space before the word leaves the block as shown, a plain
+    code block."""
+    text = inert(text)
+    return text if code else _SUGGESTION_OPENER.sub(lambda m: m["lead"] + "\u200b", text)
 
 
 def fence_for(text: str) -> str:
@@ -69,7 +85,7 @@ def finding_body(finding: Finding, placement: Placement, sha: str) -> str:
         model_text(finding.message).strip(),
     ]
     if finding.replacement is not None:
-        replacement = model_text(finding.replacement)
+        replacement = model_text(finding.replacement, code=True)
         if placement == "suggestion":
             parts.append(_block("suggestion", replacement))
         else:
@@ -158,14 +174,31 @@ def _parts(body: str) -> tuple[str, str | None]:
     """(message, replacement of a committable suggestion) of a rendered finding's body."""
     text = without_markers(body)
     replacement = None
-    suggestion = _SUGGESTION.search(text)
+    suggestion = _suggestion(text)
     if suggestion is not None:
-        replacement = suggestion["text"].removesuffix("\n")
-        text = text[: suggestion.start()]
+        start, replacement = suggestion
+        text = text[:start]
     else:
         text = text.split("\n\nSuggested replacement for ", 1)[0]
     header = _HEADER.search(text)
     return (text[header.end() :] if header else text).strip(), replacement
+
+
+def _suggestion(text: str) -> tuple[int, str] | None:
+    """(where it starts, its text) of the first suggestion block in ``text`` that is closed: a
+    line of its opening fence's backticks alone. A fence found unclosed once is not looked for
+    again, so each fence length costs one scan."""
+    unclosed: set[str] = set()
+    for opener in _SUGGESTION.finditer(text):
+        fence = opener["fence"]
+        if fence in unclosed:
+            continue
+        close = re.compile(rf"^{fence}$", re.M).search(text, opener.end())
+        if close is None:
+            unclosed.add(fence)
+            continue
+        return opener.start(), text[opener.end() : close.start()].removesuffix("\n")
+    return None
 
 
 def finding_message(body: str) -> str:
@@ -193,6 +226,23 @@ def resolution_reply(head_sha: str) -> str:
         f"Resolved: the code this finding was about changed in `{head_sha[:12]}` and the "
         "re-review no longer reports it."
     )
+
+
+FIXED_REPLY = "Fixed at `"
+
+
+def fixed_reply(head_sha: str) -> str:
+    """The one line the bot leaves in a fixed finding's thread it may not resolve (GitHub
+    resolves a thread only for a token with Contents: write; docs/security.md)."""
+    return (
+        f"{FIXED_REPLY}{head_sha[:12]}`: the code this finding was about changed and the "
+        "re-review no longer reports it. The thread stays open: this App does not resolve "
+        "threads here."
+    )
+
+
+def says_fixed_not_resolved(body: str) -> bool:
+    return body.startswith(FIXED_REPLY)
 
 
 def diff_line_url(review_url: str | None, path: str, line: int) -> str:
@@ -229,6 +279,8 @@ class SummaryView:
     over_cap: int = 0
     max_comments: int = 0
     resolved: Sequence[Listed] = ()
+    # Fixed by this push, their threads left open (the App may not resolve them).
+    fixed_open: Sequence[Listed] = ()
     not_reviewed: Sequence[tuple[str, str]] = ()  # (path, why)
     cost_usd: float = 0.0
     input_tokens: int = 0
@@ -289,6 +341,9 @@ def _findings(view: SummaryView) -> str:
     if view.resolved:
         lines.append(f"- Resolved by this push ({len(view.resolved)}):")
         lines += [f"  - {_item(x)}" for x in view.resolved]
+    if view.fixed_open:
+        lines.append(f"- Fixed by this push, thread left open ({len(view.fixed_open)}):")
+        lines += [f"  - {_item(x)}" for x in view.fixed_open]
     return "\n".join(lines)
 
 

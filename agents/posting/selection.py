@@ -142,6 +142,9 @@ class ThreadState:
     # The bot already resolved it once (its resolution reply is there): now open again, a
     # person reopened it, and it is theirs.
     reopened: bool = False
+    # The bot replied that the finding is fixed and could not resolve the thread: settled,
+    # neither open nor resolved.
+    fixed_open: bool = False
 
 
 def resolvable(
@@ -156,7 +159,9 @@ def resolvable(
     out: list[PostedFinding] = []
     for posted in earlier:
         thread = threads.get(posted.comment_id)
-        if thread is None or thread.resolved or thread.reopened or posted.mark.sha == head:
+        if thread is None or thread.resolved or thread.reopened or thread.fixed_open:
+            continue
+        if posted.mark.sha == head:
             continue
         moved, _path = where_now(posted, moves_of, head)
         if not moved.changed(*posted.lines):

@@ -23,14 +23,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agents.redact.encoded import SHORT_B64_RUN, decoded_text, mixed_classes
-from agents.redact.rules import (
-    MARK_PREFIX,
-    SECRET_KEY_RE,
-    Rule,
-    mark,
-    rule_table,
-    token_extent,
-)
+from agents.redact.rules import MARK_PREFIX, RULES, SECRET_KEY_RE, Rule, mark
 from agents.redact.shadow import shadow_of
 
 __all__ = [
@@ -45,9 +38,6 @@ __all__ = [
     "register_secret",
 ]
 
-# The wrapped-token rule hands what follows a token back to the whole redaction, given here so
-# the rule table needs no import of this module.
-RULES = rule_table(lambda text: redact(text))
 # Pre-check: which rules can possibly match, from plain substring tests on the lowered text
 # (far cheaper than running every pattern on text that holds no secret at all).
 _NEEDS = tuple((i, frozenset(rule.needs)) for i, rule in enumerate(RULES) if rule.needs)
@@ -125,8 +115,8 @@ def _decoded_secret(m: re.Match[str]) -> str:
     return run
 
 
-def _extent(rule: Rule, m: re.Match[str]) -> int:
-    return token_extent(m) if "cont" in rule.pattern.groupindex else len(m.group(0))
+def _extent(rule: Rule, text: str, m: re.Match[str]) -> int:
+    return rule.end(text, m) - m.start() if rule.end is not None else len(m.group(0))
 
 
 def _redact_shadowed(text: str) -> str:
@@ -143,7 +133,7 @@ def _redact_shadowed(text: str) -> str:
         # Not finditer: a token's match runs on over what may follow it (pieces of a split
         # token), and the text after its extent is searched again, as redact() does.
         while (m := rule.pattern.search(shadow.text, at)) is not None:
-            extent = _extent(rule, m)
+            extent = _extent(rule, shadow.text, m)
             at = m.start() + max(extent, 1)
             if not extent:
                 continue  # a bare token prefix: a word about tokens
@@ -176,7 +166,7 @@ def redact(text: str) -> str:
     woken = sorted((*woken, *(i for i, min_len in _ALWAYS if len(text) >= min_len)))
     for i in woken:
         rule = RULES[i]
-        text = rule.pattern.sub(rule.replace, text)
+        text = rule.apply(text)
     if len(text) >= _SHORT_B64_MIN:
         text = SHORT_B64_RUN.sub(_decoded_secret, text)
     return text

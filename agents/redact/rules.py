@@ -59,6 +59,29 @@ class Rule:
     replace: Callable[[re.Match[str]], str]
     needs: tuple[str, ...] = ()
     min_len: int = 0
+    # For a token rule: where the token a match starts ends in the text (its pieces split over
+    # lines and blanks taken one by one); ``m.start()`` when the match is no token after all.
+    end: Callable[[str, re.Match[str]], int] | None = None
+
+    def apply(self, text: str) -> str:
+        """``text`` with every match of this rule replaced."""
+        if self.end is None:
+            return self.pattern.sub(self.replace, text)
+        out: list[str] = []
+        done = at = 0
+        # Not re.sub: a token's end is decided piece by piece after its match, and the search
+        # goes on right after the token, so what follows it is searched like any other text.
+        while (m := self.pattern.search(text, at)) is not None:
+            end = self.end(text, m)
+            if end <= m.start():
+                at = max(m.end(), m.start() + 1)
+                continue
+            out += [text[done : m.start()], mark(self.kind)]
+            done = at = end
+        if not out:
+            return text
+        out.append(text[done:])
+        return "".join(out)
 
 
 def whole(kind: str) -> Callable[[re.Match[str]], str]:
@@ -81,6 +104,24 @@ def _blob(m: re.Match[str]) -> str:
     return mark("base64") if looks_like_blob(m.group(0)) else m.group(0)
 
 
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
+
+
+def _url_credentials(m: re.Match[str]) -> str:
+    """``scheme://[REDACTED]@`` when a scheme (a letter that starts a word, then letters,
+    digits, ``+``, ``.``, ``-``) ends at the match; the walk back stops at the first character
+    no scheme holds, so it covers each character once however many matches there are."""
+    text, at = m.string, m.start()
+    start = at
+    while start and text[start - 1] in _SCHEME_CHARS:
+        start -= 1
+    scheme = any(
+        text[i].isalpha() and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_"))
+        for i in range(start, at)
+    )
+    return f"://{mark('url-credentials')}@" if scheme else m.group(0)
+
+
 def _basic(m: re.Match[str]) -> str:
     value = m.group(2)
     exact = m.group(1).startswith("Basic") and any(c.isdigit() or c == "=" for c in value)
@@ -95,19 +136,29 @@ def _basic(m: re.Match[str]) -> str:
 # all the same (and a model asked to shout will write it so).
 _GH_PREFIX = r"(?i:gh[pousr]_|github_pat_)"
 # Dots and dashes inside (base64url segments of a stateless token may hold "--").
-_TOKEN_TAIL = r"[A-Za-z0-9_]+(?:[.\-]+[A-Za-z0-9_]+)*"
+_TOKEN_TAIL = r"[A-Za-z0-9_]++(?:[.\-]++[A-Za-z0-9_]++)*+"
 # Text wrapped at a fixed width carries a token's tail on the next lines (or after a "\n"). A
 # continuation line is one run of token characters that fills its line. On one line, a space or a
 # tab may split a token too: the next run of token characters is then a candidate piece.
 _NEWLINE = r"(?:\r?\n|\\r\\n|\\n)"
 # A piece cut anywhere may start or end with a dot or a dash of the token, and a piece may be
 # nothing but dots and dashes ("--" of a base64url segment cut every two characters): such
-# pieces, each with the spaces after it, lead the next run of token characters.
-_RUN = r"(?:[.\-]+[ \t]{1,4})*[.\-]*[A-Za-z0-9_]+(?:[.\-]+[A-Za-z0-9_]+)*"
-_LINE_RUN = rf"[ \t]*{_RUN}(?=\Z|[\r\n\"'`]|\\[nr])"
-_WRAPPED = rf"(?P<cont>(?:[.\-]*(?:{_NEWLINE}{_LINE_RUN}|[ \t]{{1,4}}{_RUN}))*)"
-_CONT_PIECE = re.compile(rf"(?P<sep>[.\-]*(?:{_NEWLINE}[ \t]*|[ \t]+))(?P<run>{_RUN})")
+# pieces, each with the spaces after it, lead the next run of token characters. Possessive
+# quantifiers: each character class meets only other classes, so giving characters back could
+# never make a match, and not trying keeps the scan linear on hostile runs ("- - - -").
+_RUN = r"(?:[.\-]++[ \t]{1,4}+)*+[.\-]*+[A-Za-z0-9_]++(?:[.\-]++[A-Za-z0-9_]++)*+"
+# One piece after a token: its separator (a line break, or one to four blanks) and its run; a
+# piece on a line of its own must fill that line. Pieces are read one at a time by
+# :func:`token_end`, which stops at the first that is text of its own: a regex repetition over
+# all of them would run on to the end of every run of words after every token prefix.
+_PIECE = re.compile(
+    rf"(?P<sep>[.\-]*+(?:(?P<nl>{_NEWLINE})[ \t]*+|[ \t]{{1,4}}+))(?P<run>{_RUN})"
+    r"(?(nl)(?=\Z|[\r\n\"'`]|\\[nr]))"
+)
 _WRAP_MIN = 12
+# The pieces looked at to tell whether what follows a prefix looks random (its first 16
+# characters, see token_end): bounded, so a prefix followed by many lines costs no more.
+_AHEAD_PIECES = 32
 
 
 _KNOWN_PREFIX = re.compile(r"(?i)^(?:github_pat_|gh[pousr]_(?:\d+_)?|sk-ant-(?:[a-z]+\d*-)?)")
@@ -117,7 +168,8 @@ _LONG_TOKEN_MAX = 600
 
 
 def _full_length(token: str) -> int:
-    """How long a token of this prefix is when whole (0: no fixed length known)."""
+    """How long a token of this prefix is when whole (0: no fixed length known). Only the
+    token's start and whether it holds a dot matter, so callers may pass a short stand-in."""
     lowered = token.lower()
     if lowered.startswith("github_pat_"):
         return len("github_pat_") + 82
@@ -125,17 +177,44 @@ def _full_length(token: str) -> int:
         return 108
     if not lowered.startswith("gh"):
         return 0
-    if "." in lowered or re.match(r"gh[pousr]_\d+_eyj", lowered):
+    if "." in lowered or re.match(r"gh[pousr]_\d{1,20}_eyj", lowered):
         return _LONG_TOKEN_MAX
     return len("ghs_") + 36
 
 
 def _random_ish(run: str) -> bool:
     """A digit anywhere, or a capital after the first letter: not a word of prose."""
-    return any(c.isdigit() for c in run) or any(c.isupper() for c in run[1:])
+    # map over str methods: the loop runs in C, this is asked for every piece of every token.
+    return any(map(str.isdigit, run)) or any(map(str.isupper, run[1:]))
 
 
-def _continues(token: str, piece: str, *, same_line: bool, random_tail: bool) -> bool:
+@dataclass
+class _Split:
+    """A token as its pieces are taken: its length and what decides its full length (its first
+    characters, whether a dot was seen), kept so each piece costs its own length only."""
+
+    start: str
+    length: int
+    dotted: bool
+
+    @classmethod
+    def of(cls, head: str) -> _Split:
+        joined = "".join(head.split())
+        return cls(joined[:40], len(joined), "." in joined)
+
+    def add(self, run: str) -> None:
+        joined = "".join(run.split())
+        self.length += len(joined)
+        self.dotted = self.dotted or "." in joined
+        if len(self.start) < 40:
+            self.start = (self.start + joined)[:40]
+
+    @property
+    def full(self) -> int:
+        return _full_length(self.start + ("." if self.dotted else ""))
+
+
+def _continues(token: _Split, piece: str, *, same_line: bool, random_tail: bool) -> bool:
     """Whether ``piece`` is the next part of a split ``token`` rather than text of its own.
 
     A random-looking run (8 characters or more, a capital after its first letter or a digit)
@@ -146,54 +225,86 @@ def _continues(token: str, piece: str, *, same_line: bool, random_tail: bool) ->
     ``ghs_short is a word`` keeps its words.
     """
     run = piece.strip(" \t.-")
-    token = "".join(token.split())
-    full = _full_length(token)
+    full = token.full
     looks_random = len(run) >= 8 and _random_ish(run)
     if same_line:
-        fits = len(token) + len(run) <= full
+        fits = token.length + len(run) <= full
         return bool(run) and (looks_random or (fits and (random_tail or _random_ish(run))))
-    cut_short = _WRAP_MIN <= len(token) < full
+    cut_short = _WRAP_MIN <= token.length < full
     return bool(run) and (cut_short or looks_random)
 
 
-def token_extent(m: re.Match[str]) -> int:
-    """How much of a token rule's match is the token: its own characters and the pieces of it
-    split onto the next lines or after spaces; what follows is text of its own. 0 for a bare
-    prefix that no piece of a token follows (``ghp_ is the classic prefix``)."""
-    cont = m.group("cont")
-    token = m.group(0)[: len(m.group(0)) - len(cont)]
-    pieces: list[re.Match[str]] = []
-    for piece in _CONT_PIECE.finditer(cont):
-        if piece.start() != (pieces[-1].end() if pieces else 0):
+class _Pieces:
+    """The pieces after a token's head, read from the text one at a time as they are needed."""
+
+    def __init__(self, text: str, at: int) -> None:
+        self._text = text
+        self._next = at
+        self._read: list[re.Match[str]] = []
+
+    def get(self, index: int) -> re.Match[str] | None:
+        while len(self._read) <= index:
+            piece = _PIECE.match(self._text, self._next)
+            if piece is None:
+                return None
+            self._read.append(piece)
+            self._next = piece.end()
+        return self._read[index]
+
+
+def _same_line(piece: re.Match[str]) -> bool:
+    return piece["nl"] is None
+
+
+def token_end(text: str, m: re.Match[str]) -> int:
+    """Where the token found by a token rule's match ``m`` ends in ``text``: its own characters
+    and the pieces of it split onto the next lines or after spaces; what follows is text of its
+    own. ``m.start()`` for a bare prefix that no piece of a token follows (``ghp_ is the
+    classic prefix``)."""
+    pieces = _Pieces(text, m.end())
+    head = m.group(0)
+    token = _Split.of(head)
+    random_tail: bool | None = None
+    end = m.end()
+    index = 0
+    while (piece := pieces.get(index)) is not None:
+        same_line = _same_line(piece)
+        if same_line and random_tail is None:
+            random_tail = _tail_looks_random(head, pieces)
+        if not _continues(token, piece["run"], same_line=same_line, random_tail=bool(random_tail)):
             break
-        pieces.append(piece)
-    # What follows the prefix, the pieces on its line joined: "n XT qP" reads as "nXTqP".
-    ahead = "".join(p["run"] for p in pieces if not p["sep"].strip(" \t.-"))
-    random_tail = _random_ish((_KNOWN_PREFIX.sub("", "".join(token.split())) + ahead)[:16])
-    taken = 0
-    for piece in pieces:
-        same_line = not piece["sep"].strip(" \t.-")
-        if not _continues(token, piece["run"], same_line=same_line, random_tail=random_tail):
+        token.add(piece["run"].strip(" \t"))
+        end = piece.end()
+        index += 1
+    if end == m.end() and not m.group("tail"):
+        return m.start()
+    return end
+
+
+def _tail_looks_random(head: str, pieces: _Pieces) -> bool:
+    """Whether what follows the prefix looks random: its first 16 characters, the pieces on
+    its line joined ("n XT qP" reads as "nXTqP")."""
+    ahead = _KNOWN_PREFIX.sub("", "".join(head.split()))
+    for index in range(_AHEAD_PIECES):
+        if len(ahead) >= 16 or (piece := pieces.get(index)) is None:
             break
-        token += piece["run"].strip(" \t")
-        taken = piece.end()
-    if not taken and not m.group("tail"):
-        return 0
-    return len(m.group(0)) - len(cont) + taken
+        if _same_line(piece):
+            ahead += piece["run"]
+    return _random_ish(ahead[:16])
 
 
-def _token(kind: str, redact: Callable[[str], str]) -> Callable[[re.Match[str]], str]:
-    def replace(m: re.Match[str]) -> str:
-        whole = m.group(0)
-        end = token_extent(m)
-        if end == 0:
-            prefix = len(whole) - len(m.group("cont"))
-            return whole[:prefix] + redact(whole[prefix:])
-        if end == len(whole):
-            return mark(kind)
-        return mark(kind) + redact(whole[end:])  # the text left may hold a secret of its own
-
-    return replace
+def _split_prefix_end(text: str, m: re.Match[str]) -> int:
+    """:func:`token_end` for a prefix split by a blank ("gh p_..."), taken only when what
+    follows it looks random: prose that spells a prefix so goes on with words."""
+    joined = "".join(m.group("tail").split())
+    pieces = _Pieces(text, m.end())
+    index = 0
+    while len(joined) < 8 and (piece := pieces.get(index)) is not None:
+        joined += "".join(piece.group(0).split())
+        index += 1
+    if not _random_ish(joined[:8]):
+        return m.start()
+    return token_end(text, m)
 
 
 _URL_SECRET_PARAMS = (
@@ -214,12 +325,6 @@ _SECRET_NEEDS = (
     "session",
     "signature",
 )
-
-
-def rule_table(redact: Callable[[str], str]) -> tuple[Rule, ...]:
-    """The rules in the order they run. ``redact`` is the whole redaction, for the one rule
-    that hands the rest of a wrapped token's lines back to it (they may hold a secret too)."""
-    return RULES_BEFORE_TOKENS + _token_rules(redact) + RULES_AFTER_TOKENS
 
 
 RULES_BEFORE_TOKENS: tuple[Rule, ...] = (
@@ -259,53 +364,43 @@ _SPACED_PREFIX = (
 )
 
 
-def _split_prefix(kind: str, redact: Callable[[str], str]) -> Callable[[re.Match[str]], str]:
-    whole_token = _token(kind, redact)
-
-    def replace(m: re.Match[str]) -> str:
-        # What follows the prefix, its pieces joined: "n XT qP" reads as "nXTqP".
-        joined = "".join((m.group("tail") + m.group("cont")).split())
-        if not _random_ish(joined[:8]):
-            return m.group(0)
-        return whole_token(m)
-
-    return replace
-
-
-def _token_rules(redact: Callable[[str], str]) -> tuple[Rule, ...]:
-    return (
-        Rule(
-            "github-token",
-            re.compile(
-                # At a start, any length; glued to a word, only with a random-looking run after it.
-                # A bare prefix split from its tail by a space is a candidate too (its pieces
-                # decide, see token_extent).
-                rf"{_GH_PREFIX}(?:{_started('(?i:gh[pousr]_)')}|{_started('(?i:github_pat_)')}"
-                r"|(?=[A-Za-z0-9]{20}))"
-                rf"(?P<tail>{_TOKEN_TAIL})?{_WRAPPED}"
-            ),
-            _token("github-token", redact),
-            needs=("gh", "github_pat_"),
+_TOKEN_RULES: tuple[Rule, ...] = (
+    Rule(
+        "github-token",
+        re.compile(
+            # At a start, any length; glued to a word, only with a random-looking run after it.
+            # A bare prefix split from its tail by a space is a candidate too (its pieces
+            # decide, see token_end).
+            rf"{_GH_PREFIX}(?:{_started('(?i:gh[pousr]_)')}|{_started('(?i:github_pat_)')}"
+            r"|(?=[A-Za-z0-9]{20}))"
+            rf"(?P<tail>{_TOKEN_TAIL})?"
         ),
-        Rule(
-            "anthropic-key",
-            re.compile(rf"(?i:sk-ant-)(?P<tail>[A-Za-z0-9_\-]+){_WRAPPED}"),
-            _token("anthropic-key", redact),
-            needs=("sk-ant-",),
-        ),
-        Rule(
-            "github-token",
-            re.compile(rf"(?=[gG]){_SPACED_PREFIX}(?P<tail>{_TOKEN_TAIL}){_WRAPPED}"),
-            _split_prefix("github-token", redact),
-            needs=("g",),
-        ),
-        Rule(
-            "anthropic-key",
-            re.compile(rf"(?=[sS]){_SPACED_PREFIX}(?P<tail>[A-Za-z0-9_\-]+){_WRAPPED}"),
-            _split_prefix("anthropic-key", redact),
-            needs=("s",),
-        ),
-    )
+        whole("github-token"),
+        needs=("gh", "github_pat_"),
+        end=token_end,
+    ),
+    Rule(
+        "anthropic-key",
+        re.compile(r"(?i:sk-ant-)(?P<tail>[A-Za-z0-9_\-]++)"),
+        whole("anthropic-key"),
+        needs=("sk-ant-",),
+        end=token_end,
+    ),
+    Rule(
+        "github-token",
+        re.compile(rf"(?=[gG]){_SPACED_PREFIX}(?P<tail>{_TOKEN_TAIL})"),
+        whole("github-token"),
+        needs=("g",),
+        end=_split_prefix_end,
+    ),
+    Rule(
+        "anthropic-key",
+        re.compile(rf"(?=[sS]){_SPACED_PREFIX}(?P<tail>[A-Za-z0-9_\-]++)"),
+        whole("anthropic-key"),
+        needs=("s",),
+        end=_split_prefix_end,
+    ),
+)
 
 
 RULES_AFTER_TOKENS: tuple[Rule, ...] = (
@@ -348,8 +443,10 @@ RULES_AFTER_TOKENS: tuple[Rule, ...] = (
     ),
     Rule(
         "url-credentials",
-        re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s:@\[\]]+:[^/\s@\[\]]+@"),
-        lambda m: f"{m.group(1)}{mark('url-credentials')}@",
+        # From the "://" on: a scheme before it is looked for by _url_credentials, walking back.
+        # A pattern that starts at the scheme tries every start in a run such as "a.a.a...".
+        re.compile(r"://[^/\s:@\[\]]++:[^/\s@\[\]]+@"),
+        _url_credentials,
         needs=("@",),
     ),
     Rule(
@@ -358,11 +455,15 @@ RULES_AFTER_TOKENS: tuple[Rule, ...] = (
         keep_group1("magic-link"),
         needs=("=",),
     ),
+    # A key ends with one of the words; what comes before the word is kept as it is, so the
+    # pattern starts at the word itself. Starting it at the key's first character instead
+    # ("\b[\w.\-]*" before the word) tried every split of a run such as "a.a.a.a...": quadratic
+    # time on attacker text. The key's closing quote need not match an opening one.
     Rule(
         "secret",
         re.compile(
-            rf"(?i)(?P<head>(?P<kq>[\"']?)\b[\w.\-]*(?:{SECRET_KEY_WORDS})(?P=kq)[ \t]*[:=][ \t]*)"
-            r"(?P<q>[\"'])(?!\[REDACTED:)(?P<v>[^\"'\n]+)(?P=q)"
+            rf"(?i)(?P<head>(?:{SECRET_KEY_WORDS})[\"']?[ \t]*+[:=][ \t]*+)"
+            r"(?P<q>[\"'])(?!\[REDACTED:)(?P<v>[^\"'\n]++)(?P=q)"
         ),
         _quoted_value,
         needs=_SECRET_NEEDS,
@@ -370,7 +471,7 @@ RULES_AFTER_TOKENS: tuple[Rule, ...] = (
     Rule(
         "secret",
         re.compile(
-            rf"(?i)(?P<head>\b[\w.\-]*(?:{SECRET_KEY_WORDS})[ \t]*[:=][ \t]*)"
+            rf"(?i)(?P<head>(?:{SECRET_KEY_WORDS})[ \t]*+[:=][ \t]*+)"
             # Skip code: dotted names, calls, subscripts and literals are not secret values.
             r"(?!\[REDACTED:)(?![A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b)"
             r"(?!(?:None|True|False|null|true|false)\b)"
@@ -381,3 +482,6 @@ RULES_AFTER_TOKENS: tuple[Rule, ...] = (
     ),
     Rule("base64", B64_RUN, _blob, min_len=B64_MIN),
 )
+
+# The rules in the order they run.
+RULES: tuple[Rule, ...] = RULES_BEFORE_TOKENS + _TOKEN_RULES + RULES_AFTER_TOKENS

@@ -16,34 +16,11 @@ from typing import Annotated, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from agents.permissions import lower_level
+from agents.tools.catalog import KNOWN_TOOLS as KNOWN_TOOLS
+from agents.tools.catalog import TOOL_PERMISSIONS as TOOL_PERMISSIONS
 
 SCHEMA_VERSION: Final = 1
 
-# Tools the worker offers, and the permission each needs. A role naming a tool it cannot use is
-# refused at load time rather than failing mid-review.
-TOOL_PERMISSIONS: Final[Mapping[str, Mapping[str, str]]] = {
-    "get_pull": {"pull_requests": "read"},
-    "list_pull_files": {"pull_requests": "read"},
-    "read_file": {"contents": "read"},
-    "get_issue": {"issues": "read"},
-    "memory_search": {},
-    "history_search": {},
-    "memory_note": {},
-    "record_progress": {},
-    "submit_review": {"pull_requests": "write"},
-    "comment_issue": {"issues": "write"},
-    "add_labels": {"issues": "write"},
-    "get_thread": {"pull_requests": "read", "contents": "read"},
-    "reply_in_thread": {"pull_requests": "write"},
-    # The writer's working copy (agents/tools/workspace_tools.py): its edits become a commit.
-    "workspace_read": {"contents": "read"},
-    "workspace_list": {"contents": "read"},
-    "workspace_search": {"contents": "read"},
-    "workspace_write": {"contents": "write"},
-    "workspace_edit": {"contents": "write"},
-    "workspace_delete": {"contents": "write"},
-}
-KNOWN_TOOLS: Final[frozenset[str]] = frozenset(TOOL_PERMISSIONS)
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_-]{0,62}$")]
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
@@ -87,6 +64,10 @@ class Role(_Strict):
     name: Text
     description: Text
     identity: Slug = "default"
+    # The kind of work the role does (a name in agents.kinds' registry, checked when the file
+    # is read) and the `/swarm` word that starts it, if one does.
+    kind: Slug = "review"
+    command: Annotated[str, StringConstraints(pattern=r"^[a-z][a-z-]{0,31}$")] | None = None
     permissions: dict[str, str]
     model: Text | None = None
     limits: Limits = Field(default_factory=Limits)

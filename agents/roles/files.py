@@ -6,6 +6,7 @@ Each problem reads ``path:line: field: what is wrong``, so a person fixes a role
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -13,6 +14,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from agents.errors import SwarmError
+from agents.kinds.book import RoleBook
 from agents.permissions import did_you_mean, permission_problems, within
 from agents.roles import (
     KNOWN_TOOLS,
@@ -51,9 +53,33 @@ def load_roles(directory: str | Path) -> dict[str, Role]:
         problems.extend(found)
         if role is not None:
             roles[role.id] = role
+    problems += _shared_commands(roles, root)
     if problems:
         raise RoleLoadError(problems)
     return roles
+
+
+def _shared_commands(roles: Mapping[str, Role], root: Path) -> list[str]:
+    """One role per ``/swarm`` word: a second role claiming a word is a problem of its file."""
+    taken: dict[str, str] = {}
+    problems: list[str] = []
+    for role in sorted(roles.values(), key=lambda r: r.id):
+        if role.command is None:
+            continue
+        if role.command in taken:
+            problems.append(
+                f"{root / role.id}.yaml: command: {role.command!r} is already role "
+                f"{taken[role.command]!r}'s /swarm word"
+            )
+        taken.setdefault(role.command, role.id)
+    return problems
+
+
+@cache
+def shipped_book() -> RoleBook:
+    """The roles shipped with swarm (not a configured directory's), by kind and command word:
+    what routing and commands read when their caller hands them no roles."""
+    return RoleBook(load_roles(Path(__file__).resolve().parents[2] / "roles"))
 
 
 def load_role(path: str | Path) -> Role:
@@ -118,6 +144,7 @@ def _semantic_problems(
         found.append(
             (lines.line(("id",)), f"id: {role_id!r} does not match the file name ({expected_id!r})")
         )
+    found.extend(_kind_problems(data, lines))
     perms = data.get("permissions")
     if isinstance(perms, Mapping):
         for problem in permission_problems(perms):
@@ -147,6 +174,21 @@ def _semantic_problems(
                         f"tools[{index}]: {tool!r} needs {need}, which permissions do not grant",
                     )
                 )
+    return found
+
+
+def _kind_problems(data: Mapping[str, Any], lines: _LineFinder) -> list[tuple[int, str]]:
+    """``kind:`` names a registered kind of work; ``command:`` is no word ``/swarm`` keeps."""
+    from agents.kinds import kind_names
+
+    found: list[tuple[int, str]] = []
+    kind = data.get("kind")
+    known = set(kind_names())
+    if isinstance(kind, str) and kind not in known:
+        hint = did_you_mean(kind, known) or f" (known: {', '.join(sorted(known))})"
+        found.append((lines.line(("kind",)), f"kind: unknown kind of work {kind!r}{hint}"))
+    if data.get("command") == "help":
+        found.append((lines.line(("command",)), "command: 'help' is /swarm's own word"))
     return found
 
 

@@ -109,6 +109,12 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
         "A `swarm-run` deployment (`swarm-run/NAME`) to start one flow run per event on.",
     ),
     "webhook_concurrency": (None, "Event runs at once when they run in the webhook process."),
+    "webhook_recovery_interval_s": (
+        None,
+        "Seconds between two passes of `swarm webhook serve` over the App's webhook delivery log "
+        "(and one at start): each delivery GitHub failed to make that the store never received "
+        "is asked for again, once; 0 turns it off (docs/events.md, *Deliveries missed*).",
+    ),
     "per_worker_tokens": (
         None,
         "`true`: one token per worker instead of one per distinct scope (see *Token sharing*).",
@@ -155,6 +161,15 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
         "once when they said it in a reply of their own; a thumbs-down or a resolved thread "
         "alone always waits in `swarm memory review` (its learning quotes the model's "
         "finding), and without this setting every learning waits there.",
+    ),
+    "resolve_threads": (
+        None,
+        "Resolve the review threads of findings a push fixed. GitHub lets an App resolve a "
+        "thread only with `Contents: write`, which a reviewer's token never holds: when this "
+        "is on and the App's installation grants it, a separate token scoped to that one "
+        "repository is minted for the resolve mutation alone and revoked at once. Off (or "
+        "not granted): the bot replies that the finding is fixed at the commit and leaves "
+        "the thread open; `swarm verify` says which is missing (docs/security.md).",
     ),
     "retention_days": (
         None,

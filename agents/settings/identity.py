@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
 from agents.errors import SwarmError
+from agents.private_files import read_private_text
 
 IdentityKind = Literal["app", "bot_pat"]
 
@@ -80,7 +81,7 @@ class IdentitySettings(BaseModel):
 
 def read_secret_file(path: Path, field: str) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_private_text(path, f"{field}:")
     except FileNotFoundError:
         raise ConfigError(f"{field}: file {path} does not exist") from None
     except OSError as exc:

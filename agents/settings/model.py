@@ -102,6 +102,10 @@ class Settings(BaseSettings):
     # Learnings a maintainer (admin or maintain access) teaches by replying to a review
     # comment are accepted at once instead of waiting in `swarm memory review`.
     memory_auto_accept: bool = False
+    # Resolve the threads of fixed findings with a separate token holding contents:write,
+    # minted for that one mutation and repository and revoked at once (GitHub gates
+    # resolveReviewThread on it); off: the bot replies "fixed at <sha>" and leaves them open.
+    resolve_threads: bool = False
     # How often a polling run reads a repository's review feedback (replies, reactions, resolved
     # threads) for learnings: at most once in this many seconds per bot and repository. GitHub
     # sends no webhook for a reaction, and a learning waits for a maintainer anyway; 0 reads it
@@ -114,6 +118,9 @@ class Settings(BaseSettings):
     webhook_max_body_bytes: int = Field(default=1024 * 1024, ge=1024, le=25 * 1024 * 1024)
     webhook_deployment: str | None = None
     webhook_concurrency: int = Field(default=2, ge=1, le=64)
+    # Seconds between two passes over the App's delivery log for deliveries GitHub failed to
+    # make (the receiver down): each is asked for again; 0 turns it off (docs/events.md).
+    webhook_recovery_interval_s: float = Field(default=300.0, ge=0, le=86400)
     # Lowest level of the project's log records shipped to the Prefect run and task-run logs.
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 

@@ -9,6 +9,8 @@ from typing import Any
 
 from pydantic import SecretStr
 
+from agents.private_files import read_private_text
+
 SECRETS_DIR = Path("secrets")
 
 
@@ -25,8 +27,8 @@ def secret_file_defaults() -> dict[str, Any]:
         found["app_private_key_file"] = key
     sealing = SECRETS_DIR / "sealing-key"
     if "SWARM_SEALING_KEY" not in os.environ and sealing.is_file():
-        found["sealing_key"] = SecretStr(sealing.read_text(encoding="utf-8").strip())
+        found["sealing_key"] = SecretStr(read_private_text(sealing, "the sealing key").strip())
     anthropic = SECRETS_DIR / "anthropic-api-key"
     if "ANTHROPIC_API_KEY" not in os.environ and anthropic.is_file():
-        found["ANTHROPIC_API_KEY"] = anthropic.read_text(encoding="utf-8").strip()
+        found["ANTHROPIC_API_KEY"] = read_private_text(anthropic, "the model key").strip()
     return found

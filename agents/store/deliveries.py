@@ -179,6 +179,23 @@ class DeliveriesMixin(StoreBase):
             sa.select(webhook_deliveries).where(_d.delivery_id == delivery_id),
         )
 
+    def known_delivery_ids(self, delivery_ids: Collection[str]) -> set[str]:
+        """Which of ``delivery_ids`` the store holds (recorded once, whatever became of them)."""
+        wanted = sorted(set(delivery_ids))
+        found: set[str] = set()
+        for start in range(0, len(wanted), 500):
+            query = sa.select(_d.delivery_id).where(_d.delivery_id.in_(wanted[start : start + 500]))
+            with self._db.read() as conn:
+                found.update(str(row[0]) for row in conn.execute(query))
+        return found
+
+    def newest_delivery_at(self) -> datetime | None:
+        """When the newest delivery the store holds was received (None: none yet)."""
+        query = sa.select(_d.received_at).order_by(_d.received_at.desc()).limit(1)
+        with self._db.read() as conn:
+            newest: datetime | None = conn.execute(query).scalar()
+        return newest
+
     def list_deliveries(self, limit: int = 50) -> list[DeliveryRecord]:
         """The latest deliveries, those whose work has not finished first (lost or under way),
         then the rest, newest first."""

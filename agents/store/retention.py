@@ -15,22 +15,25 @@ _BATCH = 5_000
 
 
 class RetentionMixin(StoreBase):
-    def prune(self, older_than: timedelta) -> PruneCounts:
+    def prune(self, older_than: timedelta, *, dry_run: bool = False) -> PruneCounts:
         """Delete events, LLM calls, GitHub calls and rate-limit snapshots older than
-        ``older_than``; returns how many rows of each went."""
+        ``older_than``; returns how many rows of each went (``dry_run``: would go, and nothing
+        is deleted)."""
         if older_than < timedelta(0):
             raise StoreError("prune older_than must not be negative")
         cutoff = utcnow() - older_than
+        step = self._count if dry_run else self._prune
         return PruneCounts(
-            transcript_events=self._prune(
-                transcript_events, transcript_events.c.created_at, cutoff
-            ),
-            llm_calls=self._prune(llm_calls, llm_calls.c.at, cutoff),
-            github_calls=self._prune(github_calls, github_calls.c.at, cutoff),
-            rate_limit_snapshots=self._prune(
-                rate_limit_snapshots, rate_limit_snapshots.c.at, cutoff
-            ),
+            transcript_events=step(transcript_events, transcript_events.c.created_at, cutoff),
+            llm_calls=step(llm_calls, llm_calls.c.at, cutoff),
+            github_calls=step(github_calls, github_calls.c.at, cutoff),
+            rate_limit_snapshots=step(rate_limit_snapshots, rate_limit_snapshots.c.at, cutoff),
         )
+
+    def _count(self, table: sa.Table, at: sa.Column[object], cutoff: object) -> int:
+        query = sa.select(sa.func.count()).select_from(table).where(at < cutoff)
+        with self._db.read() as conn:
+            return int(conn.execute(query).scalar_one())
 
     def _prune(self, table: sa.Table, at: sa.Column[object], cutoff: object) -> int:
         # Batches keep each write transaction short so live workers are not stalled.

@@ -126,13 +126,15 @@ class TranscriptMixin(StoreBase):
         *,
         worker_id: str | None = None,
         run_id: str | None = None,
+        workers_of_run: Collection[str] | None = None,
         query: str | None = None,
         kinds: Collection[str] | None = None,
         before_seq: int | None = None,
         limit: int = 10,
     ) -> list[EventRecord]:
-        """Newest-first events of one worker (or one run), optionally matching all words of
-        ``query``. ``before_seq`` pages back through one worker's session."""
+        """Newest-first events of one worker (or one run, of only ``workers_of_run`` when
+        given), optionally matching all words of ``query``. ``before_seq`` pages back through
+        one worker's session."""
         if (worker_id is None) == (run_id is None):
             raise StoreError("search_events needs exactly one of worker_id or run_id")
         ev = transcript_events.c
@@ -143,6 +145,8 @@ class TranscriptMixin(StoreBase):
         else:
             stmt = stmt.where(ev.run_id == run_id).order_by(ev.id.desc())
             scope_token = _hex_token("r", run_id or "")
+            if workers_of_run is not None:
+                stmt = stmt.where(ev.worker_id.in_(sorted(workers_of_run)))
         if before_seq is not None:
             if worker_id is None:
                 raise StoreError("before_seq pages one worker's session; it needs worker_id")

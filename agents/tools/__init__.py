@@ -4,6 +4,8 @@
   moves into the review body
 - ``base.py``: The tool contract: a name, a pydantic argument model, a handler, and what it needs to
   run
+- ``catalog.py``: Every tool declared once: name, permissions, the write that offers it, its story
+  verb, whether its result is our own words
 - ``comment.py``: Posting the triager's single comment on an issue exactly once, whichever worker
   posts it (store claim per issue and role, hidden marker)
 - ``context.py``: What every tool of one worker shares: its task, its gateway, the store, its
@@ -35,8 +37,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agents.llm.turn import ToolResult
-from agents.roles import KNOWN_TOOLS
 from agents.tools.base import OfferedTool, Tool, Toolbox, ToolError
+from agents.tools.catalog import KNOWN_TOOLS
 from agents.tools.context import WorkerContext
 from agents.tools.github_tools import github_tools
 from agents.tools.memory_tools import memory_tools

@@ -19,6 +19,7 @@ from agents.github.writes import WriteRefused
 from agents.llm.turn import ToolResult
 from agents.llm.untrusted import neutralise
 from agents.redact import redact
+from agents.tools.catalog import TOOLS
 from agents.transport import GitHubUnreachable
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
@@ -77,8 +78,13 @@ class Tool(Generic[ArgsT]):
     description: str
     args: type[ArgsT]
     handler: Callable[[ArgsT], Awaitable[ToolResult]]
-    # GitHub permission the tool needs to act, e.g. ("pull_requests", "write"); None for reads.
-    needs_permission: tuple[str, str] | None = None
+
+    @property
+    def needs_permission(self) -> tuple[str, str] | None:
+        """The GitHub write the tool needs to act, e.g. ("pull_requests", "write"), from its
+        one declaration (:mod:`agents.tools.catalog`); None for reads."""
+        spec = TOOLS.get(self.name)
+        return spec.writes if spec is not None else None
 
     def schema(self) -> dict[str, Any]:
         params = json.loads(_input_schema(self.args))  # a fresh copy: callers may change it

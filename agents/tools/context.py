@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agents.llm.context import TierPolicy, tier_for
 from agents.memory.operational import AgentMemory
@@ -15,6 +15,13 @@ if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
     from agents.store.store import Store
     from agents.workspace.copy import Workspace
+
+
+class ThreadResolver(Protocol):
+    """Resolves review threads (GraphQL node ids) on one repository with a token the worker
+    never holds (``agents.identity.resolution``); the ids it resolved."""
+
+    async def __call__(self, repo: str, thread_ids: Sequence[str]) -> set[str]: ...
 
 
 @dataclass
@@ -42,6 +49,9 @@ class WorkerContext:
     history_scope: str = "session"
     # The verified login this worker acts as (whose review markers count is agents.posting.keys').
     bot_login: str | None = None
+    # Resolves fixed findings' threads where the operator opted in (None: they get a "fixed
+    # at <sha>" reply and stay open).
+    resolve_threads: ThreadResolver | None = None
     # Page sizes of the session's context tier (``agents.llm.context``).
     pages: TierPolicy = field(default_factory=lambda: tier_for(200_000))
     # What the worker spent so far (its meter), read when the summary is written.

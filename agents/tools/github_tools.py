@@ -288,21 +288,18 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
             "decides what is posted inline and renders it; write no markup.",
             SubmitReviewArgs,
             submit_review,
-            needs_permission=("pull_requests", "write"),
         ),
         Tool(
             "comment_issue",
             "Post this worker's single comment on the issue.",
             CommentArgs,
             comment_issue,
-            needs_permission=("issues", "write"),
         ),
         Tool(
             "add_labels",
             "Add labels to the issue or pull request.",
             LabelsArgs,
             add_labels,
-            needs_permission=("issues", "write"),
         ),
     ]
 
@@ -319,5 +316,7 @@ def _told(published: Published) -> str:
         f"{len(chosen.repeated)} already posted before",
         f"{len(published.resolved)} earlier thread(s) resolved",
     ]
+    if published.fixed_open:
+        parts.append(f"{len(published.fixed_open)} fixed, thread(s) left open")
     summary = f"; summary: {published.summary_url}" if published.summary_url else ""
     return ", ".join(parts) + summary

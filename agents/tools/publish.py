@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agents.posting.findings import Finding
@@ -46,6 +46,8 @@ class Published:
     selection: Selection
     summary_url: str | None = None
     resolved: list[PostedFinding] = field(default_factory=list)
+    # Fixed by the push, their threads left open with a "fixed at" reply (never "resolved").
+    fixed_open: list[PostedFinding] = field(default_factory=list)
     preview: str | None = None
 
 
@@ -86,15 +88,27 @@ async def publish_review(
         event=event,
         comments=comments,
     )
-    resolved = await resolve_fixed(ctx, earlier, fixed)
+    closed = await resolve_fixed(ctx, earlier, fixed)
     # Written once, after the review, with its final text: a PR's first summary is one write,
     # not a placeholder and its edit (issue 23). Each new finding links its line in the diff,
     # where its comment shows, so GitHub is not asked for the comments it just took.
-    view = await _view(ctx, what_changed, chosen, earlier, resolved, review.url)
+    view = await _view(ctx, what_changed, chosen, earlier, closed.resolved, review.url)
+    view = _with_fixed_open(view, closed.left_open)
     body = summary_body(view)
     summary = await ensure_summary(ctx, body)
     url = summary.url if summary.posted else await edit_summary(ctx, summary, body)
-    return Published(review, chosen, url or summary.url, resolved)
+    return Published(review, chosen, url or summary.url, closed.resolved, closed.left_open)
+
+
+def _with_fixed_open(view: SummaryView, left_open: Sequence[PostedFinding]) -> SummaryView:
+    """``view`` with the findings this push fixed whose threads stay open: listed as fixed,
+    no longer among the open findings, and never as resolved."""
+    if not left_open:
+        return view
+    urls = {p.url for p in left_open}
+    still = [x for x in view.open_findings if x.url not in urls]
+    fixed = [Listed(p.finding, p.url) for p in left_open]
+    return replace(view, open_findings=still, fixed_open=fixed)
 
 
 async def _view(
@@ -110,7 +124,7 @@ async def _view(
     the diff (this review's)."""
     task = ctx.task
     gone = {p.comment_id for p in resolved}
-    gone |= {root for root, t in earlier.threads.items() if t.resolved}
+    gone |= {root for root, t in earlier.threads.items() if t.resolved or t.fixed_open}
     listed: list[Listed] = []
     seen: set[str] = set()
     for p in earlier.findings:

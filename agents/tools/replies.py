@@ -166,7 +166,6 @@ def reply_tools(ctx: WorkerContext) -> list[OfferedTool]:
             "Post your one answer to the reply, in the same thread, as plain text.",
             AnswerArgs,
             reply_in_thread,
-            needs_permission=("pull_requests", "write"),
         ),
     ]
 

@@ -3,10 +3,13 @@
 Read back from GitHub, never from what the model says: the PR's review comments that carry the
 bot's own finding marker (only the verified login's count), each with the lines and commit the
 marker names; whether each thread is resolved (GraphQL, the only place GitHub says); and how
-the lines moved from each of those commits to the head (``compare``). A thread the bot resolves
+the lines moved from each of those commits to the head (``compare``). A fixed finding's thread
 gets a one-line reply naming the commit, written once under a store claim and the bot's marker,
-like every write; a thread the bot resolved before and finds open again was reopened by a person,
-and is left to them.
+like every write: "Resolved" when it was resolved, "Fixed at" when it stays open. The worker's
+own token never resolves (GitHub wants Contents: write for it, above a reviewer's ceiling):
+``WorkerContext.resolve_threads`` does, where the operator opted in and the App may
+(``agents.identity.resolution``). A thread the bot resolved before and finds open again was
+reopened by a person, and is left to them.
 """
 
 from __future__ import annotations
@@ -18,7 +21,13 @@ from typing import Any
 from agents.posting.keys import find_own_comment, thread_key, with_comment_marker
 from agents.posting.lines import Moves, moves_of
 from agents.posting.once import Written, create_or_find
-from agents.posting.render import PostedFinding, posted_finding, resolution_reply
+from agents.posting.render import (
+    PostedFinding,
+    fixed_reply,
+    posted_finding,
+    resolution_reply,
+    says_fixed_not_resolved,
+)
 from agents.posting.selection import ThreadState
 from agents.tools.context import WorkerContext
 from agents.tools.pull_files import snapshot, task_number
@@ -69,9 +78,11 @@ async def _thread_states(
         if not root or not thread.get("id"):
             continue
         key = thread_key(repo, number, root, "resolved")
-        ours = find_own_comment(_replies(comments, root), key, ctx.bot_login) is not None
+        ours = find_own_comment(_replies(comments, root), key, ctx.bot_login)
         resolved = bool(thread.get("isResolved"))
-        states[root] = ThreadState(str(thread["id"]), resolved, reopened=ours and not resolved)
+        left = ours is not None and not resolved and says_fixed_not_resolved(str(ours["body"]))
+        reopened = ours is not None and not resolved and not left
+        states[root] = ThreadState(str(thread["id"]), resolved, reopened, fixed_open=left)
     return states
 
 
@@ -79,36 +90,50 @@ def _replies(comments: Sequence[Mapping[str, Any]], root: int) -> list[Mapping[s
     return [c for c in comments if c.get("in_reply_to_id") == root]
 
 
+@dataclass
+class Closed:
+    """What became of the fixed findings' threads: resolved, or left open with a reply."""
+
+    resolved: list[PostedFinding] = field(default_factory=list)
+    left_open: list[PostedFinding] = field(default_factory=list)
+
+
 async def resolve_fixed(
     ctx: WorkerContext, earlier: Earlier, fixed: Sequence[PostedFinding]
-) -> list[PostedFinding]:
-    """Resolve each fixed finding's thread once, with the one-line reply; those resolved by
-    this call or already before (a retried run), in order."""
-    done: list[PostedFinding] = []
+) -> Closed:
+    """Resolve each fixed finding's thread where it may be (one token for all of them), and
+    reply once in each: "Resolved" or "Fixed at <sha>". Nothing counts as resolved unless
+    GitHub said it is."""
+    nodes = {p.comment_id: t.node_id for p in fixed if (t := earlier.threads.get(p.comment_id))}
+    done: set[str] = set()
+    if nodes and ctx.resolve_threads is not None:
+        done = await ctx.resolve_threads(ctx.task.repo, sorted(set(nodes.values())))
+    closed = Closed()
     for posted in fixed:
-        thread = earlier.threads.get(posted.comment_id)
-        if thread is None:
+        node = nodes.get(posted.comment_id)
+        if node is None:
             continue
-        written = await _resolve_once(ctx, posted, thread.node_id)
+        resolved = node in done
+        written = await _reply_once(ctx, posted, resolved=resolved)
         if written.held_by is None:
-            done.append(posted)
-    return done
+            (closed.resolved if resolved else closed.left_open).append(posted)
+    return closed
 
 
-async def _resolve_once(ctx: WorkerContext, posted: PostedFinding, node_id: str) -> Written:
+async def _reply_once(ctx: WorkerContext, posted: PostedFinding, *, resolved: bool) -> Written:
     task = ctx.task
     repo, number, head = task.repo, task_number(ctx), task.head_sha or ""
     root = posted.comment_id
     key = thread_key(repo, number, root, "resolved")
-    body = with_comment_marker(resolution_reply(head), key)
+    said = resolution_reply(head) if resolved else fixed_reply(head)
+    body = with_comment_marker(said, key)
 
     async def find() -> Mapping[str, Any] | None:
         comments = await ctx.gateway.list_pull_review_comments(repo, number)
         return find_own_comment(_replies(comments, root), key, ctx.bot_login)
 
     async def create() -> Mapping[str, Any]:
-        # Resolved first: a reply without a resolution would read as "reopened" to the next run.
-        await ctx.gateway.resolve_review_thread(node_id)
+        # After the resolution: a "Resolved" reply on an open thread would read as "reopened".
         return await create_or_find(
             lambda: ctx.gateway.reply_to_review_comment(repo, number, root, body),
             find,

@@ -87,7 +87,7 @@ def _numbered(text: str, start: int, count: int) -> tuple[str, str]:
 
 
 def workspace_tools(ws: Workspace) -> list[OfferedTool]:
-    """The tools on ``ws``, declared like every tool (their permissions in agents.roles)."""
+    """The tools on ``ws``; their permissions are declared in :mod:`agents.tools.catalog`."""
 
     async def read(args: ReadArgs) -> ToolResult:
         text = ws.read(args.path)
@@ -148,20 +148,17 @@ def workspace_tools(ws: Workspace) -> list[OfferedTool]:
             "Create or overwrite a file of the working copy with the whole new text.",
             WriteArgs,
             _guarded(write),
-            needs_permission=("contents", "write"),
         ),
         Tool(
             "workspace_edit",
             "Replace old_text, which must occur exactly once in the file, with new_text.",
             EditArgs,
             _guarded(edit),
-            needs_permission=("contents", "write"),
         ),
         Tool(
             "workspace_delete",
             "Delete a file of the working copy.",
             PathArgs,
             _guarded(delete),
-            needs_permission=("contents", "write"),
         ),
     ]

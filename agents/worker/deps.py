@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from agents.github.records import CallObserver
     from agents.identity.verify import VerifiedIdentity
     from agents.store.store import Store
+    from agents.tools.context import ThreadResolver
 
 
 class EnvelopeOpener(Protocol):
@@ -51,6 +52,15 @@ class GatewayFactory(Protocol):
     ) -> GitHubGateway: ...
 
 
+class ResolverFactory(Protocol):
+    """What resolves the worker's fixed findings' threads, for its identity (None: nothing
+    may; ``Runtime.thread_resolver``)."""
+
+    def __call__(
+        self, identity_name: str, login: str, *, worker_id: str, target: str | None
+    ) -> ThreadResolver | None: ...
+
+
 @dataclass(frozen=True)
 class WorkerDeps:
     opener: EnvelopeOpener
@@ -69,3 +79,5 @@ class WorkerDeps:
     calibrations: Calibrations = field(default_factory=Calibrations)
     # (path glob, role) call overlays from configuration, first match wins.
     path_overlays: tuple[tuple[str, Role], ...] = ()
+    # Resolves review threads with a token of its own (SWARM_RESOLVE_THREADS); None: nothing.
+    resolvers: ResolverFactory | None = None

@@ -23,35 +23,17 @@ ReadContextFiles = Callable[[Sequence[str]], Awaitable[Mapping[str, str | None]]
 
 
 def describe_task(task: Task) -> str:
-    """The trusted task line of ``<turn_context>``: dispatcher facts, untrusted text quoted."""
-    target = f"{task.repo}#{task.number}"
-    sha = f" at head {task.head_sha}" if task.head_sha else ""
-    if task.kind == "triage_issue":
-        return f"Triage issue {target}: add fitting labels and post one helpful comment."
-    if task.kind == "respond":
-        return (
-            f"Answer reply {task.reply_to} in your review thread on pull request {target}{sha}: "
-            "read the thread with get_thread, then post one answer with reply_in_thread."
-        )
-    if task.kind == "summarize":
-        findings = wrap_untrusted("reviewer_findings", task.brief or "(no findings)")
-        return (
-            f"Summarize the partial reviews of pull request {target}{sha} into one review and "
-            f"submit it. Reviewer findings (one JSON object a line, in the findings schema):"
-            f"\n{findings}"
-        )
-    text = f"Review pull request {target}{sha} and submit one review."
-    if task.since_sha:
-        text += f" Only the changes since the previously reviewed commit {task.since_sha} matter."
-    if task.files and task.shard:
-        text += (
-            f" This worker covers part {task.shard.index + 1} of {task.shard.count}: only the "
-            f"files {quoted_names(task.files)}; its findings are merged by another worker."
-        )
-    return text + _repository_asks(task)
+    """The trusted task line of ``<turn_context>``: dispatcher facts, untrusted text quoted; each
+    kind of work words its own (:mod:`agents.kinds`)."""
+    from agents.kinds import for_task
+
+    kind = for_task(task.kind)
+    if kind is None or kind.describe is None:
+        raise ValueError(f"no kind of work describes a {task.kind!r} task")
+    return kind.describe(task)
 
 
-def _repository_asks(task: Task) -> str:
+def repository_asks(task: Task) -> str:
     """The language and guidance of the repository's ``.github/swarm.yaml``. The guidance is
     the repository's text, so it is quoted as data: it may inform the review, never override
     these instructions."""

@@ -48,6 +48,7 @@ from agents.worker.window import ContextWindow
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
     from agents.github.records import GitHubCallRecord
+    from agents.tools.context import ThreadResolver
 
 log = logging.getLogger("agents.worker")
 
@@ -187,6 +188,19 @@ def _gateway(
     )
 
 
+def _resolver(deps: WorkerDeps, opened: OpenedEnvelope, login: str) -> ThreadResolver | None:
+    """What resolves this worker's fixed findings' threads: never its own token (a reviewer's
+    cannot, DESIGN rule 3), and nothing in a dry run or for a worker that may not write PRs."""
+    env = opened.envelope
+    if deps.resolvers is None or deps.dry_run:
+        return None
+    if env.identity.permissions.get("pull_requests") != "write":
+        return None
+    task = env.task
+    target = f"{task.repo}#{task.number}" if task.number is not None else None
+    return deps.resolvers(env.identity.name, login, worker_id=env.worker_id, target=target)
+
+
 async def _work(
     deps: WorkerDeps,
     opened: OpenedEnvelope,
@@ -219,6 +233,7 @@ async def _work(
         history_scope=agent.history_scope,
         bot_login=gateway.identity,
         spend=lambda: _spent(meter),
+        resolve_threads=_resolver(deps, opened, gateway.identity),
     )
     taken = await claim_review(ctx)
     answering = task.kind == "respond"

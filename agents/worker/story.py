@@ -13,6 +13,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from agents.llm.turn import ToolResult
+from agents.tools.catalog import OWN_TEXT_TOOLS, READ_VERBS
 from agents.worker.ports import ModelTurn, ToolUse
 
 if TYPE_CHECKING:
@@ -22,14 +23,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("agents.worker")
 
 LINE_CHARS = 300
-# Tools whose result text is our own words, not the PR author's: safe to show in the log.
-OWN_TEXT_TOOLS = frozenset({"submit_review", "comment_issue", "add_labels", "memory_note"})
-READ_VERBS = {
-    "get_pull": "read the pull request",
-    "list_pull_files": "read the changed files",
-    "read_file": "read file",
-    "get_issue": "read the issue",
-}
 
 
 def _short(text: str) -> str:

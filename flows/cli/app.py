@@ -21,7 +21,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from flows.cli.errors import DEBUG, SwarmGroup
-from flows.cli.options import VERBOSE
+from flows.cli.options import JSON_OUTPUT, VERBOSE, WIDE
 from flows.local.warm_client import run_warm, warm_command
 
 # To add commands: a module in flows/cli/ defining `commands = typer.Typer(...)`, listed here.
@@ -75,8 +75,17 @@ def _root(
             "Prefect server's run logs).",
         ),
     ] = False,
+    wide: Annotated[
+        bool,
+        typer.Option(
+            WIDE.flag,
+            help="Print every table column, however wide; by default a table fits the terminal "
+            "(COLUMNS) and names the columns it left out.",
+        ),
+    ] = False,
 ) -> None:
-    DEBUG.on, VERBOSE.on = debug, verbose
+    DEBUG.on, VERBOSE.on, WIDE.on = debug, verbose, wide
+    JSON_OUTPUT.on = False  # a listing command's own --json sets it
 
 
 for _module in COMMAND_MODULES:
@@ -84,11 +93,15 @@ for _module in COMMAND_MODULES:
 
 
 def main() -> None:
-    """Console entry point (``swarm``). ``--debug`` and ``--verbose`` are accepted anywhere
-    before ``--``."""
+    """Console entry point (``swarm``). ``--debug``, ``--verbose`` and ``--wide`` are accepted
+    anywhere before ``--``."""
     args = sys.argv[1:]
     head = args[: args.index("--")] if "--" in args else args
-    for flag in (VERBOSE.flag, DEBUG.flag):  # root options, accepted after the command too
+    for flag in (
+        VERBOSE.flag,
+        DEBUG.flag,
+        WIDE.flag,
+    ):  # root options, accepted after the command too
         if flag in head:
             args.remove(flag)
             args.insert(0, flag)

@@ -6,13 +6,16 @@ Files, in the secrets folder (0700), each 0600: the default identity's key as
 ``app-private-key.pem`` (the name the settings look for), another identity's as
 ``IDENTITY-app-private-key.pem``, the webhook secret as ``webhook-secret``, and ``github-app.env``:
 the ``SWARM_*`` settings of every App made, to load with ``set -a; . secrets/github-app.env; set
-+a``. Nothing secret is printed.
++a``. Nothing secret is printed. A key is never written over: an existing file (``--force``) is
+moved aside to ``NAME.bak-TIME`` first, and a key file that appeared meanwhile is refused.
 """
 
 from __future__ import annotations
 
 import asyncio
+import html
 import os
+import time
 import webbrowser
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,6 +88,26 @@ def write_secret(path: Path, text: str) -> None:
     path.chmod(0o600)
 
 
+def write_new_secret(path: Path, text: str) -> None:
+    """``text`` into a new file ``path`` (0600); an existing file is never written over (it may
+    be the only copy of a private key): that is a :class:`ConfigError`."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise ConfigError(f"{path} is there already; it is left as it is") from None
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def move_aside(path: Path) -> Path | None:
+    """An existing ``path`` renamed to ``path.bak-TIME`` (kept, never deleted); its new name."""
+    if not path.exists():
+        return None
+    aside = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%dT%H%M%S')}")
+    path.rename(aside)
+    return aside
+
+
 @dataclass
 class AppFiles:
     """The secrets folder as the flow fills it."""
@@ -107,7 +130,7 @@ class AppFiles:
     def save_app(self, identity: str, app: RegisteredApp) -> None:
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.folder.chmod(0o700)
-        write_secret(self.folder / key_file_name(identity), app.pem.get_secret_value())
+        write_new_secret(self.folder / key_file_name(identity), app.pem.get_secret_value())
         if app.webhook_secret is not None:
             write_secret(self.folder / WEBHOOK_SECRET_FILE, app.webhook_secret.get_secret_value())
             self.webhook = True
@@ -179,6 +202,10 @@ def create_apps(request: AppRequest) -> int:
     from flows.local.manifest_page import ManifestPage
 
     plans = _plans(request)
+    for path in AppFiles(request.secrets_dir, request.api_url, None).paths(plans):
+        aside = move_aside(path)  # only with --force: _plans refused files that are there
+        if aside is not None:
+            say(f"kept {path} as {aside}")
     files = AppFiles(
         request.secrets_dir,
         request.api_url,
@@ -193,12 +220,13 @@ def create_apps(request: AppRequest) -> int:
     )
     page.apps.extend(_pending(plans, page.url, request.web_url))
     with page:
+        # The address holds the page's token: printed here, for this terminal only.
         say(
             f"open {page.url}/ in your browser: a button for each of the {len(plans)} App(s), "
             "then install each"
         )
         if request.open_browser:
-            webbrowser.open(f"{page.url}/")
+            webbrowser.open(opener_file(request.secrets_dir, f"{page.url}/").as_uri())
         try:
             _wait(request, page, made, files)
             code = _finish(request, files, made)
@@ -208,6 +236,18 @@ def create_apps(request: AppRequest) -> int:
             _tell_interrupted(page, files)
             return EXIT_INTERRUPTED
     return code
+
+
+def opener_file(folder: Path, url: str) -> Path:
+    """A 0600 page in the 0700 secrets folder that sends the browser on to ``url``: the browser
+    is started with this file's name, not the page's address, because another user can read a
+    process's command line (``ps``) and the address holds the page's token."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder.chmod(0o700)
+    path = folder / "open-app-create.html"
+    target = html.escape(url, quote=True)
+    write_secret(path, f"<!doctype html><meta http-equiv='refresh' content='0;url={target}'>\n")
+    return path
 
 
 def _pending(plans: list[AppPlan], base: str, homepage: str) -> list[PendingApp]:

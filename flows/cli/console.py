@@ -2,22 +2,32 @@
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from agents.redact import redact
+from flows.cli.options import JSON_OUTPUT, WIDE
 from flows.run.report import TABLE_COLUMNS, RunReport, outcome_row, review_word
 
-# Redirected output (CI logs, `make demo | tee`) gets a wide table instead of rich's 80 columns.
-console = Console() if sys.stdout.isatty() else Console(width=160)
+# A terminal's own width, or COLUMNS when set (also when the output is captured); redirected
+# output without COLUMNS (CI logs, `make demo | tee`) gets 160 columns rather than rich's 80.
+console = Console() if sys.stdout.isatty() or os.environ.get("COLUMNS") else Console(width=160)
 err_console = Console(stderr=True)
 
-_NO_WRAP = frozenset({"worker", "role", "PR", "identity", "cost", "cache hit %"})
+# The worker table's columns in the order they go when the terminal is too narrow: worker, PR,
+# outcome and cost stay (the id is what `swarm transcript` takes; the cost is what it cost).
+_WORKER_DROP = ("cache hit %", "GitHub calls", "LLM tokens", "identity", "review", "role")
+_WORKER_WRAPS = frozenset({"PR", "outcome"})
+# A column of free text (a reason, a note) wraps over lines but keeps at least this width.
+_WRAP_MIN = 16
 _STATUS_STYLE = {
     "succeeded": "green",
     "skipped": "cyan",
@@ -29,29 +39,102 @@ _STATUS_STYLE = {
 
 
 def say(text: str) -> None:
-    """A plain line for a person: no markup, no highlighting, never wrapped mid-sentence."""
-    console.print(redact(text), markup=False, highlight=False, soft_wrap=True)
+    """A plain line for a person: no markup, no highlighting, never wrapped mid-sentence (on
+    stderr under ``--json``, where stdout holds only data)."""
+    out = err_console if JSON_OUTPUT.on else console
+    out.print(redact(text), markup=False, highlight=False, soft_wrap=True)
 
 
-def table(title: str, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> Table:
-    """A plain rich table whose every cell went through redaction."""
-    out = Table(title=escape(title), show_lines=False, header_style="bold")
-    for index, column in enumerate(columns):
-        # The first column names the row (a role, a run id): keep it whole.
-        out.add_column(column, overflow="fold", no_wrap=index == 0)
-    for row in rows:
-        out.add_row(*(_cell(cell) for cell in row))
-    return out
+def print_table(
+    title: str,
+    columns: Sequence[str],
+    rows: Iterable[Sequence[object]],
+    *,
+    wraps: Collection[str] = (),
+    drop: Sequence[str] | None = None,
+    styles: Sequence[str] | None = None,
+) -> None:
+    """Print a table that fits the terminal: every cell whole on one line (ids, costs, times),
+    except the ``wraps`` columns (free text), which wrap over lines. When the terminal is too
+    narrow for all the columns, the ``drop`` columns go, first named first (default: from the
+    right, never the first), and a line names them; ``swarm --wide`` prints every column."""
+    if JSON_OUTPUT.on:
+        _print_json(title, columns, rows)
+        return
+    cells = [[_cell(value) for value in row] for row in rows]
+    widths = [
+        _widths(name, [row[i] for row in cells], name in wraps) for i, name in enumerate(columns)
+    ]
+    shown = list(range(len(columns)))
+    order = list(drop) if drop is not None else list(reversed(columns[1:]))
+    room = console.width
+    if WIDE.on:
+        room = max(room, _table_width([w.whole for w in widths]))
+    else:
+        for name in order:
+            if _table_width([widths[i].preferred for i in shown]) <= room:
+                break
+            shown.remove(columns.index(name))
+    # Free text keeps its preferred width when that fits, else wraps down to its longest word,
+    # and shares what room is left. Every width is fixed here: rich's own squeezing would fold
+    # a column below its longest word and crop the table at the terminal's edge.
+    fits = _table_width([widths[i].preferred for i in shown]) <= room
+    width = {i: widths[i].preferred if fits else widths[i].least for i in shown}
+    spare = room - _table_width(list(width.values()))
+    for i in shown:
+        grow = max(0, min(spare, widths[i].whole - width[i]))
+        width[i], spare = width[i] + grow, spare - grow
+    out = Table(title=escape(title), header_style="bold")
+    for i in shown:
+        out.add_column(columns[i], overflow="fold", no_wrap=columns[i] not in wraps, width=width[i])
+    for index, row in enumerate(cells):
+        out.add_row(*(row[i] for i in shown), style=styles[index] if styles else None)
+    # --wide: as wide as every column needs, past the terminal's edge (a console prints no
+    # wider than its own width).
+    (Console(file=console.file, width=room) if WIDE.on else console).print(out)
+    hidden = [c for i, c in enumerate(columns) if i not in shown]
+    if hidden:
+        say(f"({', '.join(hidden)} left out to fit {room} columns; `swarm --wide` shows them)")
+
+
+@dataclass(frozen=True)
+class _Widths:
+    whole: int  # every cell on one line
+    preferred: int  # free text: wrapped, but at least _WRAP_MIN wide
+    least: int  # free text: its longest word
+
+
+def _widths(header: str, cells: Sequence[Text], wraps: bool) -> _Widths:
+    """The widths a column can take: a column that does not wrap only its longest cell whole."""
+    whole = max([cell_len(header), *(c.cell_len for c in cells)])
+    if not wraps:
+        return _Widths(whole, whole, whole)
+    words = max([cell_len(header), *(cell_len(w) for c in cells for w in c.plain.split())])
+    return _Widths(whole, min(whole, max(words, _WRAP_MIN)), min(whole, words))
+
+
+def _table_width(widths: Sequence[int]) -> int:
+    """A rich table's width for these column widths: one space each side and a rule between."""
+    return sum(widths) + 3 * len(widths) + 1
+
+
+def _print_json(title: str, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
+    """One table as one line of JSON: numbers stay numbers, text is redacted like a cell."""
+    import json
+
+    def value(cell: object) -> object:
+        if cell is None or isinstance(cell, (bool, int, float)):
+            return cell
+        return redact(str(cell))
+
+    body = [dict(zip(columns, (value(c) for c in row), strict=True)) for row in rows]
+    sys.stdout.write(json.dumps({"title": redact(title), "rows": body}) + "\n")
+    sys.stdout.flush()
 
 
 def _cell(value: object) -> Text:
     """Cell text is data, never rich markup: ``swarm-reviewer[bot]`` must stay as it is."""
     return Text("-" if value is None else redact(str(value)))
-
-
-def mapping_table(title: str, rows: Sequence[Mapping[str, object]]) -> Table:
-    columns = list(rows[0]) if rows else ["(empty)"]
-    return table(title, columns, ([row.get(c) for c in columns] for row in rows))
 
 
 def print_report(report: RunReport, *, link: bool = True) -> None:
@@ -63,16 +146,15 @@ def print_report(report: RunReport, *, link: bool = True) -> None:
         title = f"swarm run {report.run_id}"
         if len(identities) == 1 and None not in identities:
             title += f" as {identities.pop()}"
-        out = Table(title=escape(title), header_style="bold")
-        for column in columns:
-            out.add_column(column, overflow="fold", no_wrap=column in _NO_WRAP)
+        rows = []
         for outcome in report.outcomes:
             row = outcome_row(outcome)
             # Links go below the table, whole: a link folded inside a cell cannot be opened.
             row["review"] = review_word(outcome)
-            style = _STATUS_STYLE.get(outcome.status, "")
-            out.add_row(*(_cell(row[c]) for c in columns), style=style)
-        console.print(out)
+            rows.append([row[c] for c in columns])
+        styles = [_STATUS_STYLE.get(o.status, "") for o in report.outcomes]
+        drop = [c for c in _WORKER_DROP if c in columns]
+        print_table(title, columns, rows, wraps=_WORKER_WRAPS, drop=drop, styles=styles)
     for outcome in report.outcomes:
         if outcome.review_url:
             say(f"review of {outcome.target}: {outcome.review_url}")

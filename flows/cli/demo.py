@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from agents.private_files import private_folder
 from flows.local.env import prepare_prefect_env
-from flows.local.prefect_server import prefect_home, status, use_local_prefect
+from flows.local.prefect_server import password_hint, prefect_home, status, use_local_prefect
 
 if TYPE_CHECKING:
     from agents.settings.model import Settings
@@ -59,7 +59,13 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
     from flows.cli.console import console, print_report, say
     from flows.cli.runner import execute_flow
     from flows.run.request import RunRequest
-    from sandbox.github.seed import REPOS, WIDGETS, WIDGETS_PR_DEBUG_PRINT, push_print_fix
+    from sandbox.github.seed import (
+        REPOS,
+        WIDGETS,
+        WIDGETS_PR_DEBUG_PRINT,
+        give_contents_write,
+        push_print_fix,
+    )
     from sandbox.server import SandboxServer
 
     chosen = choose_model(model)
@@ -72,6 +78,11 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
         load_env_file(env_file)
         os.environ["SWARM_DATA_DIR"] = str(data_dir)
         os.environ["SWARM_REPOS"] = ",".join(REPOS)
+        # The walkthrough resolves its fixed finding's thread: GitHub lets an App do that only
+        # with Contents: write, so the demo's App is given it and the demo opts in
+        # (docs/security.md); without both the thread gets a "Fixed at" reply and stays open.
+        give_contents_write(sandbox.state)
+        os.environ["SWARM_RESOLVE_THREADS"] = "true"
         settings = load_settings()
         console.print(
             f"[bold]sandbox GitHub[/bold] at {sandbox.url} with {len(REPOS)} repositories; "
@@ -85,7 +96,6 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
         report = execute_flow(
             RunRequest(
                 repos=REPOS,
-                role="reviewer",
                 max_workers=max_workers,
                 model=chosen,
                 shard_threshold_files=DEMO_SHARD_THRESHOLD,
@@ -100,11 +110,10 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
             f"\n[bold]walkthrough[/bold]: the author of {target} pushes {head[:12]}, which drops "
             "the debug print the review flagged; the swarm reviews the push"
         )
-        again = execute_flow(
-            RunRequest(targets=(target,), role="reviewer", max_workers=max_workers, model=chosen)
-        )
+        again = execute_flow(RunRequest(targets=(target,), max_workers=max_workers, model=chosen))
         elapsed = time.monotonic() - started
         reviews_on_sandbox = _count_bot_reviews(sandbox.state)
+        sandbox_url = sandbox.url  # once the sandbox stops, its socket has no address
     console.print(again.headline())
     if report.new_reviews == 0 and report.idempotent_skips:
         console.print(
@@ -125,14 +134,20 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
         f"Prefect UI: {report.ui_link or ui + '/runs'} (this run; every run is at {ui}/runs); "
         "uv run swarm server stop stops the server"
     )
-    for line in walkthrough_links(settings, WIDGETS, WIDGETS_PR_DEBUG_PRINT):
+    say(password_hint(prefect_home(data_dir)))
+    for line in walkthrough_links(settings, WIDGETS, WIDGETS_PR_DEBUG_PRINT, sandbox_url):
         say(line)
+    say(
+        f"the sandbox GitHub ({sandbox_url}) stopped with the demo: its links above no longer "
+        "open; `uv run swarm sandbox serve` keeps one running to explore"
+    )
     return 0 if report.ok and again.ok else 1
 
 
-def walkthrough_links(settings: Settings, repo: str, number: int) -> list[str]:
-    """The PR's summary comment and the thread its push resolved, as the store recorded them
-    (a second demo posts nothing: its fresh sandbox gets the first one's links)."""
+def walkthrough_links(settings: Settings, repo: str, number: int, sandbox_url: str) -> list[str]:
+    """The PR's summary comment and the thread its push resolved, as the store recorded them,
+    when this demo's sandbox holds them: a link an earlier demo recorded points into a sandbox
+    that stopped with it (another port), and is not printed."""
     from agents.posting.keys import summary_key, thread_key_prefix
     from agents.store.store import Store
 
@@ -143,12 +158,16 @@ def walkthrough_links(settings: Settings, repo: str, number: int) -> list[str]:
             for key in store.posted_review_keys(thread_key_prefix(repo, number))
             if key.endswith("/resolved") and (record := store.get_review_key(key)) is not None
         ]
+    ours = f"{sandbox_url.rstrip('/')}/"
+    resolved = [url for url in resolved if url and url.startswith(ours)]
+    summary_url = summary.review_url if summary is not None else None
+    earlier = "(none in this demo's sandbox: an earlier demo posted it)"
     lines = [f"summary of {repo}#{number} (one comment, edited by every review): "]
-    lines[0] += summary.review_url if summary is not None and summary.review_url else "(none)"
+    lines[0] += summary_url if summary_url and summary_url.startswith(ours) else earlier
     lines.append(
         f"resolved thread: {resolved[-1]} (its line changed and the re-review no longer reports it)"
         if resolved
-        else "resolved thread: (none)"
+        else f"resolved thread: {earlier}"
     )
     return lines
 

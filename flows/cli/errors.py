@@ -8,6 +8,8 @@ message:
   start) is ``error: <its message>`` and its class's exit status (2 for what the person can
   change, 1 for a failure of the machine);
 - a store database that cannot be opened names ``SWARM_STORE_URL``, exit status 2;
+- a folder or file the system does not let swarm write (read-only, another user's) names it and
+  ``SWARM_DATA_DIR``, exit status 2;
 - anything else is ``error: <type>: <first line>`` plus a hint, and exit status 1;
 - ``swarm --debug ...`` re-raises instead, for the full traceback.
 
@@ -19,6 +21,7 @@ class whose module was never imported cannot be raised, so nothing heavy is impo
 
 from __future__ import annotations
 
+import errno
 import sys
 from typing import Any
 
@@ -34,6 +37,10 @@ STORE_UNREACHABLE = (
     ("sqlalchemy.exc", "OperationalError"),
     ("sqlalchemy.exc", "InterfaceError"),
 )
+
+# A folder or file swarm may not write: the person's to change (SWARM_DATA_DIR, its owner, its
+# mount), not a bug.
+_NOT_WRITABLE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
 
 # ``swarm --debug``: an error's whole traceback instead of its one line.
 DEBUG = RootSwitch("--debug")
@@ -63,6 +70,12 @@ def describe(exc: BaseException) -> tuple[int, str]:
         cause = getattr(exc, "orig", None) or exc
         first = (_clean(str(cause)).splitlines() or [type(cause).__name__])[0]
         return EXIT_USAGE, f"error: cannot open the store (check SWARM_STORE_URL): {first}"
+    if isinstance(exc, OSError) and exc.filename is not None and exc.errno in _NOT_WRITABLE:
+        where = _clean(str(exc.filename))
+        return EXIT_USAGE, (
+            f"error: swarm cannot write {where}: {(exc.strerror or 'not permitted').lower()}; "
+            "point SWARM_DATA_DIR at a folder of your own that you can write"
+        )
     first = (_clean(str(exc)).splitlines() or [""])[0]
     return EXIT_FAILED, (
         f"error: {type(exc).__name__}: {first}\n"

@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from flows.cli.options import JSON_OUTPUT, JsonOpt
+
 commands = typer.Typer()
 
 
@@ -17,10 +19,12 @@ def runs(
         typer.Argument(help="A run id: list that run's workers (default: the latest run's)."),
     ] = None,
     limit: Annotated[int, typer.Option(help="How many recent runs.")] = 20,
+    as_json: JsonOpt = False,
 ) -> None:
     """List recent swarm runs from the store, and the workers of one of them."""
     from flows.cli.store_actions import show_runs
 
+    JSON_OUTPUT.on = as_json
     show_runs(limit, run_id=run_id)
 
 
@@ -46,22 +50,28 @@ def transcript(
 
 
 @commands.command()
-def limits() -> None:
+def limits(as_json: JsonOpt = False) -> None:
     """Show each identity's rate-limit buckets as last recorded in the store."""
     from flows.cli.store_actions import show_limits
 
+    JSON_OUTPUT.on = as_json
     show_limits()
 
 
 @commands.command()
 def audit(
-    identity: Annotated[str, typer.Option("--identity", help="Bot login, e.g. swarm[bot].")],
+    identity: Annotated[
+        str,
+        typer.Option("--identity", help="Bot login, e.g. swarm-reviewer[bot] (see `swarm runs`)."),
+    ],
     since: Annotated[
         str | None,
         typer.Option(help="Only after this time: ISO date/time or a duration like 24h, 7d."),
     ] = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """List every GitHub write an identity made (for incident review)."""
     from flows.cli.store_actions import show_audit
 
+    JSON_OUTPUT.on = as_json
     show_audit(identity, since)

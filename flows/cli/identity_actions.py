@@ -92,12 +92,13 @@ def verify_identities() -> int:
     from flows.cli.preflight import needs
 
     settings = load_settings(needs=needs(any_identity=True))
-    from flows.cli.console import console, say, table
+    from flows.cli.console import print_table, say
 
     checks = asyncio.run(_check_identities(settings))
-    console.print(table("identities", ["identity", "kind", "login", "roles", "check"], checks.rows))
+    columns = ["identity", "kind", "login", "roles", "check"]
+    print_table("identities", columns, checks.rows, wraps={"roles", "check"})
     # Below the table, whole: a cell folds a long line over several.
-    for line in checks.grants + checks.events + checks.refusals:
+    for line in checks.grants + checks.events + checks.threads + checks.refusals:
         say(line)
     return 2 if checks.refusals else 1 if checks.failed else 0
 
@@ -111,6 +112,8 @@ class _Checks:
     grants: list[str] = field(default_factory=list)
     # Events the webhook's App is not subscribed to: work GitHub never sends it.
     events: list[str] = field(default_factory=list)
+    # Whether each App identity resolves fixed findings' threads, and what is missing if not.
+    threads: list[str] = field(default_factory=list)
     failed: int = 0
 
 
@@ -148,8 +151,11 @@ async def _check_identities(settings: Settings) -> _Checks:
             if isinstance(source, BotPatIdentity):
                 grant = await source.grant()
                 found.grants.append(f"identity {name!r} ({login}): grant: {grant.text()}")
-            elif isinstance(source, InstallationMinter) and name == DEFAULT_IDENTITY:
+            if isinstance(source, InstallationMinter) and name == DEFAULT_IDENTITY:
                 found.events += await _unsubscribed(source, name, login, settings)
+            reviews = any(roles[r].permissions.get("pull_requests") == "write" for r in users)
+            if isinstance(source, InstallationMinter) and reviews:
+                found.threads.append(await _thread_resolution(source, name, login, settings))
             rows.append([name, ident.kind, login, ", ".join(users) or "(no role)", checked])
         except (IdentityError, GitHubUnreachable) as exc:
             rows.append([name, ident.kind, "-", ", ".join(users), f"FAILED: {exc}"])
@@ -184,6 +190,21 @@ async def _unsubscribed(
         "sends these to the webhook (the App's settings, Permissions & events; "
         "docs/events.md names what each is for)"
     ]
+
+
+async def _thread_resolution(
+    source: InstallationMinter, name: str, login: str, settings: Settings
+) -> str:
+    """One line: whether the App resolves fixed findings' threads, or what is missing."""
+    from agents.identity.resolution import missing_for_resolution
+
+    missing = await missing_for_resolution(source, opted_in=settings.resolve_threads)
+    if missing is None:
+        return (
+            f"identity {name!r} ({login}): threads of fixed findings: resolved with a "
+            "separate Contents: write token for that repository, revoked at once"
+        )
+    return f"identity {name!r} ({login}): threads of fixed findings NOT resolved: {missing}"
 
 
 async def _check_roles(

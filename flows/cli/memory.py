@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from flows.cli.options import DEFAULT_ROLE
+
 commands = typer.Typer(
     name="memory",
     help=(
@@ -131,7 +133,7 @@ def note_rm(
 @commands.command("continuity")
 def memory_continuity(
     repo: Annotated[str, typer.Option(help="OWNER/NAME the role worked on.")],
-    role: Annotated[str, typer.Option(help="The role.")] = "reviewer",
+    role: Annotated[str, typer.Option(help="The role.")] = DEFAULT_ROLE,
     pr: Annotated[int | None, typer.Option(min=1, help="The pull request (or issue).")] = None,
 ) -> None:
     """Where the last session of a role on a repository (and PR) left off."""

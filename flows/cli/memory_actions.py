@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import getpass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flows.cli.store_actions import open_store, when
+
+if TYPE_CHECKING:
+    from agents.store import Store
 
 
 def origin(record: Any) -> str:
@@ -29,13 +32,25 @@ def person() -> str:
 
 def check_scope(repo: str | None, role: str | None) -> None:
     from agents.settings.checks import repo_problem
-    from agents.settings.model import ConfigError
+    from agents.settings.model import ConfigError, load_settings
+    from flows.cli.known import check_role
 
     problem = repo_problem(repo) if repo is not None else None
     if problem:
         raise ConfigError(f"--repo: {problem}")
     if role is not None and not role.replace("-", "").replace("_", "").isalnum():
         raise ConfigError(f"--role: {role!r} is not a role id like 'reviewer'")
+    if role is not None:
+        check_role(role, load_settings())
+
+
+def check_known_repo(store: Store, repo: str | None) -> None:
+    """Inside the store: a repository that is a typo of a known one is refused."""
+    from agents.settings.model import load_settings
+    from flows.cli.known import check_repo
+
+    if repo is not None:
+        check_repo(repo, store, load_settings())
 
 
 # What a person writes; learnings come only from review feedback (`swarm memory review`).
@@ -50,10 +65,11 @@ def _check_kind(kind: str) -> None:
 
 
 def memory_list(*, repo: str | None, role: str | None, include_inactive: bool) -> None:
-    from flows.cli.console import console, say, table
+    from flows.cli.console import print_table, say
 
     check_scope(repo, role)
     with open_store() as store:
+        check_known_repo(store, repo)
         records = store.list_memories(
             repo=repo,
             role=role,
@@ -63,25 +79,25 @@ def memory_list(*, repo: str | None, role: str | None, include_inactive: bool) -
     if not records:
         say('no memories yet; add one with `swarm memory add "..." --repo OWNER/NAME`')
         return
-    console.print(
-        table(
-            "memories",
-            ["id", "kind", "repo", "role", "body", "by", "from", "when", "state"],
-            (
-                [
-                    m.id,
-                    m.kind,
-                    m.repo or "(all)",
-                    m.role or "(all)",
-                    m.body,
-                    f"{m.author} ({m.author_kind})",
-                    origin(m),
-                    when(m.created_at),
-                    _state(m),
-                ]
-                for m in records
-            ),
-        )
+    print_table(
+        "memories",
+        ["id", "kind", "repo", "role", "body", "by", "from", "when", "state"],
+        (
+            [
+                m.id,
+                m.kind,
+                m.repo or "(all)",
+                m.role or "(all)",
+                m.body,
+                f"{m.author} ({m.author_kind})",
+                origin(m),
+                when(m.created_at),
+                _state(m),
+            ]
+            for m in records
+        ),
+        wraps={"body", "by", "from"},
+        drop=["from", "by", "kind", "state", "role", "repo", "when"],
     )
 
 
@@ -97,7 +113,8 @@ def memory_add(*, body: str, repo: str | None, role: str | None, kind: str) -> N
 
     check_scope(repo, role)
     _check_kind(kind)
-    with open_store() as store:
+    with open_store(create=True) as store:
+        check_known_repo(store, repo)
         record = store.add_memory(kind, body, author=person(), repo=repo, role=role)
     say(f"added memory {record.id}")
 

@@ -13,7 +13,7 @@ from flows.cli.store_actions import open_store, when
 
 
 def review_list(*, repo: str | None) -> None:
-    from flows.cli.console import console, say, table
+    from flows.cli.console import print_table, say
     from flows.cli.memory_actions import check_scope
 
     check_scope(repo, None)
@@ -37,7 +37,7 @@ def review_list(*, repo: str | None) -> None:
         for m in proposals
     )
     columns = ["id", "repo", "learning (quoted)", "link", "from", "when"]
-    console.print(table("proposed learnings", columns, rows))
+    print_table("proposed learnings", columns, rows, wraps={"learning (quoted)", "link", "from"})
     say("accept with `swarm memory review --accept ID`, reject with `--reject ID`")
 
 

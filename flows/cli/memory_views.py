@@ -71,7 +71,7 @@ def _check_note_kind(kind: str | None) -> None:
 def notes_list(
     *, repo: str | None, role: str | None, worker: str | None, kind: str | None, limit: int
 ) -> None:
-    from flows.cli.console import console, say, table
+    from flows.cli.console import print_table, say
 
     check_scope(repo, role)
     _check_note_kind(kind)
@@ -87,7 +87,7 @@ def notes_list(
         for n in notes
     )
     columns = ["id", "kind", "repo", "role", "body", "from", "when"]
-    console.print(table("agent notes (newest first)", columns, rows))
+    print_table("agent notes (newest first)", columns, rows, wraps={"body", "from"})
 
 
 def note_edit(note_id: int, body: str) -> None:

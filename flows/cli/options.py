@@ -17,6 +17,8 @@ RepoOpt = Annotated[
     ),
 ]
 RoleOpt = Annotated[str, typer.Option("--role", help="Role id from roles/ that does the work.")]
+# The role a command works as when none is named: the shipped review role (RunRequest's default).
+DEFAULT_ROLE = "reviewer"
 ModelOpt = Annotated[
     str | None,
     typer.Option(
@@ -52,6 +54,21 @@ class RootSwitch:
 
 # ``swarm --verbose``: Prefect's own lines on the terminal too, not only the swarm's.
 VERBOSE = RootSwitch("--verbose")
+# ``swarm --wide``: every table column, however wide the terminal (ids and links whole).
+WIDE = RootSwitch("--wide")
+
+
+# ``--json`` on a listing command: each table as one JSON object a line (JSON Lines), and the
+# sentences that are not data on stderr.
+JSON_OUTPUT = RootSwitch("--json")
+JsonOpt = Annotated[
+    bool,
+    typer.Option(
+        "--json",
+        help="Each table as one JSON object a line ({title, rows}), for scripts; other lines go "
+        "to stderr.",
+    ),
+]
 
 
 def command_group(name: str, summary: str) -> typer.Typer:

@@ -134,11 +134,15 @@ def role_problem(settings: Settings, roles: Mapping[str, Role], role: str) -> st
     if role not in roles:
         known = ", ".join(sorted(roles))
         return f"--role: no role {role!r} in {settings.roles_dir} (known: {known})"
-    tools = roles[role].tools
-    if "submit_review" not in tools and "comment_issue" not in tools:
+    from agents.kinds import kind_names
+    from agents.kinds.book import RoleBook
+
+    kind = RoleBook(roles).kind_of(role)
+    if kind is None or kind.discover is None:
+        runs = [k for k in kind_names() if RoleBook(roles).role_for(k) and k != roles[role].kind]
         return (
-            f"--role: role {role!r} neither reviews pull requests (submit_review) nor triages "
-            "issues (comment_issue); swarm run dispatches one of those per PR or issue"
+            f"--role: role {role!r} does {roles[role].kind} work, which is planned inside "
+            f"another kind's run and finds no work of its own (run a role of: {', '.join(runs)})"
         )
     return None
 

@@ -42,7 +42,7 @@ def _where(folder: Path, role_id: str) -> str:
 def check_roles(directory: Path | None) -> None:
     from agents.roles.files import RoleLoadError, load_roles
     from agents.settings.model import load_settings
-    from flows.cli.console import console, table
+    from flows.cli.console import print_table
     from flows.cli.preflight import role_model_problems
 
     settings = load_settings()
@@ -55,20 +55,19 @@ def check_roles(directory: Path | None) -> None:
     if problems:
         raise RoleLoadError(problems)
     resolved = "identities resolved" if configured else "identities not checked (none configured)"
-    console.print(
-        table(
-            f"{len(roles)} role(s) in {folder}: all valid; {resolved}",
-            ["role", "identity", "permissions", "tools", "model", "limits"],
-            (
-                [
-                    r.id,
-                    r.identity,
-                    ", ".join(f"{k}:{v}" for k, v in sorted(r.permissions.items())),
-                    ", ".join(r.tools),
-                    r.model or "(SWARM_MODEL)",
-                    f"{r.limits.max_turns} turns, ${r.limits.max_cost_usd:g}",
-                ]
-                for r in sorted(roles.values(), key=lambda r: r.id)
-            ),
-        )
+    print_table(
+        f"{len(roles)} role(s) in {folder}: all valid; {resolved}",
+        ["role", "identity", "permissions", "tools", "model", "limits"],
+        (
+            [
+                r.id,
+                r.identity,
+                ", ".join(f"{k}:{v}" for k, v in sorted(r.permissions.items())),
+                ", ".join(r.tools),
+                r.model or "(SWARM_MODEL)",
+                f"{r.limits.max_turns} turns, ${r.limits.max_cost_usd:g}",
+            ]
+            for r in sorted(roles.values(), key=lambda r: r.id)
+        ),
+        wraps={"permissions", "tools", "limits"},
     )

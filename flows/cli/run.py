@@ -7,7 +7,14 @@ from typing import Annotated
 
 import typer
 
-from flows.cli.options import ModelOpt, OverlayOpt, RepoOpt, RoleOpt, WorkersOpt
+from flows.cli.options import (
+    DEFAULT_ROLE,
+    ModelOpt,
+    OverlayOpt,
+    RepoOpt,
+    RoleOpt,
+    WorkersOpt,
+)
 
 commands = typer.Typer()
 
@@ -34,7 +41,7 @@ def demo(
 @commands.command()
 def run(
     repo: RepoOpt = None,
-    role: RoleOpt = "reviewer",
+    role: RoleOpt = DEFAULT_ROLE,
     max_workers: WorkersOpt = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Post nothing; show what would be posted.")
@@ -103,7 +110,7 @@ def serve(
         str, typer.Option(help="When to run, as a cron expression (UTC).")
     ] = "*/30 * * * *",
     repo: RepoOpt = None,
-    role: RoleOpt = "reviewer",
+    role: RoleOpt = DEFAULT_ROLE,
     max_workers: WorkersOpt = None,
     model: ModelOpt = None,
     name: Annotated[str, typer.Option(help="Deployment name.")] = "swarm-scheduled",

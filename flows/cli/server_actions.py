@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agents.private_files import private_folder
-from flows.local.prefect_server import LocalServer, prefect_home
+from flows.local.prefect_server import LocalServer, password_hint, prefect_home
 
 EXIT_UP = 0
 EXIT_DOWN = 1
@@ -57,6 +57,7 @@ def start() -> None:
     verb = "started" if started else "already running"
     say(f"local Prefect server {verb}: {_describe(server)}")
     say(f"UI: {server.url}/runs   stop it with: swarm server stop")
+    say(password_hint(home))
 
 
 def stop() -> None:
@@ -88,6 +89,7 @@ def status() -> int:
         return EXIT_DOWN
     say(f"local Prefect server running: {_describe(server)}")
     say(f"UI: {server.url}/runs")
+    say(password_hint(home))
     from flows.local.warm_client import running_pid
 
     warm = running_pid(home)

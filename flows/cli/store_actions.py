@@ -8,20 +8,28 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from flows.cli.options import JSON_OUTPUT
+
 if TYPE_CHECKING:
     from agents.store import Store
 
-_DURATION = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
-_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+_DURATION = re.compile(r"^\s*(\d+)\s*([a-z]+)\s*$")
+# Units that cannot be misread: a bare "m" (minutes or months?) is refused, "min" is minutes.
+_UNITS = {"s": "seconds", "min": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
 def parse_duration(text: str, what: str) -> timedelta:
-    """``30d``, ``12h``, ``45m``: a clear error names the option when it is none of those."""
+    """``30d``, ``12h``, ``90min``: a clear error names the option when it is none of those."""
     from agents.settings.model import ConfigError
 
-    match = _DURATION.match(text)
-    if not match:
-        raise ConfigError(f"{what}: {text!r} is not a duration like 30d, 12h or 45m")
+    match = _DURATION.match(text.lower())
+    if match and match.group(2) == "m":
+        raise ConfigError(
+            f"{what}: {text!r} is ambiguous (minutes or months?): write "
+            f"{match.group(1)}min for minutes or {match.group(1)}d for days"
+        )
+    if not match or match.group(2) not in _UNITS:
+        raise ConfigError(f"{what}: {text!r} is not a duration like 30d, 12h or 90min")
     return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
 
 
@@ -41,11 +49,23 @@ def parse_since(text: str) -> datetime:
 
 
 @contextmanager
-def open_store() -> Iterator[Store]:
-    from agents.settings.model import load_settings
+def open_store(*, create: bool = False) -> Iterator[Store]:
+    """The configured store. The default SQLite store (``.swarm/`` in the working directory) is
+    made only when ``create`` (adding a memory): typed outside the project's root, a command
+    that reads would otherwise leave an empty ``.swarm/`` there and answer "nothing yet". A
+    SWARM_DATA_DIR or SWARM_STORE_URL someone set is theirs to start empty."""
+    from agents.settings.model import ConfigError, load_settings
     from agents.store import Store
 
     settings = load_settings()
+    chosen = {"store_url", "data_dir"} & settings.model_fields_set
+    # Only a missing folder: one that is there is judged by Store.open (another user's is
+    # refused as such).
+    if not chosen and not create and not settings.data_dir.exists():
+        raise ConfigError(
+            f"no swarm store in {settings.data_dir.resolve()}: run swarm from the project's root "
+            "(where `swarm demo` or `swarm run` made it), or set SWARM_DATA_DIR"
+        )
     store = Store.open(settings.store_url, settings.data_dir)
     try:
         yield store
@@ -61,7 +81,7 @@ def show_runs(limit: int, *, run_id: str | None = None) -> None:
     """Recent runs, then the workers of ``run_id`` (default: the latest run with workers)."""
     from agents.settings.model import ConfigError
     from agents.store import UnknownRunError
-    from flows.cli.console import console, say, table
+    from flows.cli.console import print_table, say
 
     with open_store() as store:
         records = store.list_runs(limit=limit)
@@ -77,33 +97,34 @@ def show_runs(limit: int, *, run_id: str | None = None) -> None:
             if workers:
                 break
     if run_id is None:
-        console.print(table("swarm runs", RUN_COLUMNS, (_run_row(run) for run in records)))
+        rows = [_run_row(run) for run in records]
+        print_table("swarm runs", RUN_COLUMNS, rows, wraps=RUN_WRAPS, drop=RUN_DROP)
     if shown is None:
         say("no runs yet; `swarm demo` or `swarm run` makes one")
         return
-    console.print(
-        table(
-            f"workers of {shown}",
-            ["worker", "roles", "identity", "task", "status", "reason"],
-            (
-                [
-                    w.id,
-                    " > ".join(w.role_chain),
-                    w.identity_login,
-                    task_label(w.task),
-                    w.status,
-                    w.blocked_reason,
-                ]
-                for w in workers
-            ),
-        )
+    print_table(
+        f"workers of {shown}",
+        ["worker", "roles", "identity", "task", "status", "reason"],
+        (
+            [
+                w.id,
+                " > ".join(w.role_chain),
+                w.identity_login,
+                task_label(w.task),
+                w.status,
+                w.blocked_reason,
+            ]
+            for w in workers
+        ),
+        wraps={"roles", "task", "reason"},
+        drop=["identity", "roles"],
     )
 
 
 def show_deliveries(limit: int) -> None:
     """Webhook deliveries, the unfinished first: ``lost`` when no live receiver holds the work
     (the next receiver to start, or a Redeliver, runs it), else who holds it or what it became."""
-    from flows.cli.console import console, say, table
+    from flows.cli.console import print_table, say
 
     with open_store() as store:
         records = store.list_deliveries(limit=limit)
@@ -112,7 +133,13 @@ def show_deliveries(limit: int) -> None:
         return
     now = datetime.now(UTC)
     rows = (_delivery_row(d, now) for d in records)
-    console.print(table("webhook deliveries", DELIVERY_COLUMNS, rows))
+    print_table(
+        "webhook deliveries",
+        DELIVERY_COLUMNS,
+        rows,
+        wraps={"target", "outcome", "detail"},
+        drop=["flow run", "state", "tries", "event", "received"],
+    )
 
 
 DELIVERY_COLUMNS = [
@@ -154,6 +181,9 @@ def _delivery_row(d: Any, now: datetime) -> list[object]:
     ]
 
 
+# What goes first when a terminal is too narrow, and the free text that wraps.
+RUN_DROP = ["trigger", "finished", "skipped", "workers", "new", "failed"]
+RUN_WRAPS = frozenset({"status", "note"})
 RUN_COLUMNS = [
     "run",
     "trigger",
@@ -206,7 +236,7 @@ def show_transcript(worker: str, *, full: bool) -> None:
 
 def show_limits() -> None:
     """The latest recorded snapshot per identity and resource."""
-    from flows.cli.console import console, say, table
+    from flows.cli.console import print_table, say
 
     with open_store() as store:
         rows = [
@@ -221,56 +251,62 @@ def show_limits() -> None:
             ]
             for r in store.latest_rate_limits()
         ]
-    if not rows:
+    if not rows and not JSON_OUTPUT.on:
         say("no rate-limit snapshots recorded yet; run a swarm first")
         return
-    console.print(
-        table(
-            "rate-limit buckets (latest snapshot)",
-            ["identity", "resource", "limit", "remaining", "reset", "paused until", "taken"],
-            rows,
-        )
+    print_table(
+        "rate-limit buckets (latest snapshot)",
+        ["identity", "resource", "limit", "remaining", "reset", "paused until", "taken"],
+        rows,
+        drop=["taken", "limit", "reset"],
     )
 
 
 def show_audit(identity: str, since: str | None) -> None:
-    from flows.cli.console import console, say, table
+    from agents.settings.model import load_settings
+    from flows.cli.console import print_table, say
+    from flows.cli.known import check_identity
 
     after = parse_since(since) if since else None
     with open_store() as store:
+        check_identity(identity, store, load_settings())
         records = store.audit(identity=identity, since=after)
-    if not records:
+    if not records and not JSON_OUTPUT.on:
         say(f"no recorded writes by {identity}")
         return
-    console.print(
-        table(
-            f"writes by {identity}",
-            ["at", "worker", "method", "route", "target", "status", "remaining"],
-            (
-                [
-                    when(r.at),
-                    r.worker_id,
-                    r.method,
-                    r.route,
-                    r.target,
-                    r.status,
-                    r.ratelimit_remaining,
-                ]
-                for r in records
-            ),
-        )
+    print_table(
+        f"writes by {identity}",
+        ["at", "worker", "method", "route", "target", "status", "remaining"],
+        (
+            [
+                when(r.at),
+                r.worker_id,
+                r.method,
+                r.route,
+                r.target,
+                r.status,
+                r.ratelimit_remaining,
+            ]
+            for r in records
+        ),
+        wraps={"route", "target"},
+        drop=["remaining", "status", "method"],
     )
 
 
-def prune(older_than: str) -> None:
+def prune(older_than: str, *, yes: bool) -> None:
+    """Without ``yes``, only what would go: deleting is for a second, deliberate command."""
     from flows.cli.console import say
 
     age = parse_duration(older_than, "--older-than")
     with open_store() as store:
-        counts = store.prune(age)
-    say(
-        f"pruned {counts.total} record(s) older than {older_than}: "
+        counts = store.prune(age, dry_run=not yes)
+    what = (
         f"{counts.transcript_events} transcript events, {counts.llm_calls} LLM calls, "
-        f"{counts.github_calls} GitHub calls, {counts.rate_limit_snapshots} rate-limit snapshots; "
-        "user-visible memory kept"
+        f"{counts.github_calls} GitHub calls, {counts.rate_limit_snapshots} rate-limit snapshots"
     )
+    records = f"{counts.total} record(s) older than {older_than.strip()}: {what}"
+    if yes:
+        say(f"pruned {records}; user-visible memory kept")
+    else:
+        say(f"would prune {records}; nothing deleted: add --yes to delete them")

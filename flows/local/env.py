@@ -18,10 +18,18 @@ QUIET_ENV = {
     # outside a run are not run logs; they still reach the console.
     "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
 }
+CLOSED_ENV = {
+    # Prefect's runner (what `swarm serve` runs) starts a web server with no credential on
+    # localhost:8080 when this is set (run counts, a shutdown endpoint): any local user could
+    # stop the swarm's schedule. No swarm process opens it, whatever the shell says.
+    "PREFECT_RUNNER_SERVER_ENABLE": "false",
+}
 # The swarm's own story on the console: which PRs, how each worker ended. Prefect's lines (and
 # the workers' detailed ones) go to the server's run logs, and to the console with --verbose.
 STORY_LOGGERS = ("flows.run.flow", "flows.run.fanout", "flows.run.children", "flows.events")
-PREFECT_ENDINGS = ("Finished in state ", "Crash detected! ")
+# "Task run failed with state: Blocked(..., result=WorkerOutcome(...))" is ~900 characters of a
+# worker's end the swarm's own line already told in one sentence.
+PREFECT_ENDINGS = ("Finished in state ", "Crash detected! ", "Task run failed with state: ")
 # The flow engine's line for the exception that ended a run: the swarm's own error line says the
 # same in one sentence (and ``swarm --verbose`` shows both), so the person reads it once.
 FLOW_ENGINE_LOGGER = "prefect.flow_runs"
@@ -36,6 +44,7 @@ def prepare_prefect_env() -> None:
     """
     for key, value in {**OFFLINE_ENV, **QUIET_ENV}.items():
         os.environ.setdefault(key, value)
+    os.environ.update(CLOSED_ENV)
 
 
 def configured_api_url() -> str | None:

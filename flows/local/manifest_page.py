@@ -5,7 +5,15 @@ manifest flow, and the two addresses GitHub sends the browser back to.
 (``state``: a random value of its own); GitHub sends the browser back to ``/created`` with a
 one-time ``code`` and that ``state``, and after the App is installed to ``/installed/IDENTITY``
 with the ``installation_id``. A ``state`` this page did not hand out is refused, so no other page
-can feed it a code. What to do with a code (turn it into the App, write its key) is the caller's:
+can feed it a code.
+
+Any local user can reach a loopback port, and a web page in the browser can reach it through a
+name that resolves to 127.0.0.1 (DNS rebinding). So every address of the page lies under an
+unguessable token (only the terminal that started it prints it, and GitHub sends the browser
+back to it), a request whose ``Host`` is not ``127.0.0.1:PORT`` is refused, and each App takes
+one code and one installation, once: a second ``/created`` for an App already made is refused
+(another user once swapped their own App, and its key, in after the person's). What to do with a
+code (turn it into the App, write its key) is the caller's:
 ``on_code`` and ``on_installed`` run in the page's thread, and what they raise is shown on the
 page. Nothing secret is ever part of the page: not the code, not the key, not the webhook secret.
 """
@@ -38,6 +46,8 @@ class PendingApp:
     name: str
     manifest: dict[str, Any]
     state: str = field(default_factory=lambda: secrets.token_urlsafe(16))
+    # A code was taken for this App (it is made, or being made): no second one is.
+    code_taken: bool = False
     slug: str | None = None
     install_url: str | None = None
     installation_id: int | None = None
@@ -64,12 +74,20 @@ class ManifestPage:
         self.on_installed = on_installed
         self.changed = threading.Condition()
         self.seen_done = False
+        self.token = secrets.token_urlsafe(24)
+        self._taking = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
+    def host(self) -> str:
+        """The one ``Host`` header the page answers."""
+        return f"127.0.0.1:{self._server.server_address[1]}"
+
+    @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        """The page's address, its token included: what only the terminal prints."""
+        return f"http://{self.host}/{self.token}"
 
     def __enter__(self) -> ManifestPage:
         self._thread.start()
@@ -146,29 +164,54 @@ class ManifestPage:
     # -- the requests --------------------------------------------------------------------------
 
     def _by_state(self, state: str) -> PendingApp | None:
-        return next((a for a in self.apps if secrets.compare_digest(a.state, state)), None)
+        given = state.encode()  # bytes: a non-ASCII str would make compare_digest raise
+        return next((a for a in self.apps if secrets.compare_digest(a.state.encode(), given)), None)
 
-    def handle(self, path: str, query: dict[str, list[str]]) -> tuple[int, str, str | None]:
+    def _within(self, path: str) -> str | None:
+        """``path`` below the page's token (``/`` for the page itself), None when it is not
+        under the token."""
+        segments = path.split("/", 2)  # "", the token, the rest
+        if len(segments) < 2 or not secrets.compare_digest(
+            segments[1].encode(), self.token.encode()
+        ):
+            return None
+        return "/" + (segments[2] if len(segments) == 3 else "")
+
+    def handle(
+        self, path: str, query: dict[str, list[str]], host: str | None = None
+    ) -> tuple[int, str, str | None]:
         """(status, page, where to send the browser next) for one GET."""
+        if host != self.host:
+            return 421, "<p>Open the address the terminal printed.</p>", None
+        inner = self._within(path)
+        if inner is None:
+            return 404, "<p>Not found: open the address the terminal printed.</p>", None
+        home = f"/{self.token}/"
         state = (query.get("state") or [""])[0]
-        if path == "/":
+        if inner == "/":
             return 200, self.render(), None
-        if path == "/created":
+        if inner == "/created":
             app = self._by_state(state)
             code = (query.get("code") or [""])[0]
             if app is None or not code:
                 return 400, "<p>Unknown or missing state: start again from the page.</p>", None
+            with self._taking:
+                taken, app.code_taken = app.code_taken, True
+            if taken:
+                return 409, "<p>This App was made already: one code is taken, once.</p>", None
             made = app
             self._run(app, lambda: self.on_code(made, code))
-            return 303, "", "/"
-        if path.startswith("/installed/"):
+            return 303, "", home
+        if inner.startswith("/installed/"):
             app = self._by_state(state)
             raw = (query.get("installation_id") or [""])[0]
-            if app is None or not raw.isdigit():
+            if app is None or not raw.isdigit() or app.slug is None:
                 return 400, "<p>Unknown state or installation.</p>", None
+            if app.done and app.installation_id != int(raw):
+                return 409, "<p>This App was installed already.</p>", None
             installed = app
             self._run(app, lambda: self.on_installed(installed, int(raw)))
-            return 303, "", "/"
+            return 303, "", home
         return 404, "<p>Not found</p>", None
 
     def _run(self, app: PendingApp, step: Callable[[], None]) -> None:
@@ -177,6 +220,8 @@ class ManifestPage:
             app.error = None
         except Exception as exc:  # shown on the page and in the terminal, never a traceback
             app.error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            if app.slug is None:
+                app.code_taken = False  # nothing was made of that code: the person may retry
         self._tell()
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -185,7 +230,9 @@ class ManifestPage:
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 parts = urlsplit(self.path)
-                status, body, location = page.handle(parts.path, parse_qs(parts.query))
+                status, body, location = page.handle(
+                    parts.path, parse_qs(parts.query), self.headers.get("Host")
+                )
                 self.send_response(status)
                 if location is not None:
                     self.send_header("Location", location)

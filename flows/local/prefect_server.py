@@ -9,31 +9,49 @@ and ``swarm server start`` (the UI) all talk to the same server, so the UI shows
 ``server.json`` in that home says which process serves which port. A file lock makes two
 commands that start at once share one server. The server gets an environment built from an
 allow-list: no ``SWARM_`` setting, no API key or token reaches it.
+
+Any local user can reach a loopback port, and Prefect's server has no credential unless it is
+given one: another user read every run's parameters, logs and artifacts, wrote runs, and created
+flow runs of the deployments ``swarm serve`` served (run then with this user's keys). So the
+server requires an auth string (``PREFECT_SERVER_API_AUTH_STRING``: HTTP basic auth on every API
+route but the health probe, and on its websockets), made once per data directory and kept 0600
+in ``<home>/auth`` (the home is 0700); every client of ours gets it as ``PREFECT_API_AUTH_STRING``,
+the UI asks for it once as its password. And a client proves who listens before it sends it:
+the port's listening socket must be this user's (``/proc/net/tcp``), or nothing is sent.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from http import HTTPStatus
 from pathlib import Path
 
 from agents.errors import EXIT_FAILED, SwarmError
-from agents.private_files import make_folders, private_folder
+from agents.private_files import make_folders, private_file, private_folder
 from agents.processes import pid_alive
 
 PREFERRED_PORT = 4200
 STATE_FILE = "server.json"
 LOG_FILE = "server.log"
 LOCK_FILE = "server.lock"
+AUTH_FILE = "auth"
+AUTH_ENV = "PREFECT_API_AUTH_STRING"
+SERVER_AUTH_ENV = "PREFECT_SERVER_API_AUTH_STRING"
+# /proc/net/tcp state of a listening socket.
+LISTENING = "0A"
 START_TIMEOUT_S = 240.0
 START_ATTEMPTS = 3
 STOP_TIMEOUT_S = 15.0
@@ -43,7 +61,14 @@ IDLE_STOP_S = 2 * 3600.0
 # What the server process may see of ours: locale, paths, and Prefect's own settings.
 SERVER_ENV_NAMES = ("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "USER", "LOGNAME")
 SERVER_ENV_PREFIXES = ("LC_", "PREFECT_")
-SERVER_ENV_DENIED = ("PREFECT_API_URL", "PREFECT_API_KEY", "PREFECT_PROFILE", "PREFECT_HOME")
+SERVER_ENV_DENIED = (
+    "PREFECT_API_URL",
+    "PREFECT_API_KEY",
+    "PREFECT_PROFILE",
+    "PREFECT_HOME",
+    AUTH_ENV,
+    SERVER_AUTH_ENV,
+)
 OFFLINE = {"DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
 # Prefect's client reuses an idle connection for up to 25 s, its server closes one after 5 s, so
 # a request can meet a connection the server is closing and be retried seconds later. A server
@@ -83,6 +108,62 @@ class LocalServer(LoopbackServer):
 
 def prefect_home(data_dir: Path) -> Path:
     return data_dir.resolve() / "prefect"
+
+
+def auth_file(home: Path) -> Path:
+    """Where the auth string of the server of ``home`` is kept (0600 in the 0700 home)."""
+    return home / AUTH_FILE
+
+
+def auth_string(home: Path) -> str:
+    """The auth string of the server of ``home``, made on first use. Only this user can read
+    it: the file is created 0600 (a copy loosened since is tightened, another user's refused)."""
+    path = auth_file(home)
+    private_file(path, "the local Prefect server's auth string")
+    found = path.read_text(encoding="ascii", errors="replace").strip()
+    if found:
+        return found
+    made = secrets.token_urlsafe(32)
+    fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
+    with os.fdopen(fd, "w", encoding="ascii") as out:
+        out.write(made + "\n")
+    return made
+
+
+def password_hint(home: Path) -> str:
+    """How a person opens the UI of the server of ``home``: where its password is."""
+    return f"the UI asks once per browser for the password kept in {auth_file(home)}"
+
+
+def auth_header(auth: str) -> dict[str, str]:
+    """HTTP basic auth as Prefect's server reads it: the base64 of the auth string alone."""
+    return {"Authorization": "Basic " + base64.b64encode(auth.encode()).decode("ascii")}
+
+
+NO_TABLE = -1
+
+
+def listener_uid(port: int) -> int | None:
+    """The uid that owns the socket listening on 127.0.0.1:``port`` (Linux ``/proc/net/tcp``);
+    None when nobody listens there, ``NO_TABLE`` where the system has no such table."""
+    wanted = f"0100007F:{port:04X}"
+    try:
+        lines = Path("/proc/net/tcp").read_text(encoding="ascii").splitlines()[1:]
+    except OSError:
+        return NO_TABLE
+    for line in lines:
+        fields = line.split()
+        if len(fields) > 7 and fields[1] == wanted and fields[3] == LISTENING:
+            return int(fields[7])
+    return None
+
+
+def _listener_is_mine(port: int) -> bool:
+    """Whether this user listens on ``port``. Where the system cannot tell (no ``/proc``: not
+    Linux), the port is taken as ours: the server still refuses everyone without the auth
+    string, and only a squatter on a stopped server's port could collect it there."""
+    found = listener_uid(port)
+    return found in (os.geteuid(), NO_TABLE)
 
 
 def status(home: Path) -> LocalServer | None:
@@ -136,10 +217,10 @@ def stop(home: Path) -> LocalServer | None:
 
 
 def server_environment(
-    host: Mapping[str, str], home: Path, port: int = PREFERRED_PORT
+    host: Mapping[str, str], home: Path, port: int = PREFERRED_PORT, auth: str | None = None
 ) -> dict[str, str]:
-    """The server's environment: an allow-list of the host's, plus its home and its own
-    address, offline.
+    """The server's environment: an allow-list of the host's, plus its home, its own
+    address and its auth string, offline.
 
     ``prefect server start --port`` moves the API but not the UI: the UI asks the server's
     ``/ui-settings`` where its API is, and without ``PREFECT_UI_API_URL`` that answer names
@@ -160,6 +241,8 @@ def server_environment(
     env["PREFECT_SERVER_API_PORT"] = str(port)
     env["PREFECT_UI_API_URL"] = f"http://127.0.0.1:{port}/api"
     env["PREFECT_UI_URL"] = f"http://127.0.0.1:{port}"
+    if auth is not None:
+        env[SERVER_AUTH_ENV] = auth
     return env
 
 
@@ -182,7 +265,7 @@ def _launch(home: Path, port: int, deadline: float, idle_stop_s: float) -> Local
     with (home / LOG_FILE).open("ab") as log:
         process = subprocess.Popen(
             command,
-            env=server_environment(os.environ, home, port),
+            env=server_environment(os.environ, home, port, auth_string(home)),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -218,13 +301,34 @@ def _free_port(*, preferred: bool) -> int:
 
 def _serves(server: LocalServer) -> bool:
     """Whether the server at ``server.url`` answers and is this home's (not another Prefect
-    server that happens to hold the port)."""
+    server that happens to hold the port). The auth string goes only to a listener of this
+    user's: another user who took the port after ours stopped gets nothing."""
+    if not _listener_is_mine(server.port) or not auth_file(server.home).is_file():
+        return False
+    settings_url = f"{server.api_url}/admin/settings"
+    asked = urllib.request.Request(  # noqa: S310
+        settings_url, headers=auth_header(auth_string(server.home))
+    )
     try:
-        with urllib.request.urlopen(f"{server.api_url}/admin/settings", timeout=2) as reply:  # noqa: S310
+        with urllib.request.urlopen(asked, timeout=2) as reply:  # noqa: S310
             settings = json.loads(reply.read())
     except (OSError, ValueError):
         return False
-    return isinstance(settings, dict) and settings.get("home") == str(server.home)
+    if not isinstance(settings, dict) or settings.get("home") != str(server.home):
+        return False
+    return _closed(settings_url)
+
+
+def _closed(url: str) -> bool:
+    """Whether ``url`` turns away a caller without the auth string (a server started before
+    servers had one answers anyone: it is replaced, not reused)."""
+    try:
+        with urllib.request.urlopen(url, timeout=2):  # noqa: S310
+            return False
+    except urllib.error.HTTPError as refused:
+        return refused.code == HTTPStatus.UNAUTHORIZED
+    except OSError:
+        return False
 
 
 def _terminate(pid: int) -> None:
@@ -280,5 +384,6 @@ def use_local_prefect(data_dir: Path, *, force: bool = False) -> str:
     server, _ = ensure_running(prefect_home(data_dir))
     start_warm_server(server.home, server.pid)
     os.environ["PREFECT_API_URL"] = server.api_url
+    os.environ[AUTH_ENV] = auth_string(server.home)
     os.environ.pop("PREFECT_API_KEY", None)
     return server.api_url

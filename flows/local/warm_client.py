@@ -219,7 +219,7 @@ def start(home: Path, watched_pid: int) -> None:
 def _secretish(name: str) -> bool:
     upper = name.upper()
     return upper.startswith(("SWARM_", "ANTHROPIC_", "GITHUB_", "GH_")) or any(
-        word in upper for word in ("TOKEN", "SECRET", "KEY", "PASSWORD")
+        word in upper for word in ("TOKEN", "SECRET", "KEY", "PASSWORD", "AUTH")
     )
 
 

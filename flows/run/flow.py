@@ -120,6 +120,7 @@ async def swarm_run(request: RunRequest = RunRequest()) -> State[RunReport]:
 async def _run_swarm(
     settings: Settings, request: RunRequest, targets: list[tuple[str, int]]
 ) -> State[RunReport]:
+    from agents.kinds.book import RoleBook
     from agents.planning.shards import plan_assignments, too_large_notes
     from agents.wiring import build_runtime
     from flows.run.models import open_model
@@ -137,10 +138,9 @@ async def _run_swarm(
         await chosen.client.aclose()
         raise
     run_id = start_store_run(runtime, trigger="flow", flow_run_id=runtime_flow_run.id)
+    summarizer = request.summarizer_role or RoleBook(runtime.roles).role_for("summarize")
     try:
-        found = await discover(
-            runtime, settings.repos, role, request.summarizer_role, targets or None, rerun
-        )
+        found = await discover(runtime, settings.repos, role, summarizer, targets or None, rerun)
         discovered = time.perf_counter()
         plan = plan_assignments(
             found.items,
@@ -149,8 +149,9 @@ async def _run_swarm(
             read=read_plan(runtime, request.role),
             shard_threshold_files=request.shard_threshold_files,
             shard_size=request.shard_size,
-            summarizer_role=request.summarizer_role,
+            summarizer_role=summarizer,
             replies=found.replies,
+            reply_role=found.reply_role,
         )
         # A PR that cannot fit its caps says so now, before any model call.
         notes = [*found.notes, *too_large_notes(plan, role)]

@@ -36,8 +36,10 @@ class RunRequest(BaseModel):
         "the size of the patches)",
     )
     shard_size: int = Field(100, description="At most this many changed files per shard")
-    summarizer_role: str = Field(
-        "summarizer", description="The role that merges a sharded PR's reviews into one"
+    summarizer_role: str | None = Field(
+        None,
+        description="The role that merges a sharded PR's reviews into one; default: the role "
+        "of the summarize kind",
     )
     fan_out: bool = Field(
         True,

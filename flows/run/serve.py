@@ -7,11 +7,13 @@ and keys from its own environment when it starts.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from flows.local.env import prepare_prefect_env
-from flows.local.prefect_server import use_local_prefect
+from flows.local.prefect_server import auth_file, password_hint, prefect_home, use_local_prefect
 from flows.run.request import RunRequest
 
 if TYPE_CHECKING:
@@ -22,7 +24,7 @@ def serve_schedule(request: RunRequest, *, cron: str, name: str) -> None:
     """Serve ``request`` (its repositories: the configured ones when it names none) every
     ``cron`` tick as the deployment ``name``."""
     from agents.settings.model import load_settings
-    from flows.cli.preflight import needs, repo_flags, serving_checks
+    from flows.cli.preflight import check_store, needs, repo_flags, serving_checks
 
     # Before a Prefect server is started for nothing.
     settings = load_settings(
@@ -30,6 +32,8 @@ def serve_schedule(request: RunRequest, *, cron: str, name: str) -> None:
         checks=serving_checks(request.overlay, request.model),
         **repo_flags(request.repos),
     )
+    # A store every scheduled run would fail to open is refused now, in one line, as `run` does.
+    check_store(settings)
     prepare_prefect_env()
     from flows.local.env import configured_api_url
 
@@ -41,7 +45,8 @@ def serve_schedule(request: RunRequest, *, cron: str, name: str) -> None:
 
     asked = request.model_copy(update={"repos": tuple(settings.repos)})
     deployment = scheduled_deployment(asked, cron=cron, name=name)
-    for line in serving_lines(f"swarm-run/{name}", cron, settings.repos, api_url, local):
+    home = prefect_home(settings.data_dir) if local else None
+    for line in serving_lines(f"swarm-run/{name}", cron, settings.repos, api_url, home):
         print(line, flush=True)
     # Prefect's own message names `prefect deployment run ...`, which in the person's shell
     # (no PREFECT_API_URL, no `uv run`) said "command not found", or started a server of its own
@@ -50,18 +55,23 @@ def serve_schedule(request: RunRequest, *, cron: str, name: str) -> None:
 
 
 def serving_lines(
-    deployment: str, cron: str, repos: Sequence[str], api_url: str, local: bool
+    deployment: str, cron: str, repos: Sequence[str], api_url: str, home: Path | None
 ) -> list[str]:
     """What ``swarm serve`` says while it serves: the schedule, and commands that work as
-    typed in another shell of the same checkout (the local server's API named when it is ours)."""
-    env = f"PREFECT_API_URL={api_url} " if local else ""
+    typed in another shell of the same checkout (the local server's API and where its auth
+    string is named when the server is ours, of ``home``)."""
+    env = ""
+    if home is not None:
+        auth = shlex.quote(str(auth_file(home)))
+        env = f'PREFECT_API_URL={api_url} PREFECT_API_AUTH_STRING="$(cat {auth})" '
     lines = [
         f"deployment '{deployment}' is being served: {cron} (UTC) over {', '.join(repos)}; "
         "Ctrl-C stops it",
         f"run it now, from another shell: {env}uv run prefect deployment run '{deployment}'",
     ]
-    if local:
+    if home is not None:
         lines.append(f"its runs in the Prefect UI: {api_url.removesuffix('/api')}/deployments")
+        lines.append(password_hint(home))
     return lines
 
 

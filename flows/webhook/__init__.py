@@ -6,5 +6,7 @@
 - ``enqueue.py``: the two ways to start the flow run an event asks for
 - ``queue.py``: the store as the receiver's queue: claims on accepted deliveries, renewed while
   the receiver lives, and a dead receiver's unfinished work taken over
+- ``recovery.py``: deliveries GitHub could not make, found in the App's delivery log and asked for
+  again
 - ``learning.py``: learning from review replies and resolved threads within seconds
 """

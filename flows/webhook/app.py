@@ -32,6 +32,7 @@ from starlette.routing import Route
 
 from agents.events.routing import EventWork, Routed, route_event
 from agents.events.signature import signature_ok
+from agents.kinds.book import RoleBook
 from agents.redact import redact
 from agents.store.records import DeliveryEnd, DeliveryRecord, NewDelivery
 from flows.webhook.queue import DeliveryQueue, DeliveryRows
@@ -46,6 +47,12 @@ _EVENT = re.compile(r"^[a-z0-9_]{1,64}$")
 
 # What the sink answers is what the store keeps as the delivery's end.
 Submitted = DeliveryEnd
+
+
+class Recovery(Protocol):
+    """Asks GitHub again for the deliveries it failed to make (:mod:`flows.webhook.recovery`)."""
+
+    async def run_forever(self) -> None: ...
 
 
 class WorkSink(Protocol):
@@ -76,15 +83,23 @@ class WebhookReceiver:
     # The store as the queue: accepted work is claimed on its row, resumed after a crash, and
     # redelivered work that never finished runs (None: rows record, nothing resumes).
     queue: DeliveryQueue | None = None
+    # Deliveries GitHub failed to make while this receiver was down, asked for again (None: not).
+    recovery: Recovery | None = None
+    # Which role takes which work (None: the roles shipped with swarm).
+    roles: RoleBook | None = None
 
     def __post_init__(self) -> None:
         self._repos = {r.lower() for r in self.repos}
         self._background: set[asyncio.Task[None]] = set()
         self._resumer: asyncio.Task[None] | None = None
+        self._recovering: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         """Take over what dead receivers left (at once, then every third of the lease) and keep
-        this receiver's claims renewed; both run until :meth:`stop`."""
+        this receiver's claims renewed; both run until :meth:`stop`. Missed deliveries are asked
+        for again from the start on, until :meth:`stop_resuming`."""
+        if self.recovery is not None and self._recovering is None:
+            self._recovering = asyncio.create_task(self.recovery.run_forever())
         if self.queue is None or self._background:
             return
         self._resumer = asyncio.create_task(self._resume_forever(self.queue))
@@ -93,11 +108,13 @@ class WebhookReceiver:
     async def stop_resuming(self) -> None:
         """Take over nothing more (stopping: the runs in hand are drained, claims renewed)."""
         await _cancel({self._resumer} if self._resumer else set())
+        await _cancel({self._recovering} if self._recovering else set())
 
     async def stop(self) -> None:
         """Stop taking over and renewing; claims left lapse, and the next receiver resumes."""
         await _cancel(self._background)
         self._background = set()
+        await _cancel({self._recovering} if self._recovering else set())
 
     async def _resume_forever(self, queue: DeliveryQueue) -> None:
         every = queue.lease.total_seconds() / 3
@@ -134,7 +151,10 @@ class WebhookReceiver:
         delivery = request.headers.get("x-github-delivery", "")
         if not _EVENT.match(event) or not _DELIVERY.match(delivery):
             return JSONResponse({"message": "X-GitHub-Event or X-GitHub-Delivery missing"}, 400)
-        routed = route_event(event, body)
+        # Parsing the payload and reading its commands is work in proportion to what the sender
+        # wrote: off the event loop, so one delivery never holds up another's answer (GitHub
+        # gives each 10 seconds and does not send it again).
+        routed = await anyio.to_thread.run_sync(route_event, event, body, self.roles)
         if routed.malformed:
             # Signed, yet no payload GitHub sends: a bad request, answered without detail.
             return Response(status_code=400)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 
+from agents.kinds.book import RoleBook
 from agents.redact import redact
 from agents.store.records import DeliveryEnd
 from flows.run.bot import bot_gateway
@@ -56,7 +57,7 @@ class FeedbackLearner:
     async def __call__(self, parameters: dict[str, Any]) -> LearningReport | None:
         repo, number = str(parameters["repo"]), int(parameters["number"])
         delivery = parameters.get("delivery")
-        name = str(parameters.get("role") or "reviewer")
+        name = str(parameters.get("role") or RoleBook(self.roles).answering("learn"))
         role = self.roles.get(name)
         if role is None or not role.feedback_signals:
             await self._finish(delivery, "ignored", f"role {name!r} learns from no feedback")

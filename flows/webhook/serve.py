@@ -10,12 +10,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agents.private_files import read_private_text
 from flows.local.env import prepare_prefect_env
 from flows.local.prefect_server import use_local_prefect
 
 if TYPE_CHECKING:
     from agents.settings.model import Settings
+    from agents.store import Store
+    from flows.run.bot import BotCommands
     from flows.webhook.app import WebhookReceiver
+    from flows.webhook.recovery import DeliveryRecovery
 
 # PRs whose feedback is read at once; more wait their turn in memory.
 LEARNING_CONCURRENCY = 2
@@ -28,7 +32,7 @@ def read_webhook_secret(settings: Settings) -> str:
     if path is None:
         raise ConfigError("missing settings: SWARM_WEBHOOK_SECRET_FILE (the App's webhook secret)")
     try:
-        secret = path.read_text(encoding="utf-8").strip()
+        secret = read_private_text(path, "SWARM_WEBHOOK_SECRET_FILE: the webhook secret").strip()
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(
             f"SWARM_WEBHOOK_SECRET_FILE: {path} cannot be read ({type(exc).__name__})"
@@ -49,6 +53,7 @@ def build_receiver(
 ) -> tuple[WebhookReceiver, Any]:
     """The receiver and its shutdown coroutine function; every run it starts carries the
     session ``overlay`` when one is given."""
+    from agents.kinds.book import RoleBook
     from agents.posting.keys import review_key_prefix
     from agents.roles.files import load_roles
     from agents.store import Store
@@ -78,7 +83,8 @@ def build_receiver(
             concurrency or settings.webhook_concurrency, run_flow_here, deliveries=store
         )
     enqueuer = Overlaid(inner, overlay)
-    reviewer = roles.get("reviewer")
+    book = RoleBook(roles)
+    reviewer = roles.get(book.role_for("review") or "")
     commands = BotCommands(settings, roles, reviewer.identity if reviewer else "default")
     installations = [
         i.installation_id for i in settings.all_identities().values() if i.installation_id
@@ -94,12 +100,14 @@ def build_receiver(
     receiver = WebhookReceiver(
         secret=secret,
         deliveries=store,
-        sink=EventSink(enqueuer, commands, learner),
+        sink=EventSink(enqueuer, commands, learner, book),
         max_body_bytes=settings.webhook_max_body_bytes,
         repos=settings.repos,
         installations=installations,
         reviewed=reviewed,
         queue=DeliveryQueue(store),
+        recovery=_recovery(settings, commands, store),
+        roles=book,
     )
 
     async def shutdown() -> None:
@@ -110,6 +118,26 @@ def build_receiver(
         store.close()
 
     return receiver, shutdown
+
+
+def _recovery(settings: Settings, commands: BotCommands, store: Store) -> DeliveryRecovery | None:
+    """What asks GitHub again for the deliveries it failed to make, with the JWT of the App the
+    commands' bot belongs to (the App taking the webhook); None when turned off or the identity
+    is no App (a bot PAT has no webhook log)."""
+    import logging
+
+    from agents.identity.minter import InstallationMinter
+    from flows.webhook.recovery import DeliveryRecovery
+
+    if settings.webhook_recovery_interval_s <= 0:
+        return None
+    source = commands.dispatcher.source(commands.identity)
+    if not isinstance(source, InstallationMinter):
+        logging.getLogger("flows.webhook").info(
+            "missed deliveries are not recovered: identity %r is no GitHub App", commands.identity
+        )
+        return None
+    return DeliveryRecovery(source, store, interval_s=settings.webhook_recovery_interval_s)
 
 
 def serve_webhooks(

@@ -14,6 +14,8 @@ from typing import Any, Protocol
 
 from agents.events.commands import HELP_TEXT, Command, may_command
 from agents.events.routing import EventWork
+from agents.kinds.book import RoleBook
+from agents.roles.files import shipped_book
 from flows.run.request import RunRequest
 from flows.webhook.app import Submitted
 
@@ -60,25 +62,33 @@ def flow_request(work: EventWork, delivery_id: str) -> RunRequest:
 
 
 class EventSink:
-    """``learner``: where feedback is queued (in process, bounded; None: not learned from)."""
+    """``learner``: where feedback is queued (in process, bounded; None: not learned from);
+    ``roles``: which role a command word starts and which learns (default: the shipped roles)."""
 
     def __init__(
-        self, enqueuer: Enqueuer, github: CommandGitHub, learner: Learner | None = None
+        self,
+        enqueuer: Enqueuer,
+        github: CommandGitHub,
+        learner: Learner | None = None,
+        roles: RoleBook | None = None,
     ) -> None:
         self.enqueuer = enqueuer
         self.github = github
         self.learner = learner
+        self.roles = roles or shipped_book()
 
     async def submit(self, work: EventWork, delivery_id: str) -> Submitted:
         if work.kind == "respond":
             return await self._respond(work, delivery_id)
         if work.kind == "learn":
             return await self._learn(work, delivery_id)
-        if work.kind == "command":
+        kind = self.roles.kind_of(work.role)
+        if work.kind == "command" or (kind is not None and kind.writers_only):
             refused = await self._refusal(work)
             if refused is not None:
                 return refused
-            command = Command.of(work.command or "help")
+        if work.kind == "command":
+            command = Command.of(work.command or "help", self.roles)
             if command.role is None:
                 return await self._answer(work, command.known)
             assert work.comment_id is not None
@@ -100,7 +110,10 @@ class EventSink:
         unless ``owns_row`` is False (a run started for the same delivery writes it)."""
         if self.learner is None:
             return Submitted("ignored", "learning from webhooks is not set up")
-        params: dict[str, Any] = {"repo": work.repo, "number": work.number, "role": "reviewer"}
+        learner = self.roles.answering("learn")
+        if learner is None:
+            return Submitted("ignored", "no role learns from feedback")
+        params: dict[str, Any] = {"repo": work.repo, "number": work.number, "role": learner}
         if owns_row:
             params["delivery"] = delivery_id
         queued = await self.learner.enqueue(params, f"learn:{delivery_id}")

@@ -26,6 +26,8 @@
 - ``graphql_threads.py``: Review threads over GraphQL, the only place GitHub says whether a thread
   is resolved and by whom: ``pullRequest.reviewThreads`` and the ``resolveReviewThread`` /
   ``unresolveReviewThread`` mutations people (and Apps with pull request write access) send
+- ``hook_log.py``: An App's webhook deliveries as GitHub keeps them: every attempt, its answer, and
+  redeliveries
 - ``limits.py``: Per-identity rate limits: primary buckets per resource and GitHub's secondary
   limits
 - ``manifests.py``: GitHub's App manifest flow, as github.com runs it: the new-App and install
@@ -43,6 +45,8 @@
   permission endpoints
 - ``routes_git.py``: What a worker that writes code calls: branches (git refs), a commit's page
   with its signature, the repository's tarball, and opening a pull request
+- ``routes_hooks.py``: An App's webhook deliveries: list them, read one, ask for one again (App
+  JWT only)
 - ``routes_issues.py``: Issue, issue comment and label endpoints
 - ``routes_people.py``: Who may do what in a repository (collaborator permission), and reactions to
   conversation comments

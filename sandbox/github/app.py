@@ -10,6 +10,7 @@ from sandbox.github import (
     routes_app,
     routes_feedback,
     routes_git,
+    routes_hooks,
     routes_issues,
     routes_people,
     routes_pulls,
@@ -30,6 +31,7 @@ def create_app(state: SandboxState) -> FastAPI:
     # Feedback routes first: ``pulls/comments`` must not be read as ``pulls/{pull_number}``.
     rest = (
         routes_app.ROUTES
+        + routes_hooks.ROUTES
         + routes_feedback.ROUTES
         + routes_git.ROUTES
         + routes_pulls.ROUTES

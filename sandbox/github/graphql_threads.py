@@ -1,6 +1,7 @@
 """Review threads over GraphQL, the only place GitHub says whether a thread is resolved and by
 whom: ``pullRequest.reviewThreads`` and the ``resolveReviewThread`` / ``unresolveReviewThread``
-mutations people (and Apps with pull request write access) send."""
+mutations people and Apps send (an App's installation token needs ``contents: write`` besides
+``pull_requests: write``: :func:`app_may_resolve`)."""
 
 from __future__ import annotations
 
@@ -87,24 +88,33 @@ def _thread_by_node(ctx: Ctx, node: object) -> tuple[Repo, ReviewComment]:
     return repo, root
 
 
+def app_may_resolve(ctx: Ctx) -> bool:
+    """Whether an App's installation token may resolve a thread: GitHub gates the mutation on
+    repository write access, which for an installation token is ``contents: write``;
+    ``pull_requests: write`` with ``contents: read`` is refused (github/gh-aw#35726, a table of
+    both grants; PostHog/posthog#52454; oven-sh/bun#40468 probed both grants a minute apart)."""
+    return ctx.identity.has("pull_requests", "write") and ctx.identity.has("contents", "write")
+
+
 def _set_resolved(ctx: Ctx, field: Field, variables: JSON, resolved: bool) -> JSON:
     repo, root = _thread_by_node(ctx, read_input(field, variables).get("threadId"))
     login = ctx.identity.login
     if ctx.identity.kind == "installation":
-        allowed = ctx.identity.has("pull_requests", "write")
-    else:
-        allowed = ctx.identity.has("pull_requests", "write") and may_resolve(
-            ctx.state, repo, root.pull_number, login
-        )
+        if not app_may_resolve(ctx):
+            # GitHub's answer, as github/gh-aw#35726 reproduces it: HTTP 200, the field null,
+            # one FORBIDDEN error with the integration's message and no path.
+            raise GraphQLFailure(ctx.identity.forbidden_message, "FORBIDDEN")
+        root.resolved_by = login if resolved else None
+        return {"thread": thread_node(ctx, repo, root)}
+    allowed = ctx.identity.has("pull_requests", "write") and may_resolve(
+        ctx.state, repo, root.pull_number, login
+    )
     if not allowed:
         raise GraphQLFailure(
             f"{login} does not have permission to resolve review threads on this pull request.",
             "FORBIDDEN",
         )
-    if ctx.identity.kind == "installation":
-        root.resolved_by = login if resolved else None
-    else:
-        resolve(ctx.state, repo.full_name, root.id, login, resolved=resolved)
+    resolve(ctx.state, repo.full_name, root.id, login, resolved=resolved)
     return {"thread": thread_node(ctx, repo, root)}
 
 

@@ -128,7 +128,15 @@ def create_app(state: SandboxState, owner: str, name: str, manifest: dict[str, A
         bot = state.add_user(f"{slug}[bot]", type="Bot")
         app_id = state.next_id()
         state.apps[app_id] = App(
-            app_id, slug, name, owner, key, bot, registration, list(registration.events)
+            app_id,
+            slug,
+            name,
+            owner,
+            key,
+            bot,
+            registration,
+            list(registration.events),
+            dict(registration.permissions),
         )
         code = secrets.token_hex(16)
         state.manifest_codes[code] = (app_id, state.clock.now() + CODE_LIFETIME_S)

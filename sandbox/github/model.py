@@ -78,6 +78,9 @@ class App:
     # What the App subscribes to (GET /app's ``events``); a registration's own when made from
     # a manifest.
     events: list[str] = field(default_factory=list)
+    # What the App's registration asks for (GET /app's ``permissions``); an installation grants
+    # them once its owner accepts (``Installation.permissions``, which may lag behind).
+    permissions: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

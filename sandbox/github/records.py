@@ -11,7 +11,7 @@ from typing import Literal, get_args
 # The shapes of installation token GitHub mints: ``classic`` (``ghs_`` and alphanumerics),
 # ``long`` (~520 characters with dots) and ``stateless`` (``ghs_<app id>_<JWT>``, ~520 characters
 # with ``.``, ``_`` and ``-``, rolled out since April 2026).
-TokenFormat = Literal["classic", "long", "stateless"]
+TokenFormat = Literal["classic", "ghes", "long", "stateless"]
 TOKEN_FORMATS: tuple[TokenFormat, ...] = get_args(TokenFormat)
 TOKEN_FORMAT_ENV = "SANDBOX_TOKEN_FORMAT"
 
@@ -75,6 +75,10 @@ class Knobs:
     # rows after that come with zero counts and no patch (seen on api.github.com, 2026-11:
     # nothing in the row says so). None: every row in full.
     listing_patch_lines: int | None = 20_000
+    # A GraphQL ``pullRequests`` page asking for more than this many runs past GitHub's 10 s
+    # and answers 502, its points spent (docs: "Rate limits and query limits for the GraphQL
+    # API", timeouts). None: no page times out.
+    graphql_listing_times_out_over: int | None = None
 
 
 @dataclass

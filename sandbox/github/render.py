@@ -90,6 +90,8 @@ def private_user(u: Urls, usr: User, created: float) -> JSON:
 
 
 def app(u: Urls, a: App, owner: User, created: float) -> JSON:
+    """``GET /app`` ("Get the authenticated app", docs.github.com/rest/apps/apps): the App's
+    ``permissions`` and ``events`` as its registration names them."""
     return {
         "id": a.id,
         "slug": a.slug,
@@ -102,7 +104,7 @@ def app(u: Urls, a: App, owner: User, created: float) -> JSON:
         "html_url": f"{u.web}/apps/{a.slug}",
         "created_at": iso(created),
         "updated_at": iso(created),
-        "permissions": {},
+        "permissions": dict(a.permissions),
         "events": list(a.events),
         "installations_count": 1,
     }

@@ -83,6 +83,16 @@ def app_key(slug: str) -> RSAPrivateKey:
     return _KEYS[slug]
 
 
+def give_contents_write(state: SandboxState, app_id: int = REVIEWER_APP_ID) -> None:
+    """The operator adds Contents: write to the App and its installation's owner accepts it:
+    what GitHub requires of an App to resolve a review thread (github/gh-aw#35726)."""
+    with state.lock:
+        state.apps[app_id].permissions["contents"] = "write"
+        for inst in state.installations.values():
+            if inst.app_id == app_id:
+                inst.permissions["contents"] = "write"
+
+
 def seed_state(state: SandboxState) -> None:
     state.add_user(ORG, type="Organization")
     state.add_user(MAINTAINER, name="Octo Maintainer")
@@ -104,7 +114,15 @@ def seed_state(state: SandboxState) -> None:
     ):
         bot = state.add_user(f"{slug}[bot]", type="Bot")
         state.apps[app_id] = App(
-            app_id, slug, slug.replace("-", " ").title(), ORG, app_key(slug), bot, None, [*events]
+            app_id,
+            slug,
+            slug.replace("-", " ").title(),
+            ORG,
+            app_key(slug),
+            bot,
+            None,
+            [*events],
+            dict(perms),
         )
         state.installations[inst_id] = Installation(inst_id, app_id, ORG, dict(perms))
 

@@ -12,6 +12,7 @@ from cryptography.hazmat.primitives import serialization
 
 from sandbox.github.clock import SandboxClock
 from sandbox.github.diffs import tree_diff
+from sandbox.github.hook_log import HookLog
 from sandbox.github.limits import RateLimiter, RateLimits
 from sandbox.github.model import (
     App,
@@ -83,6 +84,8 @@ class SandboxState:
         # webhook reports happens: see sandbox.github.webhooks. ``label`` is the label an
         # ``issues``/``pull_request`` ``labeled`` event names; ``sender`` who acted, where that is
         # not the author of what the event carries (None: the author).
+        # Every webhook delivery attempt, as GitHub keeps them for ``GET /app/hook/deliveries``.
+        self.hook_log = HookLog()
         self.listeners: list[Listener] = []
         if seed:
             from sandbox.github.seed import seed_state

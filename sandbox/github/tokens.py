@@ -65,6 +65,13 @@ def installation_token_value(
         return stateless_token(app_id, installation_id, expires_at)
     if token_format == "long":
         return new_token_value("ghs_", long=True)
+    if token_format == "ghes":
+        # GitHub's classic format (GitHub Enterprise Server; github.com before the stateless
+        # one): ghs_ and 36 alphanumerics (aquasecurity/trivy#10826 tabulates both formats;
+        # GitHub's changelog, 2026-04-24, "Notice about upcoming new format for GitHub App
+        # installation tokens").
+        return "ghs_" + _random(36)
+    # "classic": ghs_ and 100 alphanumerics, longer than GitHub's: nothing may assume a length.
     return new_token_value("ghs_")
 
 

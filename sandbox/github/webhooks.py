@@ -7,7 +7,10 @@ the App's own deliveries. Each payload carries what GitHub's carries (tests vali
 against githubkit's webhook models, generated from GitHub's schema), with the headers GitHub
 sends (``X-GitHub-Event``, ``X-GitHub-Delivery``, ``X-Hub-Signature-256`` over the exact
 body). Tests take them and post them with the client they like;
-:meth:`SandboxWebhooks.post_pending` sends them to a URL, as GitHub would.
+:meth:`SandboxWebhooks.post_pending` sends them to a URL, as GitHub would, and logs each attempt
+and its answer in the state's :class:`~sandbox.github.hook_log.HookLog` (a receiver that is down
+makes a failed delivery there), which ``GET /app/hook/deliveries`` lists; a redelivery asked for
+there is sent with the next ones taken.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import hashlib
 import hmac
 import json
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,6 +43,8 @@ class Delivery:
     delivery_id: str
     body: bytes
     headers: dict[str, str]
+    # A redelivery GitHub was asked for: the same guid, body and headers as the first attempt.
+    redelivery: bool = False
 
     @property
     def payload(self) -> dict[str, Any]:
@@ -266,17 +272,65 @@ class SandboxWebhooks:
         )
 
     def take(self) -> list[Delivery]:
-        """The deliveries collected so far, oldest first; the queue is emptied."""
+        """The deliveries collected so far, oldest first, then the redeliveries asked for
+        (``POST /app/hook/deliveries/{id}/attempts``); the queue is emptied."""
         with self.state.lock:
             taken, self.pending = self.pending, []
-        return taken
+        again = self.state.hook_log.take_requested(self._app().id)
+        return taken + [
+            Delivery(a.event, a.guid, a.body, a.headers, redelivery=True) for a in again
+        ]
 
-    def post_pending(self, url: str, *, timeout: float = 10.0) -> list[int]:
-        """Send every pending delivery to ``url``; the status codes, in order."""
+    def record(
+        self,
+        delivery: Delivery,
+        status_code: int | None,
+        *,
+        error: str | None = None,
+        duration: float = 0.0,
+        response: str = "",
+    ) -> None:
+        """Log an attempt to deliver ``delivery`` as GitHub does: its answer's status code, or
+        None when no answer came (``error`` says why: refused, timed out)."""
+        self.state.hook_log.record(
+            app_id=self._app().id,
+            guid=delivery.delivery_id,
+            event=delivery.event,
+            body=delivery.body,
+            headers=delivery.headers,
+            at=self.state.clock.now(),
+            redelivery=delivery.redelivery,
+            duration=duration,
+            status_code=status_code,
+            error=error,
+            response=response,
+        )
+
+    def attempt(self, client: httpx.Client, url: str, delivery: Delivery) -> int | None:
+        """One attempt, as GitHub makes it, logged; the answer's status code, or None."""
+        started = time.monotonic()
+        try:
+            answer = client.post(url, content=delivery.body, headers=delivery.headers)
+        except httpx.TimeoutException:
+            self.record(delivery, None, error="timed out", duration=time.monotonic() - started)
+            return None
+        except httpx.HTTPError:
+            # What GitHub logs when nothing listens (a receiver down or restarting).
+            self.record(delivery, None, duration=time.monotonic() - started)
+            return None
+        self.record(
+            delivery,
+            answer.status_code,
+            duration=time.monotonic() - started,
+            response=answer.text[:1000],
+        )
+        return answer.status_code
+
+    def post_pending(self, url: str, *, timeout: float = 10.0) -> list[int | None]:
+        """Send every pending delivery to ``url``, each attempt logged; the status codes, in
+        order (None: no answer, a failed delivery)."""
         with httpx.Client(timeout=timeout) as client:
-            return [
-                client.post(url, content=d.body, headers=d.headers).status_code for d in self.take()
-            ]
+            return [self.attempt(client, url, d) for d in self.take()]
 
 
 class Forwarder:
@@ -309,10 +363,8 @@ class Forwarder:
             while not self._stop.wait(self.interval_s):
                 for delivery in self.hooks.take():
                     what = f"{delivery.event}.{delivery.payload.get('action')}"
-                    try:
-                        answer = client.post(
-                            self.url, content=delivery.body, headers=delivery.headers
-                        )
-                        self.report(f"webhook {what} {delivery.delivery_id}: {answer.status_code}")
-                    except httpx.HTTPError as exc:
-                        self.report(f"webhook {what} {delivery.delivery_id}: not delivered ({exc})")
+                    if delivery.redelivery:
+                        what += " (redelivery)"
+                    status = self.hooks.attempt(client, self.url, delivery)
+                    shown = "not delivered" if status is None else str(status)
+                    self.report(f"webhook {what} {delivery.delivery_id}: {shown}")

@@ -42,10 +42,12 @@ QUICK = {
     "github_calls.py": ["--prs", "2"],
     "swarm_pool.py": ["--prs", "4", "--repos", "2", "--timeout", "600"],
     "real_prs.py": ["--only", "idna"],
+    "confine.py": ["--runs", "2", "--files", "4"],
+    "patterns.py": ["--sizes", "1024", "--no-before"],
 }
 # Modules the benches share, not benches of their own.
 SHARED = {"cli.py", "databases.py", "swarm_passes.py"}
-NEEDS = {"first_hour.py": "hyperfine"}
+NEEDS = {"first_hour.py": "hyperfine", "confine.py": "bwrap"}
 
 
 def test_every_bench_has_a_quick_mode() -> None:

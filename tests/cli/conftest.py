@@ -63,6 +63,9 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("SWARM_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("SWARM_ROLES_DIR", str(ROOT / "roles"))
+    # The width `swarm()` renders at, whatever the runner set: xdist workers inherit the
+    # controller's COLUMNS, and a table narrower than its test reads leaves columns out.
+    monkeypatch.setenv("COLUMNS", "200")
     return tmp_path
 
 

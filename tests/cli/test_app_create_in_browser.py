@@ -45,7 +45,7 @@ def _page_url(process: subprocess.Popen[str]) -> str:
     while time.monotonic() < deadline:
         line = process.stdout.readline()
         seen.append(line)
-        found = re.search(r"open (http://127\.0\.0\.1:\d+)/ in your browser", line)
+        found = re.search(r"open (http://127\.0\.0\.1:\d+/\S+)/ in your browser", line)
         if found:
             return found.group(1)
         assert line or process.poll() is None, "".join(seen)

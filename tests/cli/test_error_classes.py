@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 import agents
 import flows
+from agents.confine.errors import ConfineError, SandboxUnavailable
 from agents.dispatch.sealing import SealRefused
 from agents.errors import SwarmError
 from agents.eval.labels import EvalSetError
@@ -67,6 +68,13 @@ EXAMPLES: list[tuple[SwarmError, int]] = [
         EXIT_USAGE,
     ),
     (ServerStartError("the local Prefect server did not start; see its log"), EXIT_FAILED),
+    (ConfineError("the command must be a list of arguments, not a shell line"), EXIT_USAGE),
+    (
+        SandboxUnavailable(
+            "no sandbox: bwrap is not installed, so the repository's code is not run"
+        ),
+        EXIT_USAGE,
+    ),
 ]
 
 

@@ -179,7 +179,16 @@ def test_serve_refuses_a_bad_cron_with_the_option_name(
 def test_a_bad_duration_names_the_option() -> None:
     assert_error(
         swarm("store", "prune", "--older-than", "soon"),
-        "error: --older-than: 'soon' is not a duration like 30d, 12h or 45m",
+        "error: --older-than: 'soon' is not a duration like 30d, 12h or 90min",
+        EXIT_USAGE,
+    )
+
+
+def test_a_bare_m_is_refused_as_ambiguous_and_deletes_nothing() -> None:
+    assert_error(
+        swarm("store", "prune", "--older-than", "1m", "--yes"),
+        "error: --older-than: '1m' is ambiguous (minutes or months?): write 1min for minutes "
+        "or 1d for days",
         EXIT_USAGE,
     )
 
@@ -242,8 +251,9 @@ def test_a_role_with_a_misspelled_identity_fails_roles_check(
     roles = _reviewer_edited(tmp_path / "roles", "identity: default", "identity: defualt")
     seen = swarm("roles", "check", "--dir", str(roles))
     assert_error(seen, "error: 1 problem in role files:", EXIT_USAGE)
+    line = (roles / "reviewer.yaml").read_text().splitlines().index("identity: defualt") + 1
     assert seen.lines[1].strip() == (
-        f"{roles / 'reviewer.yaml'}:6: identity: 'defualt' is not a configured identity "
+        f"{roles / 'reviewer.yaml'}:{line}: identity: 'defualt' is not a configured identity "
         "(configured: default) (did you mean 'default'?)"
     )
 

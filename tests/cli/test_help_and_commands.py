@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -121,10 +122,32 @@ def test_memory_add_edit_rm_round_trip_keeps_provenance() -> None:
 
 def test_store_prune_reports_what_it_removed_and_keeps_memory() -> None:
     swarm("memory", "add", "Keep me")
-    seen = swarm("store", "prune", "--older-than", "0s")
+    seen = swarm("store", "prune", "--older-than", "0s", "--yes")
     assert seen.code == 0, seen.output
     assert "user-visible memory kept" in seen.output
     assert "Keep me" in swarm("memory", "list").output
+
+
+def test_store_prune_shows_what_it_would_delete_and_deletes_only_with_yes() -> None:
+    from agents.store import Store
+
+    with Store.open(None, Path(os.environ["SWARM_DATA_DIR"])) as store:
+        store.record_rate_limit_snapshot(
+            identity="swarm[bot]", resource="core", limit=5000, remaining=4999, reset_at=None
+        )
+    shown = swarm("store", "prune", "--older-than", "0s")
+    assert shown.code == 0, shown.output
+    assert shown.lines == [
+        "would prune 1 record(s) older than 0s: 0 transcript events, 0 LLM calls, 0 GitHub "
+        "calls, 1 rate-limit snapshots; nothing deleted: add --yes to delete them"
+    ]
+    assert "swarm[bot]" in swarm("limits").output
+    done = swarm("store", "prune", "--older-than", "90min", "--yes")
+    assert done.code == 0 and "pruned 0 record(s) older than 90min" in done.output, done.output
+    assert swarm("store", "prune", "--older-than", "0s", "--yes").first_line.startswith(
+        "pruned 1 record(s)"
+    )
+    assert "no rate-limit snapshots" in swarm("limits").output
 
 
 def test_runs_says_how_to_make_one_when_the_store_is_empty() -> None:

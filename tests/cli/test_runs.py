@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from agents.outcome import OUTCOME_STATUSES
 from agents.store import Store
-from tests.cli.conftest import swarm
+from tests.cli.conftest import EXIT_USAGE, swarm
 
 
 def test_runs_shows_paused_and_skipped_workers_as_themselves() -> None:
@@ -53,3 +55,51 @@ def test_a_run_ended_by_an_error_says_why_and_is_not_running() -> None:
     [row] = _rows_naming(seen.lines, run_id)
     assert row[2] == "failed" and row[-1].startswith("the run failed: TokenRefused"), row
     assert "w-left" in seen.output and "running" not in seen.output
+
+
+def test_runs_outside_the_project_root_refuses_and_makes_no_store(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("SWARM_DATA_DIR")  # the default: .swarm/ in the working directory
+    for command in (
+        ["runs"],
+        ["limits"],
+        ["audit", "--identity", "swarm[bot]"],
+        ["memory", "list"],
+    ):
+        seen = swarm(*command)
+        assert seen.code == EXIT_USAGE, seen.output
+        assert seen.lines == [
+            f"error: no swarm store in {tmp_path / '.swarm'}: run swarm from the project's root "
+            "(where `swarm demo` or `swarm run` made it), or set SWARM_DATA_DIR"
+        ], seen.output
+        assert not (tmp_path / ".swarm").exists()
+
+
+def test_runs_audit_and_limits_print_json_for_scripts() -> None:
+    import json
+
+    with Store.open(None, Path(os.environ["SWARM_DATA_DIR"])) as store:
+        run_id = store.create_run("manual")
+        worker = store.create_worker(
+            run_id,
+            worker_id="w-json",
+            role_chain=["reviewer"],
+            identity_login="swarm-reviewer[bot]",
+            status="running",
+        )
+        store.finish_worker(worker, "succeeded")
+        store.finish_run(run_id, "succeeded", {"workers": 1, "new_reviews": 1})
+    seen = swarm("runs", "--json")
+    assert seen.code == 0, seen.output
+    runs, workers = (json.loads(line) for line in seen.lines)
+    assert runs["rows"][0]["run"] == run_id and runs["rows"][0]["workers"] == 1
+    assert workers["rows"][0]["worker"] == "w-json"
+    [audit] = [
+        json.loads(line)
+        for line in swarm("audit", "--identity", "swarm-reviewer[bot]", "--json").lines
+    ]
+    assert audit["rows"] == []
+    [limits] = [json.loads(line) for line in swarm("limits", "--json").lines]
+    assert limits["rows"] == []
+    assert "│" in swarm("runs").output  # the next command without --json: a table again

@@ -8,10 +8,19 @@ import ast
 import io
 import re
 import tokenize
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tests.paths import ROOT
+import pytest
+
+from tests.paths import ROLES_DIR, ROOT
+
+if TYPE_CHECKING:
+    from agents.events.routing import Delivery, Routed
+    from agents.planning.discover import Discovery
+    from agents.wiring import Runtime
+    from sandbox.server import SandboxServer
 
 DOC = ROOT / "docs" / "architecture.md"
 TOPS = ("agents", "flows", "sandbox")
@@ -273,3 +282,184 @@ def test_code_lines_do_not_count_comments_or_docstrings(tmp_path: Path) -> None:
         'def f() -> None:\n    """Doc."""\n    return None\n'
     )
     assert code_lines(path) == 3
+
+
+# -- a kind of work is one module ---------------------------------------------------------------
+
+# The role names code may still hold: the role a CLI command and a run take when none is named,
+# and the default App's name (an App label, not a role). Everything else asks the role book.
+ROLE_LITERALS_LEFT = {
+    ("flows/cli/options.py", "reviewer"),
+    ("flows/run/request.py", "reviewer"),
+    ("flows/cli/app_manifest.py", "reviewer"),
+}
+
+
+def test_no_role_is_named_in_agents_or_flows() -> None:
+    names = {p.stem for p in (ROOT / "roles").glob("*.yaml")}
+    named = {
+        (path.relative_to(ROOT).as_posix(), node.value)
+        for top in ("agents", "flows")
+        for path in sorted((ROOT / top).rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and node.value in names
+    }
+    assert named == ROLE_LITERALS_LEFT, "ask agents.kinds.book which role does the work"
+
+
+# A kind of work defined here and nowhere else: "greet" a new issue (a comment, as the triage
+# bot), found by its own discovery, started by the issue events and by `/swarm greet` on an issue.
+GREETER = (ROLES_DIR / "triager.yaml").read_text().replace("id: triager", "id: greeter")
+GREETER = GREETER.replace("kind: triage", "kind: greet\ncommand: greet")
+
+
+async def _greetings(runtime: Runtime, ask: object) -> Discovery:
+    """The greet kind's discovery: open issues its bot has not commented on."""
+    from agents.kinds.kind import Ask
+    from agents.planning.discover import Discovery
+    from agents.planning.sources import GatewayIssueSource, repos_by_owner, role_identity
+    from agents.planning.triage import discover_triage
+
+    assert isinstance(ask, Ask)
+    found = Discovery(items=[], skipped=[])
+    for owned in repos_by_owner(ask.repos).values():
+        reads = {"metadata": "read", "issues": "read"}
+        identity = role_identity(runtime, ask.role)
+        async with runtime.discovery(identity, owned, reads) as (gateway, login):
+            part = await discover_triage(
+                GatewayIssueSource(gateway), owned, bot_login=login, targets=ask.targets
+            )
+        found.items += part.items
+    return found
+
+
+def _labelled(d: Delivery) -> Routed:
+    """The greet kind's own event: an issue labelled ``greet`` (no built-in handler takes it)."""
+    raw = d.raw if isinstance(d.raw, dict) else {}
+    number = int(raw.get("issue", {}).get("number", 0))
+    if raw.get("label", {}).get("name") != "greet":
+        return d.ignored("not the greet label", number)
+    role = d.answering("greet", number)
+    if not isinstance(role, str):
+        return role
+    return d.work(d.asks("greet", number, role), f"greet #{number}")
+
+
+@pytest.fixture
+def greet_kind() -> Iterator[None]:
+    from agents.events.routing import Route
+    from agents.kinds.kind import Kind, register, unregister
+
+    register(
+        Kind(
+            name="greet",
+            summary="Greet a new issue",
+            on="issues",
+            answers=frozenset({"triage", "greet"}),
+            discover=_greetings,
+            routes=(Route("issues", frozenset({"labeled"}), _labelled),),
+            writers_only=True,
+        )
+    )
+    yield
+    unregister("greet")
+
+
+def test_a_role_of_an_unregistered_kind_is_refused(tmp_path: Path) -> None:
+    from agents.roles.files import RoleLoadError, load_roles
+
+    (tmp_path / "greeter.yaml").write_text(GREETER)
+    with pytest.raises(RoleLoadError, match="kind: unknown kind of work 'greet'"):
+        load_roles(tmp_path)
+
+
+@pytest.mark.anyio
+async def test_a_kind_defined_only_in_tests_is_routed_discovered_planned_and_run(
+    greet_kind: None, sandbox: SandboxServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One module (here, this file) and one role file make a kind: the real routing, command
+    dispatch, discovery, planning, dispatcher and worker take it through, no product file told."""
+    import shutil
+
+    from agents.events.routing import route_event
+    from agents.kinds.book import RoleBook
+    from agents.planning.shards import plan_assignments
+    from agents.roles import RoleRefs
+    from agents.roles.files import load_roles
+    from agents.settings.model import load_settings
+    from agents.wiring import build_runtime
+    from agents.worker.run import run_worker
+    from flows.run.bot import BotCommands
+    from flows.run.discovery import discover
+    from flows.run.models import scripted_model
+    from flows.webhook.enqueue import InProcessEnqueuer
+    from flows.webhook.sink import EventSink, flow_request
+    from sandbox.github.seed import COLLABORATORS, MAINTAINER, READER, TRIAGE_BOT, WIDGETS
+    from sandbox.github.webhooks import SandboxWebhooks
+    from tests.events.harness import Started
+    from tests.worker.conftest import settings_env
+
+    roles = tmp_path / "roles"
+    roles.mkdir()
+    for name in ("reviewer", "summarizer"):
+        shutil.copy(ROLES_DIR / f"{name}.yaml", roles)
+    (roles / "greeter.yaml").write_text(GREETER)
+    book = RoleBook(load_roles(roles))
+
+    hooks = SandboxWebhooks(sandbox.state, "kind-secret")
+    issue = sandbox.state.add_issue(WIDGETS, "Hello", "A new issue.")
+    [opened] = hooks.take()
+    routed = route_event(opened.event, opened.body, book)
+    assert routed.work is not None and routed.work.role == "greeter"
+    sandbox.state.add_comment(WIDGETS, issue.number, "/swarm greet", author=MAINTAINER)
+    [asked] = hooks.take()
+    command = route_event(asked.event, asked.body, book).work
+    assert command is not None and (command.kind, command.role) == ("command", "greeter")
+    assert flow_request(command, "d-1").role == "greeter"
+    payload = {
+        "action": "labeled",
+        "label": {"name": "greet"},
+        "issue": {"number": issue.number},
+        "repository": {"full_name": WIDGETS},
+        "sender": {"login": MAINTAINER, "type": "User"},
+    }
+    labelled = route_event("issues", hooks.make("issues", payload).body, book).work
+    assert labelled is not None and (labelled.kind, labelled.role) == ("greet", "greeter")
+    # Without a role of the kind configured, its event is what it was: not acted on.
+    shipped = route_event("issues", hooks.make("issues", payload).body)
+    assert shipped.work is None and shipped.reason.endswith("only opened issues are triaged")
+
+    settings_env(sandbox, tmp_path, monkeypatch)
+    monkeypatch.setenv("SWARM_ROLES_DIR", str(roles))
+    model = scripted_model()
+    runtime = build_runtime(load_settings(), model.client, model.model_id)
+    # The kind says its route's work counts only from a writer: the sink asks GitHub, as the bot.
+    sandbox.state.repo(WIDGETS).collaborators.update(COLLABORATORS)
+    commands = BotCommands(load_settings(), load_roles(roles), "default")
+    started = Started()
+    enqueuer = InProcessEnqueuer(1, runner=started)
+    sink = EventSink(enqueuer, commands, None, book)
+    try:
+        by_reader = labelled.model_copy(update={"sender": READER})
+        assert (await sink.submit(by_reader, "d-2")).outcome == "refused"
+        assert (await sink.submit(labelled, "d-3")).outcome == "enqueued"
+        await enqueuer.aclose()
+    finally:
+        await commands.aclose()
+    assert [(r.role, r.targets) for r in started.requests] == [
+        ("greeter", (f"{WIDGETS}#{issue.number}",))
+    ]
+    try:
+        found = await discover(runtime, [WIDGETS], "greeter", None, [(WIDGETS, issue.number)], None)
+        [planned] = plan_assignments(found.items, "greeter")
+        [assignment] = planned.assignments
+        assert (assignment.role, assignment.task.number) == ("greeter", issue.number)
+        run_id = runtime.store.create_run("test")
+        sealed = await runtime.dispatcher.dispatch(
+            run_id, assignment.task, RoleRefs(agent="greeter")
+        )
+        outcome = await run_worker(sealed, runtime.worker)
+    finally:
+        await runtime.aclose()
+    assert outcome.status == "succeeded", outcome
+    assert [c.user_login for c in issue.comments] == [MAINTAINER, TRIAGE_BOT]

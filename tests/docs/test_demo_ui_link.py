@@ -61,7 +61,10 @@ def test_make_demo_prints_a_ui_link_that_shows_its_run(
         assert found, output
         link, port = found.group(1), int(found.group(2))
         assert port != PREFERRED_PORT, output
-        page = browser.page(link)
+        # The demo says where the UI's password is; a person pastes it once on the login page.
+        where = re.search(r"asks once per browser for the password kept in (\S+)", output)
+        assert where, output
+        page = browser.page(link, password=Path(where.group(1)).read_text().strip())
         text = page.wait_for_text(
             ["swarm reviewer over acme/widgets, acme/gadgets, acme/docs", "Completed"],
             timeout=120,

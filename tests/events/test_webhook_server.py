@@ -7,7 +7,8 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -15,7 +16,7 @@ import pytest
 
 from agents.store import Store
 from sandbox.github.seed import MAINTAINER, WIDGETS, WIDGETS_PR_CLEAN
-from sandbox.github.webhooks import SandboxWebhooks, signed_headers
+from sandbox.github.webhooks import Forwarder, SandboxWebhooks, signed_headers
 from sandbox.server import SandboxServer
 from tests.events.harness import SECRET, sandbox_env, sandbox_server
 from tests.ports import closed_port
@@ -23,15 +24,12 @@ from tests.ports import closed_port
 __all__ = ["sandbox_server"]
 
 
-@pytest.fixture
-def served(
-    sandbox_server: SandboxServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[str]:
-    sandbox_env(sandbox_server, tmp_path, monkeypatch)
+@contextmanager
+def _serving(port: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """``swarm webhook serve`` on ``port``, until the block ends; its base URL."""
     secret_file = tmp_path / "webhook-secret"
     secret_file.write_text(SECRET + "\n")
     monkeypatch.setenv("SWARM_WEBHOOK_SECRET_FILE", str(secret_file))
-    port = closed_port()
     # A deployment is named so the server needs no local Prefect server; nothing here enqueues.
     proc = subprocess.Popen(
         [
@@ -73,6 +71,15 @@ def served(
             proc.wait()
 
 
+@pytest.fixture
+def served(
+    sandbox_server: SandboxServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[str]:
+    sandbox_env(sandbox_server, tmp_path, monkeypatch)
+    with _serving(closed_port(), tmp_path, monkeypatch) as url:
+        yield url
+
+
 def test_a_real_server_checks_signatures_records_and_dedupes_deliveries(
     served: str, sandbox_server: SandboxServer, tmp_path: Path
 ) -> None:
@@ -100,3 +107,47 @@ def test_a_real_server_checks_signatures_records_and_dedupes_deliveries(
         f"issue_comment.created: feedback on {WIDGETS}#{WIDGETS_PR_CLEAN}: "
         f"the bot has not reviewed {WIDGETS}#{WIDGETS_PR_CLEAN}",
     )
+
+
+def _until(what: str, check: Callable[[], bool], seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {seconds} s: {what}")
+        time.sleep(0.2)
+
+
+def test_a_receiver_that_starts_has_github_send_again_what_failed_while_it_was_down(
+    sandbox_server: SandboxServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sandbox_env(sandbox_server, tmp_path, monkeypatch)
+    monkeypatch.setenv("SWARM_WEBHOOK_RECOVERY_INTERVAL_S", "1")
+    state, port = sandbox_server.state, closed_port()
+    hooks = SandboxWebhooks(state, SECRET, api_url=sandbox_server.url)
+    app_id = hooks._app().id
+    # GitHub sends as things happen, to a receiver that is down: connection refused.
+    sent: list[str] = []
+    forwarder = Forwarder(
+        hooks, f"http://127.0.0.1:{port}/github/webhook", interval_s=0.1, report=sent.append
+    ).start()
+    try:
+        for text in ("Thanks!", "Looks good.", "Any news?"):
+            state.add_comment(WIDGETS, WIDGETS_PR_CLEAN, text, author=MAINTAINER)
+        _until("3 failed deliveries", lambda: len(state.hook_log.of_app(app_id)) == 3)
+        failed = [a.guid for a in state.hook_log.of_app(app_id)]
+        assert {a.status_code for a in state.hook_log.of_app(app_id)} == {0}
+
+        with _serving(port, tmp_path, monkeypatch):
+            # At start and every second after, it reads the log and asks for each once.
+            _until("3 redeliveries answered", lambda: len(state.hook_log.of_app(app_id)) == 6)
+            time.sleep(3)  # three more passes: nothing more is asked for
+        log = state.hook_log.of_app(app_id)
+    finally:
+        forwarder.stop()
+        hooks.close()
+    again = [a for a in log if a.redelivery]
+    assert sorted(a.guid for a in again) == sorted(failed)
+    assert {(a.status, a.status_code) for a in again} == {("OK", 200)}
+    assert len(log) == 6
+    with Store.open(None, tmp_path / "data") as store:
+        assert store.known_delivery_ids(failed) == set(failed)

@@ -144,8 +144,11 @@ def test_the_server_environment_is_an_allow_list() -> None:
         "ANTHROPIC_API_KEY": PLANTED,
         # Left from the shell by someone who once ran a server on 4200: never this server's.
         "PREFECT_UI_API_URL": "http://127.0.0.1:4200/api",
+        # Another server's credentials: never this one's.
+        "PREFECT_API_AUTH_STRING": PLANTED,
+        "PREFECT_SERVER_API_AUTH_STRING": PLANTED,
     }
-    env = server_environment(host, Path("/data/prefect"), 33571)
+    env = server_environment(host, Path("/data/prefect"), 33571, "its-own-auth-string")
     assert env == {
         "PATH": "/usr/bin",
         "LANG": "C.UTF-8",
@@ -158,6 +161,7 @@ def test_the_server_environment_is_an_allow_list() -> None:
         "PREFECT_SERVER_API_PORT": "33571",
         "PREFECT_UI_API_URL": "http://127.0.0.1:33571/api",
         "PREFECT_UI_URL": "http://127.0.0.1:33571",
+        "PREFECT_SERVER_API_AUTH_STRING": "its-own-auth-string",
     }
     own = server_environment({"PREFECT_SERVER_API_KEEPALIVE_TIMEOUT": "120"}, Path("/p"))
     assert own["PREFECT_SERVER_API_KEEPALIVE_TIMEOUT"] == "120"

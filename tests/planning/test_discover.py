@@ -156,7 +156,13 @@ def _item(number: int, files: int) -> Task:
 
 
 def test_a_small_pr_gets_one_reviewer_and_no_summarizer() -> None:
-    [planned] = plan_assignments([_item(1, 3)], "reviewer", shard_threshold_files=10, shard_size=5)
+    [planned] = plan_assignments(
+        [_item(1, 3)],
+        "reviewer",
+        summarizer_role="summarizer",
+        shard_threshold_files=10,
+        shard_size=5,
+    )
     assert planned.summarizer is None
     [only] = planned.reviewers
     assert (only.role, only.task.kind, only.task.shard) == ("reviewer", "review_pr", None)
@@ -165,7 +171,11 @@ def test_a_small_pr_gets_one_reviewer_and_no_summarizer() -> None:
 
 def test_a_pr_with_many_files_is_sharded_in_balanced_parts_with_one_summarizer() -> None:
     [planned] = plan_assignments(
-        [_item(7, 23)], "reviewer", shard_threshold_files=10, shard_size=10
+        [_item(7, 23)],
+        "reviewer",
+        summarizer_role="summarizer",
+        shard_threshold_files=10,
+        shard_size=10,
     )
     shards = planned.reviewers
     assert [len(s.task.files) for s in shards] == [8, 8, 7]
@@ -184,13 +194,17 @@ def test_shards_are_cut_by_the_tokens_their_patches_cost_not_by_a_count_of_files
     task = _item(8, 12)
     big = {path: 200 for path in task.files} | {"src/f03.py": 30_000, "src/f09.py": 25_000}
     read = ReadPlan(shard_tokens=40_000, max_calls=40)
-    [planned] = plan_assignments([task], "reviewer", sizes={(REPO, 8): big}, read=read)
+    [planned] = plan_assignments(
+        [task], "reviewer", summarizer_role="summarizer", sizes={(REPO, 8): big}, read=read
+    )
     cost = [sum(big[p] for p in s.task.files) for s in planned.reviewers]
     assert len(cost) == 2 and max(cost) <= 40_000
     # Each worker's plan carries what it is expected to spend; its budget follows from it.
     assert all(a.expected_tokens > c for a, c in zip(planned.reviewers, cost, strict=True))
     # Twelve small files are one worker's work, however many they are.
-    [small] = plan_assignments([task], "reviewer", sizes={(REPO, 8): {}})
+    [small] = plan_assignments(
+        [task], "reviewer", summarizer_role="summarizer", sizes={(REPO, 8): {}}
+    )
     assert small.summarizer is None and len(small.reviewers) == 1
 
 
@@ -199,7 +213,9 @@ def test_a_shard_is_held_to_the_calls_its_pages_take_within_its_turns() -> None:
     task = _item(10, 3)
     sizes = {(REPO, 10): {path: 20_000 for path in task.files}}
     read = ReadPlan(patch_page_chars=6000, file_page_chars=20_000, max_calls=20)
-    planned = plan_assignments([task], "reviewer", sizes=sizes, read=read)[0].reviewers
+    planned = plan_assignments(
+        [task], "reviewer", summarizer_role="summarizer", sizes=sizes, read=read
+    )[0].reviewers
     assert len(planned) == 3
     assert all(read.calls([20_000]) <= read.reading_calls for _ in planned)
     assert read.max_file_tokens < 20_000 * 2  # a patch past one worker's calls is listed
@@ -208,18 +224,24 @@ def test_a_shard_is_held_to_the_calls_its_pages_take_within_its_turns() -> None:
 def test_a_pr_that_would_need_more_shards_than_the_cap_is_planned_as_too_large() -> None:
     task = _item(9, 30)
     sizes = {(REPO, 9): {path: 30_000 for path in task.files}}
-    [planned] = plan_assignments([task], "reviewer", sizes=sizes, max_shards=12)
+    [planned] = plan_assignments(
+        [task], "reviewer", summarizer_role="summarizer", sizes=sizes, max_shards=12
+    )
     assert planned.assignments == []
     assert planned.too_large is not None and "need 30 shards; at most 12" in planned.too_large
 
 
 def test_sharding_settings_that_cannot_work_are_refused_with_their_names() -> None:
     with pytest.raises(ValueError, match="shard_size and shard_tokens must be at least 1"):
-        plan_assignments([], "reviewer", shard_threshold_files=10, shard_size=0)
+        plan_assignments(
+            [], "reviewer", summarizer_role="summarizer", shard_threshold_files=10, shard_size=0
+        )
     with pytest.raises(
         ValueError, match=r"shard_threshold_files \(5\) must be at least shard_size \(10\)"
     ):
-        plan_assignments([], "reviewer", shard_threshold_files=5, shard_size=10)
+        plan_assignments(
+            [], "reviewer", summarizer_role="summarizer", shard_threshold_files=5, shard_size=10
+        )
 
 
 def test_a_pr_that_cannot_be_read_is_skipped_as_unreadable_not_fatal() -> None:

@@ -82,7 +82,30 @@ async def test_readers_bots_and_answered_replies_get_nothing() -> None:
     assert (await waiting([ROOT, comment(2, "octo-maintainer", reply_to=1)], done)).items == []
 
 
-async def test_only_the_newest_comment_after_the_bots_last_word_waits() -> None:
+async def test_a_later_reply_without_write_access_does_not_hide_a_maintainers_question() -> None:
+    # Issue 37, class 7: only the newest reply was looked at, so the PR author's "thanks"
+    # after the maintainer's question left the question unanswered.
+    found = await waiting(
+        [
+            ROOT,
+            comment(2, "octo-maintainer", "Is this safe?", reply_to=1),
+            comment(3, "bob-dev", "thanks", reply_to=1),
+        ]
+    )
+    assert [t.reply_to for t in found.items] == [2]
+    assert found.ignored == [("bob-dev", "read access, not write")]
+
+
+async def test_every_writer_reply_after_the_bots_last_word_waits() -> None:
+    two = [
+        ROOT,
+        comment(2, "octo-maintainer", "Why?", reply_to=1),
+        comment(3, "octo-maintainer", "And the other file?", reply_to=1),
+    ]
+    assert [t.reply_to for t in (await waiting(two)).items] == [2, 3]
+
+
+async def test_only_comments_after_the_bots_last_word_wait() -> None:
     answered = [
         ROOT,
         comment(2, "octo-maintainer", "Why?", reply_to=1),

@@ -162,3 +162,29 @@ def test_instructions_come_only_for_the_paths_they_name() -> None:
     config = parse_repo_config(FULL)
     assert guidance_for(config, ["src/db/q.py"]) == "Check every query for injection."
     assert guidance_for(config, ["src/ui.py"]) == ""
+
+
+def test_a_test_command_is_an_argv_and_a_line_is_split_never_shelled() -> None:
+    listed = parse_repo_config("tests:\n  command: [python3, -m, unittest, -q]\n")
+    assert listed.tests is not None
+    assert listed.tests.command == ("python3", "-m", "unittest", "-q")
+    assert listed.tests.timeout_seconds == 300
+    line = parse_repo_config(
+        "tests:\n  command: python3 -c 'print(1); exit(0)'\n  timeout_seconds: 60\n"
+    )
+    assert line.tests is not None
+    assert line.tests.command == ("python3", "-c", "print(1); exit(0)")
+    assert line.tests.timeout_seconds == 60
+    assert parse_repo_config("").tests is None
+
+
+def test_a_broken_test_command_names_its_line() -> None:
+    assert _problems("max_files: 3\ntests:\n  command: []\n")[0].startswith(
+        ".github/swarm.yaml:3: tests.command:"
+    )
+    assert _problems('tests:\n  command: "python3 -c \'unclosed"\n')[0].startswith(
+        ".github/swarm.yaml:2: tests.command:"
+    )
+    assert _problems("tests:\n  command: [pytest]\n  timeout_seconds: 99999\n")[0].startswith(
+        ".github/swarm.yaml:3: tests.timeout_seconds:"
+    )

@@ -1,20 +1,31 @@
 """What a review posts, through the real worker (sandbox GitHub over HTTP, githubkit, the
 anthropic SDK against the scripted model): severity-tagged inline findings with a committable
 suggestion, the repository's threshold, one summary comment kept up to date, and the threads
-of fixed findings resolved after a push. Also under lost answers and two workers at once."""
+of fixed findings resolved after a push where the operator opted in and the App holds Contents:
+write (GitHub refuses the mutation without it, as the sandbox does), left open with a "fixed at"
+reply where not. Also under lost answers and two workers at once."""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
 import re
+from collections.abc import Callable
 
 import pytest
 
 from agents.posting.keys import summary_key
 from agents.posting.render import posted_finding
 from sandbox.github.model import IssueComment, ReviewComment
-from sandbox.github.seed import REVIEWER_BOT, WIDGETS, WIDGETS_PR_DEBUG_PRINT
+from sandbox.github.seed import (
+    REVIEWER_APP_ID,
+    REVIEWER_BOT,
+    REVIEWER_INSTALLATION_ID,
+    WIDGETS,
+    WIDGETS_PR_DEBUG_PRINT,
+)
+from sandbox.github.state import SandboxState
+from sandbox.server import SandboxServer
 from tests.security.conftest import bot_reviews
 from tests.worker.conftest import Swarm
 
@@ -24,6 +35,22 @@ PR = WIDGETS_PR_DEBUG_PRINT
 CORE = "src/widgets/core.py"
 COMMENTS = "/repos/{owner}/{repo}/issues/{issue_number}/comments"
 REPLIES = "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies"
+
+
+def give_contents_write(state: SandboxState, *, installation: bool = True) -> None:
+    """The operator added Contents: write to the App; the installation's owner accepted it
+    (``installation``) or not yet."""
+    state.apps[REVIEWER_APP_ID].permissions["contents"] = "write"
+    if installation:
+        state.installations[REVIEWER_INSTALLATION_ID].permissions["contents"] = "write"
+
+
+@pytest.fixture
+def app_resolves(sandbox: SandboxServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opted in (SWARM_RESOLVE_THREADS) and the App's installation grants Contents: write;
+    requested before the swarm fixtures, which read the settings when they are made."""
+    give_contents_write(sandbox.state)
+    monkeypatch.setenv("SWARM_RESOLVE_THREADS", "true")
 
 
 def summaries(swarm: Swarm) -> list[IssueComment]:
@@ -108,7 +135,7 @@ async def test_min_severity_major_keeps_minor_findings_out_of_the_review_and_cou
 
 
 async def test_a_push_that_fixes_a_line_resolves_its_thread_and_edits_the_summary(
-    swarm: Swarm,
+    app_resolves: None, swarm: Swarm
 ) -> None:
     first = head(swarm)
     await swarm.review(WIDGETS, PR)
@@ -130,10 +157,77 @@ async def test_a_push_that_fixes_a_line_resolves_its_thread_and_edits_the_summar
     assert summary.edits > edits
     assert "Resolved by this push (1)" in summary.body and "**Minor** (2)" in summary.body
     assert f"`{new_head[:12]}`" in summary.body
+    # Resolved by a token of its own (Contents: write on this one repository), revoked at
+    # once; no worker's token ever held Contents: write.
+    wide = [
+        t for t in swarm.sandbox.state.tokens.values() if t.permissions.get("contents") == "write"
+    ]
+    assert (
+        len(wide) == 1
+        and wide[0].revoked
+        and wide[0].repository_ids == {swarm.sandbox.state.repo(WIDGETS).id}
+    )
+    assert outcome.status == "succeeded"
+
+
+async def fixed_but_left_open(swarm: Swarm) -> tuple[ReviewComment, str]:
+    """The PR reviewed, the print dropped by a push and reviewed again: the debug print's
+    thread, and the new head."""
+    first = head(swarm)
+    await swarm.review(WIDGETS, PR)
+    new_head = push_without_the_print(swarm)
+    task = swarm.pull_task(WIDGETS, PR, since_sha=first)
+    outcome = await swarm.run(await swarm.dispatch(task))
+    assert outcome.status == "succeeded" and outcome.posted, outcome.reason
+    printed = next(c for c in bot_threads(swarm) if "print(" in c.body)
+    return printed, new_head
+
+
+def assert_left_open_and_said_fixed(swarm: Swarm, printed: ReviewComment, new_head: str) -> None:
+    assert printed.resolved_by is None
+    [reply] = replies(swarm, printed)
+    assert reply.user_login == REVIEWER_BOT
+    assert reply.body.startswith(f"Fixed at `{new_head[:12]}`")
+    assert "Resolved" not in reply.body
+    [summary] = summaries(swarm)
+    assert "Resolved by this push" not in summary.body
+    assert "Fixed by this push, thread left open (1)" in summary.body
+    assert "**Minor** (2)" in summary.body  # the fixed finding is no longer open
+
+
+async def test_without_the_opt_in_a_fixed_findings_thread_says_fixed_at_the_sha_and_stays_open(
+    sandbox: SandboxServer, swarm: Swarm
+) -> None:
+    give_contents_write(sandbox.state)  # granted, but the operator did not opt in
+    printed, new_head = await fixed_but_left_open(swarm)
+
+    assert_left_open_and_said_fixed(swarm, printed, new_head)
+    # No token with Contents: write was ever minted.
+    assert all(t.permissions.get("contents") != "write" for t in sandbox.state.tokens.values())
+    # The next run leaves it be: one reply, still open, the summary still not "resolved".
+    again = await swarm.run(await swarm.dispatch(swarm.pull_task(WIDGETS, PR, rerun="again")))
+    assert again.status == "succeeded", again.reason
+    assert len(replies(swarm, printed)) == 1 and printed.resolved_by is None
+    assert "Resolved by this push" not in summaries(swarm)[0].body
+
+
+async def test_opted_in_without_contents_write_granted_a_fixed_findings_thread_stays_open(
+    sandbox: SandboxServer, monkeypatch: pytest.MonkeyPatch, make_swarm: Callable[..., Swarm]
+) -> None:
+    # The App asks for Contents: write; the installation's owner has not accepted it yet.
+    give_contents_write(sandbox.state, installation=False)
+    monkeypatch.setenv("SWARM_RESOLVE_THREADS", "true")
+    swarm = make_swarm()
+    try:
+        printed, new_head = await fixed_but_left_open(swarm)
+    finally:
+        await swarm.runtime.aclose()
+
+    assert_left_open_and_said_fixed(swarm, printed, new_head)
 
 
 async def test_a_lost_answer_to_the_summary_or_the_resolution_writes_each_once(
-    swarm: Swarm,
+    app_resolves: None, swarm: Swarm
 ) -> None:
     state = swarm.sandbox.state
     first = head(swarm)
@@ -152,7 +246,7 @@ async def test_a_lost_answer_to_the_summary_or_the_resolution_writes_each_once(
 
 
 async def test_two_workers_at_once_write_one_summary_and_one_resolution(
-    two_swarms: tuple[Swarm, Swarm],
+    app_resolves: None, two_swarms: tuple[Swarm, Swarm]
 ) -> None:
     one, two = two_swarms
     try:

@@ -147,3 +147,25 @@ def test_verify_names_the_events_the_webhooks_app_is_not_subscribed_to(sandboxed
         in said
     )
     assert "Issue comment" not in said
+
+
+def test_verify_says_in_one_line_what_thread_resolution_is_missing(
+    sandboxed: Swarm, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sandbox.github.seed import REVIEWER_APP_ID, REVIEWER_INSTALLATION_ID
+
+    def said() -> str:
+        result = CliRunner().invoke(app, ["verify"], terminal_width=400)
+        assert result.exit_code == 0, result.output
+        [line] = [x for x in result.output.splitlines() if "threads of fixed findings" in x]
+        assert "swarm-reviewer[bot]" in line
+        return line
+
+    assert "NOT resolved: SWARM_RESOLVE_THREADS is off" in said()
+    monkeypatch.setenv("SWARM_RESOLVE_THREADS", "true")
+    assert "NOT resolved: the App does not ask for Contents: write" in said()
+    sandboxed.state.apps[REVIEWER_APP_ID].permissions["contents"] = "write"
+    assert "NOT resolved: the installation has not granted Contents: write" in said()
+    sandboxed.state.installations[REVIEWER_INSTALLATION_ID].permissions["contents"] = "write"
+    line = said()
+    assert "NOT" not in line and "resolved with a separate Contents: write token" in line

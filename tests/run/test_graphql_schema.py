@@ -23,7 +23,14 @@ from graphql import GraphQLError, GraphQLSyntaxError, OperationDefinitionNode, p
 
 from agents.store import Store
 from sandbox.github.feedback import grant, resolve
-from sandbox.github.seed import MAINTAINER, REVIEWER_BOT, WIDGETS, WIDGETS_PR_DEBUG_PRINT
+from sandbox.github.seed import (
+    MAINTAINER,
+    REVIEWER_APP_ID,
+    REVIEWER_BOT,
+    REVIEWER_INSTALLATION_ID,
+    WIDGETS,
+    WIDGETS_PR_DEBUG_PRINT,
+)
 from sandbox.server import SandboxServer
 from tests.github_schema import answer_problems, github_schema, page_problems
 from tests.paths import ROOT
@@ -100,6 +107,11 @@ def sent(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory) -> Ite
     with SandboxServer() as server, pytest.MonkeyPatch.context() as monkeypatch:
         swarm = use_sandbox_settings(monkeypatch, server, tmp_path_factory.mktemp("graphql"))
         monkeypatch.setenv("SWARM_LEARNING_POLL_INTERVAL_S", "0")  # every run reads feedback
+        # The bot resolves a fixed finding's thread: opted in, and the App holds Contents: write
+        # (GitHub refuses the mutation without it; so does the sandbox).
+        monkeypatch.setenv("SWARM_RESOLVE_THREADS", "true")
+        swarm.state.apps[REVIEWER_APP_ID].permissions["contents"] = "write"
+        swarm.state.installations[REVIEWER_INSTALLATION_ID].permissions["contents"] = "write"
         swarm.state.knobs.keep_bodies = True
         assert _run_ok().new_reviews == 1
         _resolve_one_thread_as_maintainer(swarm, "TODO")

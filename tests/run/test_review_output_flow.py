@@ -18,7 +18,9 @@ from sandbox.github.feedback import grant, reply
 from sandbox.github.model import IssueComment, ReviewComment
 from sandbox.github.seed import (
     MAINTAINER,
+    REVIEWER_APP_ID,
     REVIEWER_BOT,
+    REVIEWER_INSTALLATION_ID,
     WIDGETS,
     WIDGETS_PR_DEBUG_PRINT,
     WIDGETS_PR_PDB,
@@ -115,8 +117,13 @@ def test_min_severity_major_drops_the_minor_findings_inline_and_counts_them(swar
 
 
 def test_a_push_that_fixes_a_line_resolves_its_thread_once_and_edits_the_one_summary(
-    swarm: Swarm,
+    swarm: Swarm, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Opted in, and the App's installation grants Contents: write, which GitHub requires of an
+    # App to resolve a thread (the sandbox refuses it otherwise, docs/security.md).
+    monkeypatch.setenv("SWARM_RESOLVE_THREADS", "true")
+    swarm.state.apps[REVIEWER_APP_ID].permissions["contents"] = "write"
+    swarm.state.installations[REVIEWER_INSTALLATION_ID].permissions["contents"] = "write"
     swarm.state.inject_failure(COMMENTS, status=502, method="POST", after_handling=True)
     run_ok(targets=[TARGET])
     [summary] = summaries(swarm)

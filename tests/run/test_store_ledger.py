@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from agents.planning.sources import StoreLedger
 from agents.posting.keys import review_key
 from agents.store import Store
-from flows.run.adapters import StoreLedger
 from tests.store.backends import pg_session_url, sqlite_template, store, store_target, worker
 
 __all__ = ["pg_session_url", "sqlite_template", "store", "store_target", "worker"]

@@ -14,6 +14,7 @@ from githubkit_schemas.latest.models import AppPermissions, InstallationToken
 from sandbox.github.auth import JWT_EXPIRED, JWT_IAT_FUTURE, JWT_NOT_DECODED, JWT_TOO_LONG
 from sandbox.github.seed import (
     REVIEWER_APP_ID,
+    REVIEWER_EVENTS,
     REVIEWER_INSTALLATION_ID,
     TRIAGE_APP_ID,
     TRIAGE_INSTALLATION_ID,
@@ -57,6 +58,28 @@ def test_get_app_with_the_app_jwt_returns_its_slug(sandbox: SandboxServer) -> No
     gh_triage = app_client(sandbox.url, sandbox.state, TRIAGE_APP_ID)
     triage = gh_triage.rest.apps.get_authenticated().parsed_data
     assert triage is not None and triage.slug == "swarm-triage"
+
+
+def test_get_app_names_the_apps_permissions_and_events_from_its_registration(
+    sandbox: SandboxServer,
+) -> None:
+    """docs.github.com/rest/apps/apps "Get the authenticated app": ``permissions`` and
+    ``events``, read through githubkit's model of the answer."""
+    sandbox.state.apps[REVIEWER_APP_ID].permissions["contents"] = "write"
+    gh = app_client(sandbox.url, sandbox.state)
+    app = gh.rest.apps.get_authenticated().parsed_data
+    assert app is not None
+    assert app.permissions.model_dump(exclude_unset=True) == {
+        "pull_requests": "write",
+        "issues": "write",
+        "contents": "write",
+        "metadata": "read",
+    }
+    assert sorted(app.events) == sorted(REVIEWER_EVENTS)
+    # The installation keeps what its owner accepted: contents stays read until they accept.
+    listed = gh.request("GET", "/app/installations").json()
+    [inst] = [i for i in listed if i["id"] == REVIEWER_INSTALLATION_ID]
+    assert inst["permissions"]["contents"] == "read"
 
 
 def test_jwt_signed_with_another_apps_key_is_refused(sandbox: SandboxServer) -> None:

@@ -75,6 +75,9 @@ def test_a_code_turns_into_its_app_once_with_a_key_that_signs_for_it(web: httpx.
     )
     seen = web.get("/app", headers={"Authorization": f"Bearer {token}"})
     assert seen.status_code == 200 and seen.json()["slug"] == "acme-test-bot"
+    # GET /app names the permissions and events the registration asked for, as GitHub does.
+    assert seen.json()["permissions"] == MANIFEST["default_permissions"]
+    assert seen.json()["events"] == ["pull_request"]
 
 
 def test_installing_sends_the_browser_to_the_setup_url_with_the_installation(

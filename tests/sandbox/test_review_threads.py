@@ -1,6 +1,6 @@
 """The parts of GitHub the review output needs, as the sandbox serves them to githubkit:
 multi-line review comments (``start_line``, one hunk), a comment's author editing it, and an
-App resolving a review thread over GraphQL."""
+App resolving a review thread over GraphQL (only with ``contents: write``, as on GitHub)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,12 @@ import pytest
 from githubkit.exception import RequestFailed
 from githubkit_schemas.latest.models import IssueComment, PullRequestReviewComment
 
-from sandbox.github.seed import REVIEWER_BOT, WIDGETS, WIDGETS_PR_DEBUG_PRINT
+from sandbox.github.seed import (
+    REVIEWER_BOT,
+    REVIEWER_INSTALLATION_ID,
+    WIDGETS,
+    WIDGETS_PR_DEBUG_PRINT,
+)
 from sandbox.github.seed import REVIEWER_SLUG as SLUG
 from sandbox.server import SandboxServer
 from tests.sandbox.clients import items, mint, token_client
@@ -81,10 +86,13 @@ def test_a_comments_author_edits_it_and_nobody_else_does(sandbox: SandboxServer)
     assert kept.body == "second"
 
 
-def test_an_app_resolves_a_thread_over_graphql_and_graphql_names_its_bot_without_the_suffix(
-    sandbox: SandboxServer,
-) -> None:
-    _review(sandbox, PR, {"path": CORE, "line": 26, "body": "debug print"})
+RESOLVE = (
+    "mutation($id: ID!) { resolveReviewThread(input: {threadId: $id}) "
+    "{ thread { id isResolved resolvedBy { __typename login } } } }"
+)
+
+
+def _thread_id(sandbox: SandboxServer) -> str:
     gh = token_client(sandbox.url, mint(sandbox.url, sandbox.state))
     threads = gh.graphql.request(
         'query { repository(owner: "acme", name: "widgets") { pullRequest(number: 1) '
@@ -95,11 +103,43 @@ def test_an_app_resolves_a_thread_over_graphql_and_graphql_names_its_bot_without
     # REST's `swarm-reviewer[bot]` is GraphQL's Bot `swarm-reviewer`; the viewer keeps `[bot]`.
     assert thread["comments"]["nodes"] == [{"author": {"__typename": "Bot", "login": SLUG}}]
     assert gh.graphql.request("query { viewer { login } }")["viewer"]["login"] == REVIEWER_BOT
-    done = gh.graphql.request(
-        "mutation($id: ID!) { resolveReviewThread(input: {threadId: $id}) "
-        "{ thread { id isResolved resolvedBy { __typename login } } } }",
-        {"id": thread["id"]},
+    return str(thread["id"])
+
+
+def test_an_app_token_without_contents_write_is_refused_resolving_a_thread_as_github_does(
+    sandbox: SandboxServer,
+) -> None:
+    """github/gh-aw#35726: pull_requests:write + contents:read answers 200, the field null and
+    one FORBIDDEN error."""
+    _review(sandbox, PR, {"path": CORE, "line": 26, "body": "debug print"})
+    thread = _thread_id(sandbox)
+    token = mint(sandbox.url, sandbox.state)  # the reviewer's grant: contents:read
+    answer = token_client(sandbox.url, token).request(
+        "POST", "/graphql", json={"query": RESOLVE, "variables": {"id": thread}}
     )
+    assert answer.status_code == 200
+    assert answer.json() == {
+        "data": {"resolveReviewThread": None},
+        "errors": [{"type": "FORBIDDEN", "message": "Resource not accessible by integration"}],
+    }
+    pull = sandbox.state.pull(WIDGETS, PR).pull
+    assert pull is not None and all(c.resolved_by is None for c in pull.review_comments)
+
+
+def test_a_contents_write_token_resolves_a_thread_and_graphql_names_its_bot_without_the_suffix(
+    sandbox: SandboxServer,
+) -> None:
+    _review(sandbox, PR, {"path": CORE, "line": 26, "body": "debug print"})
+    thread = _thread_id(sandbox)
+    sandbox.state.installations[REVIEWER_INSTALLATION_ID].permissions["contents"] = "write"
+    token = mint(
+        sandbox.url,
+        sandbox.state,
+        repositories=["widgets"],
+        permissions={"contents": "write", "pull_requests": "write"},
+    )
+    gh = token_client(sandbox.url, token)
+    done = gh.graphql.request(RESOLVE, {"id": thread})
     assert done["resolveReviewThread"]["thread"]["isResolved"] is True
     # `resolvedBy` is typed `User`: the App's bot answers as one, by its slug.
     resolved_by = done["resolveReviewThread"]["thread"]["resolvedBy"]

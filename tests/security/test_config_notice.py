@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from agents.kinds.review import post_config_notices
 from agents.planning.config_notice import ConfigNotice, notice_key
 from agents.planning.repo_config import RepoConfigError, parse_repo_config
 from agents.posting.keys import with_comment_marker
-from flows.run.discovery import post_config_notices
 from sandbox.github.records import Rendezvous
 from sandbox.github.seed import REVIEWER_BOT, WIDGETS, WIDGETS_PR_CLEAN, WIDGETS_PR_DEBUG_PRINT
 from sandbox.server import SandboxServer

@@ -10,7 +10,7 @@ import asyncio
 import pytest
 
 from agents.planning.discover import Discovery, discover_work
-from flows.run.adapters import GatewayPullSource
+from agents.planning.sources import GatewayPullSource
 from sandbox.server import SandboxServer
 from tests.github.sandbox_helpers import reviewer_gateway
 from tests.run.conftest import Swarm, run_swarm, swarm

@@ -219,7 +219,9 @@ def test_the_data_directory_is_0700_and_the_store_0600_so_another_user_reads_not
     done = run_python(
         "-c",
         "import os, sys; os.umask(0o022); from flows.cli.app import main; main()",
-        "runs",
+        "memory",  # a command that makes the store (reading ones refuse a missing default)
+        "add",
+        "A fact to keep",
         env=env,
         cwd=tmp_path,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 import pytest
@@ -25,8 +26,12 @@ async def test_no_token_key_or_jwt_reaches_store_logs_or_model(
     sealed = await swarm.dispatch(swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT))
     credential = swarm.runtime.sealer.open(sealed).credential
     assert credential is not None
+    # Both installation token formats GitHub mints work end to end (issue 36): stateless
+    # ``ghs_<app id>_<JWT>`` on github.com, classic ``ghs_`` + 36 on GHES ("ghes").
     if token_format == "stateless":
         assert credential.get_secret_value().startswith("ghs_1001_eyJ")
+    if token_format == "ghes":
+        assert re.fullmatch(r"ghs_[A-Za-z0-9]{36}", credential.get_secret_value())
     outcome = await swarm.run(sealed)
     await swarm.runtime.dispatcher.release(sealed)
     assert outcome.status == "succeeded"

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agents.ratelimit.github.buckets import BucketState, IdentityState
+from agents.ratelimit.github.buckets import BucketState, IdentityState, Reservation
 from agents.ratelimit.github.limits import ThrottleLimits
 from agents.ratelimit.github.requests import RequestSpec
 from agents.ratelimit.pause import Pause, backoff
@@ -76,6 +76,23 @@ def apply_rate_limit_body(state: IdentityState, body: Mapping[str, Any]) -> None
         apply_bucket(bucket, limit, remaining, used, reset)
 
 
+def spend_timed_out(state: IdentityState, reservation: Reservation, answer: Answer) -> None:
+    """A GraphQL query GitHub stopped at its time limit (502/504) still costs its points, and
+    more for the next hour (docs: "Rate limits and query limits for the GraphQL API",
+    timeouts): an answer without rate-limit headers counts its cost as spent, not given back.
+    One with headers already said what is left."""
+    if reservation.resource != "graphql" or answer.status not in (502, 504):
+        return
+    if "x-ratelimit-remaining" in answer.headers:
+        return
+    bucket = state.buckets.get("graphql")
+    if bucket is None or bucket.remaining is None:
+        return
+    bucket.remaining = max(0, bucket.remaining - reservation.primary_cost)
+    if bucket.used is not None:
+        bucket.used += reservation.primary_cost
+
+
 def rate_limit_pause(
     state: IdentityState, now: float, answer: Answer, lim: ThrottleLimits
 ) -> Pause | None:
@@ -130,6 +147,8 @@ def observe(
     if answer.status is None:
         return None
     apply_headers(state, spec.resource, answer.headers)
+    if reservation is not None:
+        spend_timed_out(state, reservation, answer)
     pause = rate_limit_pause(state, now, answer, lim)
     if pause is None:
         if answer.status < 400:

@@ -43,6 +43,9 @@ _ROUTES: tuple[str, ...] = (
     "/installation/token",
     "/installation/repositories",
     "/app/installations/{installation_id}/access_tokens",
+    "/app/hook/deliveries/{delivery_id}/attempts",
+    "/app/hook/deliveries/{delivery_id}",
+    "/app/hook/deliveries",
     "/app",
     "/rate_limit",
     "/graphql",
@@ -50,7 +53,9 @@ _ROUTES: tuple[str, ...] = (
     "/users/{username}",
     "/user",
 )
-_NUMERIC = frozenset({"pull_number", "review_id", "comment_id", "issue_number", "installation_id"})
+_NUMERIC = frozenset(
+    {"pull_number", "review_id", "comment_id", "issue_number", "installation_id", "delivery_id"}
+)
 _MAY_HOLD_SLASHES = frozenset({"path", "basehead"})  # file paths, base...head ranges
 _PLACEHOLDER = re.compile(r"\\\{(\w+)\\\}")  # a {name} after re.escape
 

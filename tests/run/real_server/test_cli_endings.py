@@ -70,6 +70,14 @@ def test_a_repository_the_app_cannot_reach_is_one_error_line_and_exit_2(
     assert runs == ["failed"] and workers == []
 
 
+def test_one_wrong_repository_in_swarm_repos_is_named_alone(swarm: ObservedSwarm) -> None:
+    run = swarm.run("--dry-run", SWARM_REPOS=f"{REPOS[0]},acme/nope,{REPOS[1]}")
+    assert run.returncode == EXIT_USAGE, run.output
+    [line] = [line for line in run.output.splitlines() if line.strip()]
+    assert line.startswith("error: GitHub refused a token for acme/nope to identity "), line
+    assert REPOS[0] not in line and REPOS[1] not in line, line
+
+
 def test_ctrl_c_says_what_was_done_and_left_and_leaves_nothing_running(
     swarm: ObservedSwarm,
 ) -> None:

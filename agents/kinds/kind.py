@@ -1,0 +1,89 @@
+"""A kind of work, and the registry of kinds a role's ``kind:`` names.
+
+A kind says in one place what starts its work (the routed webhook work it answers, whether
+scheduled discovery finds its items, whether its work is on pull requests or issues) and how its
+items are found. Tools and permissions come from the role, never from the kind. The registry is
+plain data filled when :mod:`agents.kinds` is imported; a kind defined elsewhere (a test's, the
+next product kind's) registers itself with :func:`register` the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from agents.events.routing import Route
+    from agents.planning.discover import Discovery
+    from agents.wiring import Runtime
+    from agents.work import Task
+
+
+@dataclass(frozen=True)
+class Ask:
+    """What a run asks discovery for: its repositories, its role (and the role that merges a
+    sharded PR's reviews), its targets (None: every open item) and a forced re-run's key."""
+
+    repos: Sequence[str]
+    role: str
+    summarizer_role: str | None = None
+    targets: list[tuple[str, int]] | None = None
+    rerun: str | None = None
+
+
+Discover = Callable[["Runtime", Ask], Awaitable["Discovery"]]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of work.
+
+    ``answers``: the routed webhook work (:data:`agents.events.routing.WorkKind`) the kind's role
+    takes (a ``review`` role also learns from feedback); ``on``: what its items are, so a
+    ``/swarm`` word starting it is refused on the other; ``discover``: how a run of one of its
+    roles finds its items (None: it is only ever planned inside another kind's run, as the
+    summarizer is inside a review's); ``task``: the kind of task its workers get
+    (:data:`agents.work.TaskKind`) and ``describe`` the trusted task line a worker of it reads
+    first; ``routes``: webhook events it starts on that no built-in handler takes (a label
+    added to an issue, say); ``writers_only``: the work its routes ask for counts only from
+    someone with write access, asked of GitHub as the bot before anything runs."""
+
+    name: str
+    summary: str
+    on: Literal["pulls", "issues"] = "pulls"
+    answers: frozenset[str] = frozenset()
+    discover: Discover | None = None
+    task: str | None = None
+    describe: Callable[[Task], str] | None = None
+    routes: tuple[Route, ...] = ()
+    writers_only: bool = False
+
+
+_KINDS: dict[str, Kind] = {}
+
+
+def register(kind: Kind) -> Kind:
+    """Add ``kind`` (again: replaced, so a module reloaded in a test registers once)."""
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def unregister(name: str) -> None:
+    """Remove a kind (a test's, when it is done with it)."""
+    _KINDS.pop(name, None)
+
+
+def kind_named(name: str) -> Kind:
+    """The kind ``name``; :class:`KeyError` when none is registered by that name."""
+    return _KINDS[name]
+
+
+def for_task(task: str) -> Kind | None:
+    """The kind whose workers get tasks of kind ``task``."""
+    return next((k for k in _KINDS.values() if k.task == task), None)
+
+
+def kind_names() -> list[str]:
+    """The registered kinds' names, sorted."""
+    return sorted(_KINDS)

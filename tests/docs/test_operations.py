@@ -1,0 +1,47 @@
+"""docs/operations.md's commands run as written: every command goes through ``uv run`` (a bare
+``swarm`` is "command not found" in a fresh clone), and ``swarm verify`` answers against the
+sandbox's Apps as the page promises. The blocks that need GitHub, a browser download or a
+notification service say so, and what runs them instead. No Prefect server: this test is cheap.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tests.docs.terminal import READY, Terminal, blocks, terminal
+from tests.paths import ROOT
+
+__all__ = ["terminal"]
+PAGE = ROOT / "docs" / "operations.md"
+# The project's programs live in its environment, not on PATH.
+PROJECT_PROGRAMS = re.compile(r"^(?:[A-Z_]+=\S+ )*(swarm|prefect|python|pytest)\b")
+
+
+def test_every_command_goes_through_uv_run_and_every_block_not_run_says_why() -> None:
+    page = blocks(PAGE.read_text(encoding="utf-8"))
+    assert len(page) >= 5, page
+    for block in page:
+        if block.directive:
+            assert block.directive.startswith(("not run (", "background, ready at ")), block
+        for command in block.commands:
+            assert not PROJECT_PROGRAMS.match(command), command
+    prose = re.findall(r"`((?:swarm|prefect) [^`]*)`", PAGE.read_text(encoding="utf-8"))
+    instructions = [c for c in prose if re.match(r"swarm (transcript|verify|audit|store)", c)]
+    assert not instructions, instructions  # a command to type, written without `uv run`
+
+
+def test_verify_runs_as_written_against_the_sandbox(terminal: Terminal) -> None:
+    terminal.start(
+        "uv run swarm sandbox serve", "sandbox GitHub at", terminal.cwd.parent / "sandbox.log"
+    )
+    terminal.run("set -a; . .swarm/sandbox/sandbox.env; set +a")
+    ran = 0
+    for block in blocks(PAGE.read_text(encoding="utf-8")):
+        if block.directive.startswith("not run") or READY.search(block.directive):
+            continue
+        for command in block.commands:
+            output = terminal.run(command)
+            ran += 1
+            if command.startswith("uv run swarm verify"):
+                assert "swarm-reviewer[bot]" in output, output
+    assert ran >= 1
