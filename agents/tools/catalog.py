@@ -47,9 +47,9 @@ CATALOG: Final[tuple[ToolSpec, ...]] = (
     ToolSpec("get_thread", {"pull_requests": "read", "contents": "read"}),
     ToolSpec("reply_in_thread", {"pull_requests": "write"}, _PR_WRITE),
     # The writer's working copy (agents/tools/workspace_tools.py): its edits become a commit.
-    ToolSpec("workspace_read", {"contents": "read"}, verb="read file"),
-    ToolSpec("workspace_list", {"contents": "read"}, verb="listed a directory"),
-    ToolSpec("workspace_search", {"contents": "read"}, verb="searched the copy"),
+    ToolSpec("workspace_read", {"contents": "read"}),
+    ToolSpec("workspace_list", {"contents": "read"}),
+    ToolSpec("workspace_search", {"contents": "read"}),
     ToolSpec("workspace_write", {"contents": "write"}, _CONTENTS_WRITE),
     ToolSpec("workspace_edit", {"contents": "write"}, _CONTENTS_WRITE),
     ToolSpec("workspace_delete", {"contents": "write"}, _CONTENTS_WRITE),
