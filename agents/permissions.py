@@ -37,10 +37,10 @@ WRITER_CEILING: Final[Mapping[str, str]] = {
 
 # Every ceiling an identity may declare; a closed set, so a typo is refused, not widened.
 CEILINGS: Final[Mapping[str, Mapping[str, str]]] = {
-    "reviewer": WORKER_CEILING,
-    "writer": WRITER_CEILING,
+    "reviewing": WORKER_CEILING,
+    "writing": WRITER_CEILING,
 }
-DEFAULT_CEILING: Final[str] = "reviewer"
+DEFAULT_CEILING: Final[str] = "reviewing"
 
 # Never in any ceiling, whatever an identity declares.
 NEVER_GRANTED: Final[frozenset[str]] = frozenset({"administration", "secrets", "workflows"})

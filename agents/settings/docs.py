@@ -215,8 +215,8 @@ IDENTITY_MEANINGS: dict[str, tuple[str, str]] = {
     ),
     "ceiling": (
         "`app`",
-        "What every token of this identity may hold at most: `reviewer` (default: "
-        "`issues:write`, `pull_requests:write`, `contents:read`, `metadata:read`) or `writer` "
+        "What every token of this identity may hold at most: `reviewing` (default: "
+        "`issues:write`, `pull_requests:write`, `contents:read`, `metadata:read`) or `writing` "
         "(its own App: adds `contents:write`). Never `workflows`, `administration`, `secrets`. "
         "`swarm verify` refuses a writer App whose installation grants more.",
     ),

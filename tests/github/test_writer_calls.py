@@ -2,7 +2,7 @@
 gateway and githubkit against the sandbox GitHub, as the writer App: a copy fetched by code, its
 own branch made once, signed commits that never overwrite a moved head, one draft PR. The branch
 test mints through the product's minter under the writer ceiling (SWARM_IDENTITIES__WRITER__
-CEILING=writer in sandbox.env), as workers do; the rest take a sandbox token directly."""
+CEILING=writing in sandbox.env), as workers do; the rest take a sandbox token directly."""
 
 from __future__ import annotations
 

@@ -34,11 +34,11 @@ async def test_the_writer_identity_mints_contents_write_and_its_worker_accepts_i
     sandbox: SandboxServer, tmp_path: Path, verifier: IdentityVerifier
 ) -> None:
     source = open_identity(settings_for(sandbox, tmp_path), "writer")
-    assert isinstance(source, InstallationMinter) and source.ceiling == "writer"
+    assert isinstance(source, InstallationMinter) and source.ceiling == "writing"
     lease = await source.acquire(WRITE_CONTENTS, role="writer", holder="w1")
     try:
         assert lease.record is not None and lease.record.permissions["contents"] == "write"
-        assert lease.claim().ceiling == "writer"
+        assert lease.claim().ceiling == "writing"
         verified = await verifier.verify(dispatch(lease))
         assert verified.login == WRITER_BOT and verified.permissions["contents"] == "write"
     finally:
@@ -69,7 +69,7 @@ async def test_the_writer_never_mints_workflows_administration_or_secrets(
     source = open_identity(settings_for(sandbox, tmp_path), "writer")
     scope = TokenScope(repositories=("acme/widgets",), permissions={permission: "read"})
     try:
-        with pytest.raises(PermissionRefused, match="outside the writer ceiling"):
+        with pytest.raises(PermissionRefused, match="outside the writing ceiling"):
             await source.acquire(scope, role="writer", holder="w1")
         assert source.stats.mints == 0
     finally:
@@ -79,11 +79,11 @@ async def test_the_writer_never_mints_workflows_administration_or_secrets(
 def test_a_misspelled_ceiling_names_the_setting_and_the_near_miss(
     sandbox: SandboxServer, tmp_path: Path
 ) -> None:
-    writer = {"ceiling": "writr"}
+    writer = {"ceiling": "writng"}
     with pytest.raises(ConfigError) as caught:
         settings_for(sandbox, tmp_path, identities={"writer": writer})
-    assert "SWARM_IDENTITIES__WRITER__CEILING: 'writr' is not a ceiling" in str(caught.value)
-    assert "(did you mean 'writer'?)" in str(caught.value)
+    assert "SWARM_IDENTITIES__WRITER__CEILING: 'writng' is not a ceiling" in str(caught.value)
+    assert "(did you mean 'writing'?)" in str(caught.value)
 
 
 @pytest.fixture
@@ -103,15 +103,15 @@ def test_verify_shows_each_identitys_ceiling_grant_and_repositories_in_80_column
     blocks = blocks[: next(i for i, x in enumerate(blocks) if "webhook events" in x)]
     assert all(len(line) <= 80 for line in blocks), result.output
     for name, login, ceiling in [
-        ("default", "swarm-reviewer[bot]", "reviewer"),
-        ("writer", WRITER_BOT, "writer"),
+        ("default", "swarm-reviewer[bot]", "reviewing"),
+        ("writer", WRITER_BOT, "writing"),
     ]:
         start = text.index(f"identity {name!r} ({login})\n")
         block = text[start:].split("\n")[:8]
         said = " ".join(" ".join(block).split())
         assert f"ceiling: {ceiling} (" in said
         assert "installation grants: " in said and "repositories: acme/" in said
-    assert "ceiling: writer (contents:write," in " ".join(text.split())
+    assert "ceiling: writing (contents:write," in " ".join(text.split())
     assert "ghs_" not in result.output
 
 
@@ -120,16 +120,16 @@ def test_verify_refuses_a_writer_app_granted_workflows_in_one_line(sandboxed: Sw
     result = CliRunner().invoke(app, ["verify"], terminal_width=400)
     assert result.exit_code == 2, result.output
     [line] = [x for x in result.output.splitlines() if x.startswith("identity 'writer': refused")]
-    assert "permissions.workflows: 'write' is outside the writer ceiling" in line
+    assert "permissions.workflows: 'write' is outside the writing ceiling" in line
     assert "Traceback" not in result.output
 
 
 def test_verify_with_a_misspelled_ceiling_is_one_line_and_exit_2(
     sandboxed: Swarm, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("SWARM_IDENTITIES__WRITER__CEILING", "writr")
+    monkeypatch.setenv("SWARM_IDENTITIES__WRITER__CEILING", "writng")
     result = CliRunner().invoke(app, ["verify"], terminal_width=400)
     assert result.exit_code == 2, result.output
     said = [line for line in result.output.splitlines() if "CEILING" in line]
-    assert len(said) == 1 and "did you mean 'writer'?" in said[0], result.output
+    assert len(said) == 1 and "did you mean 'writing'?" in said[0], result.output
     assert "Traceback" not in result.output
