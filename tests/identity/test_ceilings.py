@@ -5,13 +5,14 @@ ceiling, grant and repositories, and refuses a writer App granted more than its 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from agents.identity import PermissionRefused, TokenScope
+from agents.identity import IdentityBlocked, PermissionRefused, TokenScope
 from agents.identity.minter import InstallationMinter
 from agents.identity.sources import open_identity
 from agents.identity.verify import IdentityVerifier
@@ -41,6 +42,20 @@ async def test_the_writer_identity_mints_contents_write_and_its_worker_accepts_i
         assert lease.claim().ceiling == "writing"
         verified = await verifier.verify(dispatch(lease))
         assert verified.login == WRITER_BOT and verified.permissions["contents"] == "write"
+    finally:
+        await source.release(lease)
+        await source.aclose()
+
+
+async def test_a_worker_refuses_contents_write_in_an_envelope_of_a_reviewing_identity(
+    sandbox: SandboxServer, tmp_path: Path, verifier: IdentityVerifier
+) -> None:
+    source = open_identity(settings_for(sandbox, tmp_path), "writer")
+    lease = await source.acquire(WRITE_CONTENTS, role="writer", holder="w1")
+    try:
+        reviewing = dataclasses.replace(lease, ceiling="reviewing")
+        with pytest.raises(IdentityBlocked, match="'write' exceeds the worker ceiling"):
+            await verifier.verify(dispatch(reviewing))
     finally:
         await source.release(lease)
         await source.aclose()
