@@ -1,7 +1,10 @@
-"""The worker permission ceiling and the GitHub App permission allow-list, in one place.
+"""The worker permission ceilings and the GitHub App permission allow-list, in one place.
 
-Roles are checked against the ceiling when they load; the identity layer checks the same table
-before it mints a token and again against the permissions the mint response granted. githubkit
+Each identity has one ceiling, named by its ``ceiling`` setting: a reviewing identity (the
+default) never holds contents:write; the writer identity (its own App) does, and only code that
+writes its own branch uses it. Roles are checked against the reviewing ceiling when they load;
+the identity layer checks the identity's ceiling before it mints a token and again against the
+permissions the mint response granted. githubkit
 silently drops a misspelled key (``pull_request`` -> ``{}``), which GitHub may read as "all
 permissions", so every key is checked against the allow-list, not only the ceiling.
 """
@@ -23,6 +26,24 @@ WORKER_CEILING: Final[Mapping[str, str]] = {
     "contents": "read",
     "metadata": "read",
 }
+
+# The writer identity's ceiling (DESIGN rule 3): its own App, which pushes its own branch.
+WRITER_CEILING: Final[Mapping[str, str]] = {
+    "contents": "write",
+    "pull_requests": "write",
+    "issues": "write",
+    "metadata": "read",
+}
+
+# Every ceiling an identity may declare; a closed set, so a typo is refused, not widened.
+CEILINGS: Final[Mapping[str, Mapping[str, str]]] = {
+    "reviewing": WORKER_CEILING,
+    "writing": WRITER_CEILING,
+}
+DEFAULT_CEILING: Final[str] = "reviewing"
+
+# Never in any ceiling, whatever an identity declares.
+NEVER_GRANTED: Final[frozenset[str]] = frozenset({"administration", "secrets", "workflows"})
 
 # The one exception to the ceiling: what GitHub requires of an App's installation token to
 # resolve a review thread (contents:write; pull_requests:write with contents:read is refused,
@@ -102,8 +123,21 @@ class PermissionProblem:
     message: str
 
 
-def _ceiling_text() -> str:
-    return ", ".join(f"{key}:{level}" for key, level in WORKER_CEILING.items())
+def ceiling_of(name: str) -> Mapping[str, str]:
+    """The permissions an identity declaring ceiling ``name`` may hold; refuses an unknown name."""
+    if name not in CEILINGS:
+        raise ValueError(ceiling_name_problem(name))
+    return CEILINGS[name]
+
+
+def ceiling_name_problem(name: str) -> str:
+    """One line for a ceiling name outside the closed set, with the near miss if any."""
+    known = " or ".join(CEILINGS)
+    return f"{name!r} is not a ceiling (use {known}){did_you_mean(name, set(CEILINGS))}"
+
+
+def ceiling_text(ceiling: Mapping[str, str]) -> str:
+    return ", ".join(f"{key}:{level}" for key, level in ceiling.items())
 
 
 def did_you_mean(word: str, choices: frozenset[str] | set[str] | Mapping[str, object]) -> str:
@@ -112,8 +146,13 @@ def did_you_mean(word: str, choices: frozenset[str] | set[str] | Mapping[str, ob
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def permission_problems(perms: Mapping[str, object]) -> list[PermissionProblem]:
-    """Every way ``perms`` breaks the allow-list or the worker ceiling, in key order."""
+def permission_problems(
+    perms: Mapping[str, object], ceiling: str = DEFAULT_CEILING
+) -> list[PermissionProblem]:
+    """Every way ``perms`` breaks the allow-list or the ``ceiling`` named, in key order."""
+    limit = ceiling_of(ceiling)
+    # A reviewing identity's refusals read as before; a writer's name its ceiling.
+    label = "worker ceiling" if ceiling == DEFAULT_CEILING else f"{ceiling} ceiling"
     problems: list[PermissionProblem] = []
     for key, level in perms.items():
         where = f"permissions.{key}"
@@ -126,26 +165,27 @@ def permission_problems(perms: Mapping[str, object]) -> list[PermissionProblem]:
                 PermissionProblem(key, f"{where}: {level!r} is not a level (use read or write)")
             )
             continue
-        ceiling = WORKER_CEILING.get(key)
-        if ceiling is None:
+        top = None if key in NEVER_GRANTED else limit.get(key)
+        if top is None:
             problems.append(
                 PermissionProblem(
                     key,
-                    f"{where}: {level!r} is outside the worker ceiling ({_ceiling_text()})",
+                    f"{where}: {level!r} is outside the {label} ({ceiling_text(limit)})",
                 )
             )
-        elif _RANK[level] > _RANK[ceiling]:
+        elif _RANK[level] > _RANK[top]:
             problems.append(
-                PermissionProblem(
-                    key, f"{where}: {level!r} exceeds the worker ceiling ({key}:{ceiling})"
-                )
+                PermissionProblem(key, f"{where}: {level!r} exceeds the {label} ({key}:{top})")
             )
     return problems
 
 
-def check_permissions(perms: Mapping[str, object], who: str) -> list[str]:
-    """Readable refusals for ``perms`` requested by ``who`` (e.g. ``role 'reviewer'``)."""
-    return [f"{who}: {problem.message}" for problem in permission_problems(perms)]
+def check_permissions(
+    perms: Mapping[str, object], who: str, ceiling: str = DEFAULT_CEILING
+) -> list[str]:
+    """Readable refusals for ``perms`` requested by ``who`` (e.g. ``role 'reviewer'``) under the
+    ``ceiling`` its identity declares."""
+    return [f"{who}: {problem.message}" for problem in permission_problems(perms, ceiling)]
 
 
 def within(granted: Mapping[str, str], needed: Mapping[str, str]) -> bool:

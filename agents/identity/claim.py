@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agents.identity.errors import PermissionRefused
-from agents.permissions import check_permissions
+from agents.permissions import CEILINGS, DEFAULT_CEILING, ceiling_name_problem, check_permissions
 from agents.settings.model import IdentityKind
 
 # GitHub adds metadata:read to every repository-scoped token whether asked or not; it is inside
@@ -66,10 +66,11 @@ class TokenScope(BaseModel):
             tuple(repo.lower() for repo in self.repositories),
         )
 
-    def check(self, role: str) -> None:
-        """Refuse, before any request, a scope no worker token may have."""
+    def check(self, role: str, ceiling: str = DEFAULT_CEILING) -> None:
+        """Refuse, before any request, a scope no token of an identity with ``ceiling`` (its
+        ``ceiling`` setting) may have."""
         who = f"role {role!r}"
-        problems = check_permissions(self.permissions, who)
+        problems = check_permissions(self.permissions, who, ceiling)
         if not self.permissions:
             # GitHub reads an empty permission set as "everything the installation has".
             problems.append(f"{who}: asks for no permissions; name each one it needs")
@@ -115,3 +116,12 @@ class IdentityClaim(BaseModel):
     mint: MintRecord | None = None
     # The operator accepts a bot PAT grant not shown within the ceiling (agents.identity.pat).
     accept_broader_grant: bool = False
+    # The identity's ceiling, as its settings declare it: the worker holds the grant to it.
+    ceiling: str = DEFAULT_CEILING
+
+    @field_validator("ceiling")
+    @classmethod
+    def _known_ceiling(cls, value: str) -> str:
+        if value not in CEILINGS:
+            raise ValueError(ceiling_name_problem(value))
+        return value

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pydantic import SecretStr
 
 from agents.identity.claim import IdentityClaim, MintRecord, TokenScope
+from agents.permissions import DEFAULT_CEILING
 from agents.settings.model import IdentityKind
 
 
@@ -26,6 +27,7 @@ class TokenLease:
     installation_id: int | None
     shared: bool
     accept_broader_grant: bool = False
+    ceiling: str = DEFAULT_CEILING
 
     def claim(self) -> IdentityClaim:
         """The identity block for this worker's dispatch envelope."""
@@ -38,6 +40,7 @@ class TokenLease:
             repositories=self.scope.repositories,
             mint=self.record,
             accept_broader_grant=self.accept_broader_grant,
+            ceiling=self.ceiling,
         )
 
     def __reduce__(self) -> str | tuple[object, ...]:

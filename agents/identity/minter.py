@@ -30,6 +30,7 @@ from agents.identity.errors import MintRefused
 from agents.identity.grant import excess_grant, permission_text, record_of, token_of
 from agents.identity.lease import MintStats, TokenLease
 from agents.identity.tokens import fingerprint
+from agents.permissions import DEFAULT_CEILING, ceiling_of, check_permissions
 from agents.settings.model import DEFAULT_IDENTITY, IdentityKind, IdentitySettings
 from agents.transport.auth import AppJwtAuth, InstallationTokenAuth
 from agents.transport.client import GitHubTransport
@@ -76,6 +77,7 @@ class InstallationMinter:
         installation_id: int,
         private_key: SecretStr,
         identity_name: str = DEFAULT_IDENTITY,
+        ceiling: str = DEFAULT_CEILING,
         bot_login: str | None = None,
         per_worker: bool = False,
         refresh_margin: timedelta = DEFAULT_REFRESH_MARGIN,
@@ -85,6 +87,9 @@ class InstallationMinter:
         calls: IdentityCalls | None = None,
     ) -> None:
         self.name = identity_name
+        # Refused here, not at the first mint: an unknown name must never mean "no ceiling".
+        ceiling_of(ceiling)
+        self.ceiling = ceiling
         self.api_url = api_url.rstrip("/")
         self.app_id = app_id
         self.installation_id = installation_id
@@ -121,6 +126,7 @@ class InstallationMinter:
             private_key=read_private_key(ident, name),
             identity_name=name,
             bot_login=ident.bot_login,
+            ceiling=ident.ceiling,
             **options,
         )
 
@@ -180,6 +186,23 @@ class InstallationMinter:
                 return {str(k): str(v) for k, v in perms.items()} if isinstance(perms, dict) else {}
         return None
 
+    def over_ceiling(self, granted: dict[str, str] | None) -> str | None:
+        """One line when the installation grants (``granted``, from
+        :meth:`installation_permissions`) this writer identity more than its ceiling; None when
+        within it. Only a writer is held to it: a reviewing App may be granted contents:write
+        for the thread-resolution exception (agents.identity.resolution)."""
+        if self.ceiling == DEFAULT_CEILING:
+            return None
+        if granted is None:
+            return (
+                f"identity {self.name!r}: refused: GitHub does not list installation "
+                f"{self.installation_id}"
+            )
+        problems = check_permissions(granted, "the installation grants", self.ceiling)
+        if not problems:
+            return None
+        return f"identity {self.name!r}: refused: " + "; ".join(problems)
+
     async def app_permissions(self) -> dict[str, str]:
         """What the App's registration asks for (``GET /app``'s ``permissions``)."""
         reply = await self._api.app(self._jwt)
@@ -206,7 +229,7 @@ class InstallationMinter:
 
     async def acquire(self, scope: TokenScope, *, role: str, holder: str) -> TokenLease:
         """A token for ``holder`` limited to ``scope``; refuses scopes above the ceiling."""
-        scope.check(role)
+        scope.check(role, self.ceiling)
         login = await self.bot_login()
         if self.per_worker:
             minted = await self._mint(scope, role)
@@ -294,6 +317,7 @@ class InstallationMinter:
             record=minted.record,
             installation_id=self.installation_id,
             shared=shared,
+            ceiling=self.ceiling,
         )
 
     async def _mint(self, scope: TokenScope, role: str) -> _Minted:

@@ -26,7 +26,7 @@ def check_offline(
             "as the maintainer"
         )
     _check_kind(claim, credential)
-    ceiling = check_permissions(claim.permissions, f"identity {claim.name!r}")
+    ceiling = check_permissions(claim.permissions, f"identity {claim.name!r}", claim.ceiling)
     if ceiling:
         raise IdentityBlocked.mismatch("; ".join(ceiling))
     if claim.kind == "app":

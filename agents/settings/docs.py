@@ -213,6 +213,13 @@ IDENTITY_MEANINGS: dict[str, tuple[str, str]] = {
         "fine-grained PAT, or a classic one with `repo`); refused otherwise. Scopes above the "
         "ceiling (`workflow`, `admin:*`, `delete_repo`, ...) are refused regardless.",
     ),
+    "ceiling": (
+        "`app`",
+        "What every token of this identity may hold at most: `reviewing` (default: "
+        "`issues:write`, `pull_requests:write`, `contents:read`, `metadata:read`) or `writing` "
+        "(its own App: adds `contents:write`). Never `workflows`, `administration`, `secrets`. "
+        "`swarm verify` refuses a writer App whose installation grants more.",
+    ),
 }
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 from agents.errors import SwarmError
+from agents.permissions import CEILINGS, DEFAULT_CEILING, ceiling_name_problem
 from agents.private_files import read_private_text
 
 IdentityKind = Literal["app", "bot_pat"]
@@ -39,6 +40,16 @@ class IdentitySettings(BaseModel):
     # A bot PAT whose grant GitHub does not show to be within the worker ceiling (fine-grained,
     # or classic with `repo`) is refused unless this says the operator accepts it.
     accept_broader_grant: bool = False
+    # Which ceiling (agents.permissions.CEILINGS) bounds every token of this identity: a
+    # reviewing identity never holds contents:write; only the writer's own App does.
+    ceiling: str = DEFAULT_CEILING
+
+    @field_validator("ceiling")
+    @classmethod
+    def _known_ceiling(cls, value: str) -> str:
+        if value not in CEILINGS:
+            raise ValueError(ceiling_name_problem(value))
+        return value
 
     @model_validator(mode="after")
     def _complete_for_kind(self) -> IdentitySettings:
@@ -59,6 +70,11 @@ class IdentitySettings(BaseModel):
             raise ValueError(
                 "accept_broader_grant is for bot_pat identities; an App token's grant is "
                 "checked at every mint"
+            )
+        if self.kind != "app" and self.ceiling != DEFAULT_CEILING:
+            raise ValueError(
+                f"ceiling {self.ceiling!r} is for App identities; a bot account's PAT cannot be "
+                "scoped down per token"
             )
         if missing:
             raise ValueError(f"a {self.kind!r} identity needs {', '.join(missing)}")

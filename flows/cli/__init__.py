@@ -29,6 +29,8 @@ mistakes a person can fix: the CLI turns those into one line and exit status 2.
   lent
 - ``identity_actions.py``: ``swarm verify`` and ``swarm exec``: identities checked and lent, never
   shown
+- ``identity_blocks.py``: ``swarm verify``'s block per identity: its ceiling, grant and
+  repositories, and the refusal of a writer App granted more than its ceiling
 - ``known.py``: What a name typed on the command line is checked against: roles on disk, and
   repositories and identities configured or recorded
 - ``memory.py``: ``swarm memory list|add|edit|rm``: the memories workers see, with their provenance

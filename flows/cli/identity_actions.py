@@ -98,6 +98,9 @@ def verify_identities() -> int:
     columns = ["identity", "kind", "login", "roles", "check"]
     print_table("identities", columns, checks.rows, wraps={"roles", "check"})
     # Below the table, whole: a cell folds a long line over several.
+    for block in checks.blocks:
+        for line in block:
+            say(line)
     for line in checks.grants + checks.events + checks.threads + checks.refusals:
         say(line)
     return 2 if checks.refusals else 1 if checks.failed else 0
@@ -114,6 +117,8 @@ class _Checks:
     events: list[str] = field(default_factory=list)
     # Whether each App identity resolves fixed findings' threads, and what is missing if not.
     threads: list[str] = field(default_factory=list)
+    # Per identity: its ceiling, what the installation grants, the repositories it reaches.
+    blocks: list[list[str]] = field(default_factory=list)
     failed: int = 0
 
 
@@ -125,6 +130,7 @@ async def _check_identities(settings: Settings) -> _Checks:
     from agents.roles.files import load_roles
     from agents.settings.model import DEFAULT_IDENTITY, ConfigError
     from agents.transport import GitHubUnreachable
+    from flows.cli.identity_blocks import identity_block
 
     maintainer = settings.require_maintainer_login()
     roles = load_roles(settings.roles_dir)
@@ -146,6 +152,12 @@ async def _check_identities(settings: Settings) -> _Checks:
             if login.lower() == maintainer.lower():
                 rows.append([name, ident.kind, login, "-", "FAILED: this is the maintainer"])
                 refusals.append(f"identity {name!r}: BLOCKED: {login} is the maintainer")
+                continue
+            block, over = await identity_block(source, name, login, settings.repos)
+            found.blocks.append(block)
+            if over is not None:
+                rows.append([name, ident.kind, login, ", ".join(users) or "-", "FAILED: refused"])
+                refusals.append(over)
                 continue
             checked = await _check_roles(source, roles, users, settings.repos, TokenScope)
             if isinstance(source, BotPatIdentity):
@@ -229,4 +241,4 @@ async def _check_roles(
             granted.append(f"{role_id}: " + ", ".join(f"{k}:{v}" for k, v in sorted(got.items())))
         finally:
             await source.release(lease)
-    return "ok; " + "; ".join(granted)
+    return "; ".join(["ok", *granted])

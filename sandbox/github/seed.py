@@ -314,6 +314,8 @@ def write_credentials(state: SandboxState, directory: Path, api_url: str) -> Pat
         f"SWARM_IDENTITIES__WRITER__APP_ID={WRITER_APP_ID}",
         f"SWARM_IDENTITIES__WRITER__PRIVATE_KEY_FILE={pems[WRITER_SLUG]}",
         f"SWARM_IDENTITIES__WRITER__INSTALLATION_ID={WRITER_INSTALLATION_ID}",
+        # Its own App and the writer's ceiling (contents:write); the others stay reviewers.
+        "SWARM_IDENTITIES__WRITER__CEILING=writing",
     ]
     return put("sandbox.env", "\n".join(lines) + "\n")
 

@@ -1,9 +1,13 @@
 """The writer's GitHub calls (agents/github/branches.py, commits.py, drafts.py) through the real
 gateway and githubkit against the sandbox GitHub, as the writer App: a copy fetched by code, its
-own branch made once, signed commits that never overwrite a moved head, one draft PR."""
+own branch made once, signed commits that never overwrite a moved head, one draft PR. The branch
+test mints through the product's minter under the writer ceiling (SWARM_IDENTITIES__WRITER__
+CEILING=writing in sandbox.env), as workers do; the rest take a sandbox token directly."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -16,6 +20,8 @@ from agents.github.drafts import comment_on_issue, open_draft_pull
 from agents.github.gateway import GitHubGateway
 from agents.github.issues import labelled_open_issues, may_write
 from agents.github.writes import WriteCaps, WriteLedger, WriteRefused
+from agents.identity import TokenScope
+from agents.identity.sources import open_identity
 from sandbox.github.seed import (
     MAINTAINER,
     READER,
@@ -29,6 +35,7 @@ from sandbox.github.seed import (
 from sandbox.server import SandboxServer
 from tests.github.sandbox_helpers import sandbox_clock
 from tests.github_schema import answer_problems, github_schema
+from tests.identity.conftest import settings_for
 
 pytestmark = pytest.mark.anyio
 
@@ -44,6 +51,27 @@ def writer(
     return GitHubGateway(
         sandbox.url, WRITER_BOT, lambda: token, throttle, writes=ledger, write_target=target
     )
+
+
+@asynccontextmanager
+async def minted_writer(sandbox: SandboxServer, tmp_path: Path) -> AsyncIterator[GitHubGateway]:
+    """The writer's gateway holding a token the product's minter made (the path workers take),
+    for WIDGETS under the writer ceiling; revoked when the block ends."""
+    source = open_identity(settings_for(sandbox, tmp_path), "writer")
+    scope = TokenScope(
+        repositories=(WIDGETS,),
+        permissions={"contents": "write", "pull_requests": "write", "metadata": "read"},
+    )
+    lease = await source.acquire(scope, role="writer", holder="writer-test")
+    token = lease.token.get_secret_value()
+    throttle = IdentityThrottle(WRITER_BOT, clock=sandbox_clock(sandbox))
+    gh = GitHubGateway(sandbox.url, WRITER_BOT, lambda: token, throttle)
+    try:
+        yield gh
+    finally:
+        await gh.aclose()
+        await source.release(lease)
+        await source.aclose()
 
 
 def sent(sandbox: SandboxServer, method: str, route: str) -> int:
@@ -69,18 +97,17 @@ async def test_the_default_branch_head_is_fetched_into_a_copy_by_code(
 
 
 async def test_the_writers_branch_is_made_once_and_found_again_after_a_crash(
-    sandbox: SandboxServer,
+    sandbox: SandboxServer, tmp_path: Path
 ) -> None:
-    gh = writer(sandbox)
-    base = sandbox.state.repo(WIDGETS).branches["main"]
-    first = await ensure_branch(gh, WIDGETS, BRANCH, base, login=WRITER_BOT)
-    again = await ensure_branch(gh, WIDGETS, BRANCH, base, login=WRITER_BOT)
-    assert (first.created, again.created, again.head) == (True, False, base)
-    made = await commit_on_branch(gh, WIDGETS, BRANCH, base, "Fix", additions=FIX)
-    after = await ensure_branch(gh, WIDGETS, BRANCH, base, login=WRITER_BOT)
-    assert (after.created, after.head) == (False, made.oid)
-    assert sent(sandbox, "POST", "/repos/{owner}/{repo}/git/refs") == 1
-    await gh.aclose()
+    async with minted_writer(sandbox, tmp_path) as gh:
+        base = sandbox.state.repo(WIDGETS).branches["main"]
+        first = await ensure_branch(gh, WIDGETS, BRANCH, base, login=WRITER_BOT)
+        again = await ensure_branch(gh, WIDGETS, BRANCH, base, login=WRITER_BOT)
+        assert (first.created, again.created, again.head) == (True, False, base)
+        made = await commit_on_branch(gh, WIDGETS, BRANCH, base, "Fix", additions=FIX)
+        after = await ensure_branch(gh, WIDGETS, BRANCH, base, login=WRITER_BOT)
+        assert (after.created, after.head) == (False, made.oid)
+        assert sent(sandbox, "POST", "/repos/{owner}/{repo}/git/refs") == 1
 
 
 async def test_a_branch_holding_someone_elses_commit_is_never_taken_over(
