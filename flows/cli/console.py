@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -21,6 +22,19 @@ from flows.run.report import TABLE_COLUMNS, RunReport, outcome_row, review_word
 # output without COLUMNS (CI logs, `make demo | tee`) gets 160 columns rather than rich's 80.
 console = Console() if sys.stdout.isatty() or os.environ.get("COLUMNS") else Console(width=160)
 err_console = Console(stderr=True)
+
+
+def _room() -> int:
+    """The width a table gets, read when it is printed: rich fixes a console's width when it is
+    made, so a console made in one environment (a test process with COLUMNS=80) would print
+    every later table at that width whatever COLUMNS says by then."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    return 160
+
 
 # The worker table's columns in the order they go when the terminal is too narrow: worker, PR,
 # outcome and cost stay (the id is what `swarm transcript` takes; the cost is what it cost).
@@ -67,7 +81,7 @@ def print_table(
     ]
     shown = list(range(len(columns)))
     order = list(drop) if drop is not None else list(reversed(columns[1:]))
-    room = console.width
+    room = console.width = _room()
     if WIDE.on:
         room = max(room, _table_width([w.whole for w in widths]))
     else:
