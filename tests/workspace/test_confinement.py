@@ -13,13 +13,20 @@ from agents.workspace.copy import MAX_READ_BYTES, PathRefused, Workspace
 pytestmark = pytest.mark.anyio
 
 
+# An absolute path names a file of the test's own, never a system file: were the guard ever
+# broken, the write tool would write there (a run as root once emptied /etc/passwd this way).
+ABSOLUTE = "<the outside file, absolute>"
+
+
 @pytest.mark.parametrize(
-    "path", ["../outside.txt", "/etc/passwd", "src/../../outside.txt", "%2e%2e/outside.txt", "a\\b"]
+    "path", ["../outside.txt", ABSOLUTE, "src/../../outside.txt", "%2e%2e/outside.txt", "a\\b"]
 )
 async def test_traversal_and_absolute_paths_are_refused_for_every_tool(
     tools: Toolbox, copy_root: Path, path: str
 ) -> None:
     (copy_root.parent / "outside.txt").write_text("outside secret\n")
+    if path == ABSOLUTE:
+        path = str(copy_root.parent / "outside.txt")
     for name, args in [
         ("workspace_read", {"path": path}),
         ("workspace_write", {"path": path, "text": "x"}),
@@ -39,7 +46,11 @@ async def test_a_symlink_planted_in_the_repository_is_never_followed(
     data_dir = tmp_path / "data"
     data_dir.mkdir()
     (data_dir / "store.db").write_text("sealing key: s3cr3t\n")
-    (copy_root / "etc").symlink_to("/etc")
+    # A stand-in for /etc: a broken guard writes through the link, and must not write the host's.
+    etc = tmp_path / "etc"
+    etc.mkdir()
+    (etc / "passwd").write_text("root:x:0:0:root:/root:/bin/sh\n")
+    (copy_root / "etc").symlink_to(etc)
     (copy_root / "data").symlink_to(data_dir)
     (copy_root / "store.db").symlink_to(data_dir / "store.db")
     (copy_root / "inner").symlink_to(copy_root / "README.md")  # even a link inside the copy
@@ -53,6 +64,7 @@ async def test_a_symlink_planted_in_the_repository_is_never_followed(
         ws.write("data/new.txt", "planted\n")
     hits, _ = ws.search("s3cr3t")
     assert hits == [] and (data_dir / "store.db").read_text() == "sealing key: s3cr3t\n"
+    assert (etc / "passwd").read_text() == "root:x:0:0:root:/root:/bin/sh\n"
     assert not (data_dir / "new.txt").exists()
     listed = {e.name: e.kind for e in ws.listing()[0]}
     assert listed["data"] == "link" and listed["store.db"] == "link"
