@@ -14,7 +14,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Annotated, Final
+
+from pydantic import AfterValidator
 
 LEVELS: Final[tuple[str, ...]] = ("read", "write")
 _RANK: Final[dict[str, int]] = {"read": 1, "write": 2, "admin": 3}
@@ -134,6 +136,17 @@ def ceiling_name_problem(name: str) -> str:
     """One line for a ceiling name outside the closed set, with the near miss if any."""
     known = " or ".join(CEILINGS)
     return f"{name!r} is not a ceiling (use {known}){did_you_mean(name, set(CEILINGS))}"
+
+
+def known_ceiling(name: str) -> str:
+    """``name`` when it is a ceiling; else the one-line problem, as a validation error."""
+    ceiling_of(name)
+    return name
+
+
+# A ceiling's name wherever a model carries one (an identity's settings, a claim in an
+# envelope): one check, so a typo reads the same from either.
+CeilingName = Annotated[str, AfterValidator(known_ceiling)]
 
 
 def ceiling_text(ceiling: Mapping[str, str]) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agents.identity.errors import PermissionRefused
-from agents.permissions import CEILINGS, DEFAULT_CEILING, ceiling_name_problem, check_permissions
+from agents.permissions import DEFAULT_CEILING, CeilingName, check_permissions
 from agents.settings.model import IdentityKind
 
 # GitHub adds metadata:read to every repository-scoped token whether asked or not; it is inside
@@ -117,11 +117,4 @@ class IdentityClaim(BaseModel):
     # The operator accepts a bot PAT grant not shown within the ceiling (agents.identity.pat).
     accept_broader_grant: bool = False
     # The identity's ceiling, as its settings declare it: the worker holds the grant to it.
-    ceiling: str = DEFAULT_CEILING
-
-    @field_validator("ceiling")
-    @classmethod
-    def _known_ceiling(cls, value: str) -> str:
-        if value not in CEILINGS:
-            raise ValueError(ceiling_name_problem(value))
-        return value
+    ceiling: CeilingName = DEFAULT_CEILING

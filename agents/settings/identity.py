@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
 from agents.errors import SwarmError
-from agents.permissions import CEILINGS, DEFAULT_CEILING, ceiling_name_problem
+from agents.permissions import DEFAULT_CEILING, CeilingName
 from agents.private_files import read_private_text
 
 IdentityKind = Literal["app", "bot_pat"]
@@ -42,14 +42,7 @@ class IdentitySettings(BaseModel):
     accept_broader_grant: bool = False
     # Which ceiling (agents.permissions.CEILINGS) bounds every token of this identity: a
     # reviewing identity never holds contents:write; only the writer's own App does.
-    ceiling: str = DEFAULT_CEILING
-
-    @field_validator("ceiling")
-    @classmethod
-    def _known_ceiling(cls, value: str) -> str:
-        if value not in CEILINGS:
-            raise ValueError(ceiling_name_problem(value))
-        return value
+    ceiling: CeilingName = DEFAULT_CEILING
 
     @model_validator(mode="after")
     def _complete_for_kind(self) -> IdentitySettings:
