@@ -177,14 +177,14 @@ def print_report(report: RunReport, *, link: bool = True) -> None:
             console.print(f"[bold]would post on {escape(outcome.target)}[/bold]:")
             console.print(redact(outcome.dry_run_preview), markup=False, highlight=False)
     style = "green" if report.ok else "red"
-    console.print(f"[{style}]{escape(report.headline())}.[/{style}]")
+    _line(f"[{style}]{escape(report.headline())}.[/{style}]")
     for outcome in report.failed:
-        console.print(
+        _line(
             f"  [red]{escape(outcome.target)}[/red] ({outcome.role}): "
             + escape(redact(outcome.reason or ""))
         )
     if report.left_by_cost_cap:
-        console.print(
+        _line(
             f"  [yellow]{len(report.left_by_cost_cap)} PR(s) left[/yellow]: "
             + escape(report.cost_cap_reason or "the run's cost cap")
             + "; the next run retries them: "
@@ -192,16 +192,22 @@ def print_report(report: RunReport, *, link: bool = True) -> None:
         )
     for line in report.unreadable:
         # Which PR or repository, and why: the next run tries it again.
-        console.print(f"  [red]unreadable[/red] {escape(redact(line))}")
+        _line(f"  [red]unreadable[/red] {escape(redact(line))}")
     for paused in report.paused:
         until = paused.paused_until.isoformat() if paused.paused_until else "unknown"
         who = escape(paused.identity)
-        console.print(f"  [yellow]{who}[/yellow] paused by rate limits until {until}")
+        _line(f"  [yellow]{who}[/yellow] paused by rate limits until {until}")
     for line in report.config_errors:
-        console.print(f"  [red]{escape(redact(line))}[/red] (repository skipped until fixed)")
+        _line(f"  [red]{escape(redact(line))}[/red] (repository skipped until fixed)")
     if report.config_told:
-        console.print(f"  told on {escape(', '.join(report.config_told))} (once per file version)")
+        _line(f"  told on {escape(', '.join(report.config_told))} (once per file version)")
     for line in report.skipped:
-        console.print(f"  skipped {escape(redact(line))}")
+        _line(f"  skipped {escape(redact(line))}")
     if link and report.ui_link:
         say(f"Prefect UI: {report.ui_link}")
+
+
+def _line(text: str) -> None:
+    """A sentence of the run's report: the terminal wraps it, never rich mid-sentence at a
+    captured 80 columns, so a log or a pipe keeps each line whole and searchable."""
+    console.print(text, soft_wrap=True)

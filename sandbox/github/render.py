@@ -123,6 +123,11 @@ def installation(u: Urls, inst: Installation, account: User) -> JSON:
     }
 
 
+def _pushed_at(r: Repo, now: float) -> float:
+    """When the repository was last pushed to: its newest commit (never after ``now``)."""
+    return min(now, max((c.at for c in r.commits.values()), default=r.created_at))
+
+
 def repo(u: Urls, r: Repo, now: float, permissions: dict[str, bool] | None = None) -> JSON:
     api = f"{u.api}/repos/{r.full_name}"
     open_issues = sum(1 for i in r.issues.values() if i.state == "open")
@@ -203,9 +208,11 @@ def repo(u: Urls, r: Repo, now: float, permissions: dict[str, bool] | None = Non
         "visibility": "private" if r.private else "public",
         "license": None,
         "topics": [],
-        "pushed_at": iso(now),
+        # The newest push, not the time of the request: a time that moves with the clock made the
+        # listing's ETag change from one second to the next, so an unchanged answer got a 200.
+        "pushed_at": iso(_pushed_at(r, now)),
         "created_at": iso(r.created_at),
-        "updated_at": iso(now),
+        "updated_at": iso(_pushed_at(r, now)),
     }
     body.update({k: api + v if v.startswith("/") else f"{api}/{v}" for k, v in templated.items()})
     if permissions is not None:

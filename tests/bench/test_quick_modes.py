@@ -44,6 +44,7 @@ QUICK = {
     "real_prs.py": ["--only", "idna"],
     "confine.py": ["--runs", "2", "--files", "4"],
     "patterns.py": ["--sizes", "1024", "--no-before"],
+    "workspace_search.py": ["--quick"],
 }
 # Modules the benches share, not benches of their own.
 SHARED = {"cli.py", "databases.py", "swarm_passes.py"}

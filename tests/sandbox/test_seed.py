@@ -87,6 +87,7 @@ def test_write_credentials_lets_a_client_authenticate_as_each_app(
         "SWARM_IDENTITIES__WRITER__APP_ID": "1003",
         "SWARM_IDENTITIES__WRITER__PRIVATE_KEY_FILE": str(tmp_path / "keys" / "swarm-writer.pem"),
         "SWARM_IDENTITIES__WRITER__INSTALLATION_ID": "2003",
+        "SWARM_IDENTITIES__WRITER__CEILING": "writing",
     }
     pem = Path(settings["SWARM_APP_PRIVATE_KEY_FILE"])
     assert stat.S_IMODE(pem.stat().st_mode) == 0o600
