@@ -19,7 +19,7 @@ import logging
 import threading
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TypedDict, Unpack
+from typing import TypedDict, TypeVar, Unpack
 
 from pydantic import SecretStr
 
@@ -35,6 +35,9 @@ from agents.settings.model import DEFAULT_IDENTITY, IdentityKind, IdentitySettin
 from agents.transport.auth import AppJwtAuth, InstallationTokenAuth
 from agents.transport.client import GitHubTransport
 from agents.transport.reply import Reply
+
+# What a field of GET /app is read as (its events a list, its permissions a dict).
+_F = TypeVar("_F")
 
 log = logging.getLogger(__name__)
 
@@ -157,14 +160,19 @@ class InstallationMinter:
     async def app_events(self) -> frozenset[str]:
         """The events the App subscribes to (``GET /app``'s ``events``): what GitHub sends its
         webhook, whatever the code acts on. Read anew each time; ``swarm verify`` asks."""
-        reply = await self._api.app(self._jwt)
-        events = reply.field("events")
-        if not reply.ok or not isinstance(events, list):
-            raise MintRefused(
-                f"identity {self.name!r}: GET /app did not list the App's events "
-                f"({reply.github_message()})"
-            )
+        events = await self._app_field("events", list, "list the App's events")
         return frozenset(str(e) for e in events)
+
+    async def _app_field(self, name: str, kind: type[_F], what: str) -> _F:
+        """One field of ``GET /app`` (App JWT), refused in one line when GitHub did not give it
+        as ``kind``; read anew on each call."""
+        reply = await self._api.app(self._jwt)
+        value = reply.field(name)
+        if not reply.ok or not isinstance(value, kind):
+            raise MintRefused(
+                f"identity {self.name!r}: GET /app did not {what} ({reply.github_message()})"
+            )
+        return value
 
     async def hook_deliveries(self, per_page: int, cursor: str | None = None) -> Reply:
         """A page of the App's webhook deliveries (App JWT, the App's budget)."""
@@ -205,13 +213,7 @@ class InstallationMinter:
 
     async def app_permissions(self) -> dict[str, str]:
         """What the App's registration asks for (``GET /app``'s ``permissions``)."""
-        reply = await self._api.app(self._jwt)
-        perms = reply.field("permissions")
-        if not reply.ok or not isinstance(perms, dict):
-            raise MintRefused(
-                f"identity {self.name!r}: GET /app did not name the App's permissions "
-                f"({reply.github_message()})"
-            )
+        perms = await self._app_field("permissions", dict, "name the App's permissions")
         return {str(k): str(v) for k, v in perms.items()}
 
     async def mint_unleased(self, scope: TokenScope, *, role: str) -> tuple[SecretStr, MintRecord]:
