@@ -64,3 +64,17 @@ class WorkerOutcome(BaseModel):
     def failed(self) -> bool:
         """Whether this end fails the run (see :data:`FAILED_OUTCOMES`)."""
         return self.status in FAILED_OUTCOMES
+
+
+class WorkRefused(Exception):
+    """A kind's workbench will not set up the work (a branch that is someone else's, an invalid
+    base configuration): the worker ends failed with this one line, before any model call."""
+
+
+class WorkDone(Exception):
+    """A kind's workbench found the task's one write made already (a run cut off before it
+    recorded it): the worker ends skipped, naming it at ``url``."""
+
+    def __init__(self, reason: str, url: str) -> None:
+        super().__init__(reason)
+        self.url = url

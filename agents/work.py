@@ -21,7 +21,7 @@ DEFAULT_MIN_SEVERITY: Severity = "minor"
 DEFAULT_MAX_COMMENTS = 10
 MAX_INLINE = 50
 
-TaskKind = Literal["review_pr", "summarize", "triage_issue", "respond"]
+TaskKind = Literal["review_pr", "summarize", "triage_issue", "respond", "implement"]
 
 
 class Shard(BaseModel):
@@ -162,7 +162,12 @@ class Assignment(BaseModel):
     @property
     def run_name(self) -> str:
         """The task run name people read in the Prefect UI."""
-        verbs = {"summarize": "summarize", "triage_issue": "triage", "respond": "answer"}
+        verbs = {
+            "summarize": "summarize",
+            "triage_issue": "triage",
+            "respond": "answer",
+            "implement": "implement",
+        }
         verb = verbs.get(self.task.kind, "review")
         shard = self.task.shard
         part = f" [shard {shard.index + 1}/{shard.count}]" if shard else ""

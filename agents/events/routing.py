@@ -42,6 +42,7 @@ from agents.events.payloads import (
     ReviewThreadEvent,
 )
 from agents.kinds.book import RoleBook
+from agents.kinds.kind import Route as Route  # a kind's own routes, declared with the kind
 from agents.roles.files import shipped_book
 
 REVIEW_ACTIONS = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
@@ -230,17 +231,6 @@ def _route(event: str, raw: object, head: Envelope, base: Routed, book: RoleBook
     if head.action not in actions:
         return own(delivery) if own else delivery.ignored(otherwise)
     return handler(delivery)
-
-
-@dataclass(frozen=True)
-class Route:
-    """An event a kind of work starts on beyond the ones above (:attr:`agents.kinds.kind.Kind.
-    routes`): the event, the actions that mean work, and its handler, which reads the payload
-    and asks for work (:meth:`Delivery.asks`) or ignores it with the reason."""
-
-    event: str
-    actions: frozenset[str]
-    handler: Callable[[Delivery], Routed]
 
 
 def _pull_request(d: Delivery) -> Routed:

@@ -57,6 +57,15 @@ def _ref_path(repo: str, name: str) -> str:
     return f"/repos/{repo_name(repo)}/git/ref/heads/{quote(name, safe='/')}"
 
 
+async def default_branch(gateway: GitHubEndpoints, repo: str) -> str:
+    """The repository's default branch (``GET /repos/{owner}/{repo}``'s ``default_branch``)."""
+    response = await gateway.request("GET", f"/repos/{repo_name(repo)}")
+    name = response.json().get("default_branch")
+    if not isinstance(name, str) or not name:
+        raise GitHubApiError(200, "GET", "/repos/{owner}/{repo}", "no default branch")
+    return name
+
+
 async def branch_head(gateway: GitHubEndpoints, repo: str, name: str) -> str | None:
     """The SHA ``name`` points to, or None when there is no such branch (GitHub's 404)."""
     try:

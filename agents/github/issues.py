@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agents.github.endpoints import GitHubEndpoints
+from agents.github.paths import repo_name
 
 WRITE_ROLES = frozenset({"admin", "maintain", "write"})
 
@@ -53,3 +54,22 @@ async def labelled_open_issues(
 async def may_write(gateway: GitHubEndpoints, repo: str, login: str) -> bool:
     """Whether ``login`` has write access to ``repo`` (admin, maintain or write)."""
     return await gateway.collaborator_permission(repo, login) in WRITE_ROLES
+
+
+async def labelled_by(gateway: GitHubEndpoints, repo: str, number: int, label: str) -> str | None:
+    """Who added ``label`` to issue ``number`` last (its newest ``labeled`` event's actor), or
+    None when no event says (docs.github.com/rest/issues/events#list-issue-events). The label on
+    an issue proves nothing by itself: anyone with triage access may add one. The first 100
+    events are read: an issue labelled after a longer history is not started by discovery
+    (the label's webhook still starts it)."""
+    response = await gateway.request(
+        "GET", f"/repos/{repo_name(repo)}/issues/{number}/events", params={"per_page": 100}
+    )
+    events = response.json()
+    found: str | None = None
+    for event in events if isinstance(events, list) else []:
+        if not isinstance(event, dict) or event.get("event") != "labeled":
+            continue
+        if (event.get("label") or {}).get("name") == label:
+            found = (event.get("actor") or {}).get("login") or None
+    return found

@@ -10,14 +10,30 @@ next product kind's) registers itself with :func:`register` the same way.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from agents.permissions import DEFAULT_CEILING, CeilingName
+
 if TYPE_CHECKING:
-    from agents.events.routing import Route
+    from agents.events.routing import Delivery, Routed
     from agents.planning.discover import Discovery
+    from agents.tools.context import WorkerContext
     from agents.wiring import Runtime
     from agents.work import Task
+
+
+@dataclass(frozen=True)
+class Route:
+    """An event a kind of work starts on beyond the built-in handlers of
+    :mod:`agents.events.routing` (:attr:`Kind.routes`): the event, the actions that mean work,
+    and its handler, which reads the payload and asks for work (``Delivery.asks``) or ignores
+    it with the reason."""
+
+    event: str
+    actions: frozenset[str]
+    handler: Callable[[Delivery], Routed]
 
 
 @dataclass(frozen=True)
@@ -33,6 +49,9 @@ class Ask:
 
 
 Discover = Callable[["Runtime", Ask], Awaitable["Discovery"]]
+# What a kind's worker sets up before its session and takes down after it, whichever way the
+# session ends (the writer's working copy and branch), on the worker's own context.
+Workbench = Callable[["WorkerContext"], AbstractAsyncContextManager[None]]
 
 
 @dataclass(frozen=True)
@@ -47,7 +66,12 @@ class Kind:
     (:data:`agents.work.TaskKind`) and ``describe`` the trusted task line a worker of it reads
     first; ``routes``: webhook events it starts on that no built-in handler takes (a label
     added to an issue, say); ``writers_only``: the work its routes ask for counts only from
-    someone with write access, asked of GitHub as the bot before anything runs."""
+    someone with write access, asked of GitHub as the bot before anything runs; ``write_key``:
+    the store key of the one write its task ends in, claimed before the first model call so a
+    second run at the same moment stops before it spends (None: the review kinds' own keys);
+    ``workbench``: what its worker sets up around the session (None: nothing); ``ceiling``: the
+    permission ceiling its roles are checked against when they load (its identity's own ceiling
+    is checked again before a token is minted)."""
 
     name: str
     summary: str
@@ -58,6 +82,9 @@ class Kind:
     describe: Callable[[Task], str] | None = None
     routes: tuple[Route, ...] = ()
     writers_only: bool = False
+    write_key: Callable[[Task, str], str | None] | None = None
+    workbench: Workbench | None = None
+    ceiling: CeilingName = DEFAULT_CEILING
 
 
 _KINDS: dict[str, Kind] = {}

@@ -104,7 +104,19 @@ class NoLedger:
 
 # -- what discovery produces ---------------------------------------------------------------------
 
-SkipReason = Literal["already_reviewed", "unreadable", "nothing_to_answer"] | PolicySkip
+SkipReason = (
+    Literal[
+        "already_reviewed",
+        "unreadable",
+        "nothing_to_answer",
+        # The writer's (agents.kinds.implement): a draft PR is open for the issue already, the
+        # label was not added by someone with write access, or the run's PR cap was reached.
+        "pull_request_open",
+        "label_not_by_writer",
+        "run_cap",
+    ]
+    | PolicySkip
+)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,13 @@ from pydantic import BaseModel, ValidationError
 
 from agents.errors import SwarmError
 from agents.kinds.book import RoleBook
-from agents.permissions import did_you_mean, permission_problems, within
+from agents.permissions import (
+    DEFAULT_CEILING,
+    CeilingName,
+    did_you_mean,
+    permission_problems,
+    within,
+)
 from agents.roles import (
     KNOWN_TOOLS,
     ONE_LINE,
@@ -147,7 +153,7 @@ def _semantic_problems(
     found.extend(_kind_problems(data, lines))
     perms = data.get("permissions")
     if isinstance(perms, Mapping):
-        for problem in permission_problems(perms):
+        for problem in permission_problems(perms, _kind_ceiling(data.get("kind"))):
             found.append((lines.line(("permissions", problem.key)), problem.message + who))
     else:
         perms = {}
@@ -175,6 +181,18 @@ def _semantic_problems(
                     )
                 )
     return found
+
+
+def _kind_ceiling(kind: object) -> CeilingName:
+    """The ceiling a role of ``kind`` is checked against when it loads: its kind's (the writer's
+    kind may write contents; every other kind reviews). Its identity's own ceiling is checked
+    again before any token is minted."""
+    from agents.kinds import kind_names
+    from agents.kinds.kind import kind_named
+
+    if isinstance(kind, str) and kind in kind_names():
+        return kind_named(kind).ceiling
+    return DEFAULT_CEILING
 
 
 def _kind_problems(data: Mapping[str, Any], lines: _LineFinder) -> list[tuple[int, str]]:

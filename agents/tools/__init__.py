@@ -28,6 +28,8 @@
   place
 - ``threads.py``: The bot's earlier findings on a pull request, their threads, and closing the fixed
   ones
+- ``writer_tools.py``: The writer's tests (the base branch's command, in the sandbox) and its one
+  draft pull request, committed and opened by code
 - ``workspace_tools.py``: The writer's tools on its working copy: read, list, search, write, edit
   and delete files, each refusal an error result the model reads
 """
@@ -44,6 +46,7 @@ from agents.tools.github_tools import github_tools
 from agents.tools.memory_tools import memory_tools
 from agents.tools.replies import reply_tools
 from agents.tools.workspace_tools import workspace_tools
+from agents.tools.writer_tools import writer_tools
 
 # The tools a role may list (and the permissions each needs) are declared in agents.roles.
 ALL_TOOL_NAMES = tuple(sorted(KNOWN_TOOLS))
@@ -57,6 +60,8 @@ def build_toolbox(ctx: WorkerContext, allowed: Sequence[str]) -> Toolbox:
         raise ValueError(f"unknown tool(s) {sorted(unknown)}; known: {', '.join(ALL_TOOL_NAMES)}")
     chosen: list[OfferedTool] = []
     copy_tools = workspace_tools(ctx.workspace) if ctx.workspace is not None else []
+    if ctx.bench is not None:
+        copy_tools += writer_tools(ctx, ctx.bench)
     for tool in [*github_tools(ctx), *memory_tools(ctx), *reply_tools(ctx), *copy_tools]:
         if tool.name not in wanted:
             continue

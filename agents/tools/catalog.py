@@ -53,6 +53,14 @@ CATALOG: Final[tuple[ToolSpec, ...]] = (
     ToolSpec("workspace_write", {"contents": "write"}, _CONTENTS_WRITE),
     ToolSpec("workspace_edit", {"contents": "write"}, _CONTENTS_WRITE),
     ToolSpec("workspace_delete", {"contents": "write"}, _CONTENTS_WRITE),
+    # The writer's tests and its one draft pull request (agents/tools/writer_tools.py).
+    ToolSpec("run_tests", {"contents": "read"}, verb="ran the tests"),
+    ToolSpec(
+        "open_pull_request",
+        {"contents": "write", "pull_requests": "write"},
+        _PR_WRITE,
+        own_text=True,
+    ),
 )
 TOOLS: Final[Mapping[str, ToolSpec]] = {spec.name: spec for spec in CATALOG}
 # Tools the worker offers, and the permission each needs. A role naming a tool it cannot use is

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
     from agents.store.store import Store
     from agents.workspace.copy import Workspace
+    from agents.writer.bench import WriterBench
 
 
 class ThreadResolver(Protocol):
@@ -58,6 +59,8 @@ class WorkerContext:
     spend: Callable[[], Spend] = Spend
     # The writer's working copy, fetched by code; its tools are offered only when there is one.
     workspace: Workspace | None = None
+    # The writer's bench (its branch, base, tests and pull request): the writer tools' state.
+    bench: WriterBench | None = None
     # Filled in by tools:
     pull: dict[str, Any] | None = None
     changed_paths: set[str] = field(default_factory=set)

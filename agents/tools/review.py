@@ -62,9 +62,14 @@ async def worker_writes_once(
 def task_write_key(ctx: WorkerContext) -> str | None:
     """The key of the one write this worker's task ends in: its review, or its answer to a
     reply (None: a shard, a dry run, or a task of several writes or none)."""
+    from agents.kinds import for_task  # the package: every kind registered
+
     task = ctx.task
     if ctx.is_shard or ctx.dry_run or task.number is None:
         return None
+    kind = for_task(task.kind)
+    if kind is not None and kind.write_key is not None:
+        return kind.write_key(task, ctx.role_id)
     if task.kind == "respond" and task.reply_to is not None:
         return answer_key(task.repo, task.number, task.reply_to)
     if not task.reviews_pr or task.head_sha is None:

@@ -9,6 +9,7 @@ a paused identity, an overloaded model, a GitHub error or a bug all end in a ``W
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 from collections.abc import Callable, Mapping
@@ -21,15 +22,16 @@ from agents.dispatch.admission import Arrival, admit_envelope
 from agents.dispatch.envelope import EnvelopeRejected, OpenedEnvelope, SealedEnvelope
 from agents.github.errors import GitHubApiError, TokenRefused
 from agents.identity.errors import IdentityBlocked, IdentityError
+from agents.kinds import for_task
 from agents.llm.client import LLMError
 from agents.llm.context import ContextFull
 from agents.llm.models import UnknownModel
 from agents.memory.operational import AgentMemory
-from agents.outcome import OutcomeStatus, WorkerOutcome
+from agents.outcome import OutcomeStatus, WorkDone, WorkerOutcome, WorkRefused
 from agents.posting.findings import Finding
 from agents.ratelimit import Paused
 from agents.redact import redact
-from agents.roles import resolve_chain
+from agents.roles import RoleChain, resolve_chain
 from agents.tools import WorkerContext, build_toolbox
 from agents.tools.review import claim_review
 from agents.transport import GitHubUnreachable
@@ -60,6 +62,7 @@ _ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 # traceback and recorded as failed.
 ERROR_OUTCOMES: tuple[tuple[type[Exception], OutcomeStatus, Callable[[Exception], str]], ...] = (
     (EnvelopeRejected, "blocked", str),
+    (WorkRefused, "failed", str),
     (IdentityBlocked, "blocked", str),
     (IdentityError, "failed", "identity check failed: {}".format),
     (BudgetExhausted, "budget_exhausted", str),
@@ -73,6 +76,11 @@ ERROR_OUTCOMES: tuple[tuple[type[Exception], OutcomeStatus, Callable[[Exception]
     (GitHubUnreachable, "failed", "GitHub error: {}".format),
     (TokenRefused, "failed", "GitHub error: {}".format),
 )
+
+
+# How a claim held or written already is told, by task kind (a review's words otherwise).
+_DOING = {"respond": "answering this reply", "implement": "working on this issue"}
+_DONE = {"respond": "already answered", "implement": "its draft pull request is open already"}
 
 
 @dataclass
@@ -99,9 +107,13 @@ def _end_of(exc: Exception) -> _End:
 
 def _end_of_session(result: SessionResult, ctx: WorkerContext) -> _End:
     review = ctx.review
+    status, reason = result.status, result.reason
+    left = ctx.bench.unfinished() if ctx.bench is not None else None
+    if status == "succeeded" and left is not None:
+        status, reason = "failed", left
     return _End(
-        result.status,
-        result.reason,
+        status,
+        reason,
         review_url=review.url if review else None,
         posted=bool(review and not review.already_posted),
         dry_run_preview=ctx.preview,
@@ -236,13 +248,34 @@ async def _work(
         resolve_threads=_resolver(deps, opened, gateway.identity),
     )
     taken = await claim_review(ctx)
-    answering = task.kind == "respond"
     if taken is not None and taken.held_by is not None:
-        doing = "answering this reply" if answering else "reviewing this PR at this head"
+        doing = _DOING.get(task.kind, "reviewing this PR at this head")
         return _End("skipped", f"another worker ({taken.held_by}) is {doing} now")
     if taken is not None:
-        done = "already answered" if answering else "already reviewed at this head SHA"
+        done = _DONE.get(task.kind, "already reviewed at this head SHA")
         return _End("skipped", done, review_url=taken.url)
+    kind = for_task(task.kind)
+    bench = kind.workbench(ctx) if kind is not None and kind.workbench is not None else None
+    try:
+        async with bench or contextlib.nullcontext():
+            return await _session(deps, opened, record, meter, ctx, chain, memory)
+    except WorkDone as done:
+        return _End("skipped", str(done), review_url=done.url)
+
+
+async def _session(
+    deps: WorkerDeps,
+    opened: OpenedEnvelope,
+    record: StoreRecorder,
+    meter: Meter,
+    ctx: WorkerContext,
+    chain: RoleChain,
+    memory: AgentMemory,
+) -> _End:
+    """The model's session on ``ctx``, from its context window to its end."""
+    env = opened.envelope
+    task = env.task
+    agent = chain.agent
     model_id = chain.model or deps.model_id
     spec = deps.registry.spec(model_id)
     max_tokens = min(agent.limits.max_output_tokens, spec.max_output_tokens)

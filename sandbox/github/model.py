@@ -227,6 +227,19 @@ class Issue:
     labels: list[Label] = field(default_factory=list)
     comments: list[IssueComment] = field(default_factory=list)
     pull: Pull | None = None
+    # The issue's timeline of label changes, oldest first (``GET .../issues/{n}/events``).
+    events: list[IssueEvent] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class IssueEvent:
+    """One entry of an issue's events: ``labeled`` by ``actor`` at ``at``."""
+
+    id: int
+    event: str
+    actor: str
+    label: str
+    at: float
 
 
 @dataclass

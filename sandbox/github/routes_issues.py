@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sandbox.github import render, render_pulls
+from sandbox.github.clock import iso
 from sandbox.github.errors import ApiError, not_found, unprocessable
 from sandbox.github.gate import Ctx, Reply, Route
 from sandbox.github.model import Issue, IssueComment
@@ -135,6 +136,34 @@ def update_comment(ctx: Ctx) -> Reply:
     )
 
 
+def list_events(ctx: Ctx) -> Reply:
+    """``GET .../issues/{n}/events``: the issue's events, oldest first, each naming its
+    ``actor`` and, for ``labeled``, the ``label`` (docs.github.com/rest/issues/events
+    #list-issue-events; the payload shape at docs.github.com/rest/using-the-rest-api/
+    issue-event-types#labeled). Only ``labeled`` is modelled: who added a label is what the
+    writer's discovery asks."""
+    issue = _issue(ctx)
+    _require_for(ctx, issue, "read")
+    users = ctx.state.users
+    rows = [
+        {
+            "id": e.id,
+            "node_id": render.node_id("LE", e.id),
+            "url": f"{ctx.urls.api}/repos/{ctx.the_repo.full_name}/issues/events/{e.id}",
+            "actor": render.user(ctx.urls, users[e.actor]) if e.actor in users else None,
+            "event": e.event,
+            "commit_id": None,
+            "commit_url": None,
+            "created_at": iso(e.at),
+            "label": {"name": e.label, "color": "ededed"},
+            "performed_via_github_app": None,
+        }
+        for e in issue.events
+    ]
+    chunk, headers = page_of(ctx, rows)
+    return Reply(chunk, headers=headers)
+
+
 def add_labels(ctx: Ctx) -> Reply:
     issue = _issue(ctx)
     _require_for(ctx, issue, "write")
@@ -154,5 +183,6 @@ ROUTES = [
     Route("GET", _ISSUE + "/comments", list_comments),
     Route("POST", _ISSUE + "/comments", create_comment, content_creation=True),
     Route("POST", _ISSUE + "/labels", add_labels),
+    Route("GET", _ISSUE + "/events", list_events),
     Route("PATCH", "/repos/{owner}/{repo}/issues/comments/{comment_id}", update_comment),
 ]

@@ -21,6 +21,7 @@ from sandbox.github.model import (
     Installation,
     Issue,
     IssueComment,
+    IssueEvent,
     Label,
     Pull,
     Repo,
@@ -448,6 +449,9 @@ class SandboxState:
             if lbl not in issue.labels:
                 issue.labels.append(lbl)
                 issue.updated_at = self.clock.now()
+                issue.events.append(
+                    IssueEvent(self.next_id(), "labeled", by, lbl.name, issue.updated_at)
+                )
                 event = "pull_request" if issue.pull is not None else "issues"
                 self.emit(event, "labeled", repo, issue, label=lbl, sender=by)
             return lbl

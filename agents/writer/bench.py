@@ -1,0 +1,190 @@
+"""The writer's bench: what one implement worker works on, set up by code before its session.
+
+Before the first model call, as the writer bot with the worker's own token, code reads the
+repository's default branch and its head (the base), the base's ``.github/swarm.yaml`` (the only
+place a test command and the writer's limits are read from: never the issue, never a head), the
+writer's branch for the issue (made at the base, or the one an earlier run made and committed
+to: a re-run continues it, never a second branch), and fetches that branch's head into a private
+temporary folder. The model changes the copy through the workspace tools; the writer tools
+(:mod:`agents.tools.writer_tools`) run the tests, commit and open the one draft pull request.
+The folder is removed whichever way the session ends.
+
+A pull request already open for the branch (a run before opened it and was cut off before it
+said so) ends the worker at once, skipped with its link: nothing is fetched or spent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agents.github.branches import (
+    ForeignBranch,
+    branch_head,
+    default_branch,
+    ensure_branch,
+    fetch_copy,
+)
+from agents.github.drafts import PullRequest, find_open_pull
+from agents.github.errors import GitHubApiError
+from agents.outcome import WorkDone, WorkRefused
+from agents.planning.repo_config import (
+    CONFIG_PATH,
+    RepoConfig,
+    RepoConfigError,
+    RepoTests,
+    parse_repo_config,
+)
+from agents.workspace.copy import Workspace
+
+if TYPE_CHECKING:
+    from agents.tools.context import WorkerContext
+
+BRANCH_PREFIX = "swarm/issue-"
+
+
+def branch_for(number: int) -> str:
+    """The writer's branch for issue ``number``: one per issue, the same in every run."""
+    return f"{BRANCH_PREFIX}{number}"
+
+
+@dataclass(frozen=True)
+class TestRun:
+    """One run of the repository's tests: the command, how it ended in one line, whether it
+    passed (None: not run, and ``line`` says why), and its redacted output (untrusted)."""
+
+    command: str
+    line: str
+    passed: bool | None
+    output: str = ""
+
+
+@dataclass
+class WriterBench:
+    """One implement worker's bench. ``head`` is the branch's head as this worker last knew
+    it (the expected head of its next commit); ``pull`` the draft once it is open."""
+
+    repo: str
+    issue: int
+    base: str
+    base_sha: str
+    branch: str
+    head: str
+    workspace: Workspace
+    tests: RepoTests | None
+    dry_run: bool = False
+    test_runs: list[TestRun] = field(default_factory=list)
+    commits: list[str] = field(default_factory=list)
+    # What the last commit of this session held (path -> text, deleted paths), so the same
+    # change set is never committed twice when opening the pull request is tried again.
+    committed: tuple[dict[str, str], tuple[str, ...]] | None = None
+    pull: PullRequest | None = None
+
+    def unfinished(self) -> str | None:
+        """Why the task is not done when the session ends, or None when it is."""
+        if self.pull is not None or self.dry_run:
+            return None
+        return "the session ended without opening a pull request (open_pull_request)"
+
+
+async def base_config(ctx: WorkerContext, sha: str) -> RepoConfig:
+    """The base commit's ``.github/swarm.yaml`` (none: the defaults); an invalid file stops the
+    writer, which would otherwise run with limits the repository did not ask for."""
+    try:
+        text = await ctx.gateway.get_file(ctx.task.repo, CONFIG_PATH, ref=sha)
+    except GitHubApiError as exc:
+        if exc.status == 404:
+            return RepoConfig()
+        raise
+    try:
+        return parse_repo_config(text)
+    except RepoConfigError as exc:
+        raise WorkRefused(
+            f"{CONFIG_PATH} at {sha[:12]} is invalid, so the writer does not work here: {exc}"
+        ) from None
+
+
+async def _branch(ctx: WorkerContext, name: str, base_sha: str) -> str:
+    """The head of the writer's branch: made at the base (none in a dry run, which reads only),
+    or the one an earlier run made; refused when it is someone else's."""
+    repo = ctx.task.repo
+    if ctx.dry_run:
+        return await branch_head(ctx.gateway, repo, name) or base_sha
+    login = ctx.bot_login or ctx.gateway.identity
+    try:
+        made = await ensure_branch(ctx.gateway, repo, name, base_sha, login=login)
+    except ForeignBranch as exc:
+        raise WorkRefused(str(exc)) from None
+    return made.head
+
+
+@asynccontextmanager
+async def writer_bench(ctx: WorkerContext) -> AsyncIterator[None]:
+    """Set up ``ctx``'s bench and working copy for the session; the copy is removed after it."""
+    task = ctx.task
+    if task.number is None:
+        raise WorkRefused("an implement task names no issue")
+    repo, gateway = task.repo, ctx.gateway
+    base = await default_branch(gateway, repo)
+    base_sha = await branch_head(gateway, repo, base)
+    if base_sha is None:
+        raise WorkRefused(f"the default branch {base!r} of {repo} has no head to work from")
+    config = await base_config(ctx, base_sha)
+    if config.roles is not None and ctx.role_id not in config.roles:
+        raise WorkRefused(f"{CONFIG_PATH} of {repo} does not list the role {ctx.role_id!r}")
+    name = branch_for(task.number)
+    head = await _branch(ctx, name, base_sha)
+    if not ctx.dry_run:
+        found = await find_open_pull(gateway, repo, name)
+        if found is not None:
+            await settle(ctx, found)
+            raise WorkDone(f"draft pull request #{found.number} is open already", found.url)
+    folder = Path(tempfile.mkdtemp(prefix="swarm-writer-"))
+    try:
+        copy = await fetch_copy(gateway, repo, head, folder / "copy")
+        workspace = Workspace(copy.root, config.writer.policy())
+        ctx.workspace = workspace
+        ctx.bench = WriterBench(
+            repo=repo,
+            issue=task.number,
+            base=base,
+            base_sha=base_sha,
+            branch=name,
+            head=head,
+            workspace=workspace,
+            tests=config.tests,
+            dry_run=ctx.dry_run,
+        )
+        yield
+    finally:
+        ctx.workspace = None
+        await asyncio.to_thread(shutil.rmtree, folder, True)
+
+
+async def settle(ctx: WorkerContext, pull: PullRequest) -> None:
+    """Record ``pull`` as the task's write: its key posted, so no run works on the issue again.
+
+    A pull request from the writer's branch that the writer bot did not open is not its own:
+    someone with write access opened it, and the writer leaves it alone."""
+    from agents.tools.context import PostedReview
+    from agents.tools.review import task_write_key
+
+    login = ctx.bot_login or ctx.gateway.identity
+    if pull.author and pull.author != login:
+        raise WorkRefused(
+            f"pull request #{pull.number} from {pull.head} was opened by {pull.author}, not "
+            f"{login}: the writer leaves it alone"
+        )
+    key = task_write_key(ctx)
+    if key is not None:
+        store = ctx.store
+        if await asyncio.to_thread(store.get_review_key, key) is None:
+            await asyncio.to_thread(store.claim_review_key, key, ctx.worker_id)
+        await asyncio.to_thread(store.mark_review_posted, key, pull.number, pull.url)
+    ctx.review = PostedReview(pull.number, pull.url, 0, "draft", already_posted=not pull.opened)
