@@ -49,4 +49,6 @@
   outcome
 - ``workspace/``: The writer's working copy: paths confined to it, protected paths and caps,
   literal search, the change set a commit takes
+- ``writer/``: The writer's bench: base, branch, working copy, sandboxed tests and the draft pull
+  request's body, set up by code so the model never holds a token
 """

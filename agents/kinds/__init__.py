@@ -11,6 +11,7 @@ registered when the package is imported), plus its role file.
 - ``summarize.py``: Merge a sharded pull request's reviews into one: planned inside a review run
 - ``triage.py``: Triage a new issue: discovered open issues, the ``issues`` event
 - ``respond.py``: Answer a reply in one of the bot's review threads, once
+- ``implement.py``: Implement a labelled issue as one signed draft pull request by the writer bot
 """
 
 from __future__ import annotations

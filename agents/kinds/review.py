@@ -91,6 +91,7 @@ async def discover(runtime: Runtime, ask: Ask) -> Discovery:
                 rerun=ask.rerun,
                 known_roles=runtime.roles,
                 max_file_tokens=read_plan(runtime, role).max_file_tokens,
+                draft_authors=await writer_logins(runtime),
             )
             if together:
                 source = GatewayReplySource(
@@ -118,6 +119,27 @@ async def discover(runtime: Runtime, ask: Ask) -> Discovery:
         replies=replies,
         reply_role=responder,
     )
+
+
+async def writer_logins(runtime: Runtime) -> frozenset[str]:
+    """The bot logins of the configured roles whose kind writes code (its ceiling is
+    ``writing``): their drafts are reviewed like any pull request. An identity that cannot say
+    its login (no App configured for it) adds none."""
+    from agents.kinds.book import RoleBook
+
+    book = RoleBook(runtime.roles)
+    logins: set[str] = set()
+    for kind in book.kinds():
+        if kind.ceiling != "writing":
+            continue
+        for role in book.of_kind(kind.name):
+            try:
+                logins.add(
+                    await runtime.dispatcher.source(role_identity(runtime, role)).bot_login()
+                )
+            except Exception as exc:  # not configured, or GitHub cannot say: no exemption
+                log.info("the writer role %s has no known bot login: %s", role, exc)
+    return frozenset(logins)
 
 
 async def post_config_notices(

@@ -196,6 +196,7 @@ async def discover_work(
     rerun: str | None = None,
     known_roles: Collection[str] | None = None,
     max_file_tokens: int = SHARD_TOKENS,
+    draft_authors: Collection[str] = (),
 ) -> Discovery:
     """Open PRs of ``repos`` that ``role`` has not yet reviewed at their head SHA.
 
@@ -209,6 +210,9 @@ async def discover_work(
     repository's skip rules (authors, labels, drafts) give way; its path rules still hold.
     ``known_roles``: the roles that exist; a repository's file naming another is invalid.
     A file whose patch alone costs more than ``max_file_tokens`` is listed, not read in full.
+    ``draft_authors``: logins whose drafts are reviewed whatever ``skip.drafts`` says: the
+    swarm's own writer bots, whose every pull request is a draft that waits for a person, not
+    work in progress.
     """
     ledger = ledger or NoLedger()
     roles = (role, *[r for r in posting_roles if r != role])
@@ -260,7 +264,7 @@ async def discover_work(
                 roles,
                 bot_login,
                 rerun,
-                include_drafts,
+                include_drafts or pull.author in draft_authors,
                 max_file_tokens,
             )
     return found

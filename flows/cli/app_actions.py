@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agents.permissions import DEFAULT_CEILING
 from agents.settings.model import DEFAULT_IDENTITY, ConfigError
 
 if TYPE_CHECKING:
@@ -119,6 +120,9 @@ class AppFiles:
     installations: dict[str, int] = field(default_factory=dict)
     repos: list[str] = field(default_factory=list)
     webhook: bool = False
+    # Identities whose ceiling is not the default (the writer's "writing"): written as a setting,
+    # or the writer's first token would be refused for contents: write.
+    ceilings: dict[str, str] = field(default_factory=dict)
 
     def paths(self, plans: list[AppPlan]) -> list[Path]:
         found = [self.folder / key_file_name(p.identity) for p in plans]
@@ -147,6 +151,9 @@ class AppFiles:
             lines.append(f"{key_setting}={(self.folder / key_file_name(identity)).resolve()}")
             if identity in self.installations:
                 lines.append(f"{installation_setting}={self.installations[identity]}")
+            if identity in self.ceilings and identity != DEFAULT_IDENTITY:
+                ceiling = self.ceilings[identity]
+                lines.append(f"SWARM_IDENTITIES__{identity.upper()}__CEILING={ceiling}")
         if self.maintainer:
             lines.append(f"SWARM_MAINTAINER_LOGIN={self.maintainer}")
         if self.repos:
@@ -210,6 +217,7 @@ def create_apps(request: AppRequest) -> int:
         request.secrets_dir,
         request.api_url,
         request.maintainer or os.environ.get("SWARM_MAINTAINER_LOGIN"),
+        ceilings={p.identity: p.ceiling for p in plans if p.ceiling != DEFAULT_CEILING},
     )
     made: dict[str, RegisteredApp] = {}
     page = ManifestPage(

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.events.routing import EVENTS_ACTED_ON
-from agents.permissions import lower_level
+from agents.kinds.kind import kind_named
+from agents.permissions import DEFAULT_CEILING, lower_level
 from agents.roles import Role
 from agents.settings.model import DEFAULT_IDENTITY
 
@@ -38,6 +39,9 @@ class AppPlan:
     permissions: dict[str, str]
     events: tuple[str, ...]
     webhook_url: str | None
+    # The identity's ceiling (agents.permissions.CEILINGS): "writing" when one of its roles is of
+    # a kind that writes code, so its settings say so and its tokens may carry contents: write.
+    ceiling: str = DEFAULT_CEILING
 
     def manifest(self, *, homepage: str, redirect_url: str, setup_url: str) -> dict[str, Any]:
         """The manifest GitHub's "new App" page takes (``default_events`` only with a webhook:
@@ -90,6 +94,7 @@ def plan_apps(
             events = tuple(EVENTS_ACTED_ON)
             _union(permissions, {EVENTS_ACTED_ON[e]: "read" for e in events})
         label = "reviewer" if identity == DEFAULT_IDENTITY else identity
+        ceilings = {kind_named(roles[role_id].kind).ceiling for role_id in users}
         plans.append(
             AppPlan(
                 identity=identity,
@@ -98,6 +103,7 @@ def plan_apps(
                 permissions=dict(sorted(permissions.items())),
                 events=events,
                 webhook_url=hook,
+                ceiling="writing" if "writing" in ceilings else DEFAULT_CEILING,
             )
         )
     return plans

@@ -127,6 +127,7 @@ async def _check_identities(settings: Settings) -> _Checks:
     from agents.identity.minter import InstallationMinter
     from agents.identity.pat import BotPatIdentity
     from agents.identity.sources import open_identity
+    from agents.kinds.kind import kind_named
     from agents.roles.files import load_roles
     from agents.settings.model import DEFAULT_IDENTITY, ConfigError
     from agents.transport import GitHubUnreachable
@@ -165,7 +166,13 @@ async def _check_identities(settings: Settings) -> _Checks:
                 found.grants.append(f"identity {name!r} ({login}): grant: {grant.text()}")
             if isinstance(source, InstallationMinter) and name == DEFAULT_IDENTITY:
                 found.events += await _unsubscribed(source, name, login, settings)
-            reviews = any(roles[r].permissions.get("pull_requests") == "write" for r in users)
+            # Only a reviewing role resolves the threads of its fixed findings; the writer never
+            # resolves a thread (the reviewer who opened it does), so its App is not asked.
+            reviews = any(
+                roles[r].permissions.get("pull_requests") == "write"
+                and kind_named(roles[r].kind).ceiling != "writing"
+                for r in users
+            )
             if isinstance(source, InstallationMinter) and reviews:
                 found.threads.append(await _thread_resolution(source, name, login, settings))
             rows.append([name, ident.kind, login, ", ".join(users) or "(no role)", checked])

@@ -82,6 +82,7 @@ def test_app_create_makes_installs_and_verifies_one_app_per_identity(
         page.screenshot(screenshots / "app-create.png")
         _make_and_install(page, f"{ORG}-reviewer", "pull_requests: write")
         _make_and_install(page, f"{ORG}-triage", "issues: write")
+        _make_and_install(page, f"{ORG}-writer", "contents: write")
         page.wait_for_text(["All done"])
         output, _ = process.communicate(timeout=120)
     finally:
@@ -89,13 +90,15 @@ def test_app_create_makes_installs_and_verifies_one_app_per_identity(
             process.kill()
             process.wait()
     assert process.returncode == 0, output
-    assert f"{ORG}-reviewer[bot]" in output and f"{ORG}-triage[bot]" in output, output
+    for label in ("reviewer", "triage", "writer"):
+        assert f"{ORG}-{label}[bot]" in output, output
 
     secrets = tmp_path / "secrets"
     assert stat.S_IMODE(secrets.stat().st_mode) == 0o700
     for name in (
         "app-private-key.pem",
         "triage-app-private-key.pem",
+        "writer-app-private-key.pem",
         "webhook-secret",
         "github-app.env",
     ):
@@ -106,6 +109,11 @@ def test_app_create_makes_installs_and_verifies_one_app_per_identity(
     assert settings["SWARM_GITHUB_API_URL"] == f"{sandbox.url}/api/v3"
     assert settings["SWARM_MAINTAINER_LOGIN"] == MAINTAINER
     assert settings["SWARM_REPOS"] == "acme/docs,acme/gadgets,acme/widgets"
+    # The writer's own App, and its settings say its tokens may write contents.
+    assert settings["SWARM_IDENTITIES__WRITER__CEILING"] == "writing"
+    writer = sandbox.state.apps[int(settings["SWARM_IDENTITIES__WRITER__APP_ID"])]
+    assert writer.registration is not None and not writer.registration.events
+    assert writer.permissions["contents"] == "write"
     reviewer = sandbox.state.apps[int(settings["SWARM_APP_ID"])]
     assert reviewer.registration is not None
     assert reviewer.registration.hook_url == WEBHOOK

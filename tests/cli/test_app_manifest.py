@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agents.events.routing import EVENTS_ACTED_ON
 from agents.identity.registration import RegisteredApp
-from agents.permissions import WORKER_CEILING, within
+from agents.permissions import WORKER_CEILING, WRITER_CEILING, within
 from agents.roles.files import load_roles
 from flows.cli.app_actions import AppFiles, AppRequest
 from flows.cli.app_manifest import plan_apps
@@ -23,8 +23,9 @@ def test_one_app_per_identity_with_its_roles_permissions_and_the_webhook_on_the_
     assert [(p.identity, p.name) for p in plans] == [
         ("default", "acme-reviewer"),
         ("triage", "acme-triage"),
+        ("writer", "acme-writer"),
     ]
-    reviewer, triage = plans
+    reviewer, triage, writer = plans
     assert reviewer.roles == ("responder", "reviewer", "security-reviewer", "summarizer")
     # GitHub sends issue_comment and issues only to an App that may read issues.
     assert reviewer.permissions == {
@@ -36,8 +37,19 @@ def test_one_app_per_identity_with_its_roles_permissions_and_the_webhook_on_the_
     assert set(reviewer.events) == set(EVENTS_ACTED_ON)
     assert triage.permissions == {"issues": "write", "metadata": "read"}
     assert triage.events == () and triage.webhook_url is None
-    for plan in plans:
+    # The writer's App: its role's permissions, within the writing ceiling and nothing above it
+    # (never workflows, administration or secrets); no events, its settings say "writing".
+    assert writer.permissions == {
+        "contents": "write",
+        "issues": "read",
+        "metadata": "read",
+        "pull_requests": "write",
+    }
+    assert writer.events == () and writer.webhook_url is None and writer.ceiling == "writing"
+    assert (reviewer.ceiling, triage.ceiling) == ("reviewing", "reviewing")
+    for plan in (reviewer, triage):
         assert within(WORKER_CEILING, plan.permissions), plan
+    assert within(WRITER_CEILING, writer.permissions)
     manifest = reviewer.manifest(homepage="h", redirect_url="r", setup_url="s")
     assert manifest["hook_attributes"] == {"url": HOOK, "active": True}
     assert manifest["default_events"] == list(reviewer.events)

@@ -92,7 +92,10 @@ def test_an_unknown_role_lists_the_known_ones(app_settings: None) -> None:
     seen = swarm("run", "--repo", "acme/widgets", "--role", "reviewr")
     assert seen.first_line.startswith("error: --role: no role 'reviewr' in ")
     assert_error(seen, seen.first_line, EXIT_USAGE)
-    assert "(known: responder, reviewer, security-reviewer, summarizer, triager)" in seen.first_line
+    assert (
+        "(known: implementer, responder, reviewer, security-reviewer, summarizer, triager)"
+        in seen.first_line
+    )
 
 
 def test_force_without_pr_is_refused_by_run(app_settings: None) -> None:

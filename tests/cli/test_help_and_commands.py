@@ -98,9 +98,11 @@ def test_roles_check_lists_each_shipped_role() -> None:
 def test_roles_check_resolves_identities_when_they_are_configured(
     app_settings: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    for field, value in (("APP_ID", "1002"), ("INSTALLATION_ID", "2002")):
-        monkeypatch.setenv(f"SWARM_IDENTITIES__TRIAGE__{field}", value)
-    monkeypatch.setenv("SWARM_IDENTITIES__TRIAGE__PRIVATE_KEY_FILE", str(tmp_path / "t.pem"))
+    for name, app_id in (("TRIAGE", "1002"), ("WRITER", "1003")):
+        monkeypatch.setenv(f"SWARM_IDENTITIES__{name}__APP_ID", app_id)
+        monkeypatch.setenv(f"SWARM_IDENTITIES__{name}__INSTALLATION_ID", "2" + app_id[1:])
+        monkeypatch.setenv(f"SWARM_IDENTITIES__{name}__PRIVATE_KEY_FILE", str(tmp_path / "k.pem"))
+    monkeypatch.setenv("SWARM_IDENTITIES__WRITER__CEILING", "writing")
     seen = swarm("roles", "check")
     assert seen.code == 0, seen.output
     assert "all valid; identities resolved" in seen.output

@@ -8,7 +8,10 @@ from tests.cli.conftest import EXIT_USAGE, assert_error, swarm
 def test_an_unknown_overlay_lists_the_known_roles(app_settings: None) -> None:
     seen = swarm("run", "--repo", "acme/widgets", "--overlay", "secuirty-reviewer")
     assert seen.first_line.startswith("error: --overlay: no role 'secuirty-reviewer' in ")
-    assert "(known: responder, reviewer, security-reviewer, summarizer, triager)" in seen.first_line
+    assert (
+        "(known: implementer, responder, reviewer, security-reviewer, summarizer, triager)"
+        in seen.first_line
+    )
     assert_error(seen, seen.first_line, EXIT_USAGE)
 
 

@@ -427,7 +427,7 @@ async def test_a_kind_defined_only_in_tests_is_routed_discovered_planned_and_run
     assert labelled is not None and (labelled.kind, labelled.role) == ("greet", "greeter")
     # Without a role of the kind configured, its event is what it was: not acted on.
     shipped = route_event("issues", hooks.make("issues", payload).body)
-    assert shipped.work is None and shipped.reason.endswith("only opened issues are triaged")
+    assert shipped.work is None and shipped.reason.endswith("not the swarm:implement label")
 
     settings_env(sandbox, tmp_path, monkeypatch)
     monkeypatch.setenv("SWARM_ROLES_DIR", str(roles))

@@ -145,6 +145,21 @@ def test_drafts_are_skipped_unless_asked_for() -> None:
     assert [i.number for i in found.items] == [1]
 
 
+def test_the_writer_bots_drafts_are_reviewed_though_other_drafts_are_skipped() -> None:
+    """The writer opens every pull request as a draft that waits for a person: its drafts are
+    work for the reviewer, while a person's draft stays work in progress."""
+    writer = "acme-writer[bot]"
+    mine = OpenPull(repo=REPO, number=1, head_sha=SHA_NEW, draft=True, author=writer)
+    theirs = OpenPull(repo=REPO, number=2, head_sha=SHA_NEW, draft=True, author="octo-dev")
+    github = ListedGitHub({REPO: [mine, theirs]})
+    found = asyncio.run(
+        discover_work(github, [REPO], "reviewer", bot_login=BOT, draft_authors={writer})
+    )
+    assert [i.number for i in found.items] == [1]
+    skipped = asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT))
+    assert skipped.items == []
+
+
 def _item(number: int, files: int) -> Task:
     return Task(
         kind="review_pr",

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from agents.kinds.kind import kind_named
 from agents.permissions import KNOWN_PERMISSION_KEYS, WORKER_CEILING, check_permissions
 from agents.roles import RoleChain
 from agents.roles.files import RoleLoadError, load_roles, parse_role
@@ -50,7 +51,12 @@ def test_shipped_roles_load_and_fit_the_ceiling() -> None:
     assert roles["triager"].permissions["issues"] == "write"
     assert roles["reviewer"].identity == "default" and roles["reviewer"].model is None
     for role in roles.values():
-        assert check_permissions(role.permissions, f"role {role.id!r}") == []
+        ceiling = kind_named(role.kind).ceiling
+        assert check_permissions(role.permissions, f"role {role.id!r}", ceiling) == []
+    assert kind_named(roles["implementer"].kind).ceiling == "writing"
+    assert {kind_named(r.kind).ceiling for r in roles.values() if r.id != "implementer"} == {
+        "reviewing"
+    }
 
 
 def test_every_bad_field_is_reported_at_once_with_file_and_line(tmp_path: Path) -> None:
