@@ -292,7 +292,9 @@ async def _session(
     )
     record.session_start(prefix, snapshot, window.record())
     # The whole PR in outline, so no worker judges the PR from the part it reads.
-    briefing = "\n\n".join(part for part in (await pr_outline(ctx), start.briefing) if part)
+    # The writer's branch as an earlier session left it, so a re-run continues its work.
+    bench = ctx.bench.briefing() if ctx.bench is not None else ""
+    briefing = "\n\n".join(part for part in (await pr_outline(ctx), bench, start.briefing) if part)
     session = Session(
         prefix=prefix,
         chain=chain,

@@ -33,6 +33,7 @@ from agents.github.branches import (
 )
 from agents.github.drafts import PullRequest, find_open_pull
 from agents.github.errors import GitHubApiError
+from agents.llm.untrusted import wrap_untrusted
 from agents.outcome import WorkDone, WorkRefused
 from agents.planning.repo_config import (
     CONFIG_PATH,
@@ -41,6 +42,7 @@ from agents.planning.repo_config import (
     RepoTests,
     parse_repo_config,
 )
+from agents.redact import redact
 from agents.workspace.copy import Workspace
 
 if TYPE_CHECKING:
@@ -85,6 +87,29 @@ class WriterBench:
     # change set is never committed twice when opening the pull request is tried again.
     committed: tuple[dict[str, str], tuple[str, ...]] | None = None
     pull: PullRequest | None = None
+    # Files an earlier session of this issue committed to the branch (the copy holds them): a
+    # re-run after a crash continues that work and is told so, rather than finding its own fix
+    # already made and taking the issue for something else.
+    earlier: tuple[str, ...] = ()
+
+    def briefing(self) -> str:
+        """What the model is told about its branch before it starts ("" for a new branch)."""
+        if self.head == self.base_sha:
+            return ""
+        said = (
+            f"Your branch {self.branch} already holds an earlier session's commits for issue "
+            f"#{self.issue} over the base ({self.base_sha[:12]}), and your working copy is its "
+            "head. Check that work, finish it if needed, run the tests and open the pull "
+            "request; do not make the same change again."
+        )
+        if not self.earlier:
+            return said + " GitHub could not list the files it changed."
+        # File names are the repository's text: delimited like any other.
+        listed = "\n".join(self.earlier[:50])
+        if len(self.earlier) > 50:
+            listed += f"\n[and {len(self.earlier) - 50} more]"
+        files = wrap_untrusted("listing", redact(listed), source=f"{self.branch} over the base")
+        return f"{said} The files it changed:\n{files}"
 
     def unfinished(self) -> str | None:
         """Why the task is not done when the session ends, or None when it is."""
@@ -160,11 +185,27 @@ async def writer_bench(ctx: WorkerContext) -> AsyncIterator[None]:
             workspace=workspace,
             tests=config.tests,
             dry_run=ctx.dry_run,
+            earlier=await _earlier_files(ctx, base_sha, head),
         )
         yield
     finally:
         ctx.workspace = None
         await asyncio.to_thread(shutil.rmtree, folder, True)
+
+
+async def _earlier_files(ctx: WorkerContext, base_sha: str, head: str) -> tuple[str, ...]:
+    """The files the branch changed over the base before this session (none for a new
+    branch, or when GitHub cannot compare: the briefing then says so)."""
+    if head == base_sha:
+        return ()
+    try:
+        found = await ctx.gateway.compare(ctx.task.repo, base_sha, head)
+    except GitHubApiError:
+        return ()
+    files = found.get("files") if isinstance(found, dict) else None
+    if not isinstance(files, list):
+        return ()
+    return tuple(str(f["filename"]) for f in files if isinstance(f, dict) and f.get("filename"))
 
 
 async def settle(ctx: WorkerContext, pull: PullRequest) -> None:

@@ -255,6 +255,85 @@ def push_print_fix(state: SandboxState) -> str:
     return state.push_commit(WIDGETS, WIDGETS_PR_DEBUG_PRINT, {path: fixed}, "Drop the debug print")
 
 
+# The writer's walkthrough: a function with a real bug on widgets' default branch, a stdlib
+# test for it that the repository's own command runs (the sandbox has no pytest), and the issue
+# a user files about it. The test passes before the fix (it never looks at the last widget, as
+# the bug's own tests never did), and after it.
+WRITER_BUG_PATH = "src/widgets/stats.py"
+WRITER_BUG = '''"""Statistics over widgets: their sizes at a glance."""
+
+from __future__ import annotations
+
+from widgets.core import Widget
+
+
+def largest(widgets: list[Widget]) -> Widget | None:
+    """The widget of the largest size (the first of equals); None for no widgets."""
+    if not widgets:
+        return None
+    best = widgets[0]
+    for i in range(len(widgets) - 1):
+        if widgets[i].size > best.size:
+            best = widgets[i]
+    return best
+'''
+WRITER_BUG_TEST = """import pathlib
+import sys
+import unittest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "src"))
+
+from widgets.core import make_widget  # noqa: E402
+from widgets.stats import largest  # noqa: E402
+
+
+class LargestTest(unittest.TestCase):
+    def test_no_widgets(self):
+        self.assertIsNone(largest([]))
+
+    def test_the_first_of_equals(self):
+        a, b = make_widget("a", 2), make_widget("b", 2)
+        self.assertIs(largest([a, b, make_widget("c", 1)]), a)
+"""
+# What the writer must have fixed: the hidden test the walkthrough and the evaluation run
+# against the pull request's head, never shown to the model.
+WRITER_BUG_HIDDEN_TEST = """
+    def test_the_last_widget_counts(self):
+        self.assertEqual(largest([make_widget("a", 1), make_widget("b", 5)]).name, "b")
+"""
+WRITER_TEST_CONFIG = (
+    "# swarm's settings for this repository (read from the default branch only)\n"
+    "tests:\n"
+    '  command: "python3 -m unittest discover -s checks -t . -q"\n'
+    "  timeout_seconds: 60\n"
+)
+WRITER_ISSUE_TITLE = "largest() never returns the last widget"
+WRITER_ISSUE_BODY = (
+    "`largest([make_widget('a', 1), make_widget('b', 5)])` returns `a`, not `b`: the last "
+    "widget is never compared."
+)
+
+
+def plant_writer_issue(state: SandboxState) -> int:
+    """Widgets' default branch gets ``largest()`` with its bug, its test and the repository's
+    test command; a user files the bug as an issue; the repository's collaborators are set, so
+    GitHub can say who may write (who may start the writer with a label). The issue's number."""
+    with state.lock:
+        state.repo(WIDGETS).collaborators.update(COLLABORATORS)
+    state.commit_to_branch(
+        WIDGETS,
+        {
+            WRITER_BUG_PATH: WRITER_BUG,
+            "checks/__init__.py": "",
+            "checks/test_stats.py": WRITER_BUG_TEST,
+            ".github/swarm.yaml": WRITER_TEST_CONFIG,
+        },
+        message="Add widgets.stats.largest",
+    )
+    issue = state.add_issue(WIDGETS, WRITER_ISSUE_TITLE, WRITER_ISSUE_BODY, author="dave-dev")
+    return issue.number
+
+
 def generate_pulls(state: SandboxState, repo: str, n: int, *, seed: int = 0) -> list[Issue]:
     """``n`` small PRs for benchmarks: each adds one module; some carry findings
     (every 3rd a print(, every 5th a TODO, every 7th a pdb.set_trace()), the rest are clean."""
