@@ -175,7 +175,9 @@ async def test_a_run_cut_off_after_its_commit_continues_the_same_branch(swarm: S
     assert outcome.status == "succeeded", outcome.reason
     read = model.requests[1]["messages"][-1]["content"][0]["content"]
     assert "min(value, high)" in str(read), "the copy is not the branch's head"
-    opening = str(model.requests[0]["messages"][0]["content"])
+    opening = "\n".join(
+        block.get("text", "") for block in model.requests[0]["messages"][0]["content"]
+    )
     assert "already holds an earlier session's commits" in opening, "not told of the work"
     assert "calc.py" in opening
     [opened] = [i for i in pulls_of(swarm) if i.pull and i.pull.head_ref == branch]
