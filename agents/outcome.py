@@ -26,6 +26,30 @@ OUTCOME_STATUSES: tuple[OutcomeStatus, ...] = get_args(OutcomeStatus)
 FAILED_OUTCOMES: frozenset[OutcomeStatus] = frozenset({"blocked", "budget_exhausted", "failed"})
 
 
+class TestRunLine(BaseModel):
+    """One run of the repository's tests by the writer: its command (the base branch's), how it
+    ended in a line, and whether it passed (None: not run, the line says why)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    command: str
+    line: str
+    passed: bool | None
+
+
+class WrittenWork(BaseModel):
+    """What a writer worker changed, for its page in the Prefect UI: the model's plan (its own
+    words, redacted), the branch's size against the base, and each test run."""
+
+    model_config = ConfigDict(frozen=True)
+
+    plan: str = ""
+    files: int = 0
+    additions: int = 0
+    deletions: int = 0
+    test_runs: list[TestRunLine] = Field(default_factory=list)
+
+
 class WorkerOutcome(BaseModel):
     """The structured result of one worker, as the parent flow and the UI see it."""
 
@@ -54,6 +78,8 @@ class WorkerOutcome(BaseModel):
     paused_until: datetime | None = None
     # Every finding the model reported (posted, folded or repeated), as it reported it.
     findings: list[Finding] = Field(default_factory=list)
+    # A writer's change and test runs (None for the kinds that write no code).
+    written: WrittenWork | None = None
 
     @property
     def cache_hit_ratio(self) -> float:

@@ -63,6 +63,24 @@ class Spend(BaseModel):
         )
 
 
+class WorkWords(BaseModel):
+    """How a run's report speaks of its kind's work (:attr:`agents.kinds.kind.Kind.words`): what
+    one write is called and its plural, the verb for writing it, and what an item already done
+    is. The review kinds' words are the defaults."""
+
+    model_config = ConfigDict(frozen=True)
+
+    one: str = "review"
+    many: str = "reviews"
+    posted: str = "posted"
+    done: str = "already reviewed at this head SHA"
+    of: str = "of"  # "review of acme/widgets#3", "draft pull request for acme/widgets#6"
+    items: str = "PR(s) to review"  # what a run found to work on
+
+    def count(self, n: int) -> str:
+        return f"{n} new {self.one if n == 1 else self.many}"
+
+
 class Task(BaseModel):
     """What one worker is asked to do, e.g. review ``acme/widgets#12`` at head ``abc1234``."""
 

@@ -17,11 +17,13 @@ change.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from agents.kinds.kind import Ask, Kind, Route
 from agents.planning.discover import Discovery, SkippedItem
 from agents.planning.sources import repos_by_owner, role_identity
+from agents.work import WorkWords
 from agents.writer.bench import branch_for, writer_bench
 
 if TYPE_CHECKING:
@@ -85,6 +87,7 @@ async def _issue_work(
     for number in wanted:
         pull = await find_open_pull(gateway, repo, branch_for(number))
         if pull is not None:
+            # Done: the run's report counts it with the items already done (Discovery).
             found.skipped.append(
                 SkippedItem(repo, number, "", "pull_request_open", f"#{pull.number}")
             )
@@ -110,6 +113,7 @@ async def discover(runtime: Runtime, ask: Ask) -> Discovery:
                     await _issue_work(gateway, repo, found, targets)
                 except Exception as exc:
                     found.skipped.append(SkippedItem(repo, 0, "", "unreadable", str(exc)))
+    await _left_by_earlier_runs(runtime, ask.role, found)
     for task in found.items[MAX_PER_RUN:]:
         assert task.number is not None
         found.skipped.append(
@@ -117,6 +121,23 @@ async def discover(runtime: Runtime, ask: Ask) -> Discovery:
         )
     found.items = found.items[:MAX_PER_RUN]
     return found
+
+
+async def _left_by_earlier_runs(runtime: Runtime, role: str, found: Discovery) -> None:
+    """Issues the store says this role's writer opened a pull request for before are done,
+    whatever GitHub lists now: a draft a person closed is an answer, not a reason to open
+    another, and no worker is started only to find the store's record."""
+    for task in list(found.items):
+        key = write_key(task, role)
+        record = await asyncio.to_thread(runtime.store.get_review_key, key) if key else None
+        if record is None or record.state != "posted":
+            continue
+        assert task.number is not None
+        found.items.remove(task)
+        opened = f"#{record.review_id}" if record.review_id else "a pull request"
+        found.skipped.append(
+            SkippedItem(task.repo, task.number, "", "implemented_before", f"{opened} by {role}")
+        )
 
 
 def describe(task: Task) -> str:
@@ -165,4 +186,12 @@ KIND = Kind(
     write_key=write_key,
     workbench=writer_bench,
     ceiling="writing",
+    words=WorkWords(
+        one="draft pull request",
+        many="draft pull requests",
+        posted="opened",
+        done="already answered by a pull request",
+        of="for",
+        items="issue(s) to implement",
+    ),
 )

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from agents.permissions import DEFAULT_CEILING, CeilingName
+from agents.work import WorkWords
 
 if TYPE_CHECKING:
     from agents.events.routing import Delivery, Routed
@@ -71,7 +72,8 @@ class Kind:
     second run at the same moment stops before it spends (None: the review kinds' own keys);
     ``workbench``: what its worker sets up around the session (None: nothing); ``ceiling``: the
     permission ceiling its roles are checked against when they load (its identity's own ceiling
-    is checked again before a token is minted)."""
+    is checked again before a token is minted); ``words``: how a run's report speaks of its
+    writes (a review, a draft pull request)."""
 
     name: str
     summary: str
@@ -85,6 +87,7 @@ class Kind:
     write_key: Callable[[Task, str], str | None] | None = None
     workbench: Workbench | None = None
     ceiling: CeilingName = DEFAULT_CEILING
+    words: WorkWords = field(default_factory=WorkWords)
 
 
 _KINDS: dict[str, Kind] = {}

@@ -110,8 +110,10 @@ SkipReason = (
         "unreadable",
         "nothing_to_answer",
         # The writer's (agents.kinds.implement): a draft PR is open for the issue already, the
+        # store says the writer opened one before (a person may have closed it since), the
         # label was not added by someone with write access, or the run's PR cap was reached.
         "pull_request_open",
+        "implemented_before",
         "label_not_by_writer",
         "run_cap",
     ]
@@ -162,7 +164,9 @@ class Discovery:
 
     @property
     def already_reviewed(self) -> int:
-        return sum(1 for s in self.skipped if s.reason == "already_reviewed")
+        """Items already done: reviewed at their head, or (the writer's) a draft already open."""
+        done = ("already_reviewed", "pull_request_open", "implemented_before")
+        return sum(1 for s in self.skipped if s.reason in done)
 
     @property
     def unreadable(self) -> list[SkippedItem]:

@@ -135,6 +135,7 @@ def writer_tools(ctx: WorkerContext, bench: WriterBench) -> list[OfferedTool]:
         title = " ".join(args.title.split())
         if ctx.dry_run:
             files = [ChangedFile(p, "changed", 0, 0) for p in changes.paths]
+            bench.plan, bench.changed = args.plan, files
             ctx.preview = pull_body(
                 issue=bench.issue,
                 plan=args.plan,
@@ -146,11 +147,12 @@ def writer_tools(ctx: WorkerContext, bench: WriterBench) -> list[OfferedTool]:
             )
             return ToolResult("dry run: nothing committed or opened", summary="dry run")
         await _commit(ctx, bench, title, changes)
+        bench.plan, bench.changed = args.plan, await _changed_files(ctx, bench)
         body = pull_body(
             issue=bench.issue,
             plan=args.plan,
             notes=args.summary,
-            files=await _changed_files(ctx, bench),
+            files=bench.changed,
             runs=bench.test_runs,
             cost_usd=ctx.spend().cost_usd,
             role=ctx.role_id,

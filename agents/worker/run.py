@@ -27,7 +27,7 @@ from agents.llm.client import LLMError
 from agents.llm.context import ContextFull
 from agents.llm.models import UnknownModel
 from agents.memory.operational import AgentMemory
-from agents.outcome import OutcomeStatus, WorkDone, WorkerOutcome, WorkRefused
+from agents.outcome import OutcomeStatus, WorkDone, WorkerOutcome, WorkRefused, WrittenWork
 from agents.posting.findings import Finding
 from agents.ratelimit import Paused
 from agents.redact import redact
@@ -80,7 +80,7 @@ ERROR_OUTCOMES: tuple[tuple[type[Exception], OutcomeStatus, Callable[[Exception]
 
 # How a claim held or written already is told, by task kind (a review's words otherwise).
 _DOING = {"respond": "answering this reply", "implement": "working on this issue"}
-_DONE = {"respond": "already answered", "implement": "its draft pull request is open already"}
+_DONE = {"respond": "already answered", "implement": "the writer opened its pull request before"}
 
 
 @dataclass
@@ -94,6 +94,7 @@ class _End:
     dry_run_preview: str | None = None
     findings: list[Finding] = field(default_factory=list)
     paused_until: datetime | None = None
+    written: WrittenWork | None = None
 
 
 def _end_of(exc: Exception) -> _End:
@@ -118,6 +119,7 @@ def _end_of_session(result: SessionResult, ctx: WorkerContext) -> _End:
         posted=bool(review and not review.already_posted),
         dry_run_preview=ctx.preview,
         findings=list(ctx.findings),
+        written=ctx.bench.written() if ctx.bench is not None else None,
     )
 
 
@@ -354,6 +356,7 @@ def _finish(
         dry_run_preview=end.dry_run_preview,
         findings=end.findings,
         paused_until=end.paused_until,
+        written=end.written,
     )
     record.finish(end.status, reason, meter.used())
     story.ended(outcome)

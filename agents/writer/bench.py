@@ -34,7 +34,7 @@ from agents.github.branches import (
 from agents.github.drafts import PullRequest, find_open_pull
 from agents.github.errors import GitHubApiError
 from agents.llm.untrusted import wrap_untrusted
-from agents.outcome import WorkDone, WorkRefused
+from agents.outcome import TestRunLine, WorkDone, WorkRefused, WrittenWork
 from agents.planning.repo_config import (
     CONFIG_PATH,
     RepoConfig,
@@ -47,6 +47,7 @@ from agents.workspace.copy import Workspace
 
 if TYPE_CHECKING:
     from agents.tools.context import WorkerContext
+    from agents.writer.body import ChangedFile
 
 BRANCH_PREFIX = "swarm/issue-"
 
@@ -91,6 +92,24 @@ class WriterBench:
     # re-run after a crash continues that work and is told so, rather than finding its own fix
     # already made and taking the issue for something else.
     earlier: tuple[str, ...] = ()
+    # The model's plan and the branch's files against the base, once the pull request is
+    # opened (or previewed): the worker's page shows them.
+    plan: str = ""
+    changed: list[ChangedFile] = field(default_factory=list)
+
+    def written(self) -> WrittenWork | None:
+        """What the session changed and ran, for the worker's outcome (None: nothing yet)."""
+        if not (self.plan or self.changed or self.test_runs):
+            return None
+        return WrittenWork(
+            plan=redact(self.plan),
+            files=len(self.changed),
+            additions=sum(f.additions for f in self.changed),
+            deletions=sum(f.deletions for f in self.changed),
+            test_runs=[
+                TestRunLine(command=r.command, line=r.line, passed=r.passed) for r in self.test_runs
+            ],
+        )
 
     def briefing(self) -> str:
         """What the model is told about its branch before it starts ("" for a new branch)."""

@@ -171,7 +171,7 @@ def print_report(report: RunReport, *, link: bool = True) -> None:
         print_table(title, columns, rows, wraps=_WORKER_WRAPS, drop=drop, styles=styles)
     for outcome in report.outcomes:
         if outcome.review_url:
-            say(f"review of {outcome.target}: {outcome.review_url}")
+            say(f"{report.words.one} {report.words.of} {outcome.target}: {outcome.review_url}")
     for outcome in report.outcomes:
         if outcome.dry_run_preview:
             console.print(f"[bold]would post on {escape(outcome.target)}[/bold]:")
@@ -203,6 +203,8 @@ def print_report(report: RunReport, *, link: bool = True) -> None:
         _line(f"  told on {escape(', '.join(report.config_told))} (once per file version)")
     for line in report.skipped:
         _line(f"  skipped {escape(redact(line))}")
+    for line in report.refused:
+        _line(f"  [yellow]refused[/yellow] {escape(redact(line))}")
     if link and report.ui_link:
         say(f"Prefect UI: {report.ui_link}")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,7 @@ from flows.local.prefect_server import password_hint, prefect_home, status, use_
 
 if TYPE_CHECKING:
     from agents.settings.model import Settings
+    from sandbox.github.state import SandboxState
 
 DEMO_SHARD_THRESHOLD = 30
 DEMO_SHARD_SIZE = 15
@@ -111,10 +113,11 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
             "the debug print the review flagged; the swarm reviews the push"
         )
         again = execute_flow(RunRequest(targets=(target,), max_workers=max_workers, model=chosen))
+        console.print(again.headline())
+        written = _writer_walkthrough(sandbox.state, sandbox.url, chosen, max_workers)
         elapsed = time.monotonic() - started
         reviews_on_sandbox = _count_bot_reviews(sandbox.state)
         sandbox_url = sandbox.url  # once the sandbox stops, its socket has no address
-    console.print(again.headline())
     if report.new_reviews == 0 and report.idempotent_skips:
         console.print(
             f"[cyan]Nothing new to post: {report.idempotent_skips} PR(s) already reviewed at "
@@ -137,11 +140,83 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
     say(password_hint(prefect_home(data_dir)))
     for line in walkthrough_links(settings, WIDGETS, WIDGETS_PR_DEBUG_PRINT, sandbox_url):
         say(line)
+    for line in written.lines:
+        say(line)
     say(
         f"the sandbox GitHub ({sandbox_url}) stopped with the demo: its links above no longer "
         "open; `uv run swarm sandbox serve` keeps one running to explore"
     )
-    return 0 if report.ok and again.ok else 1
+    return 0 if report.ok and again.ok and written.ok else 1
+
+
+@dataclass
+class _Written:
+    """What the writer's walkthrough did: its lines for the end of the demo, and whether its
+    runs went as they should."""
+
+    ok: bool = True
+    lines: list[str] = field(default_factory=list)
+
+
+def _writer_walkthrough(
+    state: SandboxState, url: str, model: str, max_workers: int | None
+) -> _Written:
+    """The writer's walkthrough: a user files a bug, the maintainer labels it
+    ``swarm:implement``, the writer bot turns it into one signed draft pull request with the
+    repository's tests run in the sandbox, and the reviewer bot reviews that draft."""
+    from agents.kinds.implement import LABEL
+    from flows.cli.console import console
+    from flows.cli.runner import execute_flow
+    from flows.run.request import RunRequest
+    from sandbox.github.seed import (
+        MAINTAINER,
+        REVIEWER_BOT,
+        WIDGETS,
+        WRITER_BOT,
+        plant_writer_issue,
+    )
+
+    number = plant_writer_issue(state)
+    state.label_issue(WIDGETS, number, LABEL, by=MAINTAINER)
+    issue = f"{WIDGETS}#{number}"
+    console.print(
+        f"\n[bold]writer walkthrough[/bold]: a user files {issue} (a real bug), "
+        f"{MAINTAINER} labels it {LABEL}; the writer bot implements it"
+    )
+    built = execute_flow(
+        RunRequest(repos=(WIDGETS,), role="implementer", max_workers=max_workers, model=model)
+    )
+    console.print("the reviewer bot reviews the open pull requests, the writer's draft among them")
+    reviewed = execute_flow(RunRequest(repos=(WIDGETS,), max_workers=max_workers, model=model))
+    written = _Written(ok=built.ok and reviewed.ok)
+    drafts = [
+        i for i in state.repo(WIDGETS).pulls() if i.pull is not None and i.user_login == WRITER_BOT
+    ]
+    if not drafts:
+        earlier = built.idempotent_skips or any(o.status == "skipped" for o in built.outcomes)
+        written.lines.append(
+            f"writer: no draft pull request for {issue} in this demo's sandbox: "
+            + (
+                "an earlier demo opened it (the store remembers it)"
+                if earlier
+                else built.headline()
+            )
+        )
+        written.ok = written.ok and bool(earlier)
+        return written
+    draft = drafts[0]
+    assert draft.pull is not None
+    head = state.repo(WIDGETS).commits[draft.pull.head_sha]
+    signed = f"signed by {head.signed_by}" if head.signed_by else "unsigned"
+    passing = "passing" if "**passing**" in (draft.body or "") else "not passing"
+    reviews = [r.user_login for r in draft.pull.reviews if r.user_login == REVIEWER_BOT]
+    written.lines += [
+        f"writer: draft pull request #{draft.number} by {WRITER_BOT} for {issue}, {signed}, "
+        f"tests {passing} in the sandbox: {url.rstrip('/')}/{WIDGETS}/pull/{draft.number}",
+        f"reviewer: {len(reviews)} review(s) of #{draft.number} by {REVIEWER_BOT}"
+        " (never an approval: a person decides)",
+    ]
+    return written
 
 
 def walkthrough_links(settings: Settings, repo: str, number: int, sandbox_url: str) -> list[str]:

@@ -25,6 +25,7 @@ from prefect.deployments import arun_deployment
 
 from agents.github.writes import WriteTally
 from agents.store.store import Store
+from agents.work import WorkWords
 from flows.run.report import RunReport, RunTimings
 from flows.run.request import RunRequest
 
@@ -119,6 +120,8 @@ def merged_report(
         run_id=run_id,
         role=role,
         repos=[c.repo for c in children],
+        words=reports[0].words if reports else WorkWords(),
+        refused=[r for report in reports for r in report.refused],
         dry_run=dry_run,
         model=model,
         discovered=sum(r.discovered for r in reports),

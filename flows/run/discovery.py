@@ -36,6 +36,21 @@ def config_skips(found: Discovery) -> list[str]:
     ]
 
 
+# What a kind's discovery refused to start, and the report says so (a label by a reader).
+REFUSALS = frozenset({"label_not_by_writer"})
+
+
+def refusals(found: Discovery) -> list[str]:
+    """``acme/widgets#6: reason: detail`` for each item whose start discovery refused."""
+    from agents.redact import redact
+
+    return [
+        f"{s.repo}#{s.number}: {s.reason}" + (f": {redact(s.detail)}" if s.detail else "")
+        for s in found.skipped
+        if s.reason in REFUSALS
+    ]
+
+
 def config_problems(found: Discovery) -> list[str]:
     """``acme/widgets: .github/swarm.yaml:4: ...`` for each problem of an invalid file."""
     from agents.redact import redact

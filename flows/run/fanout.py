@@ -24,6 +24,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import State
 
 from agents.dispatch.envelope import Budgets, SealedEnvelope
+from agents.kinds.book import RoleBook
 from agents.outcome import WorkerOutcome
 from agents.planning.costs import CostCap
 from agents.planning.shards import PlannedPR, worker_budget_tokens
@@ -175,7 +176,9 @@ class Fanout:
     async def _publish(self, label: str, outcome: WorkerOutcome, budgets: Budgets | None) -> None:
         assignment = self._assignments[label]
         try:
-            artifact_id = await publish_worker(assignment, outcome, budgets)
+            kind = RoleBook(self.runtime.roles).kind_of(assignment.role)
+            words = kind.words if kind is not None else None
+            artifact_id = await publish_worker(assignment, outcome, budgets, words)
         except Exception as exc:  # a page that cannot be published is only a warning
             log.warning("%s: its artifact could not be published: %s", label, redact(str(exc)))
             return
@@ -256,7 +259,8 @@ class Fanout:
         if task.shard is not None:
             part = f"shard {task.shard.index + 1}/{task.shard.count} ({len(task.files)} files)"
             outcome = outcome.model_copy(update={"shard": part})
-        log.info("%s: %s", assignment.run_name, ended_line(outcome))
+        kind = RoleBook(self.runtime.roles).kind_of(assignment.role)
+        log.info("%s: %s", assignment.run_name, ended_line(outcome, kind.words if kind else None))
         self._ended.append((outcome, assignment.run_name))
         self.cap.settle(assignment.run_name, outcome.cost_usd)
         await self._tick()

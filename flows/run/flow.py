@@ -33,6 +33,7 @@ from prefect.states import Completed, Failed
 
 from agents.planning.costs import CostCap
 from agents.redact import redact
+from agents.work import WorkWords
 from flows.run.adapters import (
     abandon_store_run,
     bucket_snapshots,
@@ -42,7 +43,7 @@ from flows.run.adapters import (
 from flows.run.bot import acknowledge
 from flows.run.children import fan_out_report
 from flows.run.deployed import rename_run, run_name, scheduled_tick_overlaps
-from flows.run.discovery import config_problems, config_skips, discover, read_plan
+from flows.run.discovery import config_problems, config_skips, discover, read_plan, refusals
 from flows.run.fanout import Fanout
 from flows.run.logs import project_logs_in_run
 from flows.run.notes import note_previews, post_pr_notes
@@ -159,12 +160,15 @@ async def _run_swarm(
         total = sum(len(p.assignments) for p in plan)
         # With nothing found at all (a --pr that is not open) the run's end says it all.
         if plan or found.items or found.skipped:
+            words = kind.words if (kind := RoleBook(runtime.roles).kind_of(role)) else WorkWords()
             log.info(
-                "swarm %s: %d PR(s) to review with %d worker(s); %d already reviewed at head SHA",
+                "swarm %s: %d %s with %d worker(s); %d %s",
                 run_id,
                 len(plan),
+                words.items,
                 total,
                 found.already_reviewed,
+                words.done,
             )
         estimate, expected = announce_estimate(runtime, plan)
         cap = CostCap(request.max_cost)
@@ -181,10 +185,13 @@ async def _run_swarm(
         outcomes = [o for group in per_pr for o in group]
         notes += fanout.notes
         noted = await post_pr_notes(runtime, role, notes)
+        kind = RoleBook(runtime.roles).kind_of(role)
         report = RunReport(
             run_id=run_id,
             role=role,
             repos=list(settings.repos),
+            words=kind.words if kind is not None else WorkWords(),
+            refused=refusals(found),
             dry_run=dry_run,
             model=model or settings.model,
             discovered=len(found.items),

@@ -15,12 +15,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agents.dispatch.envelope import Budgets
-from agents.outcome import WorkerOutcome
+from agents.outcome import WorkerOutcome, WrittenWork
 from agents.redact import redact
-from agents.work import Assignment
+from agents.work import Assignment, WorkWords
 from flows.run.report import bucket_rows
 
 KEY_CHARS = 100
+# The plan shown on a writer's page: its gist, not a document (the pull request holds it whole).
+PLAN_CHARS = 2_000
 
 
 def artifact_key(*parts: str) -> str:
@@ -56,8 +58,11 @@ def _spent(used: float, limit: float, fmt: str) -> str:
     return f"{fmt.format(used)} of {fmt.format(limit)}{share}"
 
 
-def worker_markdown(outcome: WorkerOutcome, title: str, budgets: Budgets | None) -> str:
-    """One worker's page: how it ended, its review, findings, cost and budget use."""
+def worker_markdown(
+    outcome: WorkerOutcome, title: str, budgets: Budgets | None, words: WorkWords | None = None
+) -> str:
+    """One worker's page: how it ended, its write (``words`` name it: a review by default),
+    a writer's change and test runs, findings, cost and budget use."""
     tokens = (
         outcome.input_tokens
         + outcome.output_tokens
@@ -74,10 +79,13 @@ def worker_markdown(outcome: WorkerOutcome, title: str, budgets: Budgets | None)
         f"- target: `{outcome.target}`",
     ]
     if outcome.review_url:
-        verb = "posted" if outcome.posted else "already there"
-        lines.append(f"- review ({verb}): [{outcome.review_url}]({outcome.review_url})")
+        of = words or WorkWords()
+        verb = of.posted if outcome.posted else "already there"
+        lines.append(f"- {of.one} ({verb}): [{outcome.review_url}]({outcome.review_url})")
     elif outcome.dry_run_preview:
         lines.append("- dry run: nothing posted")
+    if outcome.written is not None:
+        lines += written_section(outcome.written)
     lines += ["", "## Findings", ""]
     if outcome.findings:
         for f in outcome.findings:
@@ -104,14 +112,38 @@ def worker_markdown(outcome: WorkerOutcome, title: str, budgets: Budgets | None)
     return redact("\n".join(lines) + "\n")
 
 
+_VERDICT = {True: "passed", False: "failed", None: "not run"}
+
+
+def written_section(written: WrittenWork) -> list[str]:
+    """A writer's page: its plan (the model's words, quoted as text, never as markup), the
+    branch's size against the base, and each run of the repository's tests."""
+    lines = ["", "## The change", ""]
+    size = f"{written.files} file(s), +{written.additions} -{written.deletions}"
+    lines.append(f"- size against the base: {size}")
+    if written.plan:
+        plan = written.plan[:PLAN_CHARS].replace("`", "'")
+        lines += ["- plan (the model's words):", "", "```text", plan, "```"]
+    lines += ["", "## Test runs", ""]
+    if not written.test_runs:
+        lines.append("- none")
+    for run in written.test_runs:
+        command = run.command.replace("`", "'") or "-"
+        lines.append(f"- **{_VERDICT[run.passed]}**: {run.line} (`{command}`)")
+    return lines
+
+
 async def publish_worker(
-    assignment: Assignment, outcome: WorkerOutcome, budgets: Budgets | None
+    assignment: Assignment,
+    outcome: WorkerOutcome,
+    budgets: Budgets | None,
+    words: WorkWords | None = None,
 ) -> uuid.UUID:
     """The worker's markdown artifact, attached to the task run it is created in."""
     from prefect.artifacts import acreate_markdown_artifact
 
     return await acreate_markdown_artifact(
-        markdown=worker_markdown(outcome, assignment.run_name, budgets),
+        markdown=worker_markdown(outcome, assignment.run_name, budgets, words),
         key=worker_key(assignment),
         description=redact(f"{assignment.run_name}: {outcome.status}"),
     )

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.github.writes import WriteTally
 from agents.outcome import WorkerOutcome
+from agents.work import WorkWords
 
 
 class PausedIdentity(BaseModel):
@@ -51,6 +52,11 @@ class RunReport(BaseModel):
     run_id: str
     role: str
     repos: list[str]
+    # How this run speaks of its writes: its role's kind's words (reviews, draft pull requests).
+    words: WorkWords = Field(default_factory=WorkWords)
+    # Items whose start was refused, and why ("acme/widgets#6: the swarm:implement label was
+    # added by bob-dev, who may not write"): nothing ran for them.
+    refused: list[str] = Field(default_factory=list)
     dry_run: bool = False
     model: str = "scripted"
     discovered: int = 0
@@ -115,16 +121,18 @@ class RunReport(BaseModel):
         return not (self.failed or self.unreadable or self.config_errors or self.not_open)
 
     def headline(self) -> str:
-        verb = "would be posted" if self.dry_run else "posted"
+        words = self.words
+        verb = f"would be {words.posted}" if self.dry_run else words.posted
         parts = [
-            f"{self.new_reviews} new review{'s' if self.new_reviews != 1 else ''} {verb}",
-            f"{self.idempotent_skips} already reviewed at this head SHA",
+            f"{words.count(self.new_reviews)} {verb}",
+            f"{self.idempotent_skips} {words.done}",
         ]
         repos = sum(1 for u in self.unreadable if "#" not in u.split(":", 1)[0])
         noted = "would be noted" if self.dry_run else "noted"
         counted = (
             (len(self.failed), "worker(s) blocked or failed"),
             (len(self.not_open), "named target(s) not open"),
+            (len(self.refused), "refused to start"),
             (len(self.unreadable) - repos, "PR(s) could not be read"),
             (repos, "repository(ies) could not be read"),
             (len(self.skipped), "PR(s) skipped by .github/swarm.yaml"),
@@ -223,15 +231,18 @@ def artifact_row(outcome: WorkerOutcome, details: str) -> dict[str, str]:
     return {column: row[column] for column in ARTIFACT_COLUMNS}
 
 
-def ended_line(outcome: WorkerOutcome) -> str:
-    """How one worker ended, in a few words, for the run's log and the console."""
+def ended_line(outcome: WorkerOutcome, of: WorkWords | None = None) -> str:
+    """How one worker ended, in a few words, for the run's log and the console; ``of`` names
+    its write (its kind's words: a review by default)."""
+    of = of or WorkWords()
     words: str = outcome.status
     if outcome.reason and outcome.status != "succeeded":
         words += f": {outcome.reason}"
     if outcome.review_url:
-        words += f"; review {'posted' if outcome.posted else 'already there'}: {outcome.review_url}"
+        done = of.posted if outcome.posted else "already there"
+        words += f"; {of.one} {done}: {outcome.review_url}"
     elif outcome.dry_run_preview:
-        words += "; dry run: a review would be posted"
+        words += f"; dry run: a {of.one} would be {of.posted}"
     elif outcome.shard and outcome.status == "succeeded":
         words += f"; {len(outcome.findings)} finding(s) for the summarizer"
     return f"{words} (${outcome.cost_usd:.4f})"

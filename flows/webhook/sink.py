@@ -92,12 +92,25 @@ class EventSink:
             if command.role is None:
                 return await self._answer(work, command.known)
             assert work.comment_id is not None
-            await self.github.react(work.repo, work.comment_id, "eyes")
+            await self._acknowledge(work.repo, work.comment_id)
         run_id = await self.enqueuer.enqueue(
             flow_request(work, delivery_id), work.work_key(delivery_id), delivery_id
         )
         log.info("%s %s as %s: flow run %s", work.kind, work.target, work.role, run_id)
         return self._enqueued(f"{work.kind} {work.target} as {work.role}", run_id)
+
+    async def _acknowledge(self, repo: str, comment_id: int) -> None:
+        """The eyes reaction that says a command was seen: a courtesy, so a reaction GitHub
+        refuses does not stop the run (the commands token holds pull requests: write, and a
+        comment on an issue, not a pull request, asks for issues: write)."""
+        from agents.github.errors import GitHubApiError
+
+        try:
+            await self.github.react(repo, comment_id, "eyes")
+        except GitHubApiError as exc:
+            log.warning(
+                "the command in comment %d of %s is not acknowledged: %s", comment_id, repo, exc
+            )
 
     def _enqueued(self, detail: str, run_id: str) -> Submitted:
         handed_over = not self.enqueuer.runs_here

@@ -6,6 +6,7 @@ off mid-way and run again leaves one branch and one pull request."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,6 +18,7 @@ from sandbox.github.seed import (
     READER,
     REVIEWER_BOT,
     WIDGETS,
+    WRITER_APP_ID,
     WRITER_BOT,
     WRITER_BUG_PATH,
     WRITER_SLUG,
@@ -147,3 +149,42 @@ def test_a_label_added_by_a_reader_starts_nothing(swarm: Swarm, store: str) -> N
     assert writers_pulls(swarm) == [] and branches(swarm) == []
     assert not swarm.writes_by(WRITER_BOT)
     assert report.outcomes == []
+
+
+def test_the_writers_page_shows_its_plan_size_and_test_runs_and_no_secret_leaks(
+    swarm: Swarm, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The flow run's artifacts: the writer's page holds the plan, the change's size and each
+    test run's result; the run summary names the pull request. Nothing the run wrote (store,
+    Prefect's database and results, logs, artifacts) holds a planted secret: the writer's
+    token, the reviewer's, the App keys, the sealing key, the model key."""
+    from tests.run.test_leaks import _api_texts, _files_under, _planted, _prefect_db_files
+
+    caplog.set_level(logging.DEBUG)
+    require_bwrap()
+    labelled_issue(swarm)
+
+    state, _ = implement_run()
+
+    assert state.is_completed(), state.message
+    [opened] = writers_pulls(swarm)
+    texts, _ = _api_texts(state.state_details.flow_run_id)
+    [page] = [t for t in texts if "## The change" in t]
+    assert "size against the base: 1 file(s), +1 -1" in page, page
+    assert "Find `largest`" not in page and "Find 'largest'" in page, "the plan as text"
+    assert "**passed**" in page and "python3 -m unittest discover" in page
+    assert any(f"/pull/{opened.number}" in t for t in texts), "no artifact names the PR"
+
+    planted = _planted(swarm)
+    pem = swarm.state.private_key_pem(WRITER_APP_ID).splitlines()
+    planted["writer App private key"] = pem[len(pem) // 2]
+    blobs = {str(p): p.read_bytes() for p in _files_under(swarm.data_dir) + _prefect_db_files()}
+    blobs |= {f"api text {n}": t.encode() for n, t in enumerate(texts)}
+    blobs |= {f"log {r.name}": r.getMessage().encode() for r in caplog.records}
+    found = [
+        f"{name} in {where}"
+        for name, secret in planted.items()
+        for where, blob in blobs.items()
+        if secret and secret.encode() in blob
+    ]
+    assert found == []
