@@ -4,6 +4,8 @@ Keys are opaque here; ``agents.posting.keys`` defines what they say."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import sqlalchemy as sa
 
 from agents.store.base import StoreBase, StoreError, clean, utcnow
@@ -47,6 +49,26 @@ class ReviewsMixin(StoreBase):
                 )
             )
         return bool(done.rowcount)
+
+    def posted_by(self, worker_ids: Collection[str]) -> dict[str, list[str]]:
+        """The links of what each of ``worker_ids`` posted (a review, a draft pull request),
+        oldest first; a worker that posted nothing is left out."""
+        if not worker_ids:
+            return {}
+        with self._db.read() as conn:
+            rows = conn.execute(
+                sa.select(review_keys.c.worker_id, review_keys.c.review_url)
+                .where(
+                    review_keys.c.worker_id.in_(list(worker_ids)),
+                    review_keys.c.state == "posted",
+                    review_keys.c.review_url.is_not(None),
+                )
+                .order_by(review_keys.c.at, review_keys.c.key)
+            ).all()
+        found: dict[str, list[str]] = {}
+        for row in rows:
+            found.setdefault(str(row.worker_id), []).append(str(row.review_url))
+        return found
 
     def get_review_key(self, key: str) -> ReviewKeyRecord | None:
         return self._first(

@@ -165,6 +165,7 @@ def _writer_walkthrough(
     ``swarm:implement``, the writer bot turns it into one signed draft pull request with the
     repository's tests run in the sandbox, and the reviewer bot reviews that draft."""
     from agents.kinds.implement import LABEL
+    from agents.roles.files import shipped_book
     from flows.cli.console import console
     from flows.cli.runner import execute_flow
     from flows.run.request import RunRequest
@@ -183,8 +184,10 @@ def _writer_walkthrough(
         f"\n[bold]writer walkthrough[/bold]: a user files {issue} (a real bug), "
         f"{MAINTAINER} labels it {LABEL}; the writer bot implements it"
     )
+    writer = shipped_book().role_for("implement")
+    assert writer is not None, "the shipped roles hold the implement kind's"
     built = execute_flow(
-        RunRequest(repos=(WIDGETS,), role="implementer", max_workers=max_workers, model=model)
+        RunRequest(repos=(WIDGETS,), role=writer, max_workers=max_workers, model=model)
     )
     console.print("the reviewer bot reviews the open pull requests, the writer's draft among them")
     reviewed = execute_flow(RunRequest(repos=(WIDGETS,), max_workers=max_workers, model=model))

@@ -96,15 +96,20 @@ def show_runs(limit: int, *, run_id: str | None = None) -> None:
             shown, workers = run.id, store.list_workers(run_id=run.id)
             if workers:
                 break
+        posted = store.posted_by([w.id for w in workers])
     if run_id is None:
         rows = [_run_row(run) for run in records]
         print_table("swarm runs", RUN_COLUMNS, rows, wraps=RUN_WRAPS, drop=RUN_DROP)
     if shown is None:
         say("no runs yet; `swarm demo` or `swarm run` makes one")
         return
+    # What each worker wrote (a review, a draft pull request): a data column under --json; on a
+    # terminal a line each below the table, so a link is never cut to fit a column.
+    columns = ["worker", "roles", "identity", "task", "status", "reason"]
+    columns += ["wrote"] if JSON_OUTPUT.on else []
     print_table(
         f"workers of {shown}",
-        ["worker", "roles", "identity", "task", "status", "reason"],
+        columns,
         (
             [
                 w.id,
@@ -113,12 +118,16 @@ def show_runs(limit: int, *, run_id: str | None = None) -> None:
                 task_label(w.task),
                 w.status,
                 w.blocked_reason,
+                *([" ".join(posted.get(w.id, [])) or None] if JSON_OUTPUT.on else []),
             ]
             for w in workers
         ),
         wraps={"roles", "task", "reason"},
         drop=["identity", "roles"],
     )
+    for w in workers if not JSON_OUTPUT.on else []:
+        for url in posted.get(w.id, []):
+            say(f"{task_label(w.task)} ({w.id}) wrote {url}")
 
 
 def show_deliveries(limit: int) -> None:

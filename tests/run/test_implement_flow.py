@@ -25,6 +25,7 @@ from sandbox.github.seed import (
     plant_writer_issue,
 )
 from tests.bwrap import require_bwrap
+from tests.cli.conftest import swarm as swarm_cli
 from tests.run.conftest import Swarm, run_swarm
 from tests.run.pool import fresh_database
 
@@ -86,6 +87,10 @@ def test_a_labelled_issue_becomes_one_draft_the_reviewer_reviews_and_a_rerun_cha
     [outcome] = report.outcomes
     assert outcome.status == "succeeded", outcome.reason
     assert outcome.review_url and outcome.review_url.endswith(f"/pull/{opened.number}")
+    # `swarm runs` names the pull request the run's writer opened.
+    seen = swarm_cli("runs")
+    assert seen.code == 0, seen.output
+    assert f"{WIDGETS}#{number} (" in seen.output and outcome.review_url in seen.output
     # Every write of the run was the writer bot's: never the reviewer's, never a person's.
     assert swarm.writes_by(WRITER_BOT)
     assert not swarm.writes_by(REVIEWER_BOT) and not swarm.writes_by(MAINTAINER)
