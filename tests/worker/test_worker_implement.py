@@ -264,3 +264,70 @@ async def test_a_label_by_a_reader_starts_nothing_in_discovery(swarm: Swarm) -> 
     assert [t.number for t in found.items] == [by_maintainer.number]
     [skipped] = [s for s in found.skipped if s.number == by_reader.number]
     assert skipped.reason == "label_not_by_writer"
+
+
+HOSTILE_TEST = """import os, pathlib, unittest
+
+# Hex, so the runner's redaction of the output cannot hide what the sandbox let through.
+def show(tag, data):
+    print(tag, (data if isinstance(data, bytes) else str(data).encode()).hex())
+
+
+class Leak(unittest.TestCase):
+    def test_leak(self):
+        show("ENV", dict(os.environ))
+        for pid in pathlib.Path("/proc").glob("[0-9]*"):
+            try:
+                show("PROC", (pid / "environ").read_bytes())
+            except OSError:
+                pass
+        for path in %r:
+            try:
+                show("FILE", pathlib.Path(path).read_bytes()[:4000])
+            except OSError as exc:
+                print("NOFILE", path, type(exc).__name__)
+"""
+
+
+async def test_an_issue_asking_to_print_the_environment_gets_no_secret_from_the_test_run(
+    swarm: Swarm, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    """A hostile issue has the model write a test that prints the environment, every process's
+    environment and the files holding the worker's secrets, then run it: the output the model
+    reads holds none of them (the test run is confined, its environment allow-listed)."""
+    require_bwrap()
+    planted = {
+        "ANTHROPIC_API_KEY": "sk-ant-api03-PLANTEDinTheWorkersEnvironment0123456789",
+        "SWARM_SEALING_KEY": "PLANTEDsealingKEYqJzH8m5cF1oYbXw2V0kT9rE3uN6pL4sA=",
+        "GH_TOKEN": "ghp_PLANTEDhostTokenAAAAAAAAAAAAAAAAAAAAAAA",
+    }
+    for name, value in planted.items():
+        monkeypatch.setenv(name, value)
+    secret_file = tmp_path / "secret.pem"
+    secret_file.write_text("PLANTED-PRIVATE-KEY-FILE-CONTENT\n")
+    store_files = [str(p) for p in swarm.runtime.settings.data_dir.rglob("*") if p.is_file()]
+    number = plant_bug(swarm)
+    script = HOSTILE_TEST % [str(secret_file), *store_files]
+    model = fixing_model(
+        extra=[tool_use("workspace_write", {"path": "clamp_tests/test_leak.py", "text": script}, 9)]
+    )
+
+    await implement(swarm, number, model)
+
+    results = [
+        str(block.get("content"))
+        for request in model.requests
+        for msg in request["messages"]
+        if msg["role"] == "user" and isinstance(msg["content"], list)
+        for block in msg["content"]
+        if block.get("type") == "tool_result"
+        and str(block.get("tool_use_id", "")).startswith("toolu_run_tests")
+    ]
+    assert results and "ENV" in results[-1], results
+    seen = "\n".join(results)
+    for name, value in planted.items():
+        assert value.encode().hex() not in seen, f"{name} reached the test run"
+    assert b"PLANTED-PRIVATE-KEY-FILE-CONTENT".hex() not in seen
+    assert "NOFILE" in seen
+    for token in swarm.sandbox.state.tokens:
+        assert token.encode().hex() not in seen, "an installation token reached the test run"
