@@ -128,7 +128,7 @@ def host_address() -> str:
 
 
 @pytest.fixture
-def victim(request: pytest.FixtureRequest) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+def victim() -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     """A process of the host run by the very host user bwrap runs as (the one user a sandbox
     that shared our pid namespace could read and signal), with a token in its environment and
     its command line, as a tool given one would have. Yields it and its token."""
@@ -268,9 +268,10 @@ def test_no_process_the_run_can_see_holds_a_secret_in_its_environment_or_command
     victim: tuple[subprocess.Popen[bytes], str],
 ) -> None:
     """Guards: the pid namespace (fails with ``--unshare-all`` replaced by every other
-    ``--unshare-*``: the victim's ``/proc`` entries are readable) and bwrap started with an
-    empty environment (fails with the parent's environment passed to bwrap: the sandbox's pid 1
-    is bwrap, and its ``/proc/1/environ`` is what bwrap was started with, ``--clearenv`` or
+    ``--unshare-*``: the victim's command line is read; its environment stays shut, as the
+    kernel lets no process of a child user namespace read it) and bwrap started with an empty
+    environment (fails with the parent's environment passed to bwrap: the sandbox's pid 1 is
+    bwrap, and its ``/proc/1/environ`` is what bwrap was started with, ``--clearenv`` or
     not)."""
     process, token = victim
     monkeypatch.setenv("ANTHROPIC_API_KEY", token)
@@ -400,11 +401,12 @@ def plant_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, secret: str) -> 
 def test_no_secret_file_outside_the_copy_is_found_by_path_by_link_or_by_search(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Guards: only the copy and the system's folders are mounted (fails with ``--ro-bind / /``
-    added first, and bwrap run as us, not nobody: as root the switch to nobody alone keeps
-    pytest's 0700 temporary folders shut), only a made-up ``/etc`` (fails with ``--ro-bind /etc
-    /etc`` instead of the tmpfs), and the copy keeps links as links (fails with ``copytree``'s
-    ``symlinks=False``: the secret is copied in)."""
+    """Guards: only the copy and the system's folders are mounted (fails with pytest's
+    temporary folders bound in and bwrap run as us, not nobody: as root the switch to nobody
+    alone keeps those 0700 folders shut; fails with ``/work`` bound in, by the root's listing),
+    only a made-up ``/etc`` (fails with ``--ro-bind /etc /etc`` instead of the tmpfs), and the
+    copy keeps links as links (fails with ``copytree``'s ``symlinks=False``: the secret is
+    copied in)."""
     secret = needle("file")
     planted = plant_host(tmp_path, monkeypatch, secret)
     # The working copy in the data directory, as the writer's are, with links out of it: a
@@ -449,8 +451,9 @@ except OSError as exc:
 def test_the_store_is_out_of_reach_neither_its_sqlite_file_nor_postgresql_on_5432(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, listeners: list[Listener]
 ) -> None:
-    """Guards: only the copy mounted (fails with ``--ro-bind / /`` added and bwrap run as us)
-    and the network namespace (fails with ``--share-net``: the stand-in on 5432 is reached)."""
+    """Guards: only the copy mounted (fails with pytest's temporary folders bound in and bwrap
+    run as us) and the network namespace (fails with ``--share-net``: the stand-in on 5432 is
+    reached)."""
     secret = needle("store")
     store = plant_host(tmp_path, monkeypatch, secret)["store"]
     monkeypatch.setenv("SWARM_STORE_URL", f"sqlite:///{store}")
@@ -483,7 +486,7 @@ def test_writes_aimed_outside_the_copy_land_nowhere_on_the_host(
 ) -> None:
     """Guards: a private tmpfs ``/tmp`` (fails with ``--bind /tmp /tmp`` instead: the file
     appears in the host's ``/tmp``) and only the copy mounted (the parent's folders do not
-    exist in the sandbox)."""
+    exist in the sandbox; as root, nobody could not reach them either)."""
     home = tmp_path / "home"
     outside = tmp_path / "outside"
     for folder in (home, outside):
@@ -539,9 +542,12 @@ open_fds = []
 for fd in range(3, 1024):
     try:
         os.fstat(fd)
-        open_fds.append((fd, os.readlink(f"/proc/self/fd/{fd}")))
     except OSError:
-        pass
+        continue
+    try:
+        open_fds.append((fd, os.readlink(f"/proc/self/fd/{fd}")))
+    except OSError as exc:
+        open_fds.append((fd, failure(exc)))
 report["fds"] = open_fds
 """
 
