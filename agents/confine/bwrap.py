@@ -16,7 +16,8 @@ What the run sees, and why:
   ``alternatives`` links, the time zone, ``nsswitch.conf``.
 - The throwaway copy read-write at :data:`WORKDIR`, the one place its writes outlive the run
   (and only until the runner deletes the copy); a fresh size-bounded tmpfs for ``/tmp``, HOME and
-  ``/dev/shm``; a minimal ``/dev``; nothing else of the host (no ``/home``, ``/root``, ``/work``,
+  ``/dev/shm``; a minimal ``/dev``; all else read-only, bwrap's own root and ``/dev`` included
+  (unbounded tmpfs folders); nothing else of the host (no ``/home``, ``/root``, ``/work``,
   ``/run``, ``/var``, ``/sys``, no data directory, no store).
 - The environment from :data:`ENVIRONMENT` only (``--clearenv`` first): no token, key or
   ``SWARM_`` setting can be inherited, whatever the parent holds.
@@ -134,6 +135,10 @@ def bwrap_argv(
     for folder in (TMP, HOME, SHM):
         args += ["--size", size, "--tmpfs", folder]
     args += ["--bind-fd", str(workdir_fd), WORKDIR, "--chdir", WORKDIR]
+    # bwrap's own root and its /dev are tmpfs folders with no size (half the host's RAM each)
+    # that the sandbox's user owns: writable, they would be an unbounded way round
+    # scratch_bytes into the host's memory. Read-only once every mount point in them is made.
+    args += ["--remount-ro", "/dev", "--remount-ro", "/"]
     return [*args, "--", PRLIMIT, *limits.prlimit_args(), "--", *command]
 
 
