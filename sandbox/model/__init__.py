@@ -8,6 +8,8 @@
 - ``diffscan.py``: Reading tool results the way a reviewer model would: find changed files, patches,
   findings
 - ``fake.py``: ``ScriptedModel``: a deterministic stand-in for the Anthropic Messages API
+- ``implement.py``: The scripted writer: read the issue, fix a bug shape it knows in the function
+  it names, run the tests, open one draft pull request
 - ``judging.py``: the scripted judge of ``swarm eval``: shared content words decide
 - ``learnings.py``: Earlier feedback the scripted reviewer honours: dismissed findings on unchanged
   code are not raised again
