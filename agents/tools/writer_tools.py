@@ -25,6 +25,7 @@ from agents.github.errors import GitHubApiError
 from agents.llm.turn import ToolResult
 from agents.llm.untrusted import wrap_untrusted
 from agents.outcome import WorkRefused
+from agents.posting.keys import inert
 from agents.redact import redact
 from agents.tools.base import OfferedTool, Tool, ToolError
 from agents.tools.context import WorkerContext
@@ -132,7 +133,10 @@ def writer_tools(ctx: WorkerContext, bench: WriterBench) -> list[OfferedTool]:
             raise ToolError(
                 "nothing changed yet: change the working copy with the workspace tools first"
             )
-        title = " ".join(args.title.split())
+        # The title is also the commit's headline. The outbound sanitiser keeps HTML comments
+        # (a body's own markers live in them), so a marker the model pasted into the title
+        # would leave whole: made inert here, as the body's model text is (agents.writer.body).
+        title = inert(" ".join(args.title.split()))
         if ctx.dry_run:
             files = [ChangedFile(p, "changed", 0, 0) for p in changes.paths]
             bench.plan, bench.changed = args.plan, files
