@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from agents.kinds.kind import Ask, Kind
 from agents.planning.discover import Discovery, SkippedItem
 from agents.planning.sources import GatewayReplySource, repos_by_owner, role_identity
+from agents.work import WorkWords
 
 if TYPE_CHECKING:
     from agents.wiring import Runtime
@@ -101,4 +102,11 @@ KIND = Kind(
     discover=discover,
     task="respond",
     describe=describe,
+    words=WorkWords(
+        one="answer",
+        many="answers",
+        done="already answered",
+        of="to",
+        items="reply(ies) to answer",
+    ),
 )

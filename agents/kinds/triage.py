@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from agents.kinds.kind import Ask, Kind
 from agents.planning.discover import Discovery
 from agents.planning.sources import GatewayIssueSource, repos_by_owner, role_identity
+from agents.work import WorkWords
 
 if TYPE_CHECKING:
     from agents.wiring import Runtime
@@ -53,4 +54,10 @@ KIND = Kind(
     discover=discover,
     task="triage_issue",
     describe=describe,
+    words=WorkWords(
+        one="triage",
+        many="triages",
+        done="already triaged",
+        items="issue(s) to triage",
+    ),
 )
