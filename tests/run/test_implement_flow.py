@@ -86,6 +86,10 @@ def test_a_labelled_issue_becomes_one_draft_the_reviewer_reviews_and_a_rerun_cha
     assert "Tests at the last run: **passing**" in body, body
     [outcome] = report.outcomes
     assert outcome.status == "succeeded", outcome.reason
+    # The run speaks of what it wrote: a draft pull request, not a review.
+    assert report.headline() == (
+        "1 new draft pull request opened, 0 already answered by a pull request"
+    )
     assert outcome.review_url and outcome.review_url.endswith(f"/pull/{opened.number}")
     # `swarm runs` names the pull request the run's writer opened.
     seen = swarm_cli("runs")
@@ -109,7 +113,8 @@ def test_a_labelled_issue_becomes_one_draft_the_reviewer_reviews_and_a_rerun_cha
     assert len(writers_pulls(swarm)) == 1
     assert branches(swarm) == [f"swarm/issue-{number}"]
     assert len(swarm.writes_by(WRITER_BOT)) == writes, "a second run wrote to GitHub"
-    assert not [o for o in again.outcomes if o.status == "succeeded"]
+    assert again.outcomes == [], "a worker was started for an issue with its draft open"
+    assert again.headline().startswith("0 new draft pull requests opened, 1 already answered")
 
 
 @pytest.mark.parametrize("lost", ["refused", "answer_lost"])
@@ -154,6 +159,9 @@ def test_a_label_added_by_a_reader_starts_nothing(swarm: Swarm, store: str) -> N
     assert writers_pulls(swarm) == [] and branches(swarm) == []
     assert not swarm.writes_by(WRITER_BOT)
     assert report.outcomes == []
+    [refused] = report.refused
+    assert "label_not_by_writer" in refused and READER in refused, refused
+    assert "1 refused to start" in report.headline()
 
 
 def test_the_writers_page_shows_its_plan_size_and_test_runs_and_no_secret_leaks(
