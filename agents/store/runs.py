@@ -29,7 +29,7 @@ from agents.store.records import (
     RunRecord,
     WorkerRecord,
 )
-from agents.store.schema import swarm_runs, workers
+from agents.store.schema import review_keys, swarm_runs, workers
 
 
 class RunsMixin(StoreBase):
@@ -238,11 +238,17 @@ class RunsMixin(StoreBase):
         of the workers ended."""
         now = utcnow()
         failed: list[str] = []
-        for w in self.list_workers(run_id):
-            if w.status not in ("pending", "running"):
-                continue
+        left = [w for w in self.list_workers(run_id) if w.status in ("pending", "running")]
+        wrote = self._posted_writers([w.id for w in left])
+        for w in left:
             unfinished = sa.and_(workers.c.id == w.id, workers.c.status.in_(("pending", "running")))
             values = {"status": "failed", "blocked_reason": clean(reason), "finished_at": now}
+            if w.id in wrote:
+                # Its write (a review, a draft) is on GitHub and in the store as posted: the
+                # worker did its work, and saying "failed" would tell a person to expect it
+                # again. What it left undone after (the summary's edit) is named with it.
+                done = f"its write was posted, then it was {reason}"
+                values = {"status": "succeeded", "blocked_reason": clean(done), "finished_at": now}
             if self._update(workers, unfinished, values):
                 failed.append(w.id)
                 self._append_recovery_event(w.id, reason)
@@ -254,6 +260,19 @@ class RunsMixin(StoreBase):
         values = {"status": status, "finished_at": now, "totals": clean_json(totals)}
         self._update(swarm_runs, still_running, values)
         return failed
+
+    def _posted_writers(self, worker_ids: list[str]) -> set[str]:
+        """Which of ``worker_ids`` hold a posted write key (their review or draft is on
+        GitHub)."""
+        if not worker_ids:
+            return set()
+        with self._db.read() as conn:
+            rows = conn.execute(
+                sa.select(review_keys.c.worker_id).where(
+                    review_keys.c.worker_id.in_(worker_ids), review_keys.c.state == "posted"
+                )
+            ).all()
+        return {str(row.worker_id) for row in rows}
 
     def _append_recovery_event(self, worker_id: str, reason: str) -> None:
         # Implemented by the transcript mixin; declared here so the recovery path is typed.

@@ -90,6 +90,7 @@ def tell_interrupted(since: datetime, planned: float | None) -> None:
         runs = [r for r in store.list_runs(limit=10) if r.started_at >= since]
         run = runs[-1] if runs else None  # the first run this command started
         workers = store.list_workers(run_id=run.id) if run else []
+        posted = store.posted_by([w.id for w in workers])
     finally:
         store.close()
     if run is None:
@@ -102,7 +103,9 @@ def tell_interrupted(since: datetime, planned: float | None) -> None:
     total = int(planned or 0) or len(workers)
     say(f"interrupted: run {run.id} is {run.status}; {len(done)} of {total} worker(s) finished")
     for w in done:
-        say(f"  done: {task_label(w.task)} ({' > '.join(w.role_chain)}): {w.status}")
+        # What it posted, so a person sees the interrupted run's writes are on GitHub.
+        links = "".join(f" {url}" for url in posted.get(w.id, []))
+        say(f"  done: {task_label(w.task)} ({' > '.join(w.role_chain)}): {w.status}{links}")
     labels = sorted({task_label(w.task) for w in left})
     never = total - len(workers)
     if labels or never > 0:

@@ -133,6 +133,28 @@ def test_a_run_whose_machine_died_is_failed_with_its_unfinished_workers_from_any
     assert store.get_run(finished).status == "succeeded"
 
 
+def test_an_interrupted_worker_whose_write_was_posted_ends_succeeded_not_failed(
+    store: Store,
+) -> None:
+    """Ctrl-C after a worker's review was posted: the store says the review is there (the
+    worker succeeded, interrupted after), and only the worker that posted nothing failed."""
+    run_id = store.create_run("flow")
+    posted = store.create_worker(run_id, role_chain=["reviewer"], status="running")
+    store.claim_review_key("acme/widgets#1@abc/reviewer", posted)
+    store.mark_review_posted("acme/widgets#1@abc/reviewer", 7, "https://example.test/r/7")
+    claimed = store.create_worker(run_id, role_chain=["reviewer"], status="running")
+    store.claim_review_key("acme/widgets#2@def/reviewer", claimed)
+
+    reason = "interrupted before it ended (Ctrl-C, or the flow run was cancelled)"
+    store.abandon_run(run_id, reason, status="cancelled")
+
+    ended = store.get_worker(posted)
+    assert ended.status == "succeeded"
+    assert ended.blocked_reason == f"its write was posted, then it was {reason}"
+    assert store.get_worker(claimed).status == "failed"
+    assert store.posted_by([posted, claimed]) == {posted: ["https://example.test/r/7"]}
+
+
 def test_an_id_that_looks_like_a_credential_is_refused(store: Store) -> None:
     with pytest.raises(StoreError) as err:
         store.create_run("manual", run_id="ghp_abcdef0123")

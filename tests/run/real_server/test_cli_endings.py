@@ -112,3 +112,58 @@ def test_ctrl_c_says_what_was_done_and_left_and_leaves_nothing_running(
     runs, workers = _store_rows(swarm)
     assert runs == ["cancelled"], runs
     assert "running" not in workers and "pending" not in workers, workers
+
+
+def _posted_while_running(swarm: ObservedSwarm) -> list[str]:
+    """Workers still running whose review the store already holds as posted."""
+    with Store.open(None, swarm.root / "data") as store:
+        running = [
+            w.id
+            for r in store.list_runs(limit=5)
+            for w in store.list_workers(run_id=r.id)
+            if w.status == "running"
+        ]
+        return list(store.posted_by(running))
+
+
+def test_ctrl_c_after_a_review_was_posted_records_and_tells_it_as_posted(
+    swarm: ObservedSwarm,
+) -> None:
+    """Interrupted between a worker's review and the rest of its work (the summary's edit):
+    the review is on GitHub, so the store records the worker succeeded and the interrupted
+    report lists it as done, with its link, not as left for the next run."""
+    swarm.sandbox.state.knobs.latency_s = 0.3  # the summary's calls take a second after the review
+    args = [SWARM, "run", "--max-workers", "1", "--repo", REPOS[0]]
+    process = subprocess.Popen(
+        args,
+        env=swarm.env(),
+        cwd=swarm.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while not (caught := _posted_while_running(swarm)):
+            assert process.poll() is None, process.communicate()[0]
+            assert time.monotonic() < deadline, "no review was posted"
+            time.sleep(0.05)
+        os.killpg(process.pid, signal.SIGINT)
+        output, _ = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == EXIT_INTERRUPTED, output
+    with Store.open(None, swarm.root / "data") as store:
+        [worker_id] = caught
+        worker = store.get_worker(worker_id)
+        [url] = store.posted_by([worker_id])[worker_id]
+    assert worker.status == "succeeded", worker.blocked_reason
+    assert worker.blocked_reason and "its write was posted" in worker.blocked_reason
+    [line] = [ln for ln in output.splitlines() if url in ln]
+    assert line.startswith("  done: acme/widgets#"), output
+    left = [ln for ln in output.splitlines() if ln.startswith("  left for the next run: ")]
+    label = line.split()[1]
+    assert all(label not in ln for ln in left), output
