@@ -191,18 +191,22 @@ def _delivery_row(d: Any, now: datetime) -> list[object]:
 
 
 # What goes first when a terminal is too narrow, and the free text that wraps.
-RUN_DROP = ["trigger", "finished", "skipped", "workers", "new", "failed"]
-RUN_WRAPS = frozenset({"status", "note"})
+# The columns an 80-column terminal loses first: the ones `swarm runs RUN` and --wide tell too.
+RUN_DROP = ["repos", "trigger", "finished", "cost", "role", "skipped", "workers", "new", "failed"]
+RUN_WRAPS = frozenset({"status", "note", "repos"})
 RUN_COLUMNS = [
     "run",
+    "role",
     "trigger",
     "status",
     "started",
     "finished",
+    "repos",
     "workers",
     "new",
     "skipped",
     "failed",
+    "cost",
     "note",
 ]
 
@@ -218,7 +222,22 @@ def _run_row(run: Any) -> list[object]:
         # Nothing a dry run "would post" is new on GitHub.
         status, note = f"{status} (dry run)", f"{counts[1]} would be posted"
         counts[1] = 0
-    return [run.id, run.trigger, status, when(run.started_at), when(run.finished_at), *counts, note]
+    report = totals.get("report") or {}
+    repos = ", ".join(report.get("repos") or []) or "-"
+    cost = totals.get("cost_usd")
+    spent = f"${cost:.4f}" if isinstance(cost, (int, float)) else "-"
+    return [
+        run.id,
+        report.get("role") or "-",
+        run.trigger,
+        status,
+        when(run.started_at),
+        when(run.finished_at),
+        repos,
+        *counts,
+        spent,
+        note,
+    ]
 
 
 def task_label(task: dict[str, object]) -> str:

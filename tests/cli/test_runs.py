@@ -28,9 +28,14 @@ def test_runs_shows_paused_and_skipped_workers_as_themselves() -> None:
     assert shown == {f"w-{status}": (status, f"why {status}") for status in OUTCOME_STATUSES}
 
 
-def _rows_naming(lines: list[str], text: str) -> list[list[str]]:
+def _rows_naming(lines: list[str], text: str) -> list[dict[str, str]]:
+    """The rows of the table naming ``text``, each by its header's column names."""
+    header = next(line for line in lines if "┃" in line and " run " in line)
+    names = [c.strip() for c in header.split("┃")[1:-1]]
     return [
-        [c.strip() for c in line.split("│")[1:-1]] for line in lines if text in line and "│" in line
+        dict(zip(names, [c.strip() for c in line.split("│")[1:-1]], strict=True))
+        for line in lines
+        if text in line and "│" in line
     ]
 
 
@@ -42,8 +47,8 @@ def test_a_dry_run_is_shown_as_dry_and_counts_nothing_as_new() -> None:
     seen = swarm("runs")
     assert seen.code == 0, seen.output
     [row] = _rows_naming(seen.lines, run_id)
-    assert row[2] == "succeeded (dry run)"
-    assert row[6] == "0" and row[-1] == "3 would be posted", row
+    assert row["status"] == "succeeded (dry run)"
+    assert row["new"] == "0" and row["note"] == "3 would be posted", row
 
 
 def test_a_run_ended_by_an_error_says_why_and_is_not_running() -> None:
@@ -53,7 +58,7 @@ def test_a_run_ended_by_an_error_says_why_and_is_not_running() -> None:
         store.abandon_run(run_id, "the run failed: TokenRefused: not installed on acme/nope")
     seen = swarm("runs")
     [row] = _rows_naming(seen.lines, run_id)
-    assert row[2] == "failed" and row[-1].startswith("the run failed: TokenRefused"), row
+    assert row["status"] == "failed" and row["note"].startswith("the run failed: TokenRefused"), row
     assert "w-left" in seen.output and "running" not in seen.output
 
 
@@ -103,3 +108,18 @@ def test_runs_audit_and_limits_print_json_for_scripts() -> None:
     [limits] = [json.loads(line) for line in swarm("limits", "--json").lines]
     assert limits["rows"] == []
     assert "│" in swarm("runs").output  # the next command without --json: a table again
+
+
+def test_runs_name_each_runs_role_repositories_and_cost() -> None:
+    with Store.open(None, Path(os.environ["SWARM_DATA_DIR"])) as store:
+        run_id = store.create_run("flow")
+        report = {"role": "implementer", "repos": ["acme/widgets", "acme/gadgets"]}
+        totals = {"workers": 1, "new_reviews": 1, "cost_usd": 0.0282, "report": report}
+        store.finish_run(run_id, "succeeded", totals)
+    seen = swarm("runs")
+    [row] = _rows_naming(seen.lines, run_id)
+    assert (row["role"], row["repos"], row["cost"]) == (
+        "implementer",
+        "acme/widgets, acme/gadgets",
+        "$0.0282",
+    ), row
