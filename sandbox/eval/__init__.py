@@ -5,6 +5,7 @@
 - ``baseline.json``: the scripted model's precision and recall on it, which ``make test`` holds
 - ``implement/``: the issues ``swarm eval --kind implement`` ships, one YAML file per issue with
   its repository and its hidden tests (``agents.eval.cases`` reads them)
+- ``implement-baseline.json``: the scripted model's success rate on it
 
 Each PR of a set becomes a repository of its own in the sandbox's organisation, holding the
 PR's base files, with one open pull request that turns them into its head files; each issue of
@@ -22,6 +23,7 @@ from sandbox.github.state import SandboxState
 
 DEFAULT_SET = Path(__file__).resolve().parent / "default"
 IMPLEMENT_SET = Path(__file__).resolve().parent / "implement"
+IMPLEMENT_BASELINE = Path(__file__).resolve().parent / "implement-baseline.json"
 # The repository of a PR with no base file at all still needs a first commit.
 _FIRST_FILE = {"README.md": "A repository of the evaluation set.\n"}
 
