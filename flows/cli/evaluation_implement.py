@@ -38,8 +38,10 @@ def run_implement_eval(
     from agents.confine.probe import require_sandbox
     from agents.eval.cases import load_cases
     from agents.eval.implement import CaseResult, results, run_hidden, table, write
-    from agents.kinds.implement import LABEL, MAX_PER_RUN
-    from agents.settings.model import load_settings
+    from agents.kinds.book import RoleBook
+    from agents.kinds.implement import LABEL, MAX_PER_RUN, NAME
+    from agents.roles.files import load_roles
+    from agents.settings.model import ConfigError, load_settings
     from flows.cli.console import console, say
     from flows.cli.demo import load_env_file
     from flows.cli.runner import execute_flow
@@ -82,7 +84,12 @@ def run_implement_eval(
         os.environ["SWARM_DATA_DIR"] = str(data_dir)
         os.environ["SWARM_STORE_URL"] = f"sqlite:///{work / 'store.db'}"
         os.environ["SWARM_REPOS"] = ",".join(repo for repo, _ in served.values())
-        load_settings()
+        settings = load_settings()
+        # The role that implements issues, as the roles directory says (the shipped one: the
+        # implementer); a directory without one is said before anything runs.
+        role = RoleBook(load_roles(settings.roles_dir)).role_for(NAME)
+        if role is None:
+            raise ConfigError(f"no role of kind {NAME!r} in {settings.roles_dir}")
         console.print(
             f"[bold]eval implement[/bold] {set_dir.name}: {len(cases)} issues on the sandbox "
             f"GitHub at {sandbox.url}; model: [bold]{model}[/bold]"
@@ -96,7 +103,7 @@ def run_implement_eval(
         for first in range(0, len(repos), MAX_PER_RUN):
             report = execute_flow(
                 RunRequest(
-                    role="implementer",
+                    role=role,
                     repos=tuple(repos[first : first + MAX_PER_RUN]),
                     max_workers=max_workers,
                     model=model,
