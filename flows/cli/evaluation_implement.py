@@ -91,8 +91,8 @@ def run_implement_eval(
         if role is None:
             raise ConfigError(f"no role of kind {NAME!r} in {settings.roles_dir}")
         console.print(
-            f"[bold]eval implement[/bold] {set_dir.name}: {len(cases)} issues on the sandbox "
-            f"GitHub at {sandbox.url}; model: [bold]{model}[/bold]"
+            f"[bold]eval --kind implement[/bold], set {set_dir.name}: {len(cases)} issues on the "
+            f"sandbox GitHub at {sandbox.url}; model: [bold]{model}[/bold]"
         )
         use_local_prefect(data_dir, force=True)
         started = time.monotonic()
