@@ -19,6 +19,8 @@ mistakes a person can fix: the CLI turns those into one line and exit status 2.
   no secret
 - ``eval.py``: ``swarm eval``, ``swarm eval compare``: review quality on a labelled set
 - ``evaluation.py``: the body of ``swarm eval``: the set served, reviewed, read back, scored
+- ``evaluation_implement.py``: the body of ``swarm eval --kind implement``: issues implemented,
+  each pull request's head judged by hidden tests in the sandbox
 - ``exec_env.py``: What a program launched by ``swarm exec`` gets: an environment built from an
   allow-list
 - ``github_app.py``: ``swarm app create``: the swarm's GitHub Apps made with GitHub's App manifest

@@ -1,6 +1,7 @@
-"""``swarm eval``: review a labelled set of pull requests and score the findings; ``swarm eval
-compare`` says what changed between two evaluations; ``swarm eval import`` turns pull request
-URLs and their golden comments into a set."""
+"""``swarm eval``: review a labelled set of pull requests and score the findings (``--kind
+implement``: implement a set of issues and run their hidden tests on the pull requests); ``swarm
+eval compare`` says what changed between two evaluations; ``swarm eval import`` turns pull
+request URLs and their golden comments into a set."""
 
 from __future__ import annotations
 
@@ -13,17 +14,35 @@ from flows.cli.options import ModelOpt, WorkersOpt
 
 commands = typer.Typer(
     name="eval",
-    help="Measure review quality: precision and recall of findings on a labelled set.",
+    help=(
+        "Measure review quality (precision and recall of findings on a labelled set), or with "
+        "--kind implement the writer's (issues solved, judged by hidden tests)."
+    ),
     invoke_without_command=True,
 )
+
+# The kinds of work an evaluation measures; the first is the default.
+EVAL_KINDS = ("review", "implement")
 
 
 @commands.callback()
 def evaluate(
     ctx: typer.Context,
+    kind: Annotated[
+        str,
+        typer.Option(
+            "--kind",
+            help="What to measure: 'review' (PRs scored against labels) or 'implement' "
+            "(issues implemented, judged by hidden tests).",
+        ),
+    ] = "review",
     set_dir: Annotated[
         Path | None,
-        typer.Option("--set", help="Folder of the set's PR files (default: the shipped set)."),
+        typer.Option(
+            "--set",
+            help="Folder of the set's files: PRs, or issues with --kind implement "
+            "(default: the shipped set).",
+        ),
     ] = None,
     model: ModelOpt = None,
     json_out: Annotated[
@@ -33,7 +52,8 @@ def evaluate(
         Path | None,
         typer.Option(
             "--baseline",
-            help="Exit 1 when precision or recall falls below this JSON's (a regression guard).",
+            help="Exit 1 when precision or recall (with --kind implement: the success rate) "
+            "falls below this JSON's (a regression guard).",
         ),
     ] = None,
     judge: Annotated[
@@ -52,11 +72,34 @@ def evaluate(
     """Review every PR of a labelled set on the offline sandbox GitHub and score the findings.
 
     Prints precision, recall and F1 overall and by severity and category, false findings on the
-    clean PRs, and cost, tokens and time per PR. Against Claude: set ANTHROPIC_API_KEY and pass
-    --model with a Claude model id (docs/eval.md).
+    clean PRs, and cost, tokens and time per PR. With --kind implement: the writer implements
+    each issue of a set, the pull request's head runs tests the writer never saw, and it prints
+    per issue the pull request, the hidden tests' result, cost, turns and test runs, and the
+    success rate. Against Claude: set ANTHROPIC_API_KEY and pass --model with a Claude model id
+    (docs/eval.md).
     """
     if ctx.invoked_subcommand is not None:
         return
+    from agents.settings.model import ConfigError
+
+    if kind not in EVAL_KINDS:
+        raise ConfigError(f"--kind: {kind!r} is not one of: {', '.join(EVAL_KINDS)}")
+    if kind == "implement":
+        if judge is not None:
+            raise ConfigError("--judge scores review findings; --kind implement has none")
+        from flows.cli.evaluation_implement import run_implement_eval
+        from sandbox.eval import IMPLEMENT_SET
+
+        raise typer.Exit(
+            run_implement_eval(
+                set_dir=set_dir or IMPLEMENT_SET,
+                model=model or "scripted",
+                data_dir=data_dir,
+                json_out=json_out,
+                baseline=baseline,
+                max_workers=max_workers,
+            )
+        )
     from flows.cli.evaluation import run_eval
     from sandbox.eval import DEFAULT_SET
 

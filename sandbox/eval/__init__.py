@@ -3,9 +3,13 @@
 - ``default/``: the set this repository ships, one YAML file per pull request (format in
   docs/eval.md; ``agents.eval.labels`` reads the labels, this module only the files)
 - ``baseline.json``: the scripted model's precision and recall on it, which ``make test`` holds
+- ``implement/``: the issues ``swarm eval --kind implement`` ships, one YAML file per issue with
+  its repository and its hidden tests (``agents.eval.cases`` reads them)
+- ``implement-baseline.json``: the scripted model's success rate on it
 
 Each PR of a set becomes a repository of its own in the sandbox's organisation, holding the
-PR's base files, with one open pull request that turns them into its head files.
+PR's base files, with one open pull request that turns them into its head files; each issue of
+an implement set a repository of its own holding its files, with the issue filed against it.
 """
 
 from __future__ import annotations
@@ -14,10 +18,12 @@ from pathlib import Path
 
 import yaml
 
-from sandbox.github.seed import ORG
+from sandbox.github.seed import COLLABORATORS, MAINTAINER, ORG
 from sandbox.github.state import SandboxState
 
 DEFAULT_SET = Path(__file__).resolve().parent / "default"
+IMPLEMENT_SET = Path(__file__).resolve().parent / "implement"
+IMPLEMENT_BASELINE = Path(__file__).resolve().parent / "implement-baseline.json"
 # The repository of a PR with no base file at all still needs a first commit.
 _FIRST_FILE = {"README.md": "A repository of the evaluation set.\n"}
 
@@ -48,3 +54,25 @@ def seed_set(state: SandboxState, folder: Path) -> dict[str, tuple[str, int]]:
         )
         served[pull_id] = (repo, issue.number)
     return served
+
+
+def seed_issue(
+    state: SandboxState,
+    case_id: str,
+    files: dict[str, str],
+    *,
+    title: str,
+    body: str,
+    author: str,
+    label: str,
+) -> tuple[str, int]:
+    """A repository of its own holding ``files``, an issue filed by ``author``, and ``label``
+    added by the maintainer (a collaborator with write access, so the writer's discovery takes
+    it as a person's request): (repo, issue number)."""
+    repo = f"{ORG}/implement-{case_id}"
+    state.add_repo(repo, files, description=f"eval: {case_id}")
+    with state.lock:
+        state.repo(repo).collaborators.update(COLLABORATORS)
+    issue = state.add_issue(repo, title, body, author=author)
+    state.label_issue(repo, issue.number, label, by=MAINTAINER)
+    return repo, issue.number

@@ -21,6 +21,7 @@ COMMANDS = [
     ["serve"],
     ["verify"],
     ["exec"],
+    ["eval"],
     ["runs"],
     ["transcript"],
     ["limits"],

@@ -1,0 +1,186 @@
+"""``swarm eval --kind implement``: the real writer path over a set of issues, judged by tests
+the writer never saw.
+
+Each case of the set is a repository of its own on the sandbox GitHub with one issue, labelled
+``swarm:implement`` by the maintainer; swarm runs of the implementer role take them as a
+scheduled run would (discovery, the label's author checked, minting as the writer's App, the
+tools, the model, the tests in the sandbox, one signed draft pull request). Then each pull
+request's head, with the case's hidden tests added, runs the repository's test command in the
+sandbox. Nothing reaches a real GitHub; the evaluation has a store of its own and reuses the
+data directory's local Prefect server, like the review evaluation (flows/cli/evaluation.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from agents.private_files import private_folder
+from flows.local.env import prepare_prefect_env
+from flows.local.prefect_server import use_local_prefect
+
+
+def run_implement_eval(
+    *,
+    set_dir: Path,
+    model: str,
+    data_dir: Path,
+    json_out: Path | None,
+    baseline: Path | None,
+    max_workers: int | None,
+) -> int:
+    """Implement every issue of the set, run its hidden tests on the pull request, print the
+    table; the exit status says whether the baseline (when given) still holds."""
+    from agents.confine.probe import require_sandbox
+    from agents.eval.cases import load_cases
+    from agents.eval.implement import CaseResult, results, run_hidden, table, write
+    from agents.kinds.book import RoleBook
+    from agents.kinds.implement import LABEL, MAX_PER_RUN, NAME
+    from agents.roles.files import load_roles
+    from agents.settings.model import ConfigError, load_settings
+    from flows.cli.console import console, say
+    from flows.cli.demo import load_env_file
+    from flows.cli.runner import execute_flow
+    from flows.run.request import RunRequest
+    from sandbox.eval import seed_issue
+    from sandbox.github.limits import RateLimits
+    from sandbox.github.seed import WRITER_BOT
+    from sandbox.github.state import SandboxState
+    from sandbox.server import SandboxServer
+
+    cases = load_cases(set_dir)
+    floor = baseline_rate(baseline) if baseline is not None else None
+    # Before anything is started or spent: the writer's tests and the hidden tests run only in
+    # the sandbox, so without one the evaluation would measure nothing (never an unsandboxed run).
+    require_sandbox()
+    private_folder(data_dir, "the data directory (--data-dir)")
+    data_dir = data_dir.resolve()
+    work = data_dir / "eval" / f"implement-{time.strftime('%Y%m%d-%H%M%S')}"
+    work.mkdir(parents=True, exist_ok=True)
+    prepare_prefect_env()
+    for key in [k for k in os.environ if k.upper().startswith("SWARM_")]:
+        del os.environ[key]
+    # The evaluation's GitHub is its own: the largest hourly budget GitHub grants an
+    # installation, as in the review evaluation, so the throttle measures nothing here.
+    state = SandboxState(limits=RateLimits(core=15_000))
+    served = {
+        case.id: seed_issue(
+            state,
+            case.id,
+            case.repository_files(),
+            title=case.title,
+            body=case.body,
+            author=case.author,
+            label=LABEL,
+        )
+        for case in cases
+    }
+    with SandboxServer(state) as sandbox:
+        load_env_file(state.write_credentials(work / "keys", sandbox.url))
+        os.environ["SWARM_DATA_DIR"] = str(data_dir)
+        os.environ["SWARM_STORE_URL"] = f"sqlite:///{work / 'store.db'}"
+        os.environ["SWARM_REPOS"] = ",".join(repo for repo, _ in served.values())
+        settings = load_settings()
+        # The role that implements issues, as the roles directory says (the shipped one: the
+        # implementer); a directory without one is said before anything runs.
+        role = RoleBook(load_roles(settings.roles_dir)).role_for(NAME)
+        if role is None:
+            raise ConfigError(f"no role of kind {NAME!r} in {settings.roles_dir}")
+        console.print(
+            f"[bold]eval --kind implement[/bold], set {set_dir.name}: {len(cases)} issues on the "
+            f"sandbox GitHub at {sandbox.url}; model: [bold]{model}[/bold]"
+        )
+        use_local_prefect(data_dir, force=True)
+        started = time.monotonic()
+        spend: dict[str, dict[str, Any]] = defaultdict(lambda: defaultdict(float))
+        # A run opens at most MAX_PER_RUN pull requests (the product's cap on a backlog), so
+        # the set goes through in runs of that many repositories.
+        repos = [repo for repo, _ in served.values()]
+        for first in range(0, len(repos), MAX_PER_RUN):
+            report = execute_flow(
+                RunRequest(
+                    role=role,
+                    repos=tuple(repos[first : first + MAX_PER_RUN]),
+                    max_workers=max_workers,
+                    model=model,
+                )
+            )
+            for outcome in report.outcomes:
+                used = spend[outcome.target.split("#", 1)[0]]
+                used["cost"] += outcome.cost_usd
+                used["turns"] += outcome.turns
+                used["test_runs"] += len(outcome.written.test_runs) if outcome.written else 0
+                used["status"] = outcome.status
+                used["reason"] = outcome.reason
+        wall = time.monotonic() - started
+        scored = []
+        for case in cases:
+            repo, number = served[case.id]
+            used = spend.get(repo, {})
+            pull, tree = _writers_pull(state, repo, WRITER_BOT)
+            scored.append(
+                CaseResult(
+                    case=case,
+                    repo=repo,
+                    issue=number,
+                    pull=pull,
+                    hidden=run_hidden(tree, case) if pull is not None else None,
+                    status=str(used.get("status", "no worker")),
+                    reason=used.get("reason"),
+                    cost_usd=float(used.get("cost", 0.0)),
+                    turns=int(used.get("turns", 0)),
+                    test_runs=int(used.get("test_runs", 0)),
+                )
+            )
+    data = results(scored, set_name=set_dir.name, model=model, wall_s=wall)
+    print(table(data))
+    if json_out is not None:
+        write(data, json_out)
+        say(f"results: {json_out}")
+    if floor is not None:
+        return against_baseline(data, floor)
+    return 0
+
+
+def _writers_pull(state: Any, repo: str, bot: str) -> tuple[int | None, dict[str, Any]]:
+    """The pull request the writer bot opened on ``repo`` and the files at its head, as the
+    sandbox GitHub holds them: (None, {}) when it opened none."""
+    with state.lock:
+        found = state.repo(repo)
+        opened = [i for i in found.pulls() if i.pull is not None and i.user_login == bot]
+        if not opened:
+            return None, {}
+        last = opened[-1]
+        return last.number, dict(found.commits[last.pull.head_sha].tree)
+
+
+def baseline_rate(baseline: Path) -> float:
+    """The success rate recorded in ``baseline`` (an earlier ``--json`` file, or a file holding
+    ``success_rate``), read before the evaluation spends anything."""
+    from agents.eval.labels import EvalSetError
+
+    try:
+        expected = json.loads(baseline.read_text(encoding="utf-8"))
+        return float(expected.get("summary", expected)["success_rate"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise EvalSetError(f"--baseline {baseline}: no success rate to hold ({reason})") from None
+
+
+def against_baseline(data: dict[str, Any], floor: float) -> int:
+    """0 when the success rate is at least ``floor``, else 1 with the line that says so."""
+    from flows.cli.console import say
+
+    rate = data["summary"]["success_rate"]
+    if rate + 1e-9 < floor:
+        say(
+            f"[red]eval regression on {data['set']}[/red]: success rate {rate:.4f} < baseline "
+            f"{floor:.4f}"
+        )
+        return 1
+    say(f"eval baseline holds: success rate {rate:.4f} (baseline {floor:.4f})")
+    return 0
