@@ -15,9 +15,9 @@ import shlex
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agents.eval.labels import MAX_FILE_BYTES, EvalSetError
+from agents.eval.labels import EvalSetError, load_named_file
 
 CONFIG_PATH = ".github/swarm.yaml"
 
@@ -72,23 +72,7 @@ class ImplementCase(BaseModel):
 
 
 def load_case(path: Path) -> ImplementCase:
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise EvalSetError(f"{path}: larger than {MAX_FILE_BYTES:,} bytes")
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise EvalSetError(f"{path}: cannot read it: {exc}") from None
-    if not isinstance(raw, dict):
-        raise EvalSetError(f"{path}: a case file is a mapping")
-    raw.setdefault("id", path.stem)
-    try:
-        case = ImplementCase.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise EvalSetError(f"{path}: {where}: {first['msg']}") from None
-    if case.id != path.stem:
-        raise EvalSetError(f"{path}: id {case.id!r} must be the file's name")
+    case = load_named_file(path, ImplementCase, "a case file")
     shown = sorted(set(case.hidden) & set(case.repository_files()))
     if shown:
         raise EvalSetError(f"{path}: hidden file {shown[0]} is also in the repository")

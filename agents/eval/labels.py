@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -20,6 +21,9 @@ from agents.posting.findings import Category, Severity
 
 # A set file bigger than this is not a small pull request (the wide and long cases are ~100 KB).
 MAX_FILE_BYTES = 2_000_000
+
+
+FileT = TypeVar("FileT", bound="BaseModel")
 
 
 class EvalSetError(SwarmError):
@@ -84,7 +88,10 @@ class EvalPull(BaseModel):
         return not self.findings
 
 
-def load_pull(path: Path) -> EvalPull:
+def load_named_file(path: Path, model: type[FileT], what: str) -> FileT:
+    """``path``'s YAML as ``model``, its ``id`` defaulting to the file's name and required to
+    be it; any problem is one :class:`EvalSetError` line naming the file (``what`` says what
+    kind of file it should have been: "a set file", "a case file")."""
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise EvalSetError(f"{path}: larger than {MAX_FILE_BYTES:,} bytes")
@@ -92,17 +99,22 @@ def load_pull(path: Path) -> EvalPull:
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise EvalSetError(f"{path}: cannot read it: {exc}") from None
     if not isinstance(raw, dict):
-        raise EvalSetError(f"{path}: a set file is a mapping")
+        raise EvalSetError(f"{path}: {what} is a mapping")
     raw.setdefault("id", path.stem)
     try:
-        pull = EvalPull.model_validate(raw)
+        loaded = model.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise EvalSetError(f"{path}: {where}: {first['msg']}") from None
-    if pull.id != path.stem:
-        raise EvalSetError(f"{path}: id {pull.id!r} must be the file's name")
-    return pull
+    named = getattr(loaded, "id", None)  # every such model has an ``id``: the file's name
+    if named != path.stem:
+        raise EvalSetError(f"{path}: id {named!r} must be the file's name")
+    return loaded
+
+
+def load_pull(path: Path) -> EvalPull:
+    return load_named_file(path, EvalPull, "a set file")
 
 
 def load_set(folder: Path) -> list[EvalPull]:
