@@ -80,6 +80,9 @@ class WorkerOutcome(BaseModel):
     findings: list[Finding] = Field(default_factory=list)
     # A writer's change and test runs (None for the kinds that write no code).
     written: WrittenWork | None = None
+    # The worker that holds this task's claim, when this one stood aside for it: the task is
+    # being done by another run now, not done already.
+    held_by: str | None = None
 
     @property
     def cache_hit_ratio(self) -> float:

@@ -95,6 +95,7 @@ class _End:
     findings: list[Finding] = field(default_factory=list)
     paused_until: datetime | None = None
     written: WrittenWork | None = None
+    held_by: str | None = None
 
 
 def _end_of(exc: Exception) -> _End:
@@ -252,7 +253,8 @@ async def _work(
     taken = await claim_review(ctx)
     if taken is not None and taken.held_by is not None:
         doing = _DOING.get(task.kind, "reviewing this PR at this head")
-        return _End("skipped", f"another worker ({taken.held_by}) is {doing} now")
+        reason = f"another worker ({taken.held_by}) is {doing} now"
+        return _End("skipped", reason, held_by=taken.held_by)
     if taken is not None:
         done = _DONE.get(task.kind, "already reviewed at this head SHA")
         return _End("skipped", done, review_url=taken.url)
@@ -357,6 +359,7 @@ def _finish(
         findings=end.findings,
         paused_until=end.paused_until,
         written=end.written,
+        held_by=end.held_by,
     )
     record.finish(end.status, reason, meter.used())
     story.ended(outcome)

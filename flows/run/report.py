@@ -107,8 +107,15 @@ class RunReport(BaseModel):
 
     @property
     def idempotent_skips(self) -> int:
-        """PRs already reviewed at this head SHA: by discovery, or by a worker's own check."""
-        return self.already_reviewed + sum(1 for o in self.outcomes if o.status == "skipped")
+        """PRs already reviewed at this head SHA: by discovery, or by a worker's own check (not
+        those another run's worker holds now: they are not done yet)."""
+        done = sum(1 for o in self.outcomes if o.status == "skipped" and o.held_by is None)
+        return self.already_reviewed + done
+
+    @property
+    def held_elsewhere(self) -> list[WorkerOutcome]:
+        """Workers that stood aside for another run's worker doing the same task now."""
+        return [o for o in self.outcomes if o.status == "skipped" and o.held_by is not None]
 
     @property
     def failed(self) -> list[WorkerOutcome]:
@@ -133,6 +140,7 @@ class RunReport(BaseModel):
             (len(self.failed), "worker(s) blocked or failed"),
             (len(self.not_open), "named target(s) not open"),
             (len(self.refused), "refused to start"),
+            (len(self.held_elsewhere), "being worked on by another run"),
             (len(self.unreadable) - repos, "PR(s) could not be read"),
             (repos, "repository(ies) could not be read"),
             (len(self.skipped), "PR(s) skipped by .github/swarm.yaml"),

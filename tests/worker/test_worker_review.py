@@ -11,6 +11,7 @@ import pytest
 
 from agents.posting.findings import Finding
 from agents.work import Shard, Spend, Task
+from flows.run.report import RunReport
 from sandbox.github.seed import GADGETS, WIDGETS, WIDGETS_PR_CLEAN, WIDGETS_PR_DEBUG_PRINT
 from tests.worker.conftest import Swarm
 
@@ -110,8 +111,15 @@ async def test_a_worker_skips_a_pr_another_run_is_reviewing_before_it_spends_a_t
     outcome = await swarm.run(await swarm.dispatch(task))
     assert outcome.status == "skipped"
     assert outcome.reason == f"another worker ({other}) is reviewing this PR at this head now"
+    assert outcome.held_by == other
     assert (outcome.llm_calls, outcome.input_tokens, outcome.cost_usd) == (0, 0, 0.0)
     assert reviews_on(swarm, WIDGETS, WIDGETS_PR_DEBUG_PRINT) == []
+    # The run tells it apart from a PR already reviewed: it is not done yet.
+    report = RunReport(run_id="r", role="reviewer", repos=[WIDGETS], outcomes=[outcome])
+    assert report.headline() == (
+        "0 new reviews posted, 0 already reviewed at this head SHA, "
+        "1 being worked on by another run"
+    )
     # Its row says so, for `swarm runs`.
     assert store.get_worker(outcome.worker_id).blocked_reason == outcome.reason
 
