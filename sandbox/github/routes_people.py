@@ -1,4 +1,5 @@
-"""Reactions to conversation comments (issues and pull requests); who may do what in a
+"""Reactions to conversation comments (issues and pull requests; the permission each needs is
+sourced in docs/github-facts.md, row 30); who may do what in a
 repository is answered by ``routes_feedback``."""
 
 from __future__ import annotations
