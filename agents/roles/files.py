@@ -46,39 +46,69 @@ class RoleLoadError(SwarmError):
 
 def load_roles(directory: str | Path) -> dict[str, Role]:
     """Every ``*.yaml`` role in ``directory`` by id; all problems of all files in one error."""
-    root = Path(directory)
-    if not root.is_dir():
-        raise RoleLoadError([f"{root}: roles directory does not exist"])
-    files = sorted([*root.glob("*.yaml"), *root.glob("*.yml")])
-    if not files:
-        raise RoleLoadError([f"{root}: no role files (*.yaml) found"])
-    roles: dict[str, Role] = {}
-    problems: list[str] = []
-    for path in files:
-        role, found = _load_file(path)
-        problems.extend(found)
-        if role is not None:
-            roles[role.id] = role
-    problems += _shared_commands(roles, root)
+    roles, problems = read_roles(directory)
     if problems:
         raise RoleLoadError(problems)
     return roles
 
 
-def _shared_commands(roles: Mapping[str, Role], root: Path) -> list[str]:
+def read_roles(directory: str | Path) -> tuple[dict[str, Role], list[str]]:
+    """The valid roles in ``directory`` and every problem found in its files, without raising:
+    a caller that checks more (``swarm roles check``: identities, models) adds its own problems
+    about the valid roles to these, so a person sees every problem in one pass, not the next
+    one only after fixing the last."""
+    root = Path(directory)
+    if not root.is_dir():
+        return {}, [f"{root}: roles directory does not exist"]
+    files = sorted([*root.glob("*.yaml"), *root.glob("*.yml")])
+    if not files:
+        return {}, [f"{root}: no role files (*.yaml) found"]
+    roles: dict[str, Role] = {}
+    problems: list[str] = []
+    # Every file's ``/swarm`` word, the invalid files' too: a word claimed twice is a problem
+    # to show now, even when the other claimant has a typo of its own elsewhere.
+    claims: list[tuple[Path, str]] = []
+    for path in files:
+        role, found = _load_file(path)
+        problems.extend(found)
+        if role is not None:
+            roles[role.id] = role
+            if role.command is not None:
+                claims.append((path, role.command))
+        elif (word := _claimed_command(path)) is not None:
+            claims.append((path, word))
+    problems += _shared_commands(claims)
+    return roles, problems
+
+
+def _claimed_command(path: Path) -> str | None:
+    """The ``command:`` an invalid role file asks for, when its YAML still reads as a mapping."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return None
+    word = data.get("command") if isinstance(data, dict) else None
+    return word if isinstance(word, str) else None
+
+
+def _shared_commands(claims: Sequence[tuple[Path, str]]) -> list[str]:
     """One role per ``/swarm`` word: a second role claiming a word is a problem of its file."""
     taken: dict[str, str] = {}
     problems: list[str] = []
-    for role in sorted(roles.values(), key=lambda r: r.id):
-        if role.command is None:
-            continue
-        if role.command in taken:
+    for path, word in sorted(claims):
+        if word in taken:
             problems.append(
-                f"{root / role.id}.yaml: command: {role.command!r} is already role "
-                f"{taken[role.command]!r}'s /swarm word"
+                f"{path}:{_command_line(path)}: command: /swarm {word} is already the word of "
+                f"role {taken[word]!r}"
             )
-        taken.setdefault(role.command, role.id)
+        taken.setdefault(word, path.stem)
     return problems
+
+
+def _command_line(path: Path) -> int:
+    """The line of a role file's top-level ``command:`` key (1 when it cannot be found)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return next((n for n, text in enumerate(lines, 1) if text.startswith("command:")), 1)
 
 
 @cache

@@ -40,18 +40,21 @@ def _where(folder: Path, role_id: str) -> str:
 
 
 def check_roles(directory: Path | None) -> None:
-    from agents.roles.files import RoleLoadError, load_roles
+    from agents.roles.files import RoleLoadError, read_roles
     from agents.settings.model import load_settings
     from flows.cli.console import print_table
     from flows.cli.preflight import role_model_problems
 
     settings = load_settings()
     folder = directory or settings.roles_dir
-    roles = load_roles(folder)
+    # One pass: the files' own problems, then what the valid roles ask of the settings, all in
+    # one error, so fixing a typo never uncovers the next problem only on the next run.
+    roles, problems = read_roles(folder)
     configured = settings.all_identities()
     # Without any identity configured there is nothing to resolve against (a fresh checkout).
-    problems = identity_problems(roles, folder, configured) if configured else []
+    problems += identity_problems(roles, folder, configured) if configured else []
     problems += role_model_problems(settings, roles, folder)
+    problems.sort(key=lambda problem: problem.split(":", 1)[0])  # by file; stable within one
     if problems:
         raise RoleLoadError(problems)
     resolved = "identities resolved" if configured else "identities not checked (none configured)"

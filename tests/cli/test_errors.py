@@ -261,6 +261,35 @@ def test_a_role_with_a_misspelled_identity_fails_roles_check(
     )
 
 
+def test_roles_check_reports_every_problem_of_every_file_in_one_pass(
+    app_settings: None, tmp_path: Path
+) -> None:
+    """A kind typo in one file, a second claim on its /swarm word in another, and a misspelled
+    identity in a third: all three in the first run, so no fix uncovers the next problem."""
+    roles = _reviewer_edited(tmp_path / "roles", "kind: review", "kind: reveiw")
+    shipped = ROOT / "roles"
+    security = (shipped / "security-reviewer.yaml").read_text(encoding="utf-8")
+    (roles / "security-reviewer.yaml").write_text(
+        security.replace("command: security", "command: review"), encoding="utf-8"
+    )
+    triager = (shipped / "triager.yaml").read_text(encoding="utf-8")
+    (roles / "triager.yaml").write_text(
+        triager.replace("identity: triage", "identity: defualt"), encoding="utf-8"
+    )
+    seen = swarm("roles", "check", "--dir", str(roles))
+    assert (seen.code, seen.first_line) == (EXIT_USAGE, "error: 3 problems in role files:")
+    assert "Traceback" not in seen.output
+    named = [line.strip().split(":", 1)[0] for line in seen.lines[1:]]
+    assert named == [
+        str(roles / "reviewer.yaml"),
+        str(roles / "security-reviewer.yaml"),
+        str(roles / "triager.yaml"),
+    ]
+    assert "unknown kind of work 'reveiw'" in seen.lines[1]
+    assert "/swarm review is already the word of role 'reviewer'" in seen.lines[2]
+    assert "identity: 'defualt' is not a configured identity" in seen.lines[3]
+
+
 def test_a_broken_role_file_is_reported_with_file_and_line(tmp_path: Path) -> None:
     roles = _reviewer_edited(tmp_path / "roles", "  contents: read", "  contents: write")
     seen = swarm("roles", "check", "--dir", str(roles))

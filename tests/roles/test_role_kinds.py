@@ -64,7 +64,8 @@ def test_two_roles_claiming_one_command_word_are_refused(tmp_path: Path) -> None
     with pytest.raises(RoleLoadError) as caught:
         load_roles(folder)
     assert caught.value.messages == [
-        f"{folder / 'second'}.yaml: command: 'review' is already role 'reviewer''s /swarm word"
+        f"{folder / 'second'}.yaml:{len(other.splitlines())}: command: /swarm review is "
+        "already the word of role 'reviewer'"
     ]
 
 
