@@ -125,13 +125,31 @@ class Task(BaseModel):
             raise ValueError(f"{value!r} is not OWNER/NAME")
         return value
 
-    label_fields: ClassVar[tuple[str, ...]] = ("kind", "repo", "number", "head_sha")
+    # What :attr:`part_label` reads: a stored task row is read back through these alone.
+    label_fields: ClassVar[tuple[str, ...]] = (
+        "kind",
+        "repo",
+        "number",
+        "head_sha",
+        "shard",
+        "reply_to",
+    )
 
     @property
     def label(self) -> str:
         """How people read the target: ``acme/widgets#12@abc1234``."""
         target = self.repo if self.number is None else f"{self.repo}#{self.number}"
         return f"{target}@{self.head_sha[:7]}" if self.head_sha else target
+
+    @property
+    def part_label(self) -> str:
+        """The label and which part of the target the task is: ``acme/widgets#12@abc1234
+        [shard 2/3]``, ``... [reply 77]``. Where a run lists its workers, each shard of one PR
+        (or each reply in one PR) is a line of its own, not the same line again."""
+        part = f" [shard {self.shard.index + 1}/{self.shard.count}]" if self.shard else ""
+        if self.reply_to is not None:
+            part += f" [reply {self.reply_to}]"
+        return self.label + part
 
     @property
     def reviews_pr(self) -> bool:
@@ -187,8 +205,4 @@ class Assignment(BaseModel):
             "implement": "implement",
         }
         verb = verbs.get(self.task.kind, "review")
-        shard = self.task.shard
-        part = f" [shard {shard.index + 1}/{shard.count}]" if shard else ""
-        if self.task.reply_to is not None:
-            part += f" [reply {self.task.reply_to}]"
-        return f"{verb} {self.task.label}{part} as {self.role}"
+        return f"{verb} {self.task.part_label} as {self.role}"

@@ -244,7 +244,7 @@ def task_label(task: dict[str, object]) -> str:
     from agents.work import Task
 
     try:  # older rows hold more fields: read only the label's
-        return Task.model_validate({k: task.get(k) for k in Task.label_fields}).label
+        return Task.model_validate({k: task.get(k) for k in Task.label_fields}).part_label
     except ValueError:
         return str(task)
 

@@ -123,3 +123,32 @@ def test_runs_name_each_runs_role_repositories_and_cost() -> None:
         "acme/widgets, acme/gadgets",
         "$0.0282",
     ), row
+
+
+def test_an_interrupted_runs_shards_of_one_pr_are_each_named_apart() -> None:
+    """Ctrl-C during a sharded review: the workers left are two shards and the summarizer of
+    one PR, each named by its part, not three lines (or one, deduplicated) that read alike."""
+    import json
+
+    head = "abc1234" + "0" * 33
+    pr = {"kind": "review_pr", "repo": "acme/widgets", "number": 12, "head_sha": head}
+    tasks = {
+        "w-shard-1": {**pr, "shard": {"index": 0, "count": 2}},
+        "w-shard-2": {**pr, "shard": {"index": 1, "count": 2}},
+        "w-summary": {**pr, "kind": "summarize"},
+    }
+    with Store.open(None, Path(os.environ["SWARM_DATA_DIR"])) as store:
+        run_id = store.create_run("manual")
+        for worker_id, task in tasks.items():
+            store.create_worker(
+                run_id, worker_id=worker_id, role_chain=["reviewer"], task=task, status="running"
+            )
+        store.abandon_run(run_id, "interrupted", status="cancelled")
+    seen = swarm("runs", run_id, "--json")
+    assert seen.code == 0, seen.output
+    [workers] = [json.loads(line) for line in seen.lines]
+    assert {row["worker"]: row["task"] for row in workers["rows"]} == {
+        "w-shard-1": "acme/widgets#12@abc1234 [shard 1/2]",
+        "w-shard-2": "acme/widgets#12@abc1234 [shard 2/2]",
+        "w-summary": "acme/widgets#12@abc1234",
+    }
