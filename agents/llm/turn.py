@@ -54,6 +54,11 @@ class ToolResult:
     content: str
     is_error: bool = False
     summary: str = ""
+    # The task's one write is done (a review posted or recorded): the session ends after this
+    # turn's tools, with these words as the worker's last (its continuity), instead of asking
+    # the model once more. That last call changed nothing on GitHub and cost a full prompt, and
+    # it made the worker's cost differ from the cost the posted summary already stated.
+    closing: str | None = None
 
     def block(self, tool_use_id: str) -> dict[str, Any]:
         block: dict[str, Any] = {

@@ -210,24 +210,24 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
             if outside:
                 raise ToolError(f"findings on files this shard does not cover: {outside}")
             ctx.findings, ctx.submitted = findings, True
-            return ToolResult(
-                f"recorded {len(findings)} finding(s) for the summarizer", summary="shard"
-            )
+            recorded = f"recorded {len(findings)} finding(s) for the summarizer"
+            return ToolResult(recorded, summary="shard", closing=_closing(args, recorded))
         published = await publish_review(
             ctx, what_changed=args.summary, findings=findings, event=args.event
         )
         ctx.findings, ctx.submitted = findings, True
         if ctx.dry_run:
             ctx.preview = published.preview
-            return ToolResult(f"dry run: nothing posted; {_told(published)}")
+            said = f"dry run: nothing posted; {_told(published)}"
+            return ToolResult(said, closing=_closing(args, said))
         assert published.review is not None
         ctx.review = published.review
         ctx.summary_url = published.summary_url
         if published.review.already_posted:
-            return ToolResult(
-                f"a review for this head SHA was already posted: {published.review.url}"
-            )
-        return ToolResult(f"review posted: {published.review.url}; {_told(published)}")
+            said = f"a review for this head SHA was already posted: {published.review.url}"
+            return ToolResult(said, closing=_closing(args, said))
+        said = f"review posted: {published.review.url}; {_told(published)}"
+        return ToolResult(said, closing=_closing(args, said))
 
     async def comment_issue(args: CommentArgs) -> ToolResult:
         check_target(ctx, args)
@@ -302,6 +302,12 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
             add_labels,
         ),
     ]
+
+
+def _closing(args: SubmitReviewArgs, said: str) -> str:
+    """A review worker's last words once its review is in (its continuity for the next session
+    on this PR): what it concluded and what became of it."""
+    return f"{args.summary.strip()}\n\n{len(args.findings)} finding(s); {said}"
 
 
 def _told(published: Published) -> str:

@@ -131,6 +131,9 @@ async def run_session(
         if stop == "tool_use":
             uses = [ToolUse.from_block(block) for block in result.tool_uses]
             results = await _call_tools(tools, recorder, uses)
+            closing = [r.closing for _, r in results if r.closing is not None and not r.is_error]
+            if closing:
+                return SessionResult("succeeded", text="\n".join([result.text, *closing]).strip())
             say(session.task, results, await session.recall(session.task))
         elif stop == "pause_turn":
             # The provider paused a long turn: send the conversation back as it is to resume.

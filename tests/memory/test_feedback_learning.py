@@ -45,16 +45,15 @@ def latest_review_bodies(swarm: Swarm) -> list[str]:
     return [c.body for c in pull.review_comments if c.review_id == review.id]
 
 
-def reported(requests: list[dict[str, Any]]) -> list[str]:
+def reported(swarm: Swarm, worker_id: str) -> list[str]:
     """The messages of the findings the model reported in its review (what it was taught
-    shows here; the product then posts only what it did not post before)."""
+    shows here; the product then posts only what it did not post before), from the worker's
+    transcript: the review is its last call, so no later request repeats it to the model."""
     return [
         str(finding.get("message"))
-        for message in requests[-1]["messages"]
-        if message["role"] == "assistant" and isinstance(message["content"], list)
-        for block in message["content"]
-        if block.get("type") == "tool_use" and block.get("name") == "submit_review"
-        for finding in block["input"].get("findings") or []
+        for event in swarm.runtime.store.get_transcript(worker_id)
+        if event.content.get("tool") == "submit_review" and "input" in event.content
+        for finding in event.content["input"].get("findings") or []
     ]
 
 
@@ -105,12 +104,15 @@ async def learn(swarm: Swarm, *, auto_accept: bool = False) -> LearningReport:
         )
 
 
-async def rereview(swarm: Swarm, changes: dict[str, str | None]) -> list[dict[str, Any]]:
+async def rereview(
+    swarm: Swarm, changes: dict[str, str | None]
+) -> tuple[list[dict[str, Any]], str]:
+    """Push ``changes`` and review again: the model requests of that review, and its worker."""
     before = len(swarm.scripted.requests)
     swarm.sandbox.state.push_commit(WIDGETS, PR, changes)
     outcome = await swarm.review(WIDGETS, PR)
     assert outcome.status == "succeeded", outcome.reason
-    return swarm.scripted.requests[before:]
+    return swarm.scripted.requests[before:], outcome.worker_id
 
 
 async def test_a_dismissal_becomes_a_proposal_and_once_accepted_is_not_repeated_on_unchanged_code(
@@ -151,8 +153,8 @@ async def test_a_dismissal_becomes_a_proposal_and_once_accepted_is_not_repeated_
     cli("memory", "review", "--reject", str(thumbs.id))
 
     # unchanged code: the dismissed finding is not reported again, the others are
-    requests = await rereview(swarm, {"NOTES.md": "unrelated\n"})
-    said = reported(requests)
+    requests, worker = await rereview(swarm, {"NOTES.md": "unrelated\n"})
+    said = reported(swarm, worker)
     assert not any("print(" in b for b in said), said
     assert any("TODO" in b for b in said), said
     first = first_user_text(requests[0])

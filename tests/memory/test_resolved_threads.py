@@ -87,12 +87,12 @@ async def test_a_thread_a_writer_resolves_becomes_an_acknowledgement_not_a_dismi
     assert proposal.author == MAINTAINER and proposal.pr_number == PR
 
     cli("memory", "review", "--accept", str(proposal.id))
-    requests = await rereview(swarm, {"NOTES.md": "unrelated\n"})
+    requests, worker = await rereview(swarm, {"NOTES.md": "unrelated\n"})
     first = first_user_text(requests[0])
     assert "resolved the review thread of the finding" in first
     # an acknowledgement is not a dismissal: the same finding on unchanged code is reported
     # again (and not posted twice: its thread is there)
-    said = reported(requests)
+    said = reported(swarm, worker)
     assert any("print(" in b for b in said), said
 
 

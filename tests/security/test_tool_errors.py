@@ -24,13 +24,22 @@ REVIEWS = "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"
 
 
 def _results(model: ReplayModel) -> list[dict[str, Any]]:
-    """Every tool result the model was shown, in order."""
+    """Every tool result the model was shown, in order (the posted review's is never shown:
+    the worker ends with it, see :func:`_closing_result`)."""
     return [
         dict(block)
         for request in model.requests[1:]
         for block in request["messages"][-1]["content"]
         if block.get("type") == "tool_result"
     ]
+
+
+def _closing_result(swarm: Swarm, outcome: WorkerOutcome) -> dict[str, Any]:
+    """The worker's last tool result, from its transcript: the call that posted its review,
+    after which the model is not asked again."""
+    events = swarm.runtime.store.get_transcript(outcome.worker_id)
+    results = [e.content for e in events if e.kind == "tool_result"]
+    return dict(results[-1])
 
 
 def _an_added_line(swarm: Swarm) -> tuple[str, int]:
@@ -66,10 +75,10 @@ async def test_a_missing_file_is_an_error_result_and_the_review_still_goes_out(
         ("submit_review", {"body": "Reviewed without that file."}),
     )
 
-    missing, posted = _results(model)
+    [missing] = _results(model)
     assert missing.get("is_error") is True
     assert "404" in str(missing["content"])
-    assert "review posted" in str(posted["content"])
+    assert "review posted" in str(_closing_result(swarm, outcome)["preview"])
     assert outcome.status == "succeeded", outcome.reason
     assert outcome.posted
     assert len(bot_reviews(swarm, WIDGETS, PR)) == 1
@@ -117,8 +126,10 @@ async def test_findings_github_cannot_place_go_into_the_summary_not_the_review(
     for moved in findings[1:]:
         assert str(moved["message"]) in summary
         assert str(moved["message"]) not in review.body
-    [result] = _results(model)
-    assert "2 outside the diff" in str(result["content"])
+    assert _results(model) == []  # the review was its one call: nothing more to show it
+    # Its last words (the next session's continuity) say where the findings went.
+    [continuity] = swarm.runtime.store.list_agent_notes(worker_id=outcome.worker_id)
+    assert "2 outside the diff" in continuity.body
 
 
 async def test_a_review_github_refuses_goes_back_to_the_model_which_can_try_again(
@@ -131,10 +142,10 @@ async def test_a_review_github_refuses_goes_back_to_the_model_which_can_try_agai
         ("submit_review", {"body": "Second try."}),
     )
 
-    refused, posted = _results(model)
+    [refused] = _results(model)
     assert refused.get("is_error") is True and "422" in str(refused["content"])
     assert HOST_GH_TOKEN not in str(refused["content"])
-    assert "review posted" in str(posted["content"])
+    assert "review posted" in str(_closing_result(swarm, outcome)["preview"])
     assert outcome.status == "succeeded" and outcome.posted
     assert len(bot_reviews(swarm, WIDGETS, PR)) == 1
     summary = _summary_text(swarm)

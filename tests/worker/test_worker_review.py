@@ -209,3 +209,20 @@ async def test_summarizer_merges_shard_findings_into_one_review_and_counts_their
     cost = re.search(r"\*\*Cost\*\*: \$(\d+\.\d+), ([\d,]+) tokens .*?, (\d+) model call", summary)
     assert cost is not None, summary
     assert float(cost[1]) > 1.25 and int(cost[2].replace(",", "")) > 90_900 and int(cost[3]) > 12
+
+
+async def test_the_posted_summary_states_the_cost_and_calls_the_run_report_shows(
+    swarm: Swarm,
+) -> None:
+    """The worker ends when its review is in: no closing model call after the summary has
+    stated what the review cost, so the PR and `swarm runs` tell one number."""
+    task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
+    outcome = await swarm.run(await swarm.dispatch(task))
+    assert outcome.status == "succeeded", outcome.reason
+    issue = swarm.sandbox.state.repo(WIDGETS).issues[WIDGETS_PR_DEBUG_PRINT]
+    [cost_line] = [
+        line for c in issue.comments for line in c.body.splitlines() if line.startswith("**Cost**")
+    ]
+    assert cost_line.startswith(f"**Cost**: ${outcome.cost_usd:.4f}, "), cost_line
+    assert cost_line.endswith(f", {outcome.llm_calls} model call(s)."), cost_line
+    assert len(swarm.scripted.requests) == outcome.llm_calls
