@@ -236,6 +236,4 @@ def _move_sequences(dst: sa.Connection) -> None:
             continue
         top = sa.func.max(column)
         sequence = sa.func.pg_get_serial_sequence(table.name, column.name)
-        dst.execute(
-            sa.select(sa.func.setval(sequence, sa.func.coalesce(top, 1), top.is_not(None)))
-        )
+        dst.execute(sa.select(sa.func.setval(sequence, sa.func.coalesce(top, 1), top.is_not(None))))
