@@ -81,6 +81,9 @@ def copy_store(
             f"{target.setting} names the store being copied ({shown(from_url)}); "
             "give the new, empty database"
         )
+    if from_url.get_backend_name() == "sqlite" and not Path(from_url.database or "").exists():
+        # Opening it would make an empty store there, and copy nothing.
+        raise StoreCopyError(f"{source.setting} names no store: {from_url.database} does not exist")
     with _opened(source) as src_db:
         upgrade_to_head(src_db)  # as every command opening it does: the tables below are head's
         if dry_run:
@@ -98,10 +101,17 @@ def copy_store(
 
 
 def shown(url: sa.URL) -> str:
-    """The URL as a message may show it: the password masked, a SQLite file as its path."""
+    """The URL as a message may show it: without its password, a SQLite file as its path."""
     if url.get_backend_name() == "sqlite":
         return url.database or ""
-    return url.render_as_string(hide_password=True)
+    return _without_password(url).render_as_string(hide_password=False)
+
+
+def _without_password(url: sa.URL) -> sa.URL:
+    # Not ``url.set(password=None)``: ``set`` leaves a part given as None as it was.
+    return sa.URL.create(
+        url.drivername, url.username, None, url.host, url.port, url.database, url.query
+    )
 
 
 def _refuse_held(target: StoreLocation, url: sa.URL, held: dict[str, int]) -> None:
