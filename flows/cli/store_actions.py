@@ -361,7 +361,8 @@ def copy(to: str, from_url: str | None, *, dry_run: bool) -> None:
     target = StoreLocation(to, source.data_dir, "--to")
     result = copy_store(source, target, dry_run=dry_run)
     print_table("rows per table", ["table", "rows"], result.tables)
-    rows = f"{result.rows} row(s) in {len(result.tables)} tables from {result.source} to {result.target}"
+    rows = f"{result.rows} row(s) in {len(result.tables)} tables"
+    rows += f" from {result.source} to {result.target}"
     if dry_run:
         say(f"would copy {rows}; nothing written: drop --dry-run to copy")
     else:
