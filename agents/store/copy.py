@@ -30,7 +30,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from agents.errors import SwarmError
-from agents.store.engine import Database, make_engine, parse_store_url
+from agents.store.engine import Database, default_sqlite_url, make_engine, parse_store_url
 from agents.store.migrate import upgrade_to_head, upgrade_within
 from agents.store.schema import metadata
 
@@ -63,7 +63,6 @@ class CopyResult:
     source: str
     target: str
     tables: list[tuple[str, int]]
-    dry_run: bool
 
     @property
     def rows(self) -> int:
@@ -97,7 +96,7 @@ def copy_store(
                 counts = [(t.name, _copy_table(src, dst, t, batch_rows)) for t in _tables()]
                 if not dst_db.is_sqlite:
                     _move_sequences(dst)
-    return CopyResult(shown(from_url), shown(to_url), counts, dry_run)
+    return CopyResult(shown(from_url), shown(to_url), counts)
 
 
 def shown(url: sa.URL) -> str:
@@ -128,8 +127,6 @@ def _tables() -> list[sa.Table]:
 
 
 def _default_url(location: StoreLocation) -> sa.URL:
-    from agents.store.engine import default_sqlite_url
-
     return parse_store_url(default_sqlite_url(location.data_dir), location.setting)
 
 
