@@ -267,3 +267,26 @@ def test_a_source_store_that_is_not_there_is_refused_not_made(
     seen = swarm("store", "copy", "--from", f"sqlite:///{missing}", "--to", new_store)
     assert_error(seen, f"error: --from names no store: {missing} does not exist", EXIT_USAGE)
     assert not missing.parent.exists()
+
+
+def test_a_row_the_target_refuses_leaves_it_without_a_store(old_store: str, pg_url: str) -> None:
+    # SQLite keeps a value longer than its column says; PostgreSQL refuses it. The copy has
+    # filled several tables when it reaches this row: all of it, the schema too, is undone.
+    too_long = "status-" + "x" * 40
+    engine = sa.create_engine(old_store)
+    with engine.begin() as conn:
+        conn.exec_driver_sql("UPDATE workers SET status = ?", (too_long,))
+    engine.dispose()
+    with fresh_pg_schema(pg_url) as new_store:
+        seen = swarm("store", "copy", "--to", new_store)
+        assert_error(
+            seen,
+            "error: the target refused a row of workers (value too long for type character "
+            "varying(32)); nothing was copied",
+            EXIT_USAGE,
+            secrets=[too_long],
+        )
+        engine = sa.create_engine(new_store)
+        with engine.connect() as conn:
+            assert sa.inspect(conn).get_table_names() == []
+        engine.dispose()
