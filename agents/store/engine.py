@@ -39,23 +39,17 @@ def default_sqlite_url(data_dir: Path) -> str:
     return f"sqlite:///{(data_dir / DB_FILE_NAME).resolve()}"
 
 
-def make_engine(url: str | None, data_dir: Path) -> Engine:
-    """Build an engine for ``url`` (or a SQLite file in ``data_dir`` when ``url`` is None)."""
+def make_engine(url: str | None, data_dir: Path, setting: str = "SWARM_STORE_URL") -> Engine:
+    """Build an engine for ``url`` (or a SQLite file in ``data_dir`` when ``url`` is None).
+    ``setting`` is what a message calls the URL: where the person gave it (a flag or a variable)."""
     if url is None:
         # The store holds transcripts with previews of repository files: this user's alone.
         private_folder(data_dir, "the data directory (SWARM_DATA_DIR)")
         url = default_sqlite_url(data_dir)
-    try:
-        parsed = sa.engine.make_url(url)
-    except (sa.exc.ArgumentError, ValueError):
-        # A bad port or bracket raises ValueError; the URL is not shown (it may hold a password).
-        raise StoreConfigError(
-            "SWARM_STORE_URL is not a database URL (expected postgresql+psycopg://USER@HOST/DB "
-            "or sqlite:////PATH/swarm.db; the value is not shown, it may hold a password)"
-        ) from None
+    parsed = parse_store_url(url, setting)
     backend = parsed.get_backend_name()
     if backend == "sqlite":
-        return _sqlite_engine(parsed)
+        return _sqlite_engine(parsed, setting)
     if backend == "postgresql":
         # psycopg (3) is the driver swarm ships; psycopg2 URLs mean the same database.
         if parsed.get_driver_name() != "psycopg":
@@ -65,15 +59,26 @@ def make_engine(url: str | None, data_dir: Path) -> Engine:
             parsed, pool_pre_ping=True, pool_size=10, max_overflow=20, hide_parameters=True
         )
     raise StoreConfigError(
-        f"SWARM_STORE_URL backend {backend!r} is not supported; use sqlite:/// or postgresql+psycopg://"
+        f"{setting} backend {backend!r} is not supported; use sqlite:/// or postgresql+psycopg://"
     )
 
 
-def _sqlite_engine(url: sa.URL) -> Engine:
+def parse_store_url(url: str, setting: str = "SWARM_STORE_URL") -> sa.URL:
+    try:
+        return sa.engine.make_url(url)
+    except (sa.exc.ArgumentError, ValueError):
+        # A bad port or bracket raises ValueError; the URL is not shown (it may hold a password).
+        raise StoreConfigError(
+            f"{setting} is not a database URL (expected postgresql+psycopg://USER@HOST/DB "
+            "or sqlite:////PATH/swarm.db; the value is not shown, it may hold a password)"
+        ) from None
+
+
+def _sqlite_engine(url: sa.URL, setting: str) -> Engine:
     database = url.database or ""
     if database in ("", ":memory:") or database.startswith("file::memory:"):
         raise StoreConfigError(
-            "SWARM_STORE_URL points at an in-memory SQLite database; the store must be a file "
+            f"{setting} points at an in-memory SQLite database; the store must be a file "
             "shared by every worker process"
         )
     folder = Path(database).parent
@@ -81,7 +86,7 @@ def _sqlite_engine(url: sa.URL) -> Engine:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError as exc:
         raise StoreConfigError(
-            f"SWARM_STORE_URL: the folder {folder} cannot be created ({exc.strerror})"
+            f"{setting}: the folder {folder} cannot be created ({exc.strerror})"
         ) from None
     if not database.startswith("file:"):
         # Made 0600 before SQLite creates it with the umask's 0644; its -wal and -shm files
@@ -97,7 +102,7 @@ def _sqlite_engine(url: sa.URL) -> Engine:
         )
     except sa.exc.ArgumentError:
         raise StoreConfigError(
-            "SWARM_STORE_URL is not a SQLite file URL (expected sqlite:////PATH/swarm.db, "
+            f"{setting} is not a SQLite file URL (expected sqlite:////PATH/swarm.db, "
             "without user, password or host)"
         ) from None
 
@@ -199,6 +204,18 @@ class Database:
         self._check_fork()
         with self.engine.connect() as conn, conn.begin():
             yield conn
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Connection]:
+        """A read transaction that sees the database as it was at its first read, however many
+        statements it runs: PostgreSQL's REPEATABLE READ (its default would see each statement's
+        own moment); a SQLite read transaction under WAL keeps its snapshot by itself."""
+        self._check_fork()
+        with self.engine.connect() as conn:
+            if not self.is_sqlite:
+                conn.execution_options(isolation_level="REPEATABLE READ")
+            with conn.begin():
+                yield conn
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -59,17 +59,23 @@ def current_revision(db: Database) -> str | None:
 
 
 def upgrade_to_head(db: Database) -> None:
-    head = head_revision()
-    if current_revision(db) == head:
+    if current_revision(db) == head_revision():
+        return
+    with db.write() as conn:
+        upgrade_within(conn, db)
+
+
+def upgrade_within(conn: sa.Connection, db: Database) -> None:
+    """Migrate to head inside ``conn``'s write transaction of ``db``, which then holds the
+    migration lock until it ends: what the caller does next in it (``swarm store copy`` fills
+    the new tables) is done before any other opener sees the schema, and undone with it."""
+    if not db.is_sqlite:
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
+    if MigrationContext.configure(conn).get_current_revision() == head_revision():
         return
     cfg = alembic_config()
-    with db.write() as conn:
-        if not db.is_sqlite:
-            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
-        if MigrationContext.configure(conn).get_current_revision() == head:
-            return
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "head")
+    cfg.attributes["connection"] = conn
+    command.upgrade(cfg, "head")
 
 
 def schema_drift(db: Database) -> list[Any]:

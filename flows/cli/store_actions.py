@@ -12,6 +12,7 @@ from flows.cli.options import JSON_OUTPUT
 
 if TYPE_CHECKING:
     from agents.store import Store
+    from agents.store.copy import StoreLocation
 
 _DURATION = re.compile(r"^\s*(\d+)\s*([a-z]+)\s*$")
 # Units that cannot be misread: a bare "m" (minutes or months?) is refused, "min" is minutes.
@@ -54,8 +55,20 @@ def open_store(*, create: bool = False) -> Iterator[Store]:
     made only when ``create`` (adding a memory): typed outside the project's root, a command
     that reads would otherwise leave an empty ``.swarm/`` there and answer "nothing yet". A
     SWARM_DATA_DIR or SWARM_STORE_URL someone set is theirs to start empty."""
-    from agents.settings.model import ConfigError, load_settings
     from agents.store import Store
+
+    location = configured_store(create=create)
+    store = Store.open(location.url, location.data_dir)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def configured_store(*, create: bool = False) -> StoreLocation:
+    """Where the configured store is (``open_store`` says when it is made)."""
+    from agents.settings.model import ConfigError, load_settings
+    from agents.store.copy import StoreLocation
 
     settings = load_settings()
     chosen = {"store_url", "data_dir"} & settings.model_fields_set
@@ -66,11 +79,8 @@ def open_store(*, create: bool = False) -> Iterator[Store]:
             f"no swarm store in {settings.data_dir.resolve()}: run swarm from the project's root "
             "(where `swarm demo` or `swarm run` made it), or set SWARM_DATA_DIR"
         )
-    store = Store.open(settings.store_url, settings.data_dir)
-    try:
-        yield store
-    finally:
-        store.close()
+    setting = "SWARM_STORE_URL" if settings.store_url else "SWARM_DATA_DIR"
+    return StoreLocation(settings.store_url, settings.data_dir, setting)
 
 
 def when(value: datetime | None) -> str:
@@ -338,3 +348,22 @@ def prune(older_than: str, *, yes: bool) -> None:
         say(f"pruned {records}; user-visible memory kept")
     else:
         say(f"would prune {records}; nothing deleted: add --yes to delete them")
+
+
+def copy(to: str, from_url: str | None, *, dry_run: bool) -> None:
+    """``swarm store copy``: the rows per table, then one line saying what was done."""
+    from agents.store.copy import StoreLocation, copy_store
+    from flows.cli.console import print_table, say
+
+    source = configured_store()
+    if from_url is not None:
+        source = StoreLocation(from_url, source.data_dir, "--from")
+    target = StoreLocation(to, source.data_dir, "--to")
+    result = copy_store(source, target, dry_run=dry_run)
+    print_table("rows per table", ["table", "rows"], result.tables)
+    rows = f"{result.rows} row(s) in {len(result.tables)} tables"
+    rows += f" from {result.source} to {result.target}"
+    if dry_run:
+        say(f"would copy {rows}; nothing written: drop --dry-run to copy")
+    else:
+        say(f"copied {rows}; set SWARM_STORE_URL to the new store's URL to use it from now on")

@@ -41,6 +41,7 @@ COMMANDS = [
     ["webhook", "serve"],
     ["sandbox", "serve"],
     ["store", "prune"],
+    ["store", "copy"],
 ]
 
 

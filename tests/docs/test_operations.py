@@ -7,14 +7,20 @@ notification service say so, and what runs them instead. No Prefect server: this
 from __future__ import annotations
 
 import re
+import shlex
 
+from agents.posting.keys import review_key
+from agents.store import Store
 from tests.docs.terminal import READY, Terminal, blocks, terminal
 from tests.paths import ROOT
+from tests.store.backends import fresh_pg_schema
 
 __all__ = ["terminal"]
 PAGE = ROOT / "docs" / "operations.md"
 # The project's programs live in its environment, not on PATH.
 PROJECT_PROGRAMS = re.compile(r"^(?:[A-Z_]+=\S+ )*(swarm|prefect|python|pytest)\b")
+# The reader's new database in "Moving the store"; the test puts its own in its place.
+EXAMPLE_STORE_URL = "postgresql+psycopg://swarm@db.internal:5432/swarm"
 
 
 def test_every_command_goes_through_uv_run_and_every_block_not_run_says_why() -> None:
@@ -45,3 +51,23 @@ def test_verify_runs_as_written_against_the_sandbox(terminal: Terminal) -> None:
             if command.startswith("uv run swarm verify"):
                 assert "swarm-reviewer[bot]" in output, output
     assert ran >= 1
+
+
+def test_moving_the_store_runs_as_written(terminal: Terminal, pg_url: str) -> None:
+    """The "Moving the store" lines, with a new PostgreSQL schema where the page has the
+    reader's own database: the copy is counted, made, and read back through SWARM_STORE_URL."""
+    section = PAGE.read_text(encoding="utf-8").split("## 10. Moving the store", 1)[1]
+    (block,) = [b for b in blocks(section) if any("store copy" in c for c in b.commands)]
+    with Store.open(None, terminal.cwd / ".swarm") as store:
+        run = store.create_run("before the move")
+        worker = store.create_worker(run, role_chain=["reviewer"], status="succeeded")
+        store.claim_review_key(review_key("acme/widgets", 1, "a" * 40, "reviewer"), worker)
+    with fresh_pg_schema(pg_url) as new_store:
+        outputs = [
+            terminal.run(command.replace(EXAMPLE_STORE_URL, shlex.quote(new_store)))
+            for command in block.commands
+        ]
+    assert [c.split(" --")[0] for c in block.commands[:2]] == ["uv run swarm store copy"] * 2
+    assert "would copy 3 row(s) in 13 tables" in outputs[0], outputs[0]
+    assert "copied 3 row(s) in 13 tables" in outputs[1], outputs[1]
+    assert run in outputs[3], outputs[3]
