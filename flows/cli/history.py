@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from flows.cli.options import JSON_OUTPUT, JsonOpt
+from flows.cli.options import JsonOpt
 
 commands = typer.Typer()
 
@@ -24,13 +24,13 @@ def runs(
     """List recent swarm runs from the store, and the workers of one of them."""
     from flows.cli.store_actions import show_runs
 
-    JSON_OUTPUT.on = as_json
     show_runs(limit, run_id=run_id)
 
 
 @commands.command()
 def deliveries(
     limit: Annotated[int, typer.Option(help="How many deliveries.")] = 50,
+    as_json: JsonOpt = False,
 ) -> None:
     """List webhook deliveries and what became of each: lost or unfinished ones first."""
     from flows.cli.store_actions import show_deliveries
@@ -42,8 +42,10 @@ def deliveries(
 def transcript(
     worker: Annotated[str, typer.Argument(help="Worker id (see `swarm runs`).")],
     full: Annotated[bool, typer.Option("--full", help="Show tool calls in full.")] = False,
+    as_json: JsonOpt = False,
 ) -> None:
-    """Print one worker's transcript, readable (tool calls compact unless --full)."""
+    """Print one worker's transcript, readable (tool calls compact unless --full); with --json
+    its events whole, as data."""
     from flows.cli.store_actions import show_transcript
 
     show_transcript(worker, full=full)
@@ -54,7 +56,6 @@ def limits(as_json: JsonOpt = False) -> None:
     """Show each identity's rate-limit buckets as last recorded in the store."""
     from flows.cli.store_actions import show_limits
 
-    JSON_OUTPUT.on = as_json
     show_limits()
 
 
@@ -73,5 +74,4 @@ def audit(
     """List every GitHub write an identity made (for incident review)."""
     from flows.cli.store_actions import show_audit
 
-    JSON_OUTPUT.on = as_json
     show_audit(identity, since)

@@ -97,9 +97,10 @@ def test_runs_audit_and_limits_print_json_for_scripts() -> None:
         store.finish_run(run_id, "succeeded", {"workers": 1, "new_reviews": 1})
     seen = swarm("runs", "--json")
     assert seen.code == 0, seen.output
-    runs, workers = (json.loads(line) for line in seen.lines)
+    runs, workers, left = (json.loads(line) for line in seen.lines)
     assert runs["rows"][0]["run"] == run_id and runs["rows"][0]["workers"] == 1
     assert workers["rows"][0]["worker"] == "w-json"
+    assert left == {"title": f"skipped or left by {run_id}", "rows": []}
     [audit] = [
         json.loads(line)
         for line in swarm("audit", "--identity", "swarm-reviewer[bot]", "--json").lines
