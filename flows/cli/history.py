@@ -16,12 +16,16 @@ commands = typer.Typer()
 def runs(
     run_id: Annotated[
         str | None,
-        typer.Argument(help="A run id: list that run's workers (default: the latest run's)."),
+        typer.Argument(
+            help="A run id or its start: that run, its workers and every item it skipped or "
+            "left, with the reason (default: the latest run with workers).",
+            show_default=False,
+        ),
     ] = None,
     limit: Annotated[int, typer.Option(help="How many recent runs.")] = 20,
     as_json: JsonOpt = False,
 ) -> None:
-    """List recent swarm runs from the store, and the workers of one of them."""
+    """List recent swarm runs from the store, and what one of them did and left."""
     from flows.cli.store_actions import show_runs
 
     show_runs(limit, run_id=run_id)

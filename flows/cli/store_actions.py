@@ -123,9 +123,10 @@ def show_runs(limit: int, *, run_id: str | None = None) -> None:
             if workers:
                 break
         posted = store.posted_by([w.id for w in workers])
-    if run_id is None:
-        rows = [_run_row(run) for run in records]
-        print_table("swarm runs", RUN_COLUMNS, rows, wraps=RUN_WRAPS, drop=RUN_DROP)
+    # One run asked for: its own row first (role, repositories, cost, why it ended early).
+    listed = [chosen] if run_id is not None and chosen is not None else records
+    rows = [_run_row(run) for run in listed]
+    print_table("swarm runs", RUN_COLUMNS, rows, wraps=RUN_WRAPS, drop=RUN_DROP)
     if shown is None:
         say("no runs yet; `swarm demo` or `swarm run` makes one")
         return

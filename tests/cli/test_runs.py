@@ -101,6 +101,13 @@ def test_runs_audit_and_limits_print_json_for_scripts() -> None:
     assert runs["rows"][0]["run"] == run_id and runs["rows"][0]["workers"] == 1
     assert workers["rows"][0]["worker"] == "w-json"
     assert left == {"title": f"skipped or left by {run_id}", "rows": []}
+    one = [json.loads(line) for line in swarm("runs", run_id, "--json").lines]
+    assert [t["title"] for t in one] == [
+        "swarm runs",
+        f"workers of {run_id}",
+        f"skipped or left by {run_id}",
+    ]
+    assert [r["run"] for r in one[0]["rows"]] == [run_id]
     [audit] = [
         json.loads(line)
         for line in swarm("audit", "--identity", "swarm-reviewer[bot]", "--json").lines
@@ -177,6 +184,8 @@ def test_a_run_lists_every_item_it_skipped_or_left_with_its_reason() -> None:
         store.finish_run(run_id, "partial", {"workers": 0, "report": report})
     seen = swarm("runs", run_id)
     assert seen.code == 0, seen.output
+    [row] = _rows_naming(seen.lines, run_id)  # the run's own row first: role, repos, cost
+    assert (row["role"], row["repos"], row["workers"]) == ("reviewer", "acme/widgets", "0"), row
     cells = [[c.strip() for c in line.split("│")[1:-1]] for line in seen.lines if "│" in line]
     assert {row[0]: row[1] for row in cells if row[0].startswith("acme/")} == {
         "acme/widgets#1@abc1234": "already done at this head",
