@@ -155,16 +155,13 @@ def test_an_ambiguous_or_unknown_run_is_one_line_and_exit_2() -> None:
     assert both.first_line.startswith("error: run '3f' is ambiguous: it starts run-3f")
     assert "run-3f2a01" in both.first_line and "run-3f9b02" in both.first_line
     assert both.first_line.endswith("; type more of the id")
-    assert_error(
-        swarm("runs", "run-3f2a0l"),
-        "error: no run 'run-3f2a0l' (did you mean 'run-3f2a01'?); `swarm runs` lists the runs",
-        EXIT_USAGE,
-    )
-    assert_error(
-        swarm("run", "--retry", "nope"),
-        "error: no run 'nope'; `swarm runs` lists the runs",
-        EXIT_USAGE,
-    )
+    unknown = {
+        ("runs", "run-3f2a0l"): "error: no run 'run-3f2a0l' (did you mean 'run-3f2a01'?); "
+        "`swarm runs` lists the runs",
+        ("run", "--retry", "nope"): "error: no run 'nope'; `swarm runs` lists the runs",
+    }
+    for command, line in unknown.items():
+        assert_error(swarm(*command), line, EXIT_USAGE)
 
 
 def test_a_run_lists_every_item_it_skipped_or_left_with_its_reason() -> None:

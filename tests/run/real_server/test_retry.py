@@ -6,7 +6,6 @@ succeeded is not redone, and a second retry finds the work done and posts nothin
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pytest
 from sandbox.github.seed import WIDGETS
 from sandbox.server import SandboxServer
 from tests.prefect_server import PrefectServer
-from tests.run.real_server.conftest import SWARM, ObservedSwarm
+from tests.run.real_server.conftest import ObservedSwarm
 from tests.store.backends import StoreTarget, pg_session_url, sqlite_template, store_target
 
 __all__ = ["pg_session_url", "sqlite_template", "store_target"]
@@ -43,15 +42,7 @@ def _bot_reviews(swarm: ObservedSwarm, number: int) -> int:
 
 
 def _cli(swarm: ObservedSwarm, store_env: dict[str, str], *args: str) -> str:
-    done = subprocess.run(
-        [SWARM, *args],
-        env={**swarm.env(**store_env), "COLUMNS": "200"},
-        cwd=swarm.root,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = swarm.command(*args, **store_env)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 
