@@ -84,6 +84,16 @@ class RunsMixin(StoreBase):
             query = query.where(swarm_runs.c.status == status)
         return self._all(RunRecord, query.limit(limit))
 
+    def runs_starting(self, prefix: str, limit: int = 2) -> list[RunRecord]:
+        """Runs whose id starts with ``prefix``, newest first: a person types the start of an
+        id ``swarm runs`` shows. (Escaped: ``_`` in an id is a LIKE wildcard.)"""
+        query = (
+            sa.select(swarm_runs)
+            .where(swarm_runs.c.id.startswith(prefix, autoescape=True))
+            .order_by(swarm_runs.c.started_at.desc(), swarm_runs.c.id)
+        )
+        return self._all(RunRecord, query.limit(limit))
+
     def create_worker(
         self,
         run_id: str,

@@ -7,6 +7,7 @@ import shutil
 import sys
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -14,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from agents.redact import redact
+from agents.redact import redact, redact_obj
 from flows.cli.options import JSON_OUTPUT, WIDE
 from flows.run.report import TABLE_COLUMNS, RunReport, outcome_row, review_word
 
@@ -52,6 +53,14 @@ _STATUS_STYLE = {
 }
 
 
+class Usd(float):
+    """Dollars: ``$0.0282`` in a table, a plain number under ``--json`` (json writes a float's
+    own repr, not this ``str``)."""
+
+    def __str__(self) -> str:
+        return f"${float(self):.4f}"
+
+
 def say(text: str) -> None:
     """A plain line for a person: no markup, no highlighting, never wrapped mid-sentence (on
     stderr under ``--json``, where stdout holds only data)."""
@@ -67,13 +76,20 @@ def print_table(
     wraps: Collection[str] = (),
     drop: Sequence[str] | None = None,
     styles: Sequence[str] | None = None,
+    empty: str | None = None,
 ) -> None:
     """Print a table that fits the terminal: every cell whole on one line (ids, costs, times),
     except the ``wraps`` columns (free text), which wrap over lines. When the terminal is too
     narrow for all the columns, the ``drop`` columns go, first named first (default: from the
-    right, never the first), and a line names them; ``swarm --wide`` prints every column."""
+    right, never the first), and a line names them; ``swarm --wide`` prints every column.
+    ``empty``: the sentence a person gets instead of a table with no rows (under ``--json`` a
+    script gets the table, its rows empty, as always)."""
+    rows = list(rows)
     if JSON_OUTPUT.on:
         _print_json(title, columns, rows)
+        return
+    if not rows and empty is not None:
+        say(empty)
         return
     cells = [[_cell(value) for value in row] for row in rows]
     widths = [
@@ -139,6 +155,10 @@ def _print_json(title: str, columns: Sequence[str], rows: Iterable[Sequence[obje
     def value(cell: object) -> object:
         if cell is None or isinstance(cell, (bool, int, float)):
             return cell
+        if isinstance(cell, datetime):
+            return _utc(cell).isoformat()
+        if isinstance(cell, (dict, list)):
+            return redact_obj(cell)  # structured data stays structured (a transcript's event)
         return redact(str(cell))
 
     body = [dict(zip(columns, (value(c) for c in row), strict=True)) for row in rows]
@@ -148,7 +168,15 @@ def _print_json(title: str, columns: Sequence[str], rows: Iterable[Sequence[obje
 
 def _cell(value: object) -> Text:
     """Cell text is data, never rich markup: ``swarm-reviewer[bot]`` must stay as it is."""
+    if isinstance(value, datetime):
+        return Text(_utc(value).strftime("%Y-%m-%d %H:%M:%S"))
     return Text("-" if value is None else redact(str(value)))
+
+
+def _utc(moment: datetime) -> datetime:
+    """The store's times are UTC; a backend that hands them back without a zone (SQLite) is
+    read as UTC, so a script sees the same ``+00:00`` from either."""
+    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def print_report(report: RunReport, *, link: bool = True) -> None:

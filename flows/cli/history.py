@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from flows.cli.options import JSON_OUTPUT, JsonOpt
+from flows.cli.options import JsonOpt
 
 commands = typer.Typer()
 
@@ -16,21 +16,25 @@ commands = typer.Typer()
 def runs(
     run_id: Annotated[
         str | None,
-        typer.Argument(help="A run id: list that run's workers (default: the latest run's)."),
+        typer.Argument(
+            help="A run id or its start: that run, its workers and every item it skipped or "
+            "left, with the reason (default: the latest run with workers).",
+            show_default=False,
+        ),
     ] = None,
     limit: Annotated[int, typer.Option(help="How many recent runs.")] = 20,
     as_json: JsonOpt = False,
 ) -> None:
-    """List recent swarm runs from the store, and the workers of one of them."""
+    """List recent swarm runs from the store, and what one of them did and left."""
     from flows.cli.store_actions import show_runs
 
-    JSON_OUTPUT.on = as_json
     show_runs(limit, run_id=run_id)
 
 
 @commands.command()
 def deliveries(
     limit: Annotated[int, typer.Option(help="How many deliveries.")] = 50,
+    as_json: JsonOpt = False,
 ) -> None:
     """List webhook deliveries and what became of each: lost or unfinished ones first."""
     from flows.cli.store_actions import show_deliveries
@@ -42,8 +46,10 @@ def deliveries(
 def transcript(
     worker: Annotated[str, typer.Argument(help="Worker id (see `swarm runs`).")],
     full: Annotated[bool, typer.Option("--full", help="Show tool calls in full.")] = False,
+    as_json: JsonOpt = False,
 ) -> None:
-    """Print one worker's transcript, readable (tool calls compact unless --full)."""
+    """Print one worker's transcript, readable (tool calls compact unless --full); with --json
+    its events whole, as data."""
     from flows.cli.store_actions import show_transcript
 
     show_transcript(worker, full=full)
@@ -54,7 +60,6 @@ def limits(as_json: JsonOpt = False) -> None:
     """Show each identity's rate-limit buckets as last recorded in the store."""
     from flows.cli.store_actions import show_limits
 
-    JSON_OUTPUT.on = as_json
     show_limits()
 
 
@@ -73,5 +78,4 @@ def audit(
     """List every GitHub write an identity made (for incident review)."""
     from flows.cli.store_actions import show_audit
 
-    JSON_OUTPUT.on = as_json
     show_audit(identity, since)

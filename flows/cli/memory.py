@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from flows.cli.options import DEFAULT_ROLE
+from flows.cli.options import DEFAULT_ROLE, JsonOpt
 
 commands = typer.Typer(
     name="memory",
@@ -33,6 +33,7 @@ def memory_list(
     all_: Annotated[
         bool, typer.Option("--all", help="Include superseded and deleted entries.")
     ] = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """List memories with where they came from."""
     from flows.cli.memory_actions import memory_list as run_list
@@ -100,6 +101,7 @@ def notes_list(
     worker: Annotated[str | None, typer.Option(help="Only this worker id.")] = None,
     kind: Annotated[str | None, typer.Option(help="note or continuity.")] = None,
     limit: Annotated[int, typer.Option(min=1, help="At most this many, newest first.")] = 50,
+    as_json: JsonOpt = False,
 ) -> None:
     """List agent notes with their run, worker and pull request."""
     if ctx.invoked_subcommand is not None:
@@ -151,6 +153,7 @@ def memory_review(
     reject: Annotated[
         int | None, typer.Option("--reject", help="Reject this proposal.", show_default=False)
     ] = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Learnings proposed from replies and reactions to the bot's review comments."""
     from flows.cli.memory_review import review_decide, review_list

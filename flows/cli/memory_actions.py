@@ -5,7 +5,7 @@ from __future__ import annotations
 import getpass
 from typing import TYPE_CHECKING, Any
 
-from flows.cli.store_actions import open_store, when
+from flows.cli.store_actions import open_store
 
 if TYPE_CHECKING:
     from agents.store import Store
@@ -65,7 +65,7 @@ def _check_kind(kind: str) -> None:
 
 
 def memory_list(*, repo: str | None, role: str | None, include_inactive: bool) -> None:
-    from flows.cli.console import print_table, say
+    from flows.cli.console import print_table
 
     check_scope(repo, role)
     with open_store() as store:
@@ -76,9 +76,6 @@ def memory_list(*, repo: str | None, role: str | None, include_inactive: bool) -
             include_inactive=include_inactive,
             states=None if include_inactive else ("active",),
         )
-    if not records:
-        say('no memories yet; add one with `swarm memory add "..." --repo OWNER/NAME`')
-        return
     print_table(
         "memories",
         ["id", "kind", "repo", "role", "body", "by", "from", "when", "state"],
@@ -91,13 +88,14 @@ def memory_list(*, repo: str | None, role: str | None, include_inactive: bool) -
                 m.body,
                 f"{m.author} ({m.author_kind})",
                 origin(m),
-                when(m.created_at),
+                m.created_at,
                 _state(m),
             ]
             for m in records
         ),
         wraps={"body", "by", "from"},
         drop=["from", "by", "kind", "state", "role", "repo", "when"],
+        empty='no memories yet; add one with `swarm memory add "..." --repo OWNER/NAME`',
     )
 
 

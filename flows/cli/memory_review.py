@@ -9,7 +9,7 @@ again.
 from __future__ import annotations
 
 from flows.cli.memory_actions import origin
-from flows.cli.store_actions import open_store, when
+from flows.cli.store_actions import open_store
 
 
 def review_list(*, repo: str | None) -> None:
@@ -19,12 +19,6 @@ def review_list(*, repo: str | None) -> None:
     check_scope(repo, None)
     with open_store() as store:
         proposals = store.list_memories(repo=repo, include_global=False, states=("proposed",))
-    if not proposals:
-        say(
-            "no proposed learnings; replies, reactions and resolved threads on the bot's "
-            "review comments are read at each run"
-        )
-        return
     rows = (
         [
             m.id,
@@ -32,13 +26,21 @@ def review_list(*, repo: str | None) -> None:
             m.body,
             str((m.source or {}).get("reply_url") or (m.source or {}).get("comment_url") or "-"),
             origin(m),
-            when(m.created_at),
+            m.created_at,
         ]
         for m in proposals
     )
     columns = ["id", "repo", "learning (quoted)", "link", "from", "when"]
-    print_table("proposed learnings", columns, rows, wraps={"learning (quoted)", "link", "from"})
-    say("accept with `swarm memory review --accept ID`, reject with `--reject ID`")
+    print_table(
+        "proposed learnings",
+        columns,
+        rows,
+        wraps={"learning (quoted)", "link", "from"},
+        empty="no proposed learnings; replies, reactions and resolved threads on the bot's "
+        "review comments are read at each run",
+    )
+    if proposals:
+        say("accept with `swarm memory review --accept ID`, reject with `--reject ID`")
 
 
 def review_decide(memory_id: int, *, accept: bool) -> None:

@@ -71,7 +71,7 @@ def _check_note_kind(kind: str | None) -> None:
 def notes_list(
     *, repo: str | None, role: str | None, worker: str | None, kind: str | None, limit: int
 ) -> None:
-    from flows.cli.console import print_table, say
+    from flows.cli.console import print_table
 
     check_scope(repo, role)
     _check_note_kind(kind)
@@ -79,15 +79,17 @@ def notes_list(
         notes = store.list_agent_notes(
             repo=repo, role=role, worker_id=worker, kind=kind, limit=limit
         )
-    if not notes:
-        say("no agent notes yet; workers write them while they work")
-        return
     rows = (
-        [n.id, n.kind, n.repo or "-", n.role or "-", n.body, origin(n), when(n.created_at)]
-        for n in notes
+        [n.id, n.kind, n.repo or "-", n.role or "-", n.body, origin(n), n.created_at] for n in notes
     )
     columns = ["id", "kind", "repo", "role", "body", "from", "when"]
-    print_table("agent notes (newest first)", columns, rows, wraps={"body", "from"})
+    print_table(
+        "agent notes (newest first)",
+        columns,
+        rows,
+        wraps={"body", "from"},
+        empty="no agent notes yet; workers write them while they work",
+    )
 
 
 def note_edit(note_id: int, body: str) -> None:

@@ -61,12 +61,22 @@ WIDE = RootSwitch("--wide")
 # ``--json`` on a listing command: each table as one JSON object a line (JSON Lines), and the
 # sentences that are not data on stderr.
 JSON_OUTPUT = RootSwitch("--json")
+
+
+def _json_switch(on: bool) -> bool:
+    """The option sets the switch as it is parsed: a command only declares ``JsonOpt``, and
+    every table and sentence it prints follows (see console.print_table and console.say)."""
+    JSON_OUTPUT.on = on
+    return on
+
+
 JsonOpt = Annotated[
     bool,
     typer.Option(
         "--json",
-        help="Each table as one JSON object a line ({title, rows}), for scripts; other lines go "
-        "to stderr.",
+        help="Each table as one JSON object a line ({title, rows}; times in ISO 8601, UTC), "
+        "for scripts; other lines go to stderr.",
+        callback=_json_switch,
     ),
 ]
 

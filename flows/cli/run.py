@@ -76,6 +76,17 @@ def run(
             "a re-review) and set the repository's skip rules aside.",
         ),
     ] = False,
+    retry: Annotated[
+        str | None,
+        typer.Option(
+            "--retry",
+            metavar="RUN",
+            help="Do again, as a new run, the PRs (or issues) whose workers failed in run RUN "
+            "(its id or the start of it, see `swarm runs`): as its role, skipping any done "
+            "since. Nothing failed: says so, exit 0.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run one swarm now: review every open PR that changed since it was last reviewed.
 
@@ -101,6 +112,13 @@ def run(
         targets=pr,
         force=force,
     )
+    if retry is not None:
+        from flows.cli.retry import retry_request
+
+        again = retry_request(flags, retry)
+        if again is None:
+            raise typer.Exit(0)  # nothing failed: nothing to do, as a run with no work
+        flags = again
     raise typer.Exit(run_once(flags))
 
 

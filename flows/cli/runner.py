@@ -150,7 +150,8 @@ def run_once(flags: RunRequest) -> int:
         # A --pr that names no open pull request is a flag to fix, like any other.
         repo, _, number = target.rpartition("#")
         kind = _kind(settings, flags.role)
-        typer.echo(f"error: --pr {target}: {repo} has no open {kind} #{number}", err=True)
+        asked = f"--retry {flags.retry_of}: {target}" if flags.retry_of else f"--pr {target}"
+        typer.echo(f"error: {asked}: {repo} has no open {kind} #{number}", err=True)
     if report.not_open:
         return EXIT_USAGE
     return EXIT_OK if report.ok else EXIT_FAILED

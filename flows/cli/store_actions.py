@@ -13,6 +13,7 @@ from flows.cli.options import JSON_OUTPUT
 if TYPE_CHECKING:
     from agents.store import Store
     from agents.store.copy import StoreLocation
+    from agents.store.records import RunRecord
 
 _DURATION = re.compile(r"^\s*(\d+)\s*([a-z]+)\s*$")
 # Units that cannot be misread: a bare "m" (minutes or months?) is refused, "min" is minutes.
@@ -87,29 +88,55 @@ def when(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M:%S") if value else "-"
 
 
-def show_runs(limit: int, *, run_id: str | None = None) -> None:
-    """Recent runs, then the workers of ``run_id`` (default: the latest run with workers)."""
+# How many recent run ids a mistyped one is compared with for a "did you mean".
+_RECENT_RUNS = 200
+
+
+def resolve_run(store: Store, typed: str) -> RunRecord:
+    """The run ``typed`` names: its whole id, or the start of one (with or without ``run-``),
+    as long as no other run's id starts the same. Anything else is one line to fix."""
+    from agents.permissions import did_you_mean
     from agents.settings.model import ConfigError
     from agents.store import UnknownRunError
+
+    text = typed.strip()
+    try:
+        return store.get_run(text)
+    except UnknownRunError:
+        pass
+    found = store.runs_starting(text, limit=5) if text else []
+    if not found and text and not text.startswith("run-"):
+        found = store.runs_starting(f"run-{text}", limit=5)
+    if len(found) == 1:
+        return found[0]
+    if found:
+        ids = ", ".join(r.id for r in found)
+        raise ConfigError(f"run {typed!r} is ambiguous: it starts {ids}; type more of the id")
+    recent = {r.id for r in store.list_runs(limit=_RECENT_RUNS)}
+    hint = did_you_mean(text, recent)
+    raise ConfigError(f"no run {typed!r}{hint}; `swarm runs` lists the runs")
+
+
+def show_runs(limit: int, *, run_id: str | None = None) -> None:
+    """Recent runs, then the workers of ``run_id`` (default: the latest run with workers), and
+    every item that run skipped or left, with its reason."""
     from flows.cli.console import print_table, say
 
     with open_store() as store:
         records = store.list_runs(limit=limit)
-        if run_id is not None:
-            try:
-                store.get_run(run_id)
-            except UnknownRunError:
-                raise ConfigError(f"no run {run_id!r}; `swarm runs` lists the runs") from None
-        shown, workers = run_id, store.list_workers(run_id=run_id) if run_id else []
+        chosen = resolve_run(store, run_id) if run_id is not None else None
+        shown = chosen.id if chosen else None
+        workers = store.list_workers(run_id=shown) if shown else []
         # Without an id: the latest run that had workers (a re-run that skipped all has none).
         for run in records if run_id is None else []:
-            shown, workers = run.id, store.list_workers(run_id=run.id)
+            chosen, shown, workers = run, run.id, store.list_workers(run_id=run.id)
             if workers:
                 break
         posted = store.posted_by([w.id for w in workers])
-    if run_id is None:
-        rows = [_run_row(run) for run in records]
-        print_table("swarm runs", RUN_COLUMNS, rows, wraps=RUN_WRAPS, drop=RUN_DROP)
+    # One run asked for: its own row first (role, repositories, cost, why it ended early).
+    listed = [chosen] if run_id is not None and chosen is not None else records
+    rows = [_run_row(run) for run in listed]
+    print_table("swarm runs", RUN_COLUMNS, rows, wraps=RUN_WRAPS, drop=RUN_DROP)
     if shown is None:
         say("no runs yet; `swarm demo` or `swarm run` makes one")
         return
@@ -138,18 +165,47 @@ def show_runs(limit: int, *, run_id: str | None = None) -> None:
     for w in workers if not JSON_OUTPUT.on else []:
         for url in posted.get(w.id, []):
             say(f"{task_label(w.task)} ({w.id}) wrote {url}")
+    left = left_rows(chosen.totals if chosen else {})
+    if left or JSON_OUTPUT.on:  # under --json always: a script reads the same three lines
+        print_table(f"skipped or left by {shown}", ["item", "reason"], left, wraps={"reason"})
+
+
+def left_rows(totals: dict[str, Any]) -> list[list[str]]:
+    """Every item a run's report says it skipped or left, and why: already done at its head,
+    a draft, the repository's configuration, a refusal, the cost cap, unreadable, not open."""
+    report = totals.get("report") or {}
+
+    def split(lines: list[str], why: str | None = None) -> list[list[str]]:
+        # Each report line is "item: reason" (an item's label holds no ": ").
+        rows = []
+        for line in lines:
+            item, _, reason = str(line).partition(": ")
+            rows.append([item, f"{why}: {reason}" if why and reason else why or reason])
+        return rows
+
+    cap = report.get("cost_cap_reason") or "the run's cost cap"
+    return [
+        *split(report.get("left_alone") or []),
+        *split(report.get("skipped") or [], ".github/swarm.yaml"),
+        *split(report.get("config_errors") or [], "invalid .github/swarm.yaml"),
+        *split(report.get("refused") or [], "refused"),
+        *split(report.get("notes") or [], "noted as not reviewed in full"),
+        *split(report.get("unreadable") or [], "could not be read"),
+        *[[label, "not open"] for label in report.get("not_open") or []],
+        *[
+            [label, f"left by the cost cap: {cap}"]
+            for label in report.get("left_by_cost_cap") or []
+        ],
+    ]
 
 
 def show_deliveries(limit: int) -> None:
     """Webhook deliveries, the unfinished first: ``lost`` when no live receiver holds the work
     (the next receiver to start, or a Redeliver, runs it), else who holds it or what it became."""
-    from flows.cli.console import print_table, say
+    from flows.cli.console import print_table
 
     with open_store() as store:
         records = store.list_deliveries(limit=limit)
-    if not records:
-        say("no webhook deliveries yet; `swarm webhook serve` records them")
-        return
     now = datetime.now(UTC)
     rows = (_delivery_row(d, now) for d in records)
     print_table(
@@ -158,6 +214,7 @@ def show_deliveries(limit: int) -> None:
         rows,
         wraps={"target", "outcome", "detail"},
         drop=["flow run", "state", "tries", "event", "received"],
+        empty="no webhook deliveries yet; `swarm webhook serve` records them",
     )
 
 
@@ -189,7 +246,7 @@ def _delivery_row(d: Any, now: datetime) -> list[object]:
     target = f"{d.repo}#{d.number}" if d.repo and d.number else d.repo
     return [
         d.delivery_id,
-        when(d.received_at),
+        d.received_at,
         event,
         target,
         outcome,
@@ -222,27 +279,31 @@ RUN_COLUMNS = [
 
 
 def _run_row(run: Any) -> list[object]:
+    from flows.cli.console import Usd
+
     totals = run.totals or {}
-    counts = [totals.get(k, "-") for k in ("workers", "new_reviews", "already_reviewed", "failed")]
+    counts = [totals.get(k) for k in ("workers", "new_reviews", "already_reviewed", "failed")]
     status, note = run.status, totals.get("error")
     not_open = (totals.get("report") or {}).get("not_open")
     if not note and not_open:
         note = f"not open: {', '.join(not_open)}"
     if totals.get("dry_run"):
         # Nothing a dry run "would post" is new on GitHub.
-        status, note = f"{status} (dry run)", f"{counts[1]} would be posted"
+        status, note = f"{status} (dry run)", f"{counts[1] or 0} would be posted"
         counts[1] = 0
-    report = totals.get("report") or {}
+    report, asked = totals.get("report") or {}, totals.get("asked") or {}
+    if not note and asked.get("retry_of"):
+        note = f"retry of {asked['retry_of']}"
     repos = ", ".join(report.get("repos") or []) or "-"
     cost = totals.get("cost_usd")
-    spent = f"${cost:.4f}" if isinstance(cost, (int, float)) else "-"
+    spent = Usd(cost) if isinstance(cost, (int, float)) else None
     return [
         run.id,
-        report.get("role") or "-",
+        report.get("role") or asked.get("role") or "-",
         run.trigger,
         status,
-        when(run.started_at),
-        when(run.finished_at),
+        run.started_at,
+        run.finished_at,
         repos,
         *counts,
         spent,
@@ -260,21 +321,31 @@ def task_label(task: dict[str, object]) -> str:
 
 
 def show_transcript(worker: str, *, full: bool) -> None:
+    """The worker's transcript as a person reads it, or (``--json``) its events as one table:
+    each event's fields as the store holds them (redacted when written), its payload whole."""
     from agents.settings.model import ConfigError
     from agents.store import UnknownWorkerError, render_transcript
-    from flows.cli.console import console
+    from flows.cli.console import console, print_table
 
     with open_store() as store:
         try:
             store.get_worker(worker)
         except UnknownWorkerError:
             raise ConfigError(f"no worker {worker!r} in the store; see `swarm runs`") from None
-        console.print(render_transcript(store, worker, compact_tools=not full), markup=False)
+        if not JSON_OUTPUT.on:
+            console.print(render_transcript(store, worker, compact_tools=not full), markup=False)
+            return
+        events = store.get_transcript(worker)
+    print_table(
+        f"transcript of {worker}",
+        ["seq", "at", "kind", "content", "tokens", "cost"],
+        ([e.seq, e.created_at, e.kind, e.content, e.tokens, e.cost] for e in events),
+    )
 
 
 def show_limits() -> None:
     """The latest recorded snapshot per identity and resource."""
-    from flows.cli.console import print_table, say
+    from flows.cli.console import print_table
 
     with open_store() as store:
         rows = [
@@ -283,41 +354,36 @@ def show_limits() -> None:
                 r.resource,
                 r.limit,
                 r.remaining,
-                when(r.reset_at),
-                when(r.paused_until),
-                when(r.at),
+                r.reset_at,
+                r.paused_until,
+                r.at,
             ]
             for r in store.latest_rate_limits()
         ]
-    if not rows and not JSON_OUTPUT.on:
-        say("no rate-limit snapshots recorded yet; run a swarm first")
-        return
     print_table(
         "rate-limit buckets (latest snapshot)",
         ["identity", "resource", "limit", "remaining", "reset", "paused until", "taken"],
         rows,
         drop=["taken", "limit", "reset"],
+        empty="no rate-limit snapshots recorded yet; run a swarm first",
     )
 
 
 def show_audit(identity: str, since: str | None) -> None:
     from agents.settings.model import load_settings
-    from flows.cli.console import print_table, say
+    from flows.cli.console import print_table
     from flows.cli.known import check_identity
 
     after = parse_since(since) if since else None
     with open_store() as store:
         check_identity(identity, store, load_settings())
         records = store.audit(identity=identity, since=after)
-    if not records and not JSON_OUTPUT.on:
-        say(f"no recorded writes by {identity}")
-        return
     print_table(
         f"writes by {identity}",
         ["at", "worker", "method", "route", "target", "status", "remaining"],
         (
             [
-                when(r.at),
+                r.at,
                 r.worker_id,
                 r.method,
                 r.route,
@@ -329,6 +395,7 @@ def show_audit(identity: str, since: str | None) -> None:
         ),
         wraps={"route", "target"},
         drop=["remaining", "status", "method"],
+        empty=f"no recorded writes by {identity}",
     )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -30,11 +31,16 @@ INTERRUPTED = "interrupted before it ended (Ctrl-C, or the flow run was cancelle
 STALE_WORKER_AFTER = timedelta(hours=1)
 
 
-def start_store_run(runtime: Runtime, *, trigger: str, flow_run_id: str | None) -> str:
+def start_store_run(
+    runtime: Runtime, *, trigger: str, flow_run_id: str | None, asked: Mapping[str, Any]
+) -> str:
+    """The run's row, with what was ``asked`` (``RunRequest.kept``): a run that ends without a
+    report (an error, Ctrl-C) still says which role it ran, for ``swarm run --retry``."""
     # Workers an earlier run left "running" (process killed) are marked failed, not left forever.
     for worker_id in runtime.store.mark_stale_workers_failed(STALE_WORKER_AFTER):
         log.warning("worker %s of an earlier run had crashed; marked failed", worker_id)
-    return str(runtime.store.create_run(trigger, prefect_flow_run_id=flow_run_id))
+    totals = {"asked": dict(asked)}
+    return str(runtime.store.create_run(trigger, prefect_flow_run_id=flow_run_id, totals=totals))
 
 
 def abandon_store_run(store: Store, run_id: str, exc: BaseException) -> None:
@@ -57,7 +63,9 @@ def abandon_store_run(store: Store, run_id: str, exc: BaseException) -> None:
         log.warning("run %s could not be marked %s: %s", run_id, status, redact(str(problem)))
 
 
-def finish_store_run(store: Store, run_id: str, report: RunReport) -> None:
+def finish_store_run(
+    store: Store, run_id: str, report: RunReport, asked: Mapping[str, Any]
+) -> None:
     status = "succeeded" if report.ok else "partial"
     if report.outcomes and all(o.status in ("blocked", "failed") for o in report.outcomes):
         status = "failed"
@@ -74,6 +82,7 @@ def finish_store_run(store: Store, run_id: str, report: RunReport) -> None:
         # The whole report, so a parent run on another machine can aggregate it (redacted by
         # the store like every JSON column).
         "report": report.model_dump(mode="json"),
+        "asked": dict(asked),
     }
     store.finish_run(run_id, status, totals)
 

@@ -129,6 +129,9 @@ def merged_report(
         drafts_skipped=sum(r.drafts_skipped for r in reports),
         unreadable=[u for r in reports for u in r.unreadable] + missing,
         skipped=[s for r in reports for s in r.skipped],
+        left_alone=[s for r in reports for s in r.left_alone],
+        left_by_cost_cap=[s for r in reports for s in r.left_by_cost_cap],
+        notes=[n for r in reports for n in r.notes],
         config_errors=[e for r in reports for e in r.config_errors],
         config_told=[t for r in reports for t in r.config_told],
         outcomes=[o for r in reports for o in r.outcomes],
@@ -155,9 +158,12 @@ async def fan_out_report(
     """The parent's whole run: its store row, the children, and one report over them."""
     from flows.run.adapters import finish_store_run
 
-    run_id = store.create_run("flow-parent", prefect_flow_run_id=parent_flow_run_id)
+    asked = request.kept()
+    run_id = store.create_run(
+        "flow-parent", prefect_flow_run_id=parent_flow_run_id, totals={"asked": asked}
+    )
     log.info("swarm %s: %d repositories, one child run each", run_id, len(repos))
     children = await run_children(deployment_id, parent_flow_run_id, request, repos, store)
     report = merged_report(run_id, request.role, request.dry_run, model, children)
-    finish_store_run(store, run_id, report)
+    finish_store_run(store, run_id, report, asked)
     return report

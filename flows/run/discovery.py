@@ -51,6 +51,33 @@ def refusals(found: Discovery) -> list[str]:
     ]
 
 
+# Why discovery left an item alone when it has no detail of its own to say so.
+_SKIP_WORDS = {
+    "already_reviewed": "already done at this head",
+    "pull_request_open": "a draft pull request is open for it already",
+    "implemented_before": "the store says a draft pull request was opened for it before",
+    "nothing_to_answer": "nothing to answer",
+    "draft": "a draft",
+}
+
+
+def left_alone(found: Discovery) -> list[str]:
+    """``acme/widgets#3@abc1234: already done at this head`` for each item discovery left alone
+    that the report names nowhere else (not a configuration skip, a refusal, or unreadable):
+    ``swarm runs RUN`` lists them, so a run with no worker still says why."""
+    from agents.redact import redact
+
+    told = CONFIG_SKIPS | REFUSALS | {"unreadable"}
+    return [
+        f"{s.where}"
+        + (f"@{s.head_sha[:7]}" if s.head_sha and s.number else "")
+        + ": "
+        + redact(s.detail or _SKIP_WORDS.get(s.reason, s.reason))
+        for s in found.skipped
+        if s.reason not in told
+    ]
+
+
 def config_problems(found: Discovery) -> list[str]:
     """``acme/widgets: .github/swarm.yaml:4: ...`` for each problem of an invalid file."""
     from agents.redact import redact

@@ -43,7 +43,14 @@ from flows.run.adapters import (
 from flows.run.bot import acknowledge
 from flows.run.children import fan_out_report
 from flows.run.deployed import rename_run, run_name, scheduled_tick_overlaps
-from flows.run.discovery import config_problems, config_skips, discover, read_plan, refusals
+from flows.run.discovery import (
+    config_problems,
+    config_skips,
+    discover,
+    left_alone,
+    read_plan,
+    refusals,
+)
 from flows.run.fanout import Fanout
 from flows.run.logs import project_logs_in_run
 from flows.run.notes import note_previews, post_pr_notes
@@ -138,7 +145,9 @@ async def _run_swarm(
     except BaseException:
         await chosen.client.aclose()
         raise
-    run_id = start_store_run(runtime, trigger="flow", flow_run_id=runtime_flow_run.id)
+    trigger = "retry" if request.retry_of else "flow"
+    asked = request.kept()
+    run_id = start_store_run(runtime, trigger=trigger, flow_run_id=runtime_flow_run.id, asked=asked)
     summarizer = request.summarizer_role or RoleBook(runtime.roles).role_for("summarize")
     try:
         found = await discover(runtime, settings.repos, role, summarizer, targets or None, rerun)
@@ -200,6 +209,7 @@ async def _run_swarm(
             unreadable=[f"{s.where}: {redact(s.detail or '')}" for s in found.unreadable],
             not_open=found.not_found(targets or ()),
             skipped=config_skips(found),
+            left_alone=left_alone(found),
             config_errors=config_problems(found),
             config_told=found.config_told,
             outcomes=outcomes,
@@ -223,7 +233,7 @@ async def _run_swarm(
             ),
         )
         await _publish(report, fanout)
-        finish_store_run(runtime.store, run_id, report)
+        finish_store_run(runtime.store, run_id, report, asked)
         if request.ack_comment is not None and targets:
             await acknowledge(runtime, role, targets[0][0], request.ack_comment, report.ok)
         if report.ok:

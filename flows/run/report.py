@@ -69,6 +69,9 @@ class RunReport(BaseModel):
     unreadable: list[str] = Field(default_factory=list)
     # PRs the repository's .github/swarm.yaml leaves out ("acme/widgets#3: reason: detail").
     skipped: list[str] = Field(default_factory=list)
+    # Items discovery left alone for any other reason ("acme/widgets#3@abc1234: already done at
+    # this head", a draft, a draft pull request already open), each with its reason.
+    left_alone: list[str] = Field(default_factory=list)
     # Invalid .github/swarm.yaml files ("acme/widgets: .github/swarm.yaml:4: ..."); each such
     # repository is skipped until its file is fixed.
     config_errors: list[str] = Field(default_factory=list)

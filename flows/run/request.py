@@ -10,7 +10,7 @@ data and nothing secret (settings and keys are read from each run's own environm
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -67,6 +67,19 @@ class RunRequest(BaseModel):
     focus: str | None = Field(
         None, description="A role whose focus lies over every call of the workers (call overlay)"
     )
+    retry_of: str | None = Field(
+        None, description="The run whose failed workers this run does again (swarm run --retry)"
+    )
+
+    # What a run keeps of its request in the store, so `swarm run --retry` can ask the same of
+    # the work it failed at (the targets come from its failed workers).
+    KEPT: ClassVar[frozenset[str]] = frozenset({"role", "overlay", "focus", "dry_run", "retry_of"})
+
+    def kept(self) -> dict[str, Any]:
+        """The fields of :data:`KEPT` this request was given: plain data, nothing secret."""
+        return self.model_dump(mode="json", include=set(self.KEPT), exclude_defaults=True) | {
+            "role": self.role
+        }
 
     def pull_requests(self) -> list[tuple[str, int]]:
         """``targets`` as (repo, number); a malformed one is a :class:`ConfigError`."""

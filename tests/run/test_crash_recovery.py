@@ -27,7 +27,7 @@ def test_next_run_marks_a_killed_workers_record_failed_and_keeps_its_transcript(
         store.append_event(worker, "assistant_turn", {"content": [{"type": "text", "text": "…"}]})
 
         runtime: Any = SimpleNamespace(store=store)
-        start_store_run(runtime, trigger="next", flow_run_id=None)
+        start_store_run(runtime, trigger="next", flow_run_id=None, asked={"role": "reviewer"})
 
         record = store.get_worker(worker)
         assert record.status == "failed"

@@ -159,3 +159,15 @@ def test_an_id_that_looks_like_a_credential_is_refused(store: Store) -> None:
     with pytest.raises(StoreError) as err:
         store.create_run("manual", run_id="ghp_abcdef0123")
     assert str(err.value) == "run id looks like a credential; ids must not carry secrets"
+
+
+def test_runs_are_found_by_the_start_of_their_id_and_underscore_is_no_wildcard(
+    store: Store,
+) -> None:
+    store.create_run("manual", run_id="run-ab_1")
+    store.create_run("manual", run_id="run-abx1")
+    store.create_run("manual", run_id="run-cd")
+    assert [r.id for r in store.runs_starting("run-ab_")] == ["run-ab_1"]
+    assert sorted(r.id for r in store.runs_starting("run-ab", limit=5)) == ["run-ab_1", "run-abx1"]
+    assert [r.id for r in store.runs_starting("run-ab", limit=1)] in (["run-ab_1"], ["run-abx1"])
+    assert store.runs_starting("run-zz") == []

@@ -88,6 +88,19 @@ class ObservedSwarm:
         self.runs.append(run)
         return run
 
+    def command(self, *args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
+        """``swarm ARGS`` (a command that reads, not a run) in this swarm's settings, its
+        tables 200 columns wide so a test reads each cell whole."""
+        return subprocess.run(
+            [SWARM, *args],
+            env={**self.env(**extra_env), "COLUMNS": "200"},
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT_S,
+            check=False,
+        )
+
     def flow_runs(self) -> list[dict[str, Any]]:
         return list(self.server.api("POST", "/flow_runs/filter", {"limit": 200}))
 

@@ -46,15 +46,8 @@ def test_an_unknown_pr_is_one_error_line_and_exit_2(swarm: ObservedSwarm) -> Non
     assert "Traceback" not in run.output
     runs, workers = _store_rows(swarm)
     assert runs == ["failed"] and workers == []
-    shown = subprocess.run(
-        [SWARM, "runs"],
-        # Wide enough that the note is on one line (at xdist's COLUMNS=80 it wraps, by design).
-        env={**swarm.env(), "COLUMNS": "200"},
-        cwd=swarm.root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    # Wide enough that the note is on one line (at xdist's COLUMNS=80 it wraps, by design).
+    shown = swarm.command("runs")
     assert "not open: acme/widgets#999" in shown.stdout, shown.stdout
 
 
