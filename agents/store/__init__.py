@@ -3,6 +3,8 @@
 - ``base.py``: What every part of the store shares: the database handle, the clock and write hygiene
 - ``calls.py``: Hidden runtime records of outside calls: LLM usage, prompt prefixes, GitHub calls
   with the audit log of mutations, and rate-limit snapshots
+- ``copy.py``: Moving a whole store to another database (``swarm store copy``): one transaction,
+  ids, JSON null and sequences kept
 - ``deliveries.py``: Webhook deliveries: the first sight of an ``X-GitHub-Delivery`` id (and of its
   signed body) wins, atomically
 - ``engine.py``: Engines for the shared store: SQLite (default, a file under the data dir) or

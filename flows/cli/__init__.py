@@ -45,6 +45,7 @@ mistakes a person can fix: the CLI turns those into one line and exit status 2.
 - ``options.py``: Options shared by several commands, so each reads and behaves the same everywhere
 - ``preflight.py``: What a command needs before it starts, checked at once and before Prefect spends
   seconds
+- ``retry.py``: ``swarm run --retry RUN``: what a run left failed, asked for again as a new run
 - ``role_actions.py``: ``swarm roles check``: role files validated, and their identities resolved
   when configured
 - ``roles.py``: ``swarm roles check``: every role file validated, with what each role may do
@@ -54,7 +55,7 @@ mistakes a person can fix: the CLI turns those into one line and exit status 2.
 - ``sandbox.py``: ``swarm sandbox serve``: the offline GitHub stand-in, in the foreground
 - ``server.py``: ``swarm server start|stop|status``: the local Prefect server runs and the UI share
 - ``server_actions.py``: What ``swarm server start|stop|status`` do and print
-- ``store.py``: ``swarm store prune``: upkeep of the shared store
+- ``store.py``: ``swarm store prune|copy``: upkeep of the shared store, and moving it
 - ``store_actions.py``: Read-back and upkeep commands over the shared store: runs, transcripts,
   limits, audit, prune
 - ``webhook.py``: ``swarm webhook serve``: react to GitHub events instead of polling
