@@ -19,6 +19,7 @@ from agents.redact import (
     redact,
     redact_obj,
 )
+from agents.redact.rules import RULES
 
 ALNUM = string.ascii_letters + string.digits
 tail = st.text(alphabet=ALNUM, min_size=1, max_size=60)
@@ -195,3 +196,48 @@ def test_filter_on_a_handler_covers_records_from_child_loggers() -> None:
     logging.getLogger(parent.name + ".child").warning("token=ghp_abcdef")
     assert "ghp_abcdef" not in stream.getvalue()
     assert isinstance(parent.handlers[0].filters[0], RedactingFilter)
+
+
+# Text made of what a key: value pattern reads: key words and their pieces, separators, quotes,
+# blanks, line breaks, code and values.
+KEY_PIECES = [
+    "token",
+    "Password",
+    "api-key",
+    "client_secret",
+    "KEY",
+    "x",
+    "a.",
+    "1",
+    "(",
+    "None",
+    ":",
+    "=",
+    "==",
+    '"',
+    "'",
+    " ",
+    "\t",
+    "\n",
+    "[REDACTED:secret]",
+    "os.environ",
+    "_",
+]
+key_text = st.lists(st.sampled_from(KEY_PIECES), max_size=40).map("".join)
+
+
+@given(key_text)
+@settings(max_examples=500)
+def test_key_rules_find_from_separators_what_a_scan_of_every_position_finds(text: str) -> None:
+    for rule in RULES:
+        if rule.matches is not None:
+            found = [(m.span(), m.groupdict()) for m in rule.matches(rule.pattern, text)]
+            assert found == [(m.span(), m.groupdict()) for m in rule.pattern.finditer(text)]
+
+
+def test_a_key_far_from_its_separator_and_a_key_after_a_value_are_both_redacted() -> None:
+    spaced = "token" + " " * 300 + ": s3cr3tvalue"
+    assert redact(spaced) == "token" + " " * 300 + ": [REDACTED:secret]"
+    assert redact('password="p1" secret = v2 next') == (
+        'password="[REDACTED:secret]" secret = [REDACTED:secret] next'
+    )
