@@ -11,6 +11,7 @@ in names it follows a word character (``my_ghs_...``). :data:`START` accepts all
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -220,6 +221,7 @@ _KNOWN_PREFIX = re.compile(r"(?i)^(?:github_pat_|gh[pousr]_(?:\d+_)?|sk-ant-(?:[
 # GitHub's newer installation tokens are ~520 characters with dots (the stateless ones are
 # ``ghs_<app id>_<JWT>``); nothing says exactly how long, so this bounds what a split one takes.
 _LONG_TOKEN_MAX = 600
+_STATELESS = re.compile(r"gh[pousr]_\d{1,20}_eyj")
 
 
 def _full_length(token: str) -> int:
@@ -232,14 +234,21 @@ def _full_length(token: str) -> int:
         return 108
     if not lowered.startswith("gh"):
         return 0
-    if "." in lowered or re.match(r"gh[pousr]_\d{1,20}_eyj", lowered):
+    if "." in lowered or _STATELESS.match(lowered):
         return _LONG_TOKEN_MAX
     return len("ghs_") + 36
 
 
+_ASCII_RANDOM_ISH = re.compile(r"[0-9]|(?<=.)[A-Z]", re.DOTALL)
+
+
 def _random_ish(run: str) -> bool:
     """A digit anywhere, or a capital after the first letter: not a word of prose."""
-    # map over str methods: the loop runs in C, this is asked for every piece of every token.
+    # One search in C for the token characters every caller passes (ASCII); str methods, which
+    # know every script's digits and capitals, for anything else. This is asked several times
+    # for every token prefix in the text.
+    if run.isascii():
+        return _ASCII_RANDOM_ISH.search(run) is not None
     return any(map(str.isdigit, run)) or any(map(str.isupper, run[1:]))
 
 
@@ -251,6 +260,9 @@ class _Split:
     start: str
     length: int
     dotted: bool
+    # The full length the start and the dot decide: worked out when first asked (most prefixes
+    # in a hostile run never ask) and again only after they change.
+    _full: int = -1
 
     @classmethod
     def of(cls, head: str) -> _Split:
@@ -260,16 +272,22 @@ class _Split:
     def add(self, run: str) -> None:
         joined = "".join(run.split())
         self.length += len(joined)
-        self.dotted = self.dotted or "." in joined
-        if len(self.start) < 40:
+        dotted = self.dotted or "." in joined
+        if len(self.start) < 40 or dotted != self.dotted:
             self.start = (self.start + joined)[:40]
+            self.dotted = dotted
+            self._full = -1
 
     @property
     def full(self) -> int:
-        return _full_length(self.start + ("." if self.dotted else ""))
+        if self._full < 0:
+            self._full = _full_length(self.start + ("." if self.dotted else ""))
+        return self._full
 
 
-def _continues(token: _Split, piece: str, *, same_line: bool, random_tail: bool) -> bool:
+def _continues(
+    token: _Split, piece: str, *, same_line: bool, random_tail: Callable[[], bool]
+) -> bool:
     """Whether ``piece`` is the next part of a split ``token`` rather than text of its own.
 
     A random-looking run (8 characters or more, a capital after its first letter or a digit)
@@ -277,25 +295,34 @@ def _continues(token: _Split, piece: str, *, same_line: bool, random_tail: bool)
     kind's full length also takes the next line whatever it looks like. On the same line a token
     may be cut anywhere by spaces (every two characters, even), so a piece continues a token that
     still lacks it when what follows the token's prefix looks random (``random_tail``):
-    ``ghs_short is a word`` keeps its words.
+    ``ghs_short is a word`` keeps its words. ``random_tail`` is asked only when it decides:
+    finding it reads the pieces ahead.
     """
     run = piece.strip(" \t.-")
-    full = token.full
-    looks_random = len(run) >= 8 and _random_ish(run)
+    if not run:
+        return False
+    random_run = _random_ish(run)
+    if len(run) >= 8 and random_run:
+        return True
     if same_line:
-        fits = token.length + len(run) <= full
-        return bool(run) and (looks_random or (fits and (random_tail or _random_ish(run))))
-    cut_short = _WRAP_MIN <= token.length < full
-    return bool(run) and (cut_short or looks_random)
+        return token.length + len(run) <= token.full and (random_run or random_tail())
+    return _WRAP_MIN <= token.length < token.full
 
 
 class _Pieces:
     """The pieces after a token's head, read from the text one at a time as they are needed."""
 
-    def __init__(self, text: str, at: int) -> None:
+    def __init__(self, text: str, at: int, first: re.Match[str] | None = None) -> None:
         self._text = text
-        self._next = at
-        self._read: list[re.Match[str]] = []
+        self._next = at if first is None else first.end()
+        self._read: list[re.Match[str]] = [] if first is None else [first]
+        self._random: bool | None = None
+
+    def tail_looks_random(self, head: str) -> bool:
+        """:func:`_tail_looks_random`, read once for a token however many pieces ask."""
+        if self._random is None:
+            self._random = _tail_looks_random(head, self)
+        return self._random
 
     def get(self, index: int) -> re.Match[str] | None:
         while len(self._read) <= index:
@@ -316,17 +343,18 @@ def token_end(text: str, m: re.Match[str]) -> int:
     and the pieces of it split onto the next lines or after spaces; what follows is text of its
     own. ``m.start()`` for a bare prefix that no piece of a token follows (``ghp_ is the
     classic prefix``)."""
-    pieces = _Pieces(text, m.end())
+    end = m.end()
+    first = _PIECE.match(text, end)
+    if first is None:  # most prefixes in a run of them: nothing to read ahead, no token to build
+        return end if m.group("tail") else m.start()
+    pieces = _Pieces(text, end, first)
     head = m.group(0)
     token = _Split.of(head)
-    random_tail: bool | None = None
-    end = m.end()
     index = 0
     while (piece := pieces.get(index)) is not None:
-        same_line = _same_line(piece)
-        if same_line and random_tail is None:
-            random_tail = _tail_looks_random(head, pieces)
-        if not _continues(token, piece["run"], same_line=same_line, random_tail=bool(random_tail)):
+        same_line = piece["nl"] is None
+        random_tail = functools.partial(pieces.tail_looks_random, head)
+        if not _continues(token, piece["run"], same_line=same_line, random_tail=random_tail):
             break
         token.add(piece["run"].strip(" \t"))
         end = piece.end()
