@@ -345,15 +345,15 @@ def token_end(text: str, m: re.Match[str]) -> int:
     classic prefix``)."""
     end = m.end()
     first = _PIECE.match(text, end)
-    if first is None:  # most prefixes in a run of them: nothing to read ahead, no token to build
+    if first is None:  # no piece after it: no token to build, nothing to read ahead
         return end if m.group("tail") else m.start()
     pieces = _Pieces(text, end, first)
     head = m.group(0)
     token = _Split.of(head)
+    random_tail = functools.partial(pieces.tail_looks_random, head)
     index = 0
     while (piece := pieces.get(index)) is not None:
         same_line = piece["nl"] is None
-        random_tail = functools.partial(pieces.tail_looks_random, head)
         if not _continues(token, piece["run"], same_line=same_line, random_tail=random_tail):
             break
         token.add(piece["run"].strip(" \t"))
@@ -367,7 +367,9 @@ def token_end(text: str, m: re.Match[str]) -> int:
 def _tail_looks_random(head: str, pieces: _Pieces) -> bool:
     """Whether what follows the prefix looks random: its first 16 characters, the pieces on
     its line joined ("n XT qP" reads as "nXTqP")."""
-    ahead = _KNOWN_PREFIX.sub("", "".join(head.split()))
+    joined = "".join(head.split())
+    known = _KNOWN_PREFIX.match(joined)
+    ahead = joined[known.end() :] if known else joined
     for index in range(_AHEAD_PIECES):
         if len(ahead) >= 16 or (piece := pieces.get(index)) is None:
             break
@@ -440,11 +442,15 @@ def _spaced(*atoms: str) -> str:
     return _GAP.join(atoms)
 
 
-_SPACED_PREFIX = (
-    rf"{START}(?i:{_spaced('g', 'h', '[pousr]', '_')}"
-    rf"|{_spaced(*'github', '_', *'pat', '_')}|{_spaced('s', 'k', '-', *'ant', '-')}){_GAP}"
-    r"(?=[A-Za-z0-9_\-])"
-)
+def _spaced_prefix(first: str, *rests: tuple[str, ...]) -> str:
+    """Prefixes that start with the characters of ``first`` (a class such as ``[gG]``), then
+    each of ``rests``, a gap allowed between any two characters. The class comes first and
+    where it may start is checked after it: a pattern that opens with a class lets the regex
+    engine skip to the next such character in C, where one that opens with a lookaround is
+    tried at every position of the text (every text holds a ``g`` or an ``s``, so these run on
+    nearly everything redacted)."""
+    alternatives = "|".join(_GAP + _spaced(*rest) for rest in rests)
+    return rf"{first}{_started(first)}(?i:{alternatives}){_GAP}(?=[A-Za-z0-9_\-])"
 
 
 _TOKEN_RULES: tuple[Rule, ...] = (
@@ -471,14 +477,19 @@ _TOKEN_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "github-token",
-        re.compile(rf"(?=[gG]){_SPACED_PREFIX}(?P<tail>{_TOKEN_TAIL})"),
+        re.compile(
+            _spaced_prefix("[gG]", ("h", "[pousr]", "_"), (*"ithub", "_", *"pat", "_"))
+            + rf"(?P<tail>{_TOKEN_TAIL})"
+        ),
         whole("github-token"),
         needs=("g",),
         end=_split_prefix_end,
     ),
     Rule(
         "anthropic-key",
-        re.compile(rf"(?=[sS]){_SPACED_PREFIX}(?P<tail>[A-Za-z0-9_\-]++)"),
+        re.compile(
+            _spaced_prefix("[sS]", ("k", "-", *"ant", "-")) + r"(?P<tail>[A-Za-z0-9_\-]++)"
+        ),
         whole("anthropic-key"),
         needs=("s",),
         end=_split_prefix_end,
