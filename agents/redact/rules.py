@@ -224,6 +224,8 @@ _LONG_TOKEN_MAX = 600
 _STATELESS = re.compile(r"gh[pousr]_\d{1,20}_eyj")
 
 
+# Cached: a hostile run repeats one prefix thousands of times, and a real token asks once.
+@functools.lru_cache(maxsize=256)
 def _full_length(token: str) -> int:
     """How long a token of this prefix is when whole (0: no fixed length known). Only the
     token's start and whether it holds a dot matter, so callers may pass a short stand-in."""
@@ -252,7 +254,7 @@ def _random_ish(run: str) -> bool:
     return any(map(str.isdigit, run)) or any(map(str.isupper, run[1:]))
 
 
-@dataclass
+@dataclass(slots=True)
 class _Split:
     """A token as its pieces are taken: its length and what decides its full length (its first
     characters, whether a dot was seen), kept so each piece costs its own length only."""
@@ -265,8 +267,8 @@ class _Split:
     _full: int = -1
 
     @classmethod
-    def of(cls, head: str) -> _Split:
-        joined = "".join(head.split())
+    def of(cls, joined: str) -> _Split:
+        """The token of a head, its blanks taken out (``joined``)."""
         return cls(joined[:40], len(joined), "." in joined)
 
     def add(self, run: str) -> None:
@@ -312,16 +314,34 @@ def _continues(
 class _Pieces:
     """The pieces after a token's head, read from the text one at a time as they are needed."""
 
-    def __init__(self, text: str, at: int, first: re.Match[str] | None = None) -> None:
+    __slots__ = ("_joined", "_next", "_random", "_read", "_text")
+
+    def __init__(self, text: str, at: int, joined: str, first: re.Match[str] | None = None) -> None:
+        """Pieces from ``at`` in ``text``, after a head that is ``joined`` without its blanks
+        (and starts with ``first`` when that was read already)."""
         self._text = text
+        self._joined = joined
         self._next = at if first is None else first.end()
         self._read: list[re.Match[str]] = [] if first is None else [first]
         self._random: bool | None = None
 
-    def tail_looks_random(self, head: str) -> bool:
-        """:func:`_tail_looks_random`, read once for a token however many pieces ask."""
+    def tail_looks_random(self) -> bool:
+        """Whether what follows the prefix looks random: its first 16 characters, the pieces on
+        its line joined ("n XT qP" reads as "nXTqP"). Read once for a token however many of its
+        pieces ask, in one loop: this is asked for every prefix of a hostile run of them."""
         if self._random is None:
-            self._random = _tail_looks_random(head, self)
+            joined = self._joined
+            known = _KNOWN_PREFIX.match(joined)
+            ahead = joined[known.end() :] if known else joined
+            index = 0
+            while len(ahead) < 16 and index < _AHEAD_PIECES:
+                piece = self.get(index)
+                if piece is None:
+                    break
+                if piece["nl"] is None:
+                    ahead += piece["run"]
+                index += 1
+            self._random = _random_ish(ahead[:16])
         return self._random
 
     def get(self, index: int) -> re.Match[str] | None:
@@ -334,10 +354,6 @@ class _Pieces:
         return self._read[index]
 
 
-def _same_line(piece: re.Match[str]) -> bool:
-    return piece["nl"] is None
-
-
 def token_end(text: str, m: re.Match[str]) -> int:
     """Where the token found by a token rule's match ``m`` ends in ``text``: its own characters
     and the pieces of it split onto the next lines or after spaces; what follows is text of its
@@ -347,10 +363,10 @@ def token_end(text: str, m: re.Match[str]) -> int:
     first = _PIECE.match(text, end)
     if first is None:  # no piece after it: no token to build, nothing to read ahead
         return end if m.group("tail") else m.start()
-    pieces = _Pieces(text, end, first)
-    head = m.group(0)
-    token = _Split.of(head)
-    random_tail = functools.partial(pieces.tail_looks_random, head)
+    joined = "".join(m.group(0).split())
+    pieces = _Pieces(text, end, joined, first)
+    token = _Split.of(joined)
+    random_tail = pieces.tail_looks_random
     index = 0
     while (piece := pieces.get(index)) is not None:
         same_line = piece["nl"] is None
@@ -364,25 +380,11 @@ def token_end(text: str, m: re.Match[str]) -> int:
     return end
 
 
-def _tail_looks_random(head: str, pieces: _Pieces) -> bool:
-    """Whether what follows the prefix looks random: its first 16 characters, the pieces on
-    its line joined ("n XT qP" reads as "nXTqP")."""
-    joined = "".join(head.split())
-    known = _KNOWN_PREFIX.match(joined)
-    ahead = joined[known.end() :] if known else joined
-    for index in range(_AHEAD_PIECES):
-        if len(ahead) >= 16 or (piece := pieces.get(index)) is None:
-            break
-        if _same_line(piece):
-            ahead += piece["run"]
-    return _random_ish(ahead[:16])
-
-
 def _split_prefix_end(text: str, m: re.Match[str]) -> int:
     """:func:`token_end` for a prefix split by a blank ("gh p_..."), taken only when what
     follows it looks random: prose that spells a prefix so goes on with words."""
     joined = "".join(m.group("tail").split())
-    pieces = _Pieces(text, m.end())
+    pieces = _Pieces(text, m.end(), "".join(m.group(0).split()))
     index = 0
     while len(joined) < 8 and (piece := pieces.get(index)) is not None:
         joined += "".join(piece.group(0).split())
@@ -487,9 +489,7 @@ _TOKEN_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "anthropic-key",
-        re.compile(
-            _spaced_prefix("[sS]", ("k", "-", *"ant", "-")) + r"(?P<tail>[A-Za-z0-9_\-]++)"
-        ),
+        re.compile(_spaced_prefix("[sS]", ("k", "-", *"ant", "-")) + r"(?P<tail>[A-Za-z0-9_\-]++)"),
         whole("anthropic-key"),
         needs=("s",),
         end=_split_prefix_end,
