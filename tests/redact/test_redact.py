@@ -245,10 +245,9 @@ def test_a_key_far_from_its_separator_and_a_key_after_a_value_are_both_redacted(
 
 
 # Text made of what a prefix split by blanks is made of, and what may come before one.
-spaced_text = st.lists(
-    st.sampled_from([*"gGhHpPsSkKaAnNtTiIuUbB_- \t\n\\x0ſK", "\\n", "\\u00e9", "github"]),
-    max_size=30,
-).map("".join)
+SPACED_PIECES = [*"gGhHpPsSkKaAnNtTiIuUbB_- \t\n\\x0ſK", "\\n", "\\u00e9", "github", "_pat_"]
+SPACED_PIECES += ["gh", "GH", "p_", "g h", "s_", "sk", "-ant-", "sk-", "ant", "a1", "Xy"]
+spaced_text = st.lists(st.sampled_from(SPACED_PIECES), max_size=30).map("".join)
 
 
 @given(spaced_text)
