@@ -9,9 +9,15 @@ repeated unit that costs it most at 4 KB among a fixed set of hostile units.
 
 ``--before REF`` measures the function rows again on the code of a git ref (default ``main``),
 side by side: each measurement runs in a child process with a ceiling (``--ceiling``, seconds), so
-a quadratic pattern shows as ``>10 s`` rather than holding the bench for minutes.
+a quadratic pattern shows as ``>10 s`` rather than holding the bench for minutes. ``--only TEXT``
+keeps the rows of both tables whose name holds TEXT (repeat it for several).
+
+Times are the CPU time of the process (best of 3), not the wall clock: on a machine shared with
+other work, waiting for a core made the larger inputs look super-linear when they were not; what
+an attacker costs is the CPU the call burns.
 
     uv run python bench/patterns.py [--sizes 4096,16384,65536] [--before main] [--ceiling 10]
+        [--only redact --only neutralise]
 """
 
 from __future__ import annotations
@@ -75,6 +81,10 @@ FUNCTIONS: dict[str, tuple[str, Callable[[int], str]]] = {
         "agents.llm.untrusted:neutralise",
         _fill("é<", " ", "x"),
     ),
+    "neutralise: look-alike tags, nothing ASCII": (
+        "agents.llm.untrusted:neutralise",
+        _fill("", "＜／ｕｎｔｒｕｓｔｅｄ\u200b"),
+    ),
     "sanitise_body: '](' repeated": ("agents.github.outbound:sanitise_body", _fill("", "](")),
     "sanitise_body: '@a' repeated": ("agents.github.outbound:sanitise_body", _fill("", "a@a.")),
     "sanitise_body: '<' and blanks": ("agents.github.outbound:sanitise_body", _fill("", "< ")),
@@ -119,9 +129,9 @@ def _module_patterns() -> dict[str, re.Pattern[str]]:
 def _best(run: Callable[[], object], repeat: int = 3) -> float:
     times = []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = time.process_time()
         run()
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     return min(times)
 
 
@@ -187,12 +197,17 @@ def _tree_of(ref: str, into: Path) -> Path:
     return into / "tree"
 
 
+def _chosen(rows: dict[str, object], only: list[str]) -> list[str]:
+    return [row for row in rows if not only or any(text in row for text in only)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="4096,16384,65536")
     parser.add_argument("--before", default="main", help="a git ref to measure side by side")
     parser.add_argument("--no-before", action="store_true")
     parser.add_argument("--ceiling", type=float, default=10.0)
+    parser.add_argument("--only", action="append", default=[], metavar="TEXT")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -205,7 +220,7 @@ def main() -> None:
         print(f"| function, hostile input | {' | '.join(labels)} |", end="")
         print(f" {' | '.join(f'{args.before} {label}' for label in labels)} |" if before else "")
         print("|---|" + "---:|" * (len(sizes) * (2 if before else 1)))
-        for row in FUNCTIONS:
+        for row in _chosen(FUNCTIONS, args.only):
             now = _measure(row, sizes, ROOT, args.ceiling)
             cells = [now[s] for s in sizes]
             if before is not None:
@@ -216,7 +231,9 @@ def main() -> None:
     print()
     print(f"| pattern (module.name), worst unit at 4 KB | {' | '.join(labels)} |")
     print("|---|" + "---:|" * len(sizes))
-    for name, pattern in _module_patterns().items():
+    patterns = _module_patterns()
+    for name in _chosen(patterns, args.only):
+        pattern = patterns[name]
         make = _worst_input(pattern)
         unit = make(8).rstrip("!(\x00")[:8]
         cells = []

@@ -13,6 +13,7 @@ Everything else reaches the model exactly as written: a reviewer must still see 
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from typing import Final
@@ -52,19 +53,40 @@ _FOLD = str.maketrans(
 )
 
 
+_DROPPED = ("Cf", "Mn", "Me")
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+@functools.lru_cache(maxsize=4096)
+def _folded(char: str) -> str:
+    """What one character reads as in the shadow: its NFKC form with look-alikes folded, format
+    and combining characters dropped. Cached: a text repeats its few non-ASCII characters."""
+    if unicodedata.category(char) in _DROPPED:
+        return ""
+    folded = unicodedata.normalize("NFKC", char).translate(_FOLD)
+    return "".join(c for c in folded if unicodedata.category(c) not in _DROPPED)
+
+
 def _shadow(text: str) -> tuple[str, list[int]]:
     """The text as tags are looked for in it, and for each of its characters the index of the
     original character it came from."""
     chars: list[str] = []
     origin: list[int] = []
-    for index, char in enumerate(text):
-        if unicodedata.category(char) in ("Cf", "Mn", "Me"):
-            continue
-        for folded in unicodedata.normalize("NFKC", char).translate(_FOLD):
-            if unicodedata.category(folded) in ("Cf", "Mn", "Me"):
-                continue
+    done = 0
+    # ASCII reads as itself (NFKC keeps it, none of it is a format or combining character, and
+    # no look-alike is ASCII): its runs are copied whole, and only the other characters are
+    # looked at one by one. One "é" in 64 KB made every character a call to unicodedata.
+    for run in _NOT_ASCII.finditer(text):
+        start, end = run.span()
+        chars.append(text[done:start])
+        origin.extend(range(done, start))
+        for index in range(start, end):
+            folded = _folded(text[index])
             chars.append(folded)
-            origin.append(index)
+            origin.extend([index] * len(folded))
+        done = end
+    chars.append(text[done:])
+    origin.extend(range(done, len(text)))
     return "".join(chars), origin
 
 

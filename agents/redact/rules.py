@@ -11,8 +11,9 @@ in names it follows a word character (``my_ghs_...``). :data:`START` accepts all
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from agents.redact.encoded import B64_MIN, B64_RUN, decoded_text, looks_like_blob
@@ -34,6 +35,12 @@ SECRET_KEY_WORDS = (
     r"|master[_-]?key|fernet[_-]?key"
 )
 SECRET_KEY_RE = re.compile(rf"(?i)^(?:.*[_\-.])?(?:{SECRET_KEY_WORDS})$")
+# A key's word ends right before its separator: an optional closing quote, blanks, ``:`` or ``=``.
+_KEY_WORD_BEFORE = re.compile(rf"(?i)(?:{SECRET_KEY_WORDS})\Z")
+_KEY_SEPARATOR = re.compile(r"[:=]")
+# Longer than the longest word above ("encryption-key", 14): where a word before a separator may
+# start.
+_KEY_WORD_MAX = 24
 
 # Not inside a longer alphanumeric word, or right after a JSON/repr escape that ends in a letter.
 START = r"(?:(?<![A-Za-z0-9])|(?<=\\[nrtbfv0])|(?<=\\u[0-9A-Fa-f]{4})|(?<=\\x[0-9A-Fa-f]{2}))"
@@ -62,9 +69,13 @@ class Rule:
     # For a token rule: where the token a match starts ends in the text (its pieces split over
     # lines and blanks taken one by one); ``m.start()`` when the match is no token after all.
     end: Callable[[str, re.Match[str]], int] | None = None
+    # The pattern's matches, as ``finditer`` gives them, found a cheaper way (see keyed_matches).
+    matches: Callable[[re.Pattern[str], str], Iterator[re.Match[str]]] | None = None
 
     def apply(self, text: str) -> str:
         """``text`` with every match of this rule replaced."""
+        if self.end is None and self.matches is not None:
+            return _substituted(text, self.matches(self.pattern, text), self.replace)
         if self.end is None:
             return self.pattern.sub(self.replace, text)
         out: list[str] = []
@@ -82,6 +93,51 @@ class Rule:
             return text
         out.append(text[done:])
         return "".join(out)
+
+
+def _substituted(
+    text: str, matches: Iterator[re.Match[str]], replace: Callable[[re.Match[str]], str]
+) -> str:
+    out: list[str] = []
+    done = 0
+    for m in matches:
+        out += [text[done : m.start()], replace(m)]
+        done = m.end()
+    if not out:
+        return text
+    out.append(text[done:])
+    return "".join(out)
+
+
+def keyed_matches(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """The matches ``pattern.finditer(text)`` gives for a pattern that starts at a key's word
+    and runs through its separator (``token: ...``), found from the separators instead.
+
+    The pattern itself opens with an alternation of two dozen words under ``(?i)``, which the
+    regex engine tries at every position of the text: on 64 KB of ``a.a.a...`` after one key word
+    that cost about as much as all other rules together. A ``:`` or ``=`` is looked for instead
+    (a scan in C), a word before it in the few characters that precede its blanks and quote, and
+    the pattern runs from that word only. The matches are the ones ``finditer`` finds: a word,
+    its quote and its blanks hold no separator, so the matches in order of their separators are
+    the matches in order of their starts, and what is read back from a separator never reaches
+    past the one before it (each character is read back once, however many separators follow).
+    """
+    done = after_last = 0
+    for separator in _KEY_SEPARATOR.finditer(text):
+        at = separator.start()
+        start, after_last = max(done, after_last), at + 1
+        if at < done:
+            continue  # inside the value of the previous match
+        end = start + len(text[start:at].rstrip(" \t"))
+        if end > start and text[end - 1] in "\"'":
+            end -= 1
+        word = _KEY_WORD_BEFORE.search(text, max(start, end - _KEY_WORD_MAX), end)
+        if word is None:
+            continue
+        m = pattern.match(text, word.start())
+        if m is not None:
+            yield m
+            done = m.end()
 
 
 def whole(kind: str) -> Callable[[re.Match[str]], str]:
@@ -165,8 +221,11 @@ _KNOWN_PREFIX = re.compile(r"(?i)^(?:github_pat_|gh[pousr]_(?:\d+_)?|sk-ant-(?:[
 # GitHub's newer installation tokens are ~520 characters with dots (the stateless ones are
 # ``ghs_<app id>_<JWT>``); nothing says exactly how long, so this bounds what a split one takes.
 _LONG_TOKEN_MAX = 600
+_STATELESS = re.compile(r"gh[pousr]_\d{1,20}_eyj")
 
 
+# Cached: a hostile run repeats one prefix thousands of times, and a real token asks once.
+@functools.lru_cache(maxsize=256)
 def _full_length(token: str) -> int:
     """How long a token of this prefix is when whole (0: no fixed length known). Only the
     token's start and whether it holds a dot matter, so callers may pass a short stand-in."""
@@ -177,18 +236,25 @@ def _full_length(token: str) -> int:
         return 108
     if not lowered.startswith("gh"):
         return 0
-    if "." in lowered or re.match(r"gh[pousr]_\d{1,20}_eyj", lowered):
+    if "." in lowered or _STATELESS.match(lowered):
         return _LONG_TOKEN_MAX
     return len("ghs_") + 36
 
 
+_ASCII_RANDOM_ISH = re.compile(r"[0-9]|(?<=.)[A-Z]", re.DOTALL)
+
+
 def _random_ish(run: str) -> bool:
     """A digit anywhere, or a capital after the first letter: not a word of prose."""
-    # map over str methods: the loop runs in C, this is asked for every piece of every token.
+    # One search in C for the token characters every caller passes (ASCII); str methods, which
+    # know every script's digits and capitals, for anything else. This is asked several times
+    # for every token prefix in the text.
+    if run.isascii():
+        return _ASCII_RANDOM_ISH.search(run) is not None
     return any(map(str.isdigit, run)) or any(map(str.isupper, run[1:]))
 
 
-@dataclass
+@dataclass(slots=True)
 class _Split:
     """A token as its pieces are taken: its length and what decides its full length (its first
     characters, whether a dot was seen), kept so each piece costs its own length only."""
@@ -196,25 +262,34 @@ class _Split:
     start: str
     length: int
     dotted: bool
+    # The full length the start and the dot decide: worked out when first asked (most prefixes
+    # in a hostile run never ask) and again only after they change.
+    _full: int = -1
 
     @classmethod
-    def of(cls, head: str) -> _Split:
-        joined = "".join(head.split())
+    def of(cls, joined: str) -> _Split:
+        """The token of a head, its blanks taken out (``joined``)."""
         return cls(joined[:40], len(joined), "." in joined)
 
     def add(self, run: str) -> None:
         joined = "".join(run.split())
         self.length += len(joined)
-        self.dotted = self.dotted or "." in joined
-        if len(self.start) < 40:
+        dotted = self.dotted or "." in joined
+        if len(self.start) < 40 or dotted != self.dotted:
             self.start = (self.start + joined)[:40]
+            self.dotted = dotted
+            self._full = -1
 
     @property
     def full(self) -> int:
-        return _full_length(self.start + ("." if self.dotted else ""))
+        if self._full < 0:
+            self._full = _full_length(self.start + ("." if self.dotted else ""))
+        return self._full
 
 
-def _continues(token: _Split, piece: str, *, same_line: bool, random_tail: bool) -> bool:
+def _continues(
+    token: _Split, piece: str, *, same_line: bool, random_tail: Callable[[], bool]
+) -> bool:
     """Whether ``piece`` is the next part of a split ``token`` rather than text of its own.
 
     A random-looking run (8 characters or more, a capital after its first letter or a digit)
@@ -222,25 +297,52 @@ def _continues(token: _Split, piece: str, *, same_line: bool, random_tail: bool)
     kind's full length also takes the next line whatever it looks like. On the same line a token
     may be cut anywhere by spaces (every two characters, even), so a piece continues a token that
     still lacks it when what follows the token's prefix looks random (``random_tail``):
-    ``ghs_short is a word`` keeps its words.
+    ``ghs_short is a word`` keeps its words. ``random_tail`` is asked only when it decides:
+    finding it reads the pieces ahead.
     """
     run = piece.strip(" \t.-")
-    full = token.full
-    looks_random = len(run) >= 8 and _random_ish(run)
+    if not run:
+        return False
+    random_run = _random_ish(run)
+    if len(run) >= 8 and random_run:
+        return True
     if same_line:
-        fits = token.length + len(run) <= full
-        return bool(run) and (looks_random or (fits and (random_tail or _random_ish(run))))
-    cut_short = _WRAP_MIN <= token.length < full
-    return bool(run) and (cut_short or looks_random)
+        return token.length + len(run) <= token.full and (random_run or random_tail())
+    return _WRAP_MIN <= token.length < token.full
 
 
 class _Pieces:
     """The pieces after a token's head, read from the text one at a time as they are needed."""
 
-    def __init__(self, text: str, at: int) -> None:
+    __slots__ = ("_joined", "_next", "_random", "_read", "_text")
+
+    def __init__(self, text: str, at: int, joined: str, first: re.Match[str] | None = None) -> None:
+        """Pieces from ``at`` in ``text``, after a head that is ``joined`` without its blanks
+        (and starts with ``first`` when that was read already)."""
         self._text = text
-        self._next = at
-        self._read: list[re.Match[str]] = []
+        self._joined = joined
+        self._next = at if first is None else first.end()
+        self._read: list[re.Match[str]] = [] if first is None else [first]
+        self._random: bool | None = None
+
+    def tail_looks_random(self) -> bool:
+        """Whether what follows the prefix looks random: its first 16 characters, the pieces on
+        its line joined ("n XT qP" reads as "nXTqP"). Read once for a token however many of its
+        pieces ask, in one loop: this is asked for every prefix of a hostile run of them."""
+        if self._random is None:
+            joined = self._joined
+            known = _KNOWN_PREFIX.match(joined)
+            ahead = joined[known.end() :] if known else joined
+            index = 0
+            while len(ahead) < 16 and index < _AHEAD_PIECES:
+                piece = self.get(index)
+                if piece is None:
+                    break
+                if piece["nl"] is None:
+                    ahead += piece["run"]
+                index += 1
+            self._random = _random_ish(ahead[:16])
+        return self._random
 
     def get(self, index: int) -> re.Match[str] | None:
         while len(self._read) <= index:
@@ -252,26 +354,23 @@ class _Pieces:
         return self._read[index]
 
 
-def _same_line(piece: re.Match[str]) -> bool:
-    return piece["nl"] is None
-
-
 def token_end(text: str, m: re.Match[str]) -> int:
     """Where the token found by a token rule's match ``m`` ends in ``text``: its own characters
     and the pieces of it split onto the next lines or after spaces; what follows is text of its
     own. ``m.start()`` for a bare prefix that no piece of a token follows (``ghp_ is the
     classic prefix``)."""
-    pieces = _Pieces(text, m.end())
-    head = m.group(0)
-    token = _Split.of(head)
-    random_tail: bool | None = None
     end = m.end()
+    first = _PIECE.match(text, end)
+    if first is None:  # no piece after it: no token to build, nothing to read ahead
+        return end if m.group("tail") else m.start()
+    joined = "".join(m.group(0).split())
+    pieces = _Pieces(text, end, joined, first)
+    token = _Split.of(joined)
+    random_tail = pieces.tail_looks_random
     index = 0
     while (piece := pieces.get(index)) is not None:
-        same_line = _same_line(piece)
-        if same_line and random_tail is None:
-            random_tail = _tail_looks_random(head, pieces)
-        if not _continues(token, piece["run"], same_line=same_line, random_tail=bool(random_tail)):
+        same_line = piece["nl"] is None
+        if not _continues(token, piece["run"], same_line=same_line, random_tail=random_tail):
             break
         token.add(piece["run"].strip(" \t"))
         end = piece.end()
@@ -281,23 +380,11 @@ def token_end(text: str, m: re.Match[str]) -> int:
     return end
 
 
-def _tail_looks_random(head: str, pieces: _Pieces) -> bool:
-    """Whether what follows the prefix looks random: its first 16 characters, the pieces on
-    its line joined ("n XT qP" reads as "nXTqP")."""
-    ahead = _KNOWN_PREFIX.sub("", "".join(head.split()))
-    for index in range(_AHEAD_PIECES):
-        if len(ahead) >= 16 or (piece := pieces.get(index)) is None:
-            break
-        if _same_line(piece):
-            ahead += piece["run"]
-    return _random_ish(ahead[:16])
-
-
 def _split_prefix_end(text: str, m: re.Match[str]) -> int:
     """:func:`token_end` for a prefix split by a blank ("gh p_..."), taken only when what
     follows it looks random: prose that spells a prefix so goes on with words."""
     joined = "".join(m.group("tail").split())
-    pieces = _Pieces(text, m.end())
+    pieces = _Pieces(text, m.end(), "".join(m.group(0).split()))
     index = 0
     while len(joined) < 8 and (piece := pieces.get(index)) is not None:
         joined += "".join(piece.group(0).split())
@@ -357,11 +444,15 @@ def _spaced(*atoms: str) -> str:
     return _GAP.join(atoms)
 
 
-_SPACED_PREFIX = (
-    rf"{START}(?i:{_spaced('g', 'h', '[pousr]', '_')}"
-    rf"|{_spaced(*'github', '_', *'pat', '_')}|{_spaced('s', 'k', '-', *'ant', '-')}){_GAP}"
-    r"(?=[A-Za-z0-9_\-])"
-)
+def _spaced_prefix(first: str, *rests: tuple[str, ...]) -> str:
+    """Prefixes that start with the characters of ``first`` (a class such as ``[gG]``), then
+    each of ``rests``, a gap allowed between any two characters. The class comes first and
+    where it may start is checked after it: a pattern that opens with a class lets the regex
+    engine skip to the next such character in C, where one that opens with a lookaround is
+    tried at every position of the text (every text holds a ``g`` or an ``s``, so these run on
+    nearly everything redacted)."""
+    alternatives = "|".join(_GAP + _spaced(*rest) for rest in rests)
+    return rf"{first}{_started(first)}(?i:{alternatives}){_GAP}(?=[A-Za-z0-9_\-])"
 
 
 _TOKEN_RULES: tuple[Rule, ...] = (
@@ -388,14 +479,17 @@ _TOKEN_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "github-token",
-        re.compile(rf"(?=[gG]){_SPACED_PREFIX}(?P<tail>{_TOKEN_TAIL})"),
+        re.compile(
+            _spaced_prefix("[gG]", ("h", "[pousr]", "_"), (*"ithub", "_", *"pat", "_"))
+            + rf"(?P<tail>{_TOKEN_TAIL})"
+        ),
         whole("github-token"),
         needs=("g",),
         end=_split_prefix_end,
     ),
     Rule(
         "anthropic-key",
-        re.compile(rf"(?=[sS]){_SPACED_PREFIX}(?P<tail>[A-Za-z0-9_\-]++)"),
+        re.compile(_spaced_prefix("[sS]", ("k", "-", *"ant", "-")) + r"(?P<tail>[A-Za-z0-9_\-]++)"),
         whole("anthropic-key"),
         needs=("s",),
         end=_split_prefix_end,
@@ -467,6 +561,7 @@ RULES_AFTER_TOKENS: tuple[Rule, ...] = (
         ),
         _quoted_value,
         needs=_SECRET_NEEDS,
+        matches=keyed_matches,
     ),
     Rule(
         "secret",
@@ -479,6 +574,7 @@ RULES_AFTER_TOKENS: tuple[Rule, ...] = (
         ),
         _unquoted_value,
         needs=_SECRET_NEEDS,
+        matches=keyed_matches,
     ),
     Rule("base64", B64_RUN, _blob, min_len=B64_MIN),
 )

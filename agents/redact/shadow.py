@@ -87,34 +87,50 @@ class _Pass:
         return finish + (index - start - length)
 
 
+# What an escape stands for, by its text: a text dense with escapes (64 KB of ``%41``) repeats a
+# few of them, and the work per escape is most of a pass's cost. Bounded, so hostile text of
+# many different escapes cannot grow it.
+_DECODED_CACHE: dict[str, str] = {}
+_DECODED_CACHE_MAX = 4096
+
+
 def _one_pass(text: str) -> tuple[str, _Pass] | None:
     starts: list[int] = []
     lengths: list[int] = []
     spans: list[tuple[int, int]] = []
     pieces: list[str] = []
+    decoded: list[str] = []
     at = shift = 0
     # The escape pattern is tried only where one can start: a scan for these few characters is
     # ten times cheaper than the pattern's alternation at every position.
     for candidate in _CANDIDATE.finditer(text):
-        if candidate.start() < at:
+        start = candidate.start()
+        if start < at:
             continue
-        m = _ESCAPE.match(text, candidate.start())
+        m = _ESCAPE.match(text, start)
         if m is None:
             continue
-        out = _decoded(m)
-        if out == m.group(0):
+        escape = m.group(0)
+        out = _DECODED_CACHE.get(escape)
+        if out is None:
+            out = _decoded(m)
+            if len(_DECODED_CACHE) < _DECODED_CACHE_MAX:
+                _DECODED_CACHE[escape] = out
+        if out == escape:
             continue
-        pieces += [text[at : m.start()], out]
-        starts.append(m.start() + shift)
+        end = m.end()
+        pieces += (text[at:start], out)
+        decoded.append(out)
+        starts.append(start + shift)
         lengths.append(len(out))
-        spans.append(m.span())
-        shift += len(out) - (m.end() - m.start())
-        at = m.end()
+        spans.append((start, end))
+        shift += len(out) - (end - start)
+        at = end
     if not spans:
         return None
     pieces.append(text[at:])
-    made = any(c in pieces[i] for i in range(1, len(pieces) - 1, 2) for c in "%\\&")
-    return "".join(pieces), _Pass(starts, lengths, spans, made)
+    made = "".join(decoded)
+    return "".join(pieces), _Pass(starts, lengths, spans, any(c in made for c in "%\\&"))
 
 
 @dataclass(frozen=True)

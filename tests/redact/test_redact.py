@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import io
 import logging
+import re
 import string
 import uuid
 
@@ -19,6 +20,7 @@ from agents.redact import (
     redact,
     redact_obj,
 )
+from agents.redact.rules import _GAP, _TOKEN_TAIL, RULES, START, _spaced
 
 ALNUM = string.ascii_letters + string.digits
 tail = st.text(alphabet=ALNUM, min_size=1, max_size=60)
@@ -195,3 +197,70 @@ def test_filter_on_a_handler_covers_records_from_child_loggers() -> None:
     logging.getLogger(parent.name + ".child").warning("token=ghp_abcdef")
     assert "ghp_abcdef" not in stream.getvalue()
     assert isinstance(parent.handlers[0].filters[0], RedactingFilter)
+
+
+# Text made of what a key: value pattern reads: key words and their pieces, separators, quotes,
+# blanks, line breaks, code and values.
+KEY_PIECES = [
+    "token",
+    "Password",
+    "api-key",
+    "client_secret",
+    "KEY",
+    "x",
+    "a.",
+    "1",
+    "(",
+    "None",
+    ":",
+    "=",
+    "==",
+    '"',
+    "'",
+    " ",
+    "\t",
+    "\n",
+    "[REDACTED:secret]",
+    "os.environ",
+    "_",
+]
+key_text = st.lists(st.sampled_from(KEY_PIECES), max_size=40).map("".join)
+
+
+@given(key_text)
+@settings(max_examples=500)
+def test_key_rules_find_from_separators_what_a_scan_of_every_position_finds(text: str) -> None:
+    for rule in RULES:
+        if rule.matches is not None:
+            found = [(m.span(), m.groupdict()) for m in rule.matches(rule.pattern, text)]
+            assert found == [(m.span(), m.groupdict()) for m in rule.pattern.finditer(text)]
+
+
+def test_a_key_far_from_its_separator_and_a_key_after_a_value_are_both_redacted() -> None:
+    spaced = "token" + " " * 300 + ": s3cr3tvalue"
+    assert redact(spaced) == "token" + " " * 300 + ": [REDACTED:secret]"
+    assert redact('password="p1" secret = v2 next') == (
+        'password="[REDACTED:secret]" secret = [REDACTED:secret] next'
+    )
+
+
+# Text made of what a prefix split by blanks is made of, and what may come before one.
+SPACED_PIECES = [*"gGhHpPsSkKaAnNtTiIuUbB_- \t\n\\x0ſK", "\\n", "\\u00e9", "github", "_pat_"]
+SPACED_PIECES += ["gh", "GH", "p_", "g h", "s_", "sk", "-ant-", "sk-", "ant", "a1", "Xy"]
+spaced_text = st.lists(st.sampled_from(SPACED_PIECES), max_size=30).map("".join)
+
+
+@given(spaced_text)
+@settings(max_examples=500)
+def test_spaced_prefix_rules_match_where_the_lookahead_form_matched(text: str) -> None:
+    # The form before the class was moved to the front: a lookahead for the first character,
+    # the start, then every prefix spelled with gaps.
+    github_prefixes = [_spaced("g", "h", "[pousr]", "_"), _spaced(*"github", "_", *"pat", "_")]
+    prefixes = "|".join([*github_prefixes, _spaced("s", "k", "-", *"ant", "-")])
+    spaced = rf"{START}(?i:{prefixes}){_GAP}(?=[A-Za-z0-9_\-])"
+    github = re.compile(rf"(?=[gG]){spaced}(?P<tail>{_TOKEN_TAIL})")
+    anthropic = re.compile(rf"(?=[sS]){spaced}(?P<tail>[A-Za-z0-9_\-]++)")
+    for before, rule in ((github, RULES[4]), (anthropic, RULES[5])):
+        assert [m.span() for m in rule.pattern.finditer(text)] == [
+            m.span() for m in before.finditer(text)
+        ]
