@@ -33,6 +33,7 @@ from agents.ratelimit import Paused
 from agents.redact import redact
 from agents.roles import RoleChain, resolve_chain
 from agents.tools import WorkerContext, build_toolbox
+from agents.tools.publish import finish_review
 from agents.tools.review import claim_review
 from agents.transport import GitHubUnreachable
 from agents.work import Spend
@@ -256,6 +257,12 @@ async def _work(
         reason = f"another worker ({taken.held_by}) is {doing} now"
         return _End("skipped", reason, held_by=taken.held_by)
     if taken is not None:
+        finished = await finish_review(ctx)
+        if finished is not None:
+            # An interrupted run posted the review and left the rest: done now, no model call.
+            summary = finished.summary_url or "(another worker is writing it)"
+            said = f"finished what an interrupted run left after its review: summary {summary}"
+            return _End("succeeded", said, review_url=taken.url)
         done = _DONE.get(task.kind, "already reviewed at this head SHA")
         return _End("skipped", done, review_url=taken.url)
     kind = for_task(task.kind)
