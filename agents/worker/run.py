@@ -97,6 +97,7 @@ class _End:
     paused_until: datetime | None = None
     written: WrittenWork | None = None
     held_by: str | None = None
+    finished_summary: str | None = None
 
 
 def _end_of(exc: Exception) -> _End:
@@ -262,7 +263,7 @@ async def _work(
             # An interrupted run posted the review and left the rest: done now, no model call.
             summary = finished.summary_url or "(another worker is writing it)"
             said = f"finished what an interrupted run left after its review: summary {summary}"
-            return _End("succeeded", said, review_url=taken.url)
+            return _End("succeeded", said, review_url=taken.url, finished_summary=summary)
         done = _DONE.get(task.kind, "already reviewed at this head SHA")
         return _End("skipped", done, review_url=taken.url)
     kind = for_task(task.kind)
@@ -367,6 +368,7 @@ def _finish(
         paused_until=end.paused_until,
         written=end.written,
         held_by=end.held_by,
+        finished_summary=end.finished_summary,
     )
     record.finish(end.status, reason, meter.used())
     story.ended(outcome)
