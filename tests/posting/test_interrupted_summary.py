@@ -15,14 +15,26 @@ import pytest
 
 from agents.outcome import WorkerOutcome
 from agents.posting.keys import review_key, summary_key
+from agents.work import Task
 from sandbox.github.records import Rendezvous
-from sandbox.github.seed import WIDGETS
-from tests.posting.test_review_output import COMMENTS, PR, head, summaries
+from sandbox.github.seed import REVIEWER_BOT, WIDGETS
+from sandbox.server import SandboxServer
+from tests.posting.test_review_output import (
+    COMMENTS,
+    PR,
+    bot_threads,
+    give_contents_write,
+    head,
+    push_without_the_print,
+    replies,
+    summaries,
+)
 from tests.security.conftest import bot_reviews
 from tests.store.backends import fresh_pg_schema
 from tests.worker.conftest import Swarm
 
 pytestmark = pytest.mark.anyio
+SUMMARY_EDIT = "/repos/{owner}/{repo}/issues/comments/{comment_id}"
 INTERRUPTED = "interrupted before it ended (Ctrl-C, or the flow run was cancelled)"
 
 
@@ -36,23 +48,32 @@ def store_url(request: pytest.FixtureRequest) -> Iterator[str | None]:
         yield url
 
 
+def swarm_in(
+    store_url: str | None, make_swarm: Callable[..., Swarm], monkeypatch: pytest.MonkeyPatch
+) -> Swarm:
+    if store_url is not None:
+        monkeypatch.setenv("SWARM_STORE_URL", store_url)
+    return make_swarm()
+
+
 @pytest.fixture
 async def swarm_on(
     store_url: str | None, make_swarm: Callable[..., Swarm], monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[Swarm]:
-    if store_url is not None:
-        monkeypatch.setenv("SWARM_STORE_URL", store_url)
-    made = make_swarm()
-    yield made
-    await made.runtime.aclose()
+    async with swarm_in(store_url, make_swarm, monkeypatch) as made:
+        yield made
 
 
-async def interrupted_at_the_summary(swarm: Swarm) -> None:
-    """Run a reviewer of the PR and interrupt it while its summary's request is in flight; the
-    request is then refused (it never lands), and the run is ended as Ctrl-C ends it."""
-    held = Rendezvous("POST", COMMENTS, parties=2, timeout_s=120, refuse=503)
+async def interrupted_at_the_summary(
+    swarm: Swarm, task: Task | None = None, write: tuple[str, str] = ("POST", COMMENTS)
+) -> None:
+    """Run a reviewer of the PR (``task``, else at its head) and interrupt it while its
+    summary's ``write`` (its creation, or its edit) is in flight; the request is then refused
+    (it never lands), and the run is ended as Ctrl-C ends it."""
+    held = Rendezvous(*write, parties=2, timeout_s=120, refuse=503)
     swarm.sandbox.state.knobs.rendezvous = held
-    worker = asyncio.create_task(swarm.review(WIDGETS, PR))
+    sealed = await swarm.dispatch(task or swarm.pull_task(WIDGETS, PR))
+    worker = asyncio.create_task(swarm.run(sealed))
     try:
         while held.arrived == 0:
             assert not worker.done(), worker.result()
@@ -119,3 +140,39 @@ async def test_a_finishing_run_interrupted_too_leaves_one_summary_after_the_next
     assert_finished_once(swarm, finished)
     assert (await next_run(swarm)).status == "skipped"
     assert len(summaries(swarm)) == 1 and len(bot_reviews(swarm, WIDGETS, PR)) == 1
+
+
+async def test_a_re_review_interrupted_after_resolving_a_thread_gets_its_summary_saying_so(
+    sandbox: SandboxServer,
+    store_url: str | None,
+    make_swarm: Callable[..., Swarm],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The demo's walk-through: a push fixes a finding, the re-review resolves its thread and is
+    interrupted before the summary's edit. The next run edits the one summary, which names the
+    thread resolved by that push, and replies in it no second time."""
+    give_contents_write(sandbox.state)
+    monkeypatch.setenv("SWARM_RESOLVE_THREADS", "true")
+    async with swarm_in(store_url, make_swarm, monkeypatch) as swarm:
+        await _resolved_then_interrupted_then_finished(swarm)
+
+
+async def _resolved_then_interrupted_then_finished(swarm: Swarm) -> None:
+    first = head(swarm)
+    assert (await next_run(swarm)).posted
+    [summary] = summaries(swarm)
+    new_head = push_without_the_print(swarm)
+    rereview = swarm.pull_task(WIDGETS, PR, since_sha=first)
+    await interrupted_at_the_summary(swarm, rereview, ("PATCH", SUMMARY_EDIT))
+    printed = next(c for c in bot_threads(swarm) if "print(" in c.body)
+    assert printed.resolved_by == REVIEWER_BOT and len(replies(swarm, printed)) == 1
+    assert "Resolved by this push" not in summary.body
+
+    finished = await next_run(swarm)
+
+    assert finished.status == "succeeded" and finished.llm_calls == 0, finished.reason
+    assert finished.finished_summary and f"#issuecomment-{summary.id}" in finished.finished_summary
+    assert [c.id for c in summaries(swarm)] == [summary.id]
+    assert "Resolved by this push (1)" in summary.body and "**Minor** (2)" in summary.body
+    assert f"`{new_head[:12]}`" in summary.body
+    assert len(replies(swarm, printed)) == 1 and len(bot_reviews(swarm, WIDGETS, PR)) == 2
