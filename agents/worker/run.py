@@ -252,6 +252,10 @@ async def _work(
         spend=lambda: _spent(meter),
         resolve_threads=_resolver(deps, opened, gateway.identity),
     )
+    if task.finishing and ctx.dry_run:
+        # Only a summary is left, from the store's record: never a model session in its place.
+        said = "reviewed at this head; a run that is not a dry run writes the summary it was left"
+        return _End("skipped", said)
     taken = await claim_review(ctx)
     if taken is not None and taken.held_by is not None:
         doing = _DOING.get(task.kind, "reviewing this PR at this head")

@@ -176,3 +176,16 @@ async def _resolved_then_interrupted_then_finished(swarm: Swarm) -> None:
     assert "Resolved by this push (1)" in summary.body and "**Minor** (2)" in summary.body
     assert f"`{new_head[:12]}`" in summary.body
     assert len(replies(swarm, printed)) == 1 and len(bot_reviews(swarm, WIDGETS, PR)) == 2
+
+
+async def test_a_dry_run_leaves_the_summary_of_an_interrupted_review_without_a_model_call(
+    store_url: str | None, make_swarm: Callable[..., Swarm], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with swarm_in(store_url, make_swarm, monkeypatch) as swarm:
+        await interrupted_at_the_summary(swarm)
+        async with make_swarm(dry_run=True) as dry:
+            task = dry.pull_task(WIDGETS, PR, finishing=True)
+            outcome = await dry.run(await dry.dispatch(task))
+        assert outcome.status == "skipped" and outcome.llm_calls == 0, outcome.reason
+        assert summaries(swarm) == []
+        assert_finished_once(swarm, await next_run(swarm))
