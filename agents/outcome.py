@@ -83,6 +83,9 @@ class WorkerOutcome(BaseModel):
     # The worker that holds this task's claim, when this one stood aside for it: the task is
     # being done by another run now, not done already.
     held_by: str | None = None
+    # The summary this worker wrote for a review an interrupted run posted and left without
+    # one (the worker's only work: no model call).
+    finished_summary: str | None = None
 
     @property
     def cache_hit_ratio(self) -> float:

@@ -116,6 +116,9 @@ class Task(BaseModel):
     reply_to: int | None = Field(default=None, gt=0)
     # What the shards a summarizer merges spent (the summary's cost line counts them too).
     spent_before: Spend = Spend()
+    # The review at this head is posted and what follows it (the summary) is not: a run was
+    # interrupted in between. One worker of the role that posted it finishes it, unsharded.
+    finishing: bool = False
 
     @field_validator("repo")
     @classmethod

@@ -88,6 +88,11 @@ class ReviewLedger(Protocol):
         or it holds no key of that pull request at all (a fresh or lost store)."""
         ...
 
+    def unfinished(self, key: str) -> bool:
+        """Whether ``key``'s review was posted and the work after it (the summary) was not
+        done: an interrupted run left it for the next one."""
+        ...
+
 
 class NoLedger:
     """A ledger that remembers nothing: discovery then relies on review markers alone."""
@@ -100,6 +105,9 @@ class NoLedger:
 
     def agrees(self, key: str) -> bool:
         return True
+
+    def unfinished(self, key: str) -> bool:
+        return False
 
 
 # -- what discovery produces ---------------------------------------------------------------------
@@ -236,10 +244,7 @@ async def discover_work(
             pulls = [p for p in pulls if (repo.lower(), p.number) in wanted]
             if not pulls:
                 continue
-        if rerun is None and all(
-            any(ledger.has_review(review_key(repo, p.number, p.head_sha, r)) for r in roles)
-            for p in pulls
-        ):
+        if rerun is None and all(_done_here(ledger, p, roles) for p in pulls):
             # The store has every listed PR reviewed at its head and nothing forces another
             # review: whatever the repository's file says, no PR of it gets work, so it is not
             # read (one GitHub call per re-poll of an unchanged repository, issue 23). An
@@ -315,7 +320,11 @@ async def _consider(
         return
     keys = {review_key(repo, pull.number, pull.head_sha, r) for r in roles}
     reviewed_here = any(ledger.has_review(k) for k in keys)
-    if reviewed_here and rerun is None:
+    # Reviewed at this head by a run interrupted before its summary: planned as ever (the
+    # summary reads the repository's settings and files), and the role that posted the review
+    # finishes it from the store's record, with no model call.
+    left = None if rerun is not None else _left_unfinished(ledger, pull, roles)
+    if reviewed_here and left is None and rerun is None:
         skip("already_reviewed")
         return
     since = ledger.last_reviewed_sha(repo, pull.number, roles)
@@ -332,7 +341,7 @@ async def _consider(
         # The bot's login wrote it, but no worker of ours claimed it: not our review.
         log.warning("%s#%d: a review marker the store never claimed is ignored", repo, pull.number)
         marked_here = False
-    if marked_here and rerun is None:
+    if marked_here and left is None and rerun is None:
         log.info("%s#%d already carries a review marker at this SHA", repo, pull.number)
         skip("already_reviewed")
         return
@@ -350,7 +359,6 @@ async def _consider(
     found.sizes[(repo, pull.number)] = {f.path: f.tokens for f in split.read}
     found.items.append(
         Task(
-            kind="review_pr",
             repo=repo,
             number=pull.number,
             head_sha=pull.head_sha,
@@ -363,8 +371,22 @@ async def _consider(
             rerun=forced,
             min_severity=config.review.min_severity,
             max_comments=config.review.max_comments,
+            kind="review_pr" if left in (None, role) else "summarize",
+            finishing=left is not None,
         )
     )
+
+
+def _left_unfinished(ledger: ReviewLedger, pull: OpenPull, roles: Sequence[str]) -> str | None:
+    """The role whose review of ``pull`` at its head was posted with its rest left undone."""
+    keys = {r: review_key(pull.repo, pull.number, pull.head_sha, r) for r in roles}
+    return next((r for r, key in keys.items() if ledger.unfinished(key)), None)
+
+
+def _done_here(ledger: ReviewLedger, pull: OpenPull, roles: Sequence[str]) -> bool:
+    """Whether the store has ``pull`` reviewed at its head, with nothing left after the review."""
+    keys = [review_key(pull.repo, pull.number, pull.head_sha, r) for r in roles]
+    return any(ledger.has_review(k) for k in keys) and _left_unfinished(ledger, pull, roles) is None
 
 
 def _scan_markers(

@@ -160,6 +160,12 @@ def plan_assignments(
         )
     planned: list[PlannedPR] = []
     for task in items:
+        if task.finishing:
+            # Only what follows a posted review is left (its summary): no model reads anything.
+            who = summarizer_role if task.kind == "summarize" else role
+            if who is not None:
+                planned.append(PlannedPR([Assignment(role=who, task=task)], task=task))
+                continue
         known = (sizes or {}).get((task.repo, task.number or 0), {})
         each = [known.get(path, 200) for path in task.files]
         total = sum(each)

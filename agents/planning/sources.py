@@ -261,6 +261,10 @@ class StoreLedger:
         posted = self.store.posted_review_keys(review_key_prefix(repo, number))
         return latest_reviewed_sha(posted, repo, number, roles)
 
+    def unfinished(self, key: str) -> bool:
+        record = self.store.get_review_key(key)
+        return record is not None and record.state == "posted" and bool(record.unfinished)
+
     def agrees(self, key: str) -> bool:
         if self.store.get_review_key(key) is not None:
             return True

@@ -162,6 +162,7 @@ class ReviewKeyRecord:
     review_id: int | None
     review_url: str | None
     at: datetime
+    unfinished: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

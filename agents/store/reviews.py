@@ -4,11 +4,12 @@ Keys are opaque here; ``agents.posting.keys`` defines what they say."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
+from typing import Any
 
 import sqlalchemy as sa
 
-from agents.store.base import StoreBase, StoreError, clean, utcnow
+from agents.store.base import StoreBase, StoreError, clean, clean_json, utcnow
 from agents.store.records import ReviewKeyRecord
 from agents.store.schema import review_keys
 
@@ -49,6 +50,17 @@ class ReviewsMixin(StoreBase):
                 )
             )
         return bool(done.rowcount)
+
+    def note_unfinished(self, key: str, worker_id: str, rest: Mapping[str, Any]) -> bool:
+        """Keep on ``worker_id``'s row of ``key`` what the worker has to do after the write
+        (``rest``, plain data), until :meth:`mark_finished`: a run interrupted in between leaves
+        it for the next one. False when ``worker_id`` holds no row of ``key``."""
+        where = sa.and_(review_keys.c.key == clean(key), review_keys.c.worker_id == worker_id)
+        return self._update(review_keys, where, {"unfinished": clean_json(dict(rest))}) > 0
+
+    def mark_finished(self, key: str) -> None:
+        """The work after ``key``'s write is done: nothing is left for a next run."""
+        self._update(review_keys, review_keys.c.key == clean(key), {"unfinished": None})
 
     def posted_by(self, worker_ids: Collection[str]) -> dict[str, list[str]]:
         """The links of what each of ``worker_ids`` posted (a review, a draft pull request),

@@ -31,6 +31,10 @@ from agents.store.records import (
 )
 from agents.store.schema import review_keys, swarm_runs, workers
 
+# What a worker interrupted after its write left undone, in the words its record and the
+# interrupted run's report use.
+LEFT_AFTER_WRITE = "what follows it (the summary) is left for the next run"
+
 
 class RunsMixin(StoreBase):
     def create_run(
@@ -249,7 +253,7 @@ class RunsMixin(StoreBase):
         now = utcnow()
         failed: list[str] = []
         left = [w for w in self.list_workers(run_id) if w.status in ("pending", "running")]
-        wrote = self._posted_writers([w.id for w in left])
+        wrote = self.posted_writers([w.id for w in left])
         for w in left:
             unfinished = sa.and_(workers.c.id == w.id, workers.c.status.in_(("pending", "running")))
             values = {"status": "failed", "blocked_reason": clean(reason), "finished_at": now}
@@ -258,6 +262,8 @@ class RunsMixin(StoreBase):
                 # worker did its work, and saying "failed" would tell a person to expect it
                 # again. What it left undone after (the summary's edit) is named with it.
                 done = f"its write was posted, then it was {reason}"
+                if wrote[w.id]:
+                    done += f"; {LEFT_AFTER_WRITE}"
                 values = {"status": "succeeded", "blocked_reason": clean(done), "finished_at": now}
             if self._update(workers, unfinished, values):
                 failed.append(w.id)
@@ -271,18 +277,21 @@ class RunsMixin(StoreBase):
         self._update(swarm_runs, still_running, values)
         return failed
 
-    def _posted_writers(self, worker_ids: list[str]) -> set[str]:
+    def posted_writers(self, worker_ids: list[str]) -> dict[str, bool]:
         """Which of ``worker_ids`` hold a posted write key (their review or draft is on
-        GitHub)."""
+        GitHub), each with whether work after the write (a review's summary) is left undone."""
         if not worker_ids:
-            return set()
+            return {}
         with self._db.read() as conn:
             rows = conn.execute(
-                sa.select(review_keys.c.worker_id).where(
+                sa.select(review_keys.c.worker_id, review_keys.c.unfinished).where(
                     review_keys.c.worker_id.in_(worker_ids), review_keys.c.state == "posted"
                 )
             ).all()
-        return {str(row.worker_id) for row in rows}
+        wrote: dict[str, bool] = {}
+        for row in rows:
+            wrote[str(row.worker_id)] = wrote.get(str(row.worker_id), False) or bool(row.unfinished)
+        return wrote
 
     def _append_recovery_event(self, worker_id: str, reason: str) -> None:
         # Implemented by the transcript mixin; declared here so the recovery path is typed.

@@ -212,6 +212,9 @@ review_keys = sa.Table(
     sa.Column("review_id", sa.BigInteger),
     sa.Column("review_url", Clipped(500)),
     _at(),
+    # What the worker still has to do after this write was posted (a review's thread closings
+    # and summary), as the data it needs; empty once done, and for writes that end the work.
+    sa.Column("unfinished", JSONType),
 )
 
 memories = sa.Table(

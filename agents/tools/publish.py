@@ -9,15 +9,24 @@
 4. write the summary once, after the review (created on a PR's first review, edited on the
    next, :mod:`agents.tools.summary`): what changed, open findings by severity with their
    links, what folded and why, files not reviewed, cost and tokens.
+
+Steps 3 and 4 come after the review is on GitHub: before posting it, what they need is kept
+on the review's key in the store (:class:`AfterReview`) and dropped once they are done, so a
+run interrupted in between leaves them to the next run, which does them from that record
+(:func:`finish_review`) without asking the model again.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from agents.posting.findings import Finding
+from agents.posting.keys import review_key
 from agents.posting.render import (
     Listed,
     PostedFinding,
@@ -32,10 +41,10 @@ from agents.posting.selection import Selection, resolvable, select
 from agents.tools.anchors import anchors_of, placement
 from agents.tools.context import PostedReview, WorkerContext
 from agents.tools.pull_files import pr_files, pr_patches
-from agents.tools.review import post_once
+from agents.tools.review import post_once, task_write_key
 from agents.tools.summary import edit_summary, ensure_summary, known_summary_url
 from agents.tools.threads import Earlier, read_earlier, resolve_fixed
-from agents.work import ListedFile
+from agents.work import ListedFile, Spend
 
 
 @dataclass
@@ -51,13 +60,37 @@ class Published:
     preview: str | None = None
 
 
-async def plan(ctx: WorkerContext, findings: Sequence[Finding]) -> tuple[Earlier, Selection]:
-    """What the bot posted before, and the selection of ``findings`` against it."""
+class AfterReview(BaseModel):
+    """What a review's worker does after the review is posted needs, kept on the review's key
+    until it is done: the model's account of the change and its findings (the selection is
+    made again from them), the threads found fixed before posting (their root comments), and
+    what the review cost until then (the summary's cost line)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    what_changed: str
+    event: str
+    findings: list[Finding]
+    fixed: list[int]
+    spent: Spend
+
+
+async def plan(
+    ctx: WorkerContext, findings: Sequence[Finding], *, posted_in: int | None = None
+) -> tuple[Earlier, Selection]:
+    """What the bot posted before, and the selection of ``findings`` against it. ``posted_in``:
+    the review this selection was posted in already (finishing it), whose comments are not
+    "before" it."""
     task = ctx.task
     head = task.head_sha or ""
     patches = await pr_patches(ctx)
     anchors = {path: anchors_of(patch) for path, patch in patches.items()}
     earlier = await read_earlier(ctx, with_threads=not ctx.dry_run)
+    if posted_in is not None:
+        own = {
+            c.get("id") for c in earlier.comments if c.get("pull_request_review_id") == posted_in
+        }
+        earlier.findings = [p for p in earlier.findings if p.comment_id not in own]
     chosen = select(
         findings,
         place=lambda f: placement(f, anchors.get(f.path)),
@@ -78,25 +111,78 @@ async def publish_review(
     earlier, chosen = await plan(ctx, findings)
     comments = [inline_comment(f, where, head) for f, where in chosen.inline]
     fixed = resolvable(earlier.findings, earlier.threads, findings, earlier.moves_of, head)
-    view = await _view(ctx, what_changed, chosen, earlier, fixed, review_url=None)
+    spent = ctx.spend().plus(task.spent_before)
+    view = await _view(ctx, what_changed, chosen, earlier, fixed, None, spent)
     if ctx.dry_run:
         preview = _preview(event, comments, summary_body(view))
         return Published(None, chosen, preview=preview)
+    assert task.number is not None and task.head_sha is not None
+    key = review_key(task.repo, task.number, task.head_sha, ctx.role_id, task.rerun)
+    rest = AfterReview(
+        what_changed=what_changed,
+        event=event,
+        findings=list(findings),
+        fixed=[p.comment_id for p in fixed],
+        spent=spent,
+    )
+    # Kept before the review is posted, on the claim this worker holds: an interrupt between
+    # the review and the summary then leaves a record of what is left, never a bare review.
+    noted = await _note(ctx, key, rest)
     review = await post_once(
         ctx,
         body=review_pointer(await known_summary_url(ctx), len(comments)),
         event=event,
         comments=comments,
     )
+    if not noted:
+        await _note(ctx, key, rest)  # claimed inside post_once (no claim ahead): kept now
+    return await _after_review(ctx, key, rest, (earlier, chosen, fixed), review)
+
+
+async def finish_review(ctx: WorkerContext) -> Published | None:
+    """What an interrupted worker left after posting this task's review (the fixed threads'
+    replies, the summary), done from the record it kept (no model call); None when nothing is
+    left. Each of those writes is once-only on its own, so finishing twice writes nothing new."""
+    key = task_write_key(ctx)
+    if key is None:
+        return None
+    known = await asyncio.to_thread(ctx.store.get_review_key, key)
+    if known is None or known.state != "posted" or not known.unfinished:
+        return None
+    rest = AfterReview.model_validate(known.unfinished)
+    earlier, chosen = await plan(ctx, rest.findings, posted_in=known.review_id)
+    fixed = [p for p in earlier.findings if p.comment_id in set(rest.fixed)]
+    review = PostedReview(known.review_id, known.review_url, 0, rest.event, already_posted=True)
+    return await _after_review(ctx, key, rest, (earlier, chosen, fixed), review)
+
+
+async def _note(ctx: WorkerContext, key: str, rest: AfterReview) -> bool:
+    return await asyncio.to_thread(
+        ctx.store.note_unfinished, key, ctx.worker_id, rest.model_dump(mode="json")
+    )
+
+
+async def _after_review(
+    ctx: WorkerContext,
+    key: str,
+    rest: AfterReview,
+    planned: tuple[Earlier, Selection, Sequence[PostedFinding]],
+    review: PostedReview,
+) -> Published:
+    """Steps 3 and 4, once the review is posted; then nothing is left for a next run."""
+    earlier, chosen, fixed = planned
     closed = await resolve_fixed(ctx, earlier, fixed)
     # Written once, after the review, with its final text: a PR's first summary is one write,
     # not a placeholder and its edit (issue 23). Each new finding links its line in the diff,
     # where its comment shows, so GitHub is not asked for the comments it just took.
-    view = await _view(ctx, what_changed, chosen, earlier, closed.resolved, review.url)
+    view = await _view(
+        ctx, rest.what_changed, chosen, earlier, closed.resolved, review.url, rest.spent
+    )
     view = _with_fixed_open(view, closed.left_open)
     body = summary_body(view)
     summary = await ensure_summary(ctx, body)
     url = summary.url if summary.posted else await edit_summary(ctx, summary, body)
+    await asyncio.to_thread(ctx.store.mark_finished, key)
     return Published(review, chosen, url or summary.url, closed.resolved, closed.left_open)
 
 
@@ -118,6 +204,7 @@ async def _view(
     earlier: Earlier,
     resolved: Sequence[PostedFinding],
     review_url: str | None,
+    spend: Spend,
 ) -> SummaryView:
     """The summary's content: the findings still open on the PR (posted before and not
     resolved, and this review's), each linked to its comment (an earlier one) or its line in
@@ -137,7 +224,6 @@ async def _view(
         if key not in seen:
             seen.add(key)
             listed.append(Listed(f, diff_line_url(review_url, f.path, f.line)))
-    spend = ctx.spend().plus(task.spent_before)
     return SummaryView(
         head_sha=task.head_sha or "",
         review_url=review_url,

@@ -33,6 +33,7 @@ from agents.ratelimit import Paused
 from agents.redact import redact
 from agents.roles import RoleChain, resolve_chain
 from agents.tools import WorkerContext, build_toolbox
+from agents.tools.publish import finish_review
 from agents.tools.review import claim_review
 from agents.transport import GitHubUnreachable
 from agents.work import Spend
@@ -96,6 +97,7 @@ class _End:
     paused_until: datetime | None = None
     written: WrittenWork | None = None
     held_by: str | None = None
+    finished_summary: str | None = None
 
 
 def _end_of(exc: Exception) -> _End:
@@ -250,12 +252,22 @@ async def _work(
         spend=lambda: _spent(meter),
         resolve_threads=_resolver(deps, opened, gateway.identity),
     )
+    if task.finishing and ctx.dry_run:
+        # Only a summary is left, from the store's record: never a model session in its place.
+        said = "reviewed at this head; a run that is not a dry run writes the summary it was left"
+        return _End("skipped", said)
     taken = await claim_review(ctx)
     if taken is not None and taken.held_by is not None:
         doing = _DOING.get(task.kind, "reviewing this PR at this head")
         reason = f"another worker ({taken.held_by}) is {doing} now"
         return _End("skipped", reason, held_by=taken.held_by)
     if taken is not None:
+        finished = await finish_review(ctx)
+        if finished is not None:
+            # An interrupted run posted the review and left the rest: done now, no model call.
+            summary = finished.summary_url or "(another worker is writing it)"
+            said = f"finished what an interrupted run left after its review: summary {summary}"
+            return _End("succeeded", said, review_url=taken.url, finished_summary=summary)
         done = _DONE.get(task.kind, "already reviewed at this head SHA")
         return _End("skipped", done, review_url=taken.url)
     kind = for_task(task.kind)
@@ -360,6 +372,7 @@ def _finish(
         paused_until=end.paused_until,
         written=end.written,
         held_by=end.held_by,
+        finished_summary=end.finished_summary,
     )
     record.finish(end.status, reason, meter.used())
     story.ended(outcome)

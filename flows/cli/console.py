@@ -201,6 +201,11 @@ def print_report(report: RunReport, *, link: bool = True) -> None:
         if outcome.review_url:
             say(f"{report.words.one} {report.words.of} {outcome.target}: {outcome.review_url}")
     for outcome in report.outcomes:
+        if outcome.finished_summary:
+            # The rest of a review an interrupted run posted: its summary, written now.
+            left = f"summary of {outcome.target} (left by an interrupted run)"
+            say(f"{left}: {outcome.finished_summary}")
+    for outcome in report.outcomes:
         if outcome.dry_run_preview:
             console.print(f"[bold]would post on {escape(outcome.target)}[/bold]:")
             console.print(redact(outcome.dry_run_preview), markup=False, highlight=False)

@@ -81,6 +81,7 @@ def tell_interrupted(since: datetime, planned: float | None) -> None:
     workers it left as cancelled), so a person knows where things stand."""
     from agents.settings.model import load_settings
     from agents.store import Store
+    from agents.store.runs import LEFT_AFTER_WRITE
     from flows.cli.console import say
     from flows.cli.store_actions import task_label
 
@@ -91,6 +92,9 @@ def tell_interrupted(since: datetime, planned: float | None) -> None:
         run = runs[-1] if runs else None  # the first run this command started
         workers = store.list_workers(run_id=run.id) if run else []
         posted = store.posted_by([w.id for w in workers])
+        unfinished = {
+            w for w, left in store.posted_writers([w.id for w in workers]).items() if left
+        }
     finally:
         store.close()
     if run is None:
@@ -105,7 +109,8 @@ def tell_interrupted(since: datetime, planned: float | None) -> None:
     for w in done:
         # What it posted, so a person sees the interrupted run's writes are on GitHub.
         links = "".join(f" {url}" for url in posted.get(w.id, []))
-        say(f"  done: {task_label(w.task)} ({' > '.join(w.role_chain)}): {w.status}{links}")
+        rest = f"; {LEFT_AFTER_WRITE}" if w.id in unfinished else ""
+        say(f"  done: {task_label(w.task)} ({' > '.join(w.role_chain)}): {w.status}{links}{rest}")
     labels = sorted({task_label(w.task) for w in left})
     never = total - len(workers)
     if labels or never > 0:

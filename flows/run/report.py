@@ -247,7 +247,9 @@ def ended_line(outcome: WorkerOutcome, of: WorkWords | None = None) -> str:
     its write (its kind's words: a review by default)."""
     of = of or WorkWords()
     words: str = outcome.status
-    if outcome.reason and outcome.status != "succeeded":
+    if outcome.reason:
+        # A succeeded worker has a reason only when it did something other than its session
+        # (finished what an interrupted run left after its review).
         words += f": {outcome.reason}"
     if outcome.review_url:
         done = of.posted if outcome.posted else "already there"

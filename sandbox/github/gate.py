@@ -250,6 +250,8 @@ async def _meet(rendezvous: Rendezvous | None, route: Route) -> None:
     deadline = loop.time() + rendezvous.timeout_s
     while not rendezvous.complete() and loop.time() < deadline:
         await asyncio.sleep(0.005)
+    if rendezvous.refuse is not None:
+        raise ApiError(rendezvous.refuse, "Server Error")
 
 
 async def _json_body(request: Request) -> Any:

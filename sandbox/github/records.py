@@ -36,6 +36,15 @@ class Rendezvous:
     timeout_s: float = 10.0
     arrived: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # When set, a request that waited here is answered with this status instead of being carried
+    # out: a request held in flight while its client is interrupted (Ctrl-C) never lands, and
+    # the test sees exactly what the next run does about it.
+    refuse: int | None = None
+
+    def release(self) -> None:
+        """End the wait of every request held here now."""
+        with self.lock:
+            self.parties = 0
 
     def matches(self, method: str, route: str) -> bool:
         return (method, route) == (self.method, self.route)

@@ -66,6 +66,12 @@ class KeySet:
     def agrees(self, key: str) -> bool:
         return key in self.keys or not self.keys
 
+    def unfinished(self, key: str) -> bool:
+        return key in self.left
+
+    # Posted keys whose work after the review (the summary) was left undone.
+    left: set[str] = field(default_factory=set)
+
 
 def _pull(number: int, sha: str = SHA_NEW, draft: bool = False) -> OpenPull:
     return OpenPull(repo=REPO, number=number, title=f"PR {number}", head_sha=sha, draft=draft)
@@ -158,6 +164,38 @@ def test_the_writer_bots_drafts_are_reviewed_though_other_drafts_are_skipped() -
     assert [i.number for i in found.items] == [1]
     skipped = asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT))
     assert skipped.items == []
+
+
+def test_a_review_posted_without_its_summary_is_planned_once_more_as_one_finishing_worker() -> None:
+    """Interrupted between its review and its summary: the PR is not "already reviewed" but
+    finished by one worker of the role that posted it (the summarizer's on a sharded PR)."""
+    mine = review_key(REPO, 1, SHA_NEW, "reviewer")
+    merged = review_key(REPO, 2, SHA_NEW, "summarizer")
+    done = review_key(REPO, 3, SHA_NEW, "reviewer")
+    files = {2: [f"src/f{i:02d}.py" for i in range(23)]}
+    github = ListedGitHub({REPO: [_pull(1), _pull(2), _pull(3)]}, files_by_pr=files)
+    ledger = KeySet({mine, merged, done}, left={mine, merged})
+    found = asyncio.run(
+        discover_work(
+            github, [REPO], "reviewer", ledger, bot_login=BOT, posting_roles=("summarizer",)
+        )
+    )
+    assert [(i.number, i.kind, i.finishing) for i in found.items] == [
+        (1, "review_pr", True),
+        (2, "summarize", True),
+    ]
+    assert [(s.number, s.reason) for s in found.skipped] == [(3, "already_reviewed")]
+    planned = plan_assignments(
+        found.items,
+        "reviewer",
+        summarizer_role="summarizer",
+        shard_threshold_files=10,
+        shard_size=5,
+    )
+    assert [[(a.role, a.task.shard) for a in p.assignments] for p in planned] == [
+        [("reviewer", None)],
+        [("summarizer", None)],
+    ]
 
 
 def _item(number: int, files: int) -> Task:

@@ -12,6 +12,7 @@ import pytest
 from agents.redact import fingerprint
 from agents.store import Store, StoreError, UnknownRunError, UnknownWorkerError
 from agents.store.base import utcnow
+from agents.store.runs import LEFT_AFTER_WRITE
 
 
 def test_run_lifecycle_is_listed_newest_first(store: Store) -> None:
@@ -153,6 +154,40 @@ def test_an_interrupted_worker_whose_write_was_posted_ends_succeeded_not_failed(
     assert ended.blocked_reason == f"its write was posted, then it was {reason}"
     assert store.get_worker(claimed).status == "failed"
     assert store.posted_by([posted, claimed]) == {posted: ["https://example.test/r/7"]}
+
+
+def test_a_write_with_work_left_after_it_is_kept_until_finished_and_told_when_interrupted(
+    store: Store,
+) -> None:
+    """The rest of a review's work (its summary) is kept on its key from before the review is
+    posted: an interrupt after the review says the summary is left for the next run, which
+    reads the record, and once finished nothing is left."""
+    run_id = store.create_run("flow")
+    worker = store.create_worker(run_id, role_chain=["reviewer"], status="running")
+    other = store.create_worker(run_id, role_chain=["reviewer"], status="running")
+    key = "acme/widgets#1@abc:reviewer"
+    rest = {"what_changed": "Adds a flag.", "findings": [], "fixed": [12]}
+    assert not store.note_unfinished(key, worker, rest)  # no claim of this worker's: kept nowhere
+    store.claim_review_key(key, worker)
+    assert not store.note_unfinished(key, other, rest)  # another worker's claim is not touched
+    assert store.note_unfinished(key, worker, rest)
+    store.mark_review_posted(key, 7, "https://example.test/r/7")
+
+    reason = "interrupted before it ended (Ctrl-C, or the flow run was cancelled)"
+    store.abandon_run(run_id, reason, status="cancelled")
+
+    ended = store.get_worker(worker)
+    assert ended.status == "succeeded"
+    assert ended.blocked_reason == (
+        f"its write was posted, then it was {reason}; {LEFT_AFTER_WRITE}"
+    )
+    assert store.posted_writers([worker, other]) == {worker: True}
+    known = store.get_review_key(key)
+    assert known is not None and known.state == "posted" and known.unfinished == rest
+    store.mark_finished(key)
+    finished = store.get_review_key(key)
+    assert finished is not None and finished.unfinished is None
+    assert store.posted_writers([worker]) == {worker: False}
 
 
 def test_an_id_that_looks_like_a_credential_is_refused(store: Store) -> None:

@@ -14,7 +14,10 @@ from pathlib import Path
 import pytest
 
 from agents.store import Store
-from sandbox.github.seed import REPOS
+from agents.store.runs import LEFT_AFTER_WRITE
+from sandbox.github.model import IssueComment
+from sandbox.github.records import Rendezvous
+from sandbox.github.seed import REPOS, REVIEWER_BOT
 from sandbox.server import SandboxServer
 from tests.prefect_server import PrefectServer
 from tests.run.real_server.conftest import SWARM, ObservedSwarm
@@ -22,6 +25,7 @@ from tests.run.real_server.conftest import SWARM, ObservedSwarm
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+SUMMARY_ROUTE = "/repos/{owner}/{repo}/issues/{issue_number}/comments"
 
 
 @pytest.fixture
@@ -119,13 +123,16 @@ def _posted_while_running(swarm: ObservedSwarm) -> list[str]:
         return list(store.posted_by(running))
 
 
-def test_ctrl_c_after_a_review_was_posted_records_and_tells_it_as_posted(
+def test_ctrl_c_after_a_review_was_posted_records_it_and_the_next_run_writes_its_summary_once(
     swarm: ObservedSwarm,
 ) -> None:
-    """Interrupted between a worker's review and the rest of its work (the summary's edit):
-    the review is on GitHub, so the store records the worker succeeded and the interrupted
-    report lists it as done, with its link, not as left for the next run."""
-    swarm.sandbox.state.knobs.latency_s = 0.3  # the summary's calls take a second after the review
+    """Interrupted between a worker's review and its summary (the summary's request held in
+    flight, deterministically, and never carried out): the review is on GitHub, so the store
+    records the worker succeeded and the interrupted report lists it as done, with its link
+    and the summary left for the next run; the next ``swarm run`` writes that summary once,
+    with no model call, and says so; the one after writes nothing more."""
+    held = Rendezvous("POST", SUMMARY_ROUTE, parties=2, timeout_s=300, refuse=503)
+    swarm.sandbox.state.knobs.rendezvous = held
     args = [SWARM, "run", "--max-workers", "1", "--repo", REPOS[0]]
     process = subprocess.Popen(
         args,
@@ -138,13 +145,15 @@ def test_ctrl_c_after_a_review_was_posted_records_and_tells_it_as_posted(
     )
     try:
         deadline = time.monotonic() + 240
-        while not (caught := _posted_while_running(swarm)):
+        while not held.arrived or not (caught := _posted_while_running(swarm)):
             assert process.poll() is None, process.communicate()[0]
-            assert time.monotonic() < deadline, "no review was posted"
+            assert time.monotonic() < deadline, "no summary was on its way"
             time.sleep(0.05)
         os.killpg(process.pid, signal.SIGINT)
         output, _ = process.communicate(timeout=120)
     finally:
+        held.release()  # the held summary is refused: the interrupted run never wrote it
+        swarm.sandbox.state.knobs.rendezvous = None
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
@@ -157,6 +166,33 @@ def test_ctrl_c_after_a_review_was_posted_records_and_tells_it_as_posted(
     assert worker.blocked_reason and "its write was posted" in worker.blocked_reason
     [line] = [ln for ln in output.splitlines() if url in ln]
     assert line.startswith("  done: acme/widgets#"), output
+    assert line.endswith(f"; {LEFT_AFTER_WRITE}"), output
     left = [ln for ln in output.splitlines() if ln.startswith("  left for the next run: ")]
     label = line.split()[1]
     assert all(label not in ln for ln in left), output
+    number = int(label.split("#")[1].split("@")[0])
+    assert _summaries(swarm, number) == []
+
+    again = swarm.run("--max-workers", "1", "--repo", REPOS[0])
+
+    assert again.returncode == 0, again.output
+    [summary] = _summaries(swarm, number)
+    told = f"summary of {label} (left by an interrupted run): "
+    [said] = [ln for ln in again.output.splitlines() if ln.startswith(told)]
+    assert said.endswith(f"#issuecomment-{summary.id}"), again.output
+    writes = _writes(swarm)
+    third = swarm.run("--max-workers", "1", "--repo", REPOS[0])
+    assert third.returncode == 0, third.output
+    assert _writes(swarm) == writes and len(_summaries(swarm, number)) == 1, third.output
+
+
+def _summaries(swarm: ObservedSwarm, number: int) -> list[IssueComment]:
+    """The reviewer bot's comments in the conversation of ``acme/widgets#number``."""
+    issue = swarm.sandbox.state.pull(REPOS[0], number)
+    return [c for c in issue.comments if c.user_login == REVIEWER_BOT]
+
+
+def _writes(swarm: ObservedSwarm) -> int:
+    return sum(
+        1 for r in swarm.sandbox.state.requests if r.is_write and r.route.startswith("/repos")
+    )
