@@ -26,6 +26,7 @@ from agents.private_files import PrivatePathError
 from agents.roles.files import RoleLoadError
 from agents.settings.model import ConfigError
 from agents.store.base import StoreError, UnknownRunError, UnknownWorkerError
+from agents.store.copy import StoreCopyError
 from agents.store.engine import StoreConfigError
 from agents.store.memory_rows import UnknownMemoryError
 from agents.transport import GitHubUnreachable
@@ -45,6 +46,7 @@ EXAMPLES: list[tuple[SwarmError, int]] = [
     (UnknownRunError("no run with id 'run-1'"), EXIT_USAGE),
     (UnknownMemoryError("no memory 99"), EXIT_USAGE),
     (StoreConfigError("SWARM_STORE_URL backend 'mysql' is not supported"), EXIT_USAGE),
+    (StoreCopyError("--to already holds a store (12 row(s) in 3 table(s))"), EXIT_USAGE),
     (PrivatePathError("the data directory .swarm belongs to another user (uid 65534)"), EXIT_USAGE),
     (IdentityError("the App is not installed on acme"), EXIT_USAGE),
     (PermissionRefused(["contents:write is above the worker ceiling"]), EXIT_USAGE),
