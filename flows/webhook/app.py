@@ -26,7 +26,7 @@ from typing import Protocol
 import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
@@ -142,7 +142,13 @@ class WebhookReceiver:
         await self._submit(work, row.delivery_id)
 
     async def handle(self, request: Request) -> Response:
-        body = await _read_capped(request, self.max_body_bytes)
+        try:
+            body = await _read_capped(request, self.max_body_bytes)
+        except ClientDisconnect:
+            # Gone before its body was in (cut off at the body timeout, or it hung up): there is
+            # nobody to answer and nothing to record, and it is no error of the receiver's.
+            log.info("a sender went away before its body was in: nothing recorded")
+            return Response(status_code=400)
         if body is None:
             return Response(status_code=413)
         if not signature_ok(self.secret, body, request.headers.get("x-hub-signature-256")):
