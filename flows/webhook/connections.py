@@ -52,9 +52,15 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("flows.webhook")
 
-# Descriptors the receiver keeps for itself beside its clients' connections: the store's pool,
-# the GitHub, Prefect and model clients' connections, in-process runs' files, logs, the
-# listening socket. A receiver idles at about 30; 256 leaves room for a busy one.
+# The listen backlog, which asyncio also takes as how many sockets to accept in one turn of the
+# event loop, before any of them reaches ``connection_made`` and the cap: up to two such turns
+# of sockets are open beyond the cap at once. uvicorn's 2048 would take the last file in one
+# turn under a flood (seen: "Too many open files", and nothing accepted for a second).
+ACCEPT_BATCH = 64
+
+# Descriptors the receiver keeps for itself beside the capped connections: two accept batches
+# not yet counted, the store's pool, the GitHub, Prefect and model clients' connections,
+# in-process runs' files, logs, the listening socket. A receiver idles at about 30.
 DESCRIPTOR_RESERVE = 256
 
 Phase = Literal["head", "body", "app", "idle"]

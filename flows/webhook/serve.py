@@ -153,7 +153,7 @@ def serve_webhooks(
     from agents.settings.model import load_settings
     from flows.cli.preflight import check_store, needs, serving_checks
     from flows.webhook.app import create_webhook_app
-    from flows.webhook.connections import ReadLimits, guarded_protocol, make_room
+    from flows.webhook.connections import ACCEPT_BATCH, ReadLimits, guarded_protocol, make_room
 
     settings = load_settings(needs=needs(any_identity=True), checks=serving_checks(overlay))
     read_webhook_secret(settings)  # before seconds go into starting Prefect
@@ -177,6 +177,7 @@ def serve_webhooks(
         log_level="info",
         server_header=False,
         http=guarded_protocol(limits),
+        backlog=ACCEPT_BATCH,
         ws="none",
     )
 

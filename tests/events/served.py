@@ -23,6 +23,7 @@ from tests.events.harness import SECRET
 class Served:
     url: str
     output: Path
+    pid: int
 
     def log(self) -> str:
         return self.output.read_text(errors="replace")
@@ -71,7 +72,7 @@ def serving(
             text=True,
             preexec_fn=limit_files(files) if files is not None else None,
         )
-    served = Served(f"http://127.0.0.1:{port}", output)
+    served = Served(f"http://127.0.0.1:{port}", output, proc.pid)
     try:
         deadline = time.monotonic() + 120
         while True:
