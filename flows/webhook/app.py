@@ -1,6 +1,8 @@
 """The webhook receiver: ``POST /github/webhook`` and ``GET /healthz``, as a Starlette app.
 
-Order matters, and each step refuses before the next costs anything: the body is read up to
+Before any of this, the connection has its head and body in within their deadlines, or is
+closed (:mod:`flows.webhook.connections`). Order matters, and each step refuses before the next
+costs anything: the body is read up to
 the size cap (413 beyond it, before any hashing), the ``X-Hub-Signature-256`` is checked over
 the raw bytes (401 with an empty body when missing or wrong, nothing recorded), a signed body
 that is no GitHub payload (not JSON, nested too deep, numbers past 64 bits) gets 400 with an
