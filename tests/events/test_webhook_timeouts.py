@@ -99,6 +99,15 @@ def closed_now(sock: socket.socket) -> bool:
         return True
 
 
+@contextmanager
+def kept_alive(served: Served) -> Iterator[socket.socket]:
+    """A connection that had one ``/healthz`` answered and is kept alive."""
+    with connect(served) as sock:
+        sock.sendall(HEALTH)
+        assert answer(sock) == b"HTTP/1.1 200 OK"
+        yield sock
+
+
 def answer(sock: socket.socket) -> bytes:
     """One whole response off ``sock``: its status line and headers, and its body by length."""
     data = b""
@@ -158,10 +167,8 @@ def test_a_kept_alive_connection_that_begins_a_next_request_and_stalls_is_cut_of
     # times the rest of it.
     with (
         receiver(sandbox_server, tmp_path, monkeypatch, header_timeout_s=SHORT) as served,
-        connect(served) as sock,
+        kept_alive(served) as sock,
     ):
-        sock.sendall(HEALTH)
-        assert answer(sock) == b"HTTP/1.1 200 OK"
         sock.sendall(b"GET /heal")
         assert closed_by_server(sock)
 
@@ -188,10 +195,8 @@ def test_an_idle_kept_alive_connection_is_closed_at_the_idle_timeout(
 ) -> None:
     with (
         receiver(sandbox_server, tmp_path, monkeypatch, idle_timeout_s=SHORT) as served,
-        connect(served) as sock,
+        kept_alive(served) as sock,
     ):
-        sock.sendall(HEALTH)
-        assert answer(sock) == b"HTTP/1.1 200 OK"
         # uvicorn's own keep-alive timer would close it too, after 5 s: waiting less than that
         # is the only way to tell the setting was used at all.
         sock.settimeout(4.0)
