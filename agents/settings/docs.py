@@ -115,6 +115,30 @@ MEANINGS: dict[str, tuple[str | None, str]] = {
         "(and one at start): each delivery GitHub failed to make that the store never received "
         "is asked for again, once; 0 turns it off (docs/events.md, *Deliveries missed*).",
     ),
+    "webhook_header_timeout_s": (
+        None,
+        "Seconds a webhook connection has, from opening (or from the first byte of a next "
+        "request on a kept-alive one), to send its whole request head; then it is closed "
+        "unanswered. A deadline for the whole head, not for a pause.",
+    ),
+    "webhook_body_timeout_s": (
+        None,
+        "Seconds a webhook request has, from its head, to send its whole body; then it is "
+        "closed and nothing is recorded. Raise it with `SWARM_WEBHOOK_MAX_BODY_BYTES` for slow "
+        "links.",
+    ),
+    "webhook_idle_timeout_s": (
+        None,
+        "Seconds a kept-alive webhook connection may stay idle after an answer before it is "
+        "closed.",
+    ),
+    "webhook_max_connections": (
+        None,
+        "Webhook connections open at once. At the cap a new connection closes the stalest one "
+        "that is idle or still sending its request (none whose request is being answered). The "
+        "soft limit on open files is raised to this plus 256 for the receiver's own use; "
+        "`swarm webhook serve` stops when the hard limit is lower (docs/events.md).",
+    ),
     "per_worker_tokens": (
         None,
         "`true`: one token per worker instead of one per distinct scope (see *Token sharing*).",

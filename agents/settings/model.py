@@ -121,6 +121,15 @@ class Settings(BaseSettings):
     # Seconds between two passes over the App's delivery log for deliveries GitHub failed to
     # make (the receiver down): each is asked for again; 0 turns it off (docs/events.md).
     webhook_recovery_interval_s: float = Field(default=300.0, ge=0, le=86400)
+    # What a sender may hold of the receiver before its request is in
+    # (flows/webhook/connections.py): the request head within the header timeout of the
+    # connection opening (or of the first byte of a next request on a kept-alive one), the body
+    # within the body timeout of the head, a kept-alive connection closed after the idle
+    # timeout, and at most so many connections open.
+    webhook_header_timeout_s: float = Field(default=5.0, gt=0, le=300)
+    webhook_body_timeout_s: float = Field(default=10.0, gt=0, le=3600)
+    webhook_idle_timeout_s: float = Field(default=5.0, gt=0, le=3600)
+    webhook_max_connections: int = Field(default=128, ge=1, le=65536)
     # Lowest level of the project's log records shipped to the Prefect run and task-run logs.
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 

@@ -2,6 +2,8 @@
 
 - ``app.py``: ``POST /github/webhook`` and ``GET /healthz``, as a Starlette app
 - ``serve.py``: the receiver built from settings and run under uvicorn
+- ``connections.py``: what a sender may hold of the receiver: header, body and idle deadlines
+  and a cap on open connections, in uvicorn's h11 protocol
 - ``sink.py``: what the receiver does with accepted work after it has answered GitHub
 - ``enqueue.py``: the two ways to start the flow run an event asks for
 - ``queue.py``: the store as the receiver's queue: claims on accepted deliveries, renewed while

@@ -1,6 +1,8 @@
 """The webhook receiver: ``POST /github/webhook`` and ``GET /healthz``, as a Starlette app.
 
-Order matters, and each step refuses before the next costs anything: the body is read up to
+Before any of this, the connection has its head and body in within their deadlines, or is
+closed (:mod:`flows.webhook.connections`). Order matters, and each step refuses before the next
+costs anything: the body is read up to
 the size cap (413 beyond it, before any hashing), the ``X-Hub-Signature-256`` is checked over
 the raw bytes (401 with an empty body when missing or wrong, nothing recorded), a signed body
 that is no GitHub payload (not JSON, nested too deep, numbers past 64 bits) gets 400 with an
@@ -26,7 +28,7 @@ from typing import Protocol
 import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
@@ -142,7 +144,13 @@ class WebhookReceiver:
         await self._submit(work, row.delivery_id)
 
     async def handle(self, request: Request) -> Response:
-        body = await _read_capped(request, self.max_body_bytes)
+        try:
+            body = await _read_capped(request, self.max_body_bytes)
+        except ClientDisconnect:
+            # Gone before its body was in (cut off at the body timeout, or it hung up): there is
+            # nobody to answer and nothing to record, and it is no error of the receiver's.
+            log.info("a sender went away before its body was in: nothing recorded")
+            return Response(status_code=400)
         if body is None:
             return Response(status_code=413)
         if not signature_ok(self.secret, body, request.headers.get("x-hub-signature-256")):

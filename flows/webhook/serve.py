@@ -153,9 +153,12 @@ def serve_webhooks(
     from agents.settings.model import load_settings
     from flows.cli.preflight import check_store, needs, serving_checks
     from flows.webhook.app import create_webhook_app
+    from flows.webhook.connections import ACCEPT_BATCH, ReadLimits, guarded_protocol, make_room
 
     settings = load_settings(needs=needs(any_identity=True), checks=serving_checks(overlay))
     read_webhook_secret(settings)  # before seconds go into starting Prefect
+    limits = ReadLimits.from_settings(settings)
+    make_room(limits)
     check_store(settings)
     prepare_prefect_env()
     if not (deployment or settings.webhook_deployment):
@@ -165,7 +168,18 @@ def serve_webhooks(
     )
     app = create_webhook_app(receiver, on_shutdown=shutdown)
     _log_deliveries_to_console()
-    uvicorn.run(app, host=host, port=port, log_level="info", server_header=False)
+    # Each connection's head, body and idle time limited, and their number (connections.py);
+    # the receiver serves no WebSocket, so an upgrade never hands a socket to an unguarded one.
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level="info",
+        server_header=False,
+        http=guarded_protocol(limits),
+        backlog=ACCEPT_BATCH,
+        ws="none",
+    )
 
 
 def _log_deliveries_to_console() -> None:

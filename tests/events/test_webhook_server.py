@@ -3,12 +3,8 @@ own HTTP deliveries: health, a forged delivery, a delivery it ignores, a redeliv
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -19,56 +15,10 @@ from sandbox.github.seed import MAINTAINER, WIDGETS, WIDGETS_PR_CLEAN
 from sandbox.github.webhooks import Forwarder, SandboxWebhooks, signed_headers
 from sandbox.server import SandboxServer
 from tests.events.harness import SECRET, sandbox_env, sandbox_server
+from tests.events.served import serving
 from tests.ports import closed_port
 
 __all__ = ["sandbox_server"]
-
-
-@contextmanager
-def _serving(port: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """``swarm webhook serve`` on ``port``, until the block ends; its base URL."""
-    secret_file = tmp_path / "webhook-secret"
-    secret_file.write_text(SECRET + "\n")
-    monkeypatch.setenv("SWARM_WEBHOOK_SECRET_FILE", str(secret_file))
-    # A deployment is named so the server needs no local Prefect server; nothing here enqueues.
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "flows",
-            "webhook",
-            "serve",
-            "--port",
-            str(port),
-            "--deployment",
-            "swarm-run/unused",
-        ],
-        env=dict(os.environ),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                output = proc.stdout.read() if proc.stdout else ""
-                raise AssertionError(f"webhook server did not start: {output[-2000:]}")
-            time.sleep(0.2)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.fixture
@@ -76,8 +26,8 @@ def served(
     sandbox_server: SandboxServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[str]:
     sandbox_env(sandbox_server, tmp_path, monkeypatch)
-    with _serving(closed_port(), tmp_path, monkeypatch) as url:
-        yield url
+    with serving(closed_port(), tmp_path, monkeypatch) as receiver:
+        yield receiver.url
 
 
 def test_a_real_server_checks_signatures_records_and_dedupes_deliveries(
@@ -137,7 +87,7 @@ def test_a_receiver_that_starts_has_github_send_again_what_failed_while_it_was_d
         failed = [a.guid for a in state.hook_log.of_app(app_id)]
         assert {a.status_code for a in state.hook_log.of_app(app_id)} == {0}
 
-        with _serving(port, tmp_path, monkeypatch):
+        with serving(port, tmp_path, monkeypatch):
             # At start and every second after, it reads the log and asks for each once.
             _until("3 redeliveries answered", lambda: len(state.hook_log.of_app(app_id)) == 6)
             time.sleep(3)  # three more passes: nothing more is asked for
