@@ -124,7 +124,11 @@ def print_table(
     (Console(file=console.file, width=room) if WIDE.on else console).print(out)
     hidden = [c for i, c in enumerate(columns) if i not in shown]
     if hidden:
-        say(f"({', '.join(hidden)} left out to fit {room} columns; `swarm --wide` shows them)")
+        # Wrapped at spaces to the table's width: the note holds no link to keep whole, and a
+        # terminal's own wrapping would cut a column's name in two.
+        note = f"(left out to fit {room} columns, `swarm --wide` shows them: {', '.join(hidden)})"
+        out_console = err_console if JSON_OUTPUT.on else console
+        out_console.print(redact(note), markup=False, highlight=False, width=room)
 
 
 @dataclass(frozen=True)
