@@ -110,6 +110,15 @@ def print_table(
     # a column below its longest word and crop the table at the terminal's edge.
     fits = _table_width([widths[i].preferred for i in shown]) <= room
     width = {i: widths[i].preferred if fits else widths[i].least for i in shown}
+    # Still too wide at every free-text column's longest word (a link in a reason): that word
+    # folds, the widest free text first, down to _WRAP_MIN. Otherwise rich would squeeze the
+    # columns that must stay whole, an id cut or a status at zero width.
+    over = _table_width(list(width.values())) - room
+    for i in sorted((i for i in shown if columns[i] in wraps), key=lambda i: -width[i]):
+        if over <= 0:
+            break
+        take = min(over, max(0, width[i] - _WRAP_MIN))
+        width[i], over = width[i] - take, over - take
     spare = room - _table_width(list(width.values()))
     for i in shown:
         grow = max(0, min(spare, widths[i].whole - width[i]))

@@ -20,6 +20,8 @@ from tests.pty_terminal import run_in_terminal
 SWARM = str(Path(sys.executable).with_name("swarm"))
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
 LONG_REASON = "the run failed: TokenRefused: GitHub refused a token for acme/widgets " * 2
+# A reason holding a link: one word longer than what an 80-column table has left for it.
+LINKED_REASON = "summary http://127.0.0.1:8765/acme/widgets/pull/2#issuecomment-100024"
 
 
 def _seed(data_dir: Path) -> tuple[list[str], list[str]]:
@@ -42,7 +44,8 @@ def _seed(data_dir: Path) -> tuple[list[str], list[str]]:
             worker = store.create_worker(
                 runs[-1], role_chain=["reviewer", "security"], task=task, status="running"
             )
-            store.finish_worker(worker, status, blocked_reason=LONG_REASON)
+            reason = LINKED_REASON if status == "succeeded" else LONG_REASON
+            store.finish_worker(worker, status, blocked_reason=reason)
             workers.append(worker)
     return runs, workers
 
