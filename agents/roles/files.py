@@ -98,17 +98,26 @@ def _shared_commands(claims: Sequence[tuple[Path, str]]) -> list[str]:
     for path, word in sorted(claims):
         if word in taken:
             problems.append(
-                f"{path}:{_command_line(path)}: command: /swarm {word} is already the word of "
-                f"role {taken[word]!r}"
+                f"{path}:{key_line(path, 'command')}: command: /swarm {word} is already the "
+                f"word of role {taken[word]!r}"
             )
         taken.setdefault(word, path.stem)
     return problems
 
 
-def _command_line(path: Path) -> int:
-    """The line of a role file's top-level ``command:`` key (1 when it cannot be found)."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return next((n for n, text in enumerate(lines, 1) if text.startswith("command:")), 1)
+def key_line(path: Path, key: str) -> int:
+    """The line of a role file's top-level ``key:`` (1 when it cannot be found or read): where
+    a problem with that key is named, as the loader names the places of its own problems.
+    A top-level key starts its line; a nested one of the same name is indented."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return 1
+    for number, text in enumerate(lines, 1):
+        name, colon, _ = text.partition(":")
+        if colon and name.rstrip() == key and not name[:1].isspace():
+            return number
+    return 1
 
 
 @cache

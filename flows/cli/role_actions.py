@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-
-_IDENTITY_LINE = re.compile(r"^identity\s*:")
 
 
 def identity_problems(
@@ -31,11 +28,11 @@ def identity_problems(
 
 def _where(folder: Path, role_id: str) -> str:
     """The role file and the line of its ``identity:`` key, as the role loader names places."""
+    from agents.roles.files import key_line
+
     for path in (folder / f"{role_id}.yaml", folder / f"{role_id}.yml"):
         if path.is_file():
-            lines = path.read_text(encoding="utf-8").splitlines()
-            line = next((n for n, text in enumerate(lines, 1) if _IDENTITY_LINE.match(text)), 1)
-            return f"{path}:{line}"
+            return f"{path}:{key_line(path, 'identity')}"
     return str(folder / f"{role_id}.yaml")
 
 
