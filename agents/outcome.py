@@ -24,6 +24,19 @@ OUTCOME_STATUSES: tuple[OutcomeStatus, ...] = get_args(OutcomeStatus)
 # The ends that fail the run (its flow run ends FAILED, `swarm run` exits 1). A skipped worker had
 # nothing to do; a paused one waits for its identity or key, and a later run picks its work up.
 FAILED_OUTCOMES: frozenset[OutcomeStatus] = frozenset({"blocked", "budget_exhausted", "failed"})
+# Why a worker ended short of its job, as a code that code decides on (planning reads it to tell
+# a review that the same head would end the same way from one that may finish next time); the
+# outcome's ``reason`` is the same fact in words, for a person, and is never matched.
+EndCode = Literal[
+    "turns",  # its turn budget
+    "tokens",  # its token budget
+    "cost",  # its cost budget
+    "github_calls",  # its GitHub-call budget
+    "wall_time",  # its wall-time budget
+    "context_full",  # the conversation no longer fits the model's window
+    "output_limit",  # the model's replies kept hitting the output limit
+    "refusal",  # the model refused the task
+]
 
 
 class TestRunLine(BaseModel):
@@ -63,6 +76,7 @@ class WorkerOutcome(BaseModel):
     shard: str | None = None
     status: OutcomeStatus
     reason: str | None = None  # e.g. "BLOCKED: identity mismatch: login is octo-maintainer"
+    code: EndCode | None = None  # why it ended short, for code (None: no such end)
     review_url: str | None = None
     posted: bool = False
     dry_run_preview: str | None = None

@@ -15,10 +15,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
+from agents.outcome import EndCode, WorkerOutcome
 from agents.planning.files import CHARS_PER_TOKEN, ENTRY_TOKENS
 from agents.posting.notes import PullNote
-from agents.work import Assignment, Shard, Task
+from agents.work import Assignment, ListedFile, Shard, Task
 
 # About how many tokens of patches one reviewer shard reads, at most.
 SHARD_TOKENS = 40_000
@@ -228,3 +230,77 @@ def too_large_notes(plan: Sequence[PlannedPR], role: str) -> list[PullNote]:
             )
         )
     return notes
+
+
+# The ends the next run at the same head would meet again: a token, turn, cost or GitHub-call
+# budget, a full context window, replies that keep hitting the output limit. A wall-time budget
+# (a slow GitHub, a loaded machine) and a refusal may pass.
+LASTING_ENDS: frozenset[EndCode] = frozenset(
+    {"turns", "tokens", "cost", "github_calls", "context_full", "output_limit"}
+)
+
+
+def lasting(outcome: WorkerOutcome) -> bool:
+    """Whether the next run at the same head would end this worker the same way (its end code,
+    never its reason's words)."""
+    return outcome.status != "succeeded" and outcome.code in LASTING_ENDS
+
+
+@dataclass(frozen=True)
+class Settled:
+    """What a PR's review does once its reviewers have ended.
+
+    ``done``: nothing more (a single reviewer; its note, if any, in ``note``); ``retry``: a
+    shard ended for a reason that may pass, so nothing is summarized and the next run does the
+    PR again; ``note``: every shard ended for a lasting reason, the PR gets ``note`` and no
+    summary; ``summarize``: the summarizer merges what finished, naming the files of the shards
+    that did not (``left``)."""
+
+    action: Literal["done", "retry", "note", "summarize"]
+    note: PullNote | None = None
+    left: tuple[ListedFile, ...] = ()
+    unfinished: int = 0
+
+
+def settle(planned: PlannedPR, outcomes: Sequence[WorkerOutcome]) -> Settled:
+    """The review's next step from its reviewers' outcomes (one per reviewer, in order)."""
+    pairs = list(zip(planned.reviewers, outcomes, strict=True))
+    unfinished = [(a, o) for a, o in pairs if o.status != "succeeded"]
+    transient = any(not lasting(o) for _a, o in unfinished)
+    summarizer = planned.summarizer
+    if summarizer is None:
+        lost = bool(unfinished) and not transient
+        return Settled("done", _note(planned.reviewers[0], unfinished) if lost else None)
+    if transient:
+        return Settled("retry", unfinished=len(unfinished))
+    if len(unfinished) == len(pairs):
+        return Settled("note", _note(summarizer, unfinished), unfinished=len(unfinished))
+    return Settled("summarize", left=tuple(_left(unfinished)), unfinished=len(unfinished))
+
+
+def _left(unfinished: Sequence[tuple[Assignment, WorkerOutcome]]) -> list[ListedFile]:
+    """The files of shards that did not finish, each with why."""
+    left: list[ListedFile] = []
+    for assignment, outcome in unfinished:
+        shard = assignment.task.shard
+        part = f"shard {shard.index + 1} of {shard.count}" if shard else "its reviewer"
+        why = f"not reviewed: {part} ended {outcome.status}: {outcome.reason or '-'}"
+        left += [ListedFile(path=path, reason=why) for path in assignment.task.files]
+    return left
+
+
+def _note(
+    assignment: Assignment, unfinished: Sequence[tuple[Assignment, WorkerOutcome]]
+) -> PullNote:
+    task = assignment.task
+    assert task.number is not None and task.head_sha is not None
+    reasons = "; ".join(dict.fromkeys(f"{o.status}: {o.reason}" for _a, o in unfinished))
+    return PullNote(
+        repo=task.repo,
+        number=task.number,
+        head_sha=task.head_sha,
+        role=unfinished[0][0].role,
+        reason=f"its review could not finish ({reasons})",
+        listed=(*task.listed, *_left(unfinished)),
+        rerun=task.rerun,
+    )

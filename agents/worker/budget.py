@@ -15,10 +15,20 @@ from agents.dispatch.envelope import Budgets
 from agents.llm.client import LLMResult
 from agents.llm.models import DEFAULT_REGISTRY, ModelRegistry, UnknownModel
 from agents.llm.usage import Usage, billed_tokens, cost
+from agents.outcome import EndCode
 
 
 class BudgetExhausted(Exception):
-    """The message says which budget ran out and by how much."""
+    """The message says which budget ran out and by how much; ``code`` names it for code."""
+
+    def __init__(self, message: str, code: EndCode) -> None:
+        super().__init__(message)
+        self.code: EndCode = code
+
+    def __reduce__(self) -> tuple[type[BudgetExhausted], tuple[str, EndCode]]:
+        # Pickled whole (a Prefect result, a process pool): the default would rebuild it from
+        # the message alone and lose the code.
+        return (BudgetExhausted, (str(self), self.code))
 
 
 @dataclass
@@ -67,25 +77,30 @@ class Meter:
         """Raise :class:`BudgetExhausted` when any budget is spent."""
         b = self.budgets
         if self.turns >= b.turns:
-            raise BudgetExhausted(f"turn budget spent ({self.turns} of {b.turns} turns)")
+            raise BudgetExhausted(f"turn budget spent ({self.turns} of {b.turns} turns)", "turns")
         billed = self.billed_tokens
         if billed >= b.llm_tokens:
             raise BudgetExhausted(
                 f"token budget spent ({billed:,} of {b.llm_tokens:,} billed tokens; "
-                f"{self.usage.total_tokens:,} raw)"
+                f"{self.usage.total_tokens:,} raw)",
+                "tokens",
             )
         if self.cost_usd >= b.cost_usd:
-            raise BudgetExhausted(f"cost budget spent (${self.cost_usd:.4f} of ${b.cost_usd:.2f})")
+            raise BudgetExhausted(
+                f"cost budget spent (${self.cost_usd:.4f} of ${b.cost_usd:.2f})", "cost"
+            )
         if self.github_calls >= b.github_calls:
             raise BudgetExhausted(
-                f"GitHub call budget spent ({self.github_calls} of {b.github_calls} calls)"
+                f"GitHub call budget spent ({self.github_calls} of {b.github_calls} calls)",
+                "github_calls",
             )
         if self.elapsed() >= b.wall_seconds:
             raise self.wall_time_spent()
 
     def wall_time_spent(self) -> BudgetExhausted:
         return BudgetExhausted(
-            f"wall-time budget spent ({self.elapsed():.0f} s of {self.budgets.wall_seconds:.0f} s)"
+            f"wall-time budget spent ({self.elapsed():.0f} s of {self.budgets.wall_seconds:.0f} s)",
+            "wall_time",
         )
 
     def left(self) -> dict[str, int | float | str]:

@@ -17,16 +17,16 @@ from agents.llm.prompt import CachedPrefix
 from agents.llm.request import OverlayChain, build_request
 from agents.llm.turn import ToolResult, TurnContext, assistant_message, user_message
 from agents.llm.usage import is_cache_miss
-from agents.outcome import OutcomeStatus
+from agents.outcome import EndCode, OutcomeStatus
 from agents.worker.budget import Meter
 from agents.worker.ports import Model, ModelTurn, Recorder, Tools, ToolUse
 from agents.worker.window import ContextWindow
 
 CUT_OFF_NOTE = " Your last reply was cut off at the output limit: finish briefly."
 # Why a session the model ended without finishing fails its worker, by stop reason.
-UNFINISHED = {
-    "max_tokens": "the model's replies kept hitting the output limit",
-    "refusal": "the model refused the task",
+UNFINISHED: dict[str, tuple[str, EndCode]] = {
+    "max_tokens": ("the model's replies kept hitting the output limit", "output_limit"),
+    "refusal": ("the model refused the task", "refusal"),
 }
 
 
@@ -71,6 +71,7 @@ class SessionResult:
     status: OutcomeStatus
     reason: str | None = None
     text: str = ""
+    code: EndCode | None = None
 
 
 async def run_session(
@@ -142,7 +143,8 @@ async def run_session(
             continued = True
             say(session.task + CUT_OFF_NOTE)
         elif stop in UNFINISHED:
-            return SessionResult("failed", UNFINISHED[stop], result.text)
+            said, code = UNFINISHED[stop]
+            return SessionResult("failed", said, result.text, code)
         else:
             return SessionResult("succeeded", text=result.text)
 

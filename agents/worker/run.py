@@ -27,7 +27,14 @@ from agents.llm.client import LLMError
 from agents.llm.context import ContextFull
 from agents.llm.models import UnknownModel
 from agents.memory.operational import AgentMemory
-from agents.outcome import OutcomeStatus, WorkDone, WorkerOutcome, WorkRefused, WrittenWork
+from agents.outcome import (
+    EndCode,
+    OutcomeStatus,
+    WorkDone,
+    WorkerOutcome,
+    WorkRefused,
+    WrittenWork,
+)
 from agents.posting.findings import Finding
 from agents.ratelimit import Paused
 from agents.redact import redact
@@ -91,6 +98,7 @@ class _End:
     status: OutcomeStatus
     reason: str | None = None
     review_url: str | None = None
+    code: EndCode | None = None
     posted: bool = False
     dry_run_preview: str | None = None
     findings: list[Finding] = field(default_factory=list)
@@ -104,9 +112,16 @@ def _end_of(exc: Exception) -> _End:
     for kind, status, reason in ERROR_OUTCOMES:
         if isinstance(exc, kind):
             paused = exc.until_datetime if isinstance(exc, Paused) else None
-            return _End(status, reason(exc), paused_until=paused)
+            return _End(status, reason(exc), code=_code_of(exc), paused_until=paused)
     log.exception("worker crashed")
     return _End("failed", f"worker crashed: {type(exc).__name__}: {exc}")
+
+
+def _code_of(exc: Exception) -> EndCode | None:
+    """The end code of an error that ends a worker short of its job, when it has one."""
+    if isinstance(exc, BudgetExhausted):
+        return exc.code
+    return "context_full" if isinstance(exc, ContextFull) else None
 
 
 def _end_of_session(result: SessionResult, ctx: WorkerContext) -> _End:
@@ -118,6 +133,7 @@ def _end_of_session(result: SessionResult, ctx: WorkerContext) -> _End:
     return _End(
         status,
         reason,
+        code=result.code,
         review_url=review.url if review else None,
         posted=bool(review and not review.already_posted),
         dry_run_preview=ctx.preview,
@@ -356,6 +372,7 @@ def _finish(
         identity_login=login,
         status=end.status,
         reason=reason,
+        code=end.code,
         github_calls=meter.github_calls,
         graphql_calls=meter.graphql_calls,
         llm_calls=meter.turns,

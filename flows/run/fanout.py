@@ -27,11 +27,11 @@ from agents.dispatch.envelope import Budgets, SealedEnvelope
 from agents.kinds.book import RoleBook
 from agents.outcome import WorkerOutcome
 from agents.planning.costs import CostCap
-from agents.planning.shards import PlannedPR, worker_budget_tokens
+from agents.planning.shards import PlannedPR, settle, worker_budget_tokens
 from agents.posting.notes import PullNote
 from agents.redact import redact
 from agents.roles import RoleRefs
-from agents.work import Assignment, ListedFile, Spend
+from agents.work import Assignment, Spend
 from agents.work import Task as WorkTask
 from flows.run.adapters import role_identity
 from flows.run.events import emit_for
@@ -299,29 +299,26 @@ class Fanout:
         if len(outcomes) < len(started):
             self.left_out.append(planned.reviewers[0].task.label)
             return outcomes
-        pairs = list(zip(planned.reviewers, outcomes, strict=True))
-        unfinished = [(a, o) for a, o in pairs if o.status != "succeeded"]
-        transient = [o for _a, o in unfinished if not lasting(o)]
+        settled = settle(planned, outcomes)
+        if settled.note is not None:
+            self.notes.append(settled.note)
         summarizer = planned.summarizer
-        if summarizer is None:
-            if unfinished and not transient:
-                self.notes.append(_note(planned.reviewers[0], unfinished))
+        if settled.action == "done" or summarizer is None:
             return outcomes
-        if transient:
-            outcomes.append(self._not_summarized(summarizer, len(unfinished), len(pairs)))
+        if settled.action == "retry":
+            outcomes.append(self._not_summarized(summarizer, settled.unfinished, len(outcomes)))
             await self._tick()
             return outcomes
-        if len(unfinished) == len(pairs):
-            self.notes.append(_note(summarizer, unfinished))
+        if settled.action == "note":
             await self._tick()  # the summarizer that will not run
             return outcomes
         task = summarizer.task.model_copy(
-            update={"listed": (*summarizer.task.listed, *_left(unfinished))}
+            update={"listed": (*summarizer.task.listed, *settled.left)}
         )
         summary = await self.run(summarizer.model_copy(update={"task": task}), outcomes)
         if summary is None:
             self.left_out.append(summarizer.task.label)
-        elif unfinished and (
+        elif settled.unfinished and (
             summary.posted or summary.dry_run_preview or summary.status == "skipped"
         ):
             self.settled.append(summarizer.task.label)
@@ -340,44 +337,3 @@ class Fanout:
                 "reason that may pass; nothing posted, the next run retries this PR"
             ),
         )
-
-
-# Reasons a worker ends that the same head would meet again: its review is noted, not retried.
-_LASTING_FAILURES = ("context window full", "the model's replies kept hitting the output limit")
-
-
-def lasting(outcome: WorkerOutcome) -> bool:
-    """Whether the next run at the same head would end this worker the same way: a token, turn,
-    cost or GitHub-call budget, or a full context window (a wall-time budget may pass)."""
-    reason = outcome.reason or ""
-    if outcome.status == "budget_exhausted":
-        return not reason.startswith("wall-time")
-    return outcome.status == "failed" and reason.startswith(_LASTING_FAILURES)
-
-
-def _left(unfinished: Sequence[tuple[Assignment, WorkerOutcome]]) -> list[ListedFile]:
-    """The files of shards that did not finish, each with why."""
-    left: list[ListedFile] = []
-    for assignment, outcome in unfinished:
-        shard = assignment.task.shard
-        part = f"shard {shard.index + 1} of {shard.count}" if shard else "its reviewer"
-        why = f"not reviewed: {part} ended {outcome.status}: {outcome.reason or '-'}"
-        left += [ListedFile(path=path, reason=why) for path in assignment.task.files]
-    return left
-
-
-def _note(
-    assignment: Assignment, unfinished: Sequence[tuple[Assignment, WorkerOutcome]]
-) -> PullNote:
-    task = assignment.task
-    assert task.number is not None and task.head_sha is not None
-    reasons = "; ".join(dict.fromkeys(f"{o.status}: {o.reason}" for _a, o in unfinished))
-    return PullNote(
-        repo=task.repo,
-        number=task.number,
-        head_sha=task.head_sha,
-        role=unfinished[0][0].role,
-        reason=f"its review could not finish ({reasons})",
-        listed=(*task.listed, *_left(unfinished)),
-        rerun=task.rerun,
-    )

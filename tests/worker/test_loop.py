@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import pickle
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -162,29 +163,38 @@ def test_one_cut_off_reply_gets_one_continuation_and_a_second_ends_the_session()
     model = ReplayModel(cut, cut)
     result, _, _ = _run(model)
     assert result == SessionResult(
-        "failed", "the model's replies kept hitting the output limit", "half a thou"
+        "failed", "the model's replies kept hitting the output limit", "half a thou", "output_limit"
     )
     assert CUT_OFF_NOTE.strip() in _user_blocks(model.requests[1])[-1]["text"]
 
 
 def test_a_refusal_ends_the_session_as_refused() -> None:
     result, _, _ = _run(ReplayModel(text("No.", stop="refusal")))
-    assert result == SessionResult("failed", "the model refused the task", "No.")
+    assert result == SessionResult("failed", "the model refused the task", "No.", "refusal")
 
 
 @pytest.mark.parametrize(
-    ("budgets", "message"),
+    ("budgets", "message", "code"),
     [
-        (Budgets(turns=2), "turn budget spent (2 of 2 turns)"),
-        (Budgets(llm_tokens=200), "token budget spent (240 of 200 billed tokens; 240 raw)"),
-        (Budgets(cost_usd=0.0001), "cost budget spent"),
+        (Budgets(turns=2), "turn budget spent (2 of 2 turns)", "turns"),
+        (
+            Budgets(llm_tokens=200),
+            "token budget spent (240 of 200 billed tokens; 240 raw)",
+            "tokens",
+        ),
+        (Budgets(cost_usd=0.0001), "cost budget spent", "cost"),
     ],
 )
-def test_a_spent_budget_stops_the_loop_before_the_next_call(budgets: Budgets, message: str) -> None:
+def test_a_spent_budget_stops_the_loop_before_the_next_call_and_names_the_budget(
+    budgets: Budgets, message: str, code: str
+) -> None:
     forever = ReplayModel(*[reply(use("get_pull", n)) for n in range(10)])
-    with pytest.raises(BudgetExhausted, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(BudgetExhausted, match=message.replace("(", r"\(").replace(")", r"\)")) as e:
         _run(forever, budgets=budgets)
     assert len(forever.requests) <= 2
+    assert e.value.code == code
+    # Pickled whole, as a Prefect result or a process pool carries it: the code survives.
+    assert pickle.loads(pickle.dumps(e.value)).code == code
 
 
 def test_github_calls_counted_outside_the_loop_also_stop_it() -> None:

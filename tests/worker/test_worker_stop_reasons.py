@@ -34,6 +34,7 @@ async def test_repeated_max_tokens_ends_the_worker_with_a_clear_reason(swarm: Sw
     outcome = await _review(swarm)
     assert outcome.status == "failed"
     assert outcome.reason == "the model's replies kept hitting the output limit"
+    assert outcome.code == "output_limit"
     assert swarm.writes() == []
 
 
@@ -42,5 +43,6 @@ async def test_a_refusal_ends_the_worker_without_writing(swarm: Swarm) -> None:
     outcome = await _review(swarm)
     assert outcome.status == "failed"
     assert outcome.reason == "the model refused the task"
+    assert outcome.code == "refusal"
     assert swarm.writes() == []
     assert swarm.runtime.store.get_worker(outcome.worker_id).status == "failed"
