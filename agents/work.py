@@ -81,6 +81,23 @@ class WorkWords(BaseModel):
         return f"{n} new {self.one if n == 1 else self.many}"
 
 
+class RepoRules(BaseModel):
+    """The repository's own rules for a task, from its ``.github/swarm.yaml`` at the default
+    branch, as one value: what the planner read is what the worker and its posting obey.
+
+    ``guidance``: its instructions, shown to the model as delimited data, never as a system
+    block; ``language``: the review language it asks for (checked by the configuration
+    schema); ``min_severity`` and ``max_comments``: its noise settings (``review:``), findings
+    below the one and beyond the other fold into the summary by count."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    guidance: str = ""
+    language: str | None = Field(default=None, pattern=r"^[A-Za-z][A-Za-z ()-]{1,39}$")
+    min_severity: Severity = DEFAULT_MIN_SEVERITY
+    max_comments: int = Field(default=DEFAULT_MAX_COMMENTS, ge=0, le=MAX_INLINE)
+
+
 class Task(BaseModel):
     """What one worker is asked to do, e.g. review ``acme/widgets#12`` at head ``abc1234``."""
 
@@ -101,17 +118,10 @@ class Task(BaseModel):
     shard: Shard | None = None
     # Trusted dispatcher text for the task, e.g. the shard findings a summarizer merges.
     brief: str = ""
-    # The repository's instructions from its .github/swarm.yaml at the default branch: shown
-    # to the model as delimited data, never as a system block.
-    guidance: str = ""
-    # The review language the repository asks for (checked by the configuration schema).
-    language: str | None = Field(default=None, pattern=r"^[A-Za-z][A-Za-z ()-]{1,39}$")
+    # The repository's rules (guidance, language, noise settings), read by the planner.
+    rules: RepoRules = RepoRules()
     # A forced re-review at an already reviewed head: its id makes a second review key.
     rerun: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]{1,64}$")
-    # The repository's noise settings (``review:`` in .github/swarm.yaml): findings below
-    # ``min_severity`` and beyond ``max_comments`` fold into the summary by count.
-    min_severity: Severity = DEFAULT_MIN_SEVERITY
-    max_comments: int = Field(default=DEFAULT_MAX_COMMENTS, ge=0, le=MAX_INLINE)
     # A person's reply (its review comment id) in a thread the bot started, to answer.
     reply_to: int | None = Field(default=None, gt=0)
     # What the shards a summarizer merges spent (the summary's cost line counts them too).

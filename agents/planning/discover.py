@@ -28,7 +28,7 @@ from agents.planning.repo_policy import PolicySkip, guidance_for, scope_problem,
 from agents.planning.shards import SHARD_TOKENS
 from agents.posting.keys import marked_at, marked_keys, parse_review_key, review_key
 from agents.posting.notes import PullNote
-from agents.work import Task
+from agents.work import RepoRules, Task
 
 log = logging.getLogger("swarm.planning")
 
@@ -366,11 +366,13 @@ async def _consider(
             since_sha=since if since != pull.head_sha else None,
             files=read,
             listed=split.listed,
-            guidance=guidance_for(config, read),
-            language=config.language,
+            rules=RepoRules(
+                guidance=guidance_for(config, read),
+                language=config.language,
+                min_severity=config.review.min_severity,
+                max_comments=config.review.max_comments,
+            ),
             rerun=forced,
-            min_severity=config.review.min_severity,
-            max_comments=config.review.max_comments,
             kind="review_pr" if left in (None, role) else "summarize",
             finishing=left is not None,
         )

@@ -47,8 +47,8 @@ def test_skipped_authors_labels_and_lockfile_only_prs_are_not_reviewed_and_say_w
 def test_the_task_covers_only_included_files_and_carries_the_matching_guidance() -> None:
     [task] = asyncio.run(discover_work(_github(), [REPO], "reviewer", bot_login=BOT)).items
     assert task.files == ("src/db/q.py",)
-    assert task.guidance == "Every query must use bound parameters."
-    assert task.language == "English"
+    assert task.rules.guidance == "Every query must use bound parameters."
+    assert task.rules.language == "English"
 
 
 def test_without_a_file_the_defaults_still_leave_lockfiles_out() -> None:

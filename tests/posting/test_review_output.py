@@ -16,6 +16,7 @@ import pytest
 
 from agents.posting.keys import summary_key
 from agents.posting.render import posted_finding
+from agents.work import RepoRules
 from sandbox.github.model import IssueComment, ReviewComment
 from sandbox.github.seed import (
     REVIEWER_APP_ID,
@@ -124,7 +125,7 @@ async def test_findings_are_inline_with_severity_a_suggestion_and_one_linked_sum
 async def test_min_severity_major_keeps_minor_findings_out_of_the_review_and_counts_them(
     swarm: Swarm,
 ) -> None:
-    task = swarm.pull_task(WIDGETS, PR, min_severity="major")
+    task = swarm.pull_task(WIDGETS, PR, rules=RepoRules(min_severity="major"))
     outcome = await swarm.run(await swarm.dispatch(task))
 
     assert outcome.status == "succeeded" and outcome.posted, outcome.reason
