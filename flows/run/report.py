@@ -139,7 +139,11 @@ class RunReport(BaseModel):
         ]
         repos = sum(1 for u in self.unreadable if "#" not in u.split(":", 1)[0])
         noted = "would be noted" if self.dry_run else "noted"
+        # Work an interrupted run left after its review (the summary), finished by this one: its
+        # workers are in the table as succeeded, so the headline says what they did.
+        finished = sum(1 for o in self.outcomes if o.finished_summary)
         counted = (
+            (finished, "summary(ies) left by an interrupted run written"),
             (len(self.failed), "worker(s) blocked or failed"),
             (len(self.not_open), "named target(s) not open"),
             (len(self.refused), "refused to start"),

@@ -180,6 +180,8 @@ def test_ctrl_c_after_a_review_was_posted_records_it_and_the_next_run_writes_its
     told = f"summary of {label} (left by an interrupted run): "
     [said] = [ln for ln in again.output.splitlines() if ln.startswith(told)]
     assert said.endswith(f"#issuecomment-{summary.id}"), again.output
+    # The headline counts it: the worker that wrote it is in the table as succeeded.
+    assert "1 summary(ies) left by an interrupted run written" in again.output, again.output
     writes = _writes(swarm)
     third = swarm.run("--max-workers", "1", "--repo", REPOS[0])
     assert third.returncode == 0, third.output
