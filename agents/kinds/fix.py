@@ -176,7 +176,7 @@ async def _repo_work(
         rules = configs[base].writer
         if rules.rounds == 0:
             found.skipped.append(
-                SkippedItem(repo, number, head, "fix_rounds_off", "writer.rounds is 0")
+                SkippedItem(repo, number, head, "fix_rounds_off", "writer.rounds is 0 here")
             )
             continue
         state = await round_state(
@@ -191,12 +191,24 @@ async def _repo_work(
         )
         if state.approved_by:
             found.skipped.append(
-                SkippedItem(repo, number, head, "approved_by_person", state.approved_by)
+                SkippedItem(
+                    repo,
+                    number,
+                    head,
+                    "approved_by_person",
+                    f"approved by {state.approved_by}: the fix rounds end",
+                )
             )
             continue
         if state.reviewed_head != head:
             found.skipped.append(
-                SkippedItem(repo, number, head, "waiting_for_review", f"head {head[:12]}")
+                SkippedItem(
+                    repo,
+                    number,
+                    head,
+                    "waiting_for_review",
+                    f"waiting for the reviewer's review of {head[:12]}",
+                )
             )
             continue
         if not state.findings:
@@ -208,7 +220,12 @@ async def _repo_work(
             await _stop(runtime, gateway, repo, pull, role, state)
             found.skipped.append(
                 SkippedItem(
-                    repo, number, head, "rounds_exhausted", f"{len(state.findings)} still open"
+                    repo,
+                    number,
+                    head,
+                    "rounds_exhausted",
+                    f"still open after {len(state.done)} round(s): {len(state.findings)} "
+                    "finding(s) listed in its body",
                 )
             )
             continue

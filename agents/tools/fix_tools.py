@@ -108,18 +108,21 @@ def fix_tools(ctx: WorkerContext, bench: WriterBench, round_: FixRound) -> list[
             )
             round_.pushed = True
             return ToolResult("dry run: nothing committed or answered", summary="dry run")
-        before = bench.head
+        # The round is the reviewed head's, whatever this session committed since: its answers'
+        # keys name that head, so a push_fix tried again answers no thread twice.
+        reviewed = ctx.task.head_sha or bench.head
         await commit_changes(
             ctx, bench, title, changes, f"For #{bench.issue}: fix round {round_.number}."
         )
-        commit = bench.head if bench.head != before else None
+        commit = bench.commits[-1] if bench.commits else None
         for thread, said in answers.items():
-            await _answer_once(ctx, round_, before, thread, _answer_text(round_, commit, said))
-            round_.answered.append(thread)
+            await _answer_once(ctx, round_, reviewed, thread, _answer_text(round_, commit, said))
+            if thread not in round_.answered:
+                round_.answered.append(thread)
         spent = ctx.spend()
         line = RoundLine(
             round_.number,
-            before,
+            reviewed,
             commit,
             len(answers) or len(round_.findings),
             spent.cost_usd,

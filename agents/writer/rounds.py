@@ -10,7 +10,8 @@ writes are :mod:`agents.kinds.fix`'s and :mod:`agents.tools.fix_tools`'.
 
 Rounds are keyed in the store by the head they answered (:func:`round_key`): one round per
 reviewed head, so a re-run after a crash never starts a second round on the same code, and the
-number of rounds done is the number of those keys posted.
+number of rounds done is the number of those keys posted. "Since the last round" is read on
+GitHub's own clock: after the writer's newest answer in a thread.
 """
 
 from __future__ import annotations
@@ -135,11 +136,7 @@ def _when(raw: Mapping[str, Any], *names: str) -> datetime | None:
 def _after(when: datetime | None, since: datetime | None) -> bool:
     if since is None:
         return True
-    if when is None:
-        return False
-    if since.tzinfo is None and when.tzinfo is not None:
-        when = when.replace(tzinfo=None)
-    return when > since
+    return when is not None and when > since
 
 
 def done_rounds(store: Store, repo: str, number: int, role: str) -> list[DoneRound]:
@@ -190,7 +187,10 @@ async def round_state(
         reviewed_head=None,
         done=done,
     )
-    since = done[-1].at if done else None
+    comments = await gateway.list_pull_review_comments(repo, number)
+    # "Since the last round" on GitHub's own clock: the writer's newest answer in a thread.
+    answered = [w for c in comments if _login(c) in bots and (w := _when(c, "created_at"))]
+    since = max(answered) if answered else None
     writers: dict[str, bool] = {}
 
     async def person_may_write(login: str) -> bool:
@@ -224,7 +224,6 @@ async def round_state(
             people.append(
                 OpenFinding(0, "", 0, "critical", "request", words, login, True, _url(review))
             )
-    comments = await gateway.list_pull_review_comments(repo, number)
     threads = await _threads(gateway, repo, number)
     bot: list[OpenFinding] = []
     for comment in comments:
@@ -246,8 +245,7 @@ async def round_state(
                 )
             )
         elif _after(_when(comment, "created_at"), since) and await person_may_write(login):
-            if threads.get(root, False):
-                continue  # a person's words in a thread they resolved themselves
+            # Resolved or not, a person's words in a thread are theirs to have answered.
             people.append(
                 OpenFinding(
                     root,

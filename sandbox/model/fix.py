@@ -41,6 +41,9 @@ def fix(conv: Conversation) -> Action:
     pushed = conv.called("push_fix")
     if pushed and not pushed[-1].is_error:
         return Reply(f"Pushed this round's fix. {pushed[-1].result or ''}")
+    if len(pushed) >= 2:
+        # Refused twice: a third try would be the same call; say so and stop.
+        return Reply(f"push_fix failed twice; I stop here. {pushed[-1].result or ''}")
     findings = _findings(conv)
     answers: dict[int, str] = {}
     for finding in findings:

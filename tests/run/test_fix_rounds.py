@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 
 from agents.kinds.implement import LABEL
+from sandbox.github.feedback import reply
+from sandbox.github.model import Review
 from sandbox.github.seed import (
     FIX_PATH,
     MAINTAINER,
@@ -188,3 +190,121 @@ def test_a_finding_never_fixed_stops_after_the_configured_rounds_with_what_is_op
     writes = len(swarm.writes_by(WRITER_BOT))
     run_role("fixer")
     assert len(swarm.writes_by(WRITER_BOT)) == writes
+
+
+def fixed_and_re_reviewed(swarm: Swarm) -> tuple[Any, Any]:
+    """The "fixed" scenario up to its clean re-review: the pull request and its finding."""
+    start(swarm, "fixed")
+    run_role("implementer")
+    run_role("reviewer")
+    pull = the_pull(swarm)
+    [finding] = threads_of(pull)
+    run_role("fixer")
+    run_role("reviewer")
+    return pull, finding
+
+
+def test_a_readers_thread_reply_is_no_finding(swarm: Swarm) -> None:
+    require_bwrap()
+    pull, finding = fixed_and_re_reviewed(swarm)
+    reply(swarm.state, WIDGETS, finding.id, "Please also rename parse_sizes.", READER)
+
+    report = run_role("fixer")
+
+    assert report.outcomes == [], "a reader's words started a fix round"
+    assert not pull.pull.draft
+    assert len(replies_to(pull, finding, WRITER_BOT)) == 1
+
+
+def test_a_maintainers_thread_reply_is_answered_in_the_next_round_before_ready(
+    swarm: Swarm,
+) -> None:
+    require_bwrap()
+    pull, finding = fixed_and_re_reviewed(swarm)
+    reply(swarm.state, WIDGETS, finding.id, "Please also say why ValueError.", MAINTAINER)
+
+    [outcome] = run_role("fixer").outcomes
+
+    assert outcome.status == "succeeded", outcome.reason
+    assert pull.pull.draft, "marked ready with a person's words unanswered"
+    first, second = replies_to(pull, finding, WRITER_BOT)
+    assert second.body.startswith("Fix round 2 (no commit): Read."), second.body
+    run_role("fixer")
+    assert not pull.pull.draft
+    assert len(writer_comments(swarm, pull)) == 1
+
+
+def test_a_maintainers_approval_ends_the_loop(swarm: Swarm) -> None:
+    require_bwrap()
+    start(swarm, "fixed")
+    run_role("implementer")
+    run_role("reviewer")
+    pull = the_pull(swarm)
+    approve(swarm, pull, MAINTAINER)
+    writes = len(swarm.writes_by(WRITER_BOT))
+
+    report = run_role("fixer")
+
+    assert report.outcomes == []
+    assert [s for s in report.left_alone if f"approved by {MAINTAINER}" in s], report.left_alone
+    assert len(swarm.writes_by(WRITER_BOT)) == writes
+
+
+def approve(swarm: Swarm, pull: Any, login: str) -> None:
+    with swarm.state.lock:
+        assert pull.pull is not None
+        pull.pull.reviews.append(
+            Review(
+                id=swarm.state.next_id(),
+                pull_number=pull.number,
+                user_login=login,
+                body="Looks right to me.",
+                state="APPROVED",
+                commit_id=pull.pull.head_sha,
+                at=swarm.state.clock.now(),
+            )
+        )
+
+
+def test_a_round_cut_off_after_its_commit_and_run_again_posts_nothing_twice(
+    resolving: Swarm, store: str
+) -> None:
+    """GitHub fails the round's last step (the body's round line) after the commit and the
+    answer landed, then the ready comment's answer is lost after GitHub made it: every run
+    after that writes nothing twice."""
+    require_bwrap()
+    swarm = resolving
+    start(swarm, "fixed")
+    run_role("implementer")
+    run_role("reviewer")
+    pull = the_pull(swarm)
+    [finding] = threads_of(pull)
+    swarm.state.inject_failure(
+        "/repos/{owner}/{repo}/pulls/{pull_number}", method="PATCH", status=502, count=20
+    )
+
+    _, report = run_swarm(role="fixer", repos=(WIDGETS,))
+
+    [cut] = report.outcomes
+    assert cut.status == "failed" and "push_fix" in (cut.reason or ""), cut.reason
+    fixed_head = pull.pull.head_sha
+    with swarm.state.lock:
+        swarm.state.failures.clear()
+    assert run_role("fixer").outcomes == [], "a second round on the moved head"
+    run_role("reviewer")
+    swarm.state.inject_failure(
+        "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+        method="POST",
+        status=502,
+        count=1,
+        after_handling=True,
+    )
+    run_role("fixer")
+    with swarm.state.lock:
+        swarm.state.failures.clear()
+    run_role("fixer")
+
+    assert pull.pull.head_sha == fixed_head, "committed twice"
+    assert len(replies_to(pull, finding, WRITER_BOT)) == 1
+    assert len(writer_comments(swarm, pull)) == 1
+    assert not pull.pull.draft
