@@ -120,8 +120,11 @@ class Task(BaseModel):
     # interrupted in between. One worker of the role that posted it finishes it, unsharded.
     finishing: bool = False
     # A fix round (agents.kinds.fix): the reviewer bots whose finding markers count (their
-    # logins, verified by discovery); ``spent_before`` is then what earlier rounds spent.
+    # logins, verified by discovery).
     reviewers: tuple[str, ...] = ()
+    # What earlier workers of this same task spent against the role's caps (a fix round's
+    # earlier rounds on the pull request): the dispatcher grants only what is left.
+    budget_spent: Spend = Spend()
 
     @field_validator("repo")
     @classmethod

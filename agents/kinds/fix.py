@@ -215,8 +215,15 @@ async def _repo_work(
             await _ready(runtime, gateway, repo, pull, role, login)
             found.skipped.append(SkippedItem(repo, number, head, "marked_ready", None))
             continue
-        spent = len(state.done)
-        if spent >= rules.rounds or state.round_at_head() is not None:
+        spent = Spend(
+            cost_usd=sum(r.cost_usd for r in state.done),
+            model_calls=sum(r.turns for r in state.done),
+        )
+        if (
+            len(state.done) >= rules.rounds
+            or state.round_at_head() is not None
+            or _budget_spent(runtime, role, spent)
+        ):
             await _stop(runtime, gateway, repo, pull, role, state)
             found.skipped.append(
                 SkippedItem(
@@ -237,12 +244,19 @@ async def _repo_work(
                 head_sha=head,
                 base_sha=str(pull["base"].get("sha") or "") or None,
                 reviewers=tuple(sorted(reviewers)),
-                spent_before=Spend(
-                    cost_usd=sum(r.cost_usd for r in state.done),
-                    model_calls=sum(r.turns for r in state.done),
-                ),
+                budget_spent=spent,
             )
         )
+
+
+def _budget_spent(runtime: Runtime, role: str, spent: Spend) -> bool:
+    """Whether the earlier rounds spent the role's cost or turn cap: its caps cover every round
+    of a pull request, so no round starts with nothing left to spend."""
+    found = runtime.roles.get(role)
+    if found is None:
+        return False
+    limits = found.limits
+    return spent.cost_usd >= limits.max_cost_usd or spent.model_calls >= limits.max_turns
 
 
 def _holder() -> str:
