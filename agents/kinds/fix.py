@@ -158,7 +158,8 @@ async def _repo_work(
         base = str(pull["base"]["ref"])
         store = runtime.store
         settled = [
-            k for k in (ready_key(repo, number, role), stopped_key(repo, number, role))
+            k
+            for k in (ready_key(repo, number, role), stopped_key(repo, number, role))
             if (r := await asyncio.to_thread(store.get_review_key, k)) and r.state == "posted"
         ]
         if settled:
@@ -381,4 +382,3 @@ KIND = Kind(
         items="pull request(s) to fix",
     ),
 )
-

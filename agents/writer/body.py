@@ -20,7 +20,6 @@ from agents.writer.rounds import OpenFinding
 MAX_MODEL_CHARS = 6000  # each of the plan and the notes
 
 
-
 @dataclass(frozen=True)
 class ChangedFile:
     """One file of the branch's change against the base, as GitHub's compare lists it."""
@@ -114,10 +113,10 @@ class RoundLine:
 def with_round(body: str, line: RoundLine) -> str:
     """``body`` with ``line`` in its fix rounds list (the line of the same head replaced, so a
     round written again is written once)."""
-    head, rest = (body.split(ROUNDS_MARK, 1) + [""])[:2] if ROUNDS_MARK in body else (body, None)
+    head, marked, rest = body.partition(ROUNDS_MARK)
     lines: list[str] = []
     tail = ""
-    if rest is not None:
+    if marked:
         rest, _, stopped = rest.partition(STOPPED_MARK)
         tail = f"\n\n{STOPPED_MARK}{stopped}" if stopped else ""
         lines = [ln for ln in rest.splitlines() if ln.startswith("- round ")]

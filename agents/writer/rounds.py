@@ -212,17 +212,17 @@ async def round_state(
         login = _login(review)
         if review.get("state") in ("APPROVED", "CHANGES_REQUESTED", "DISMISSED"):
             latest[login] = review
-    for login, review in latest.items():
+    for login, last in latest.items():
         if not await person_may_write(login):
             continue
-        if review.get("state") == "APPROVED":
+        if last.get("state") == "APPROVED":
             state.approved_by = login
-        elif review.get("state") == "CHANGES_REQUESTED" and _after(
-            _when(review, "submitted_at"), since
+        elif last.get("state") == "CHANGES_REQUESTED" and _after(
+            _when(last, "submitted_at"), since
         ):
-            words = str(review.get("body") or "").strip() or "(changes requested, no text)"
+            words = str(last.get("body") or "").strip() or "(changes requested, no text)"
             people.append(
-                OpenFinding(0, "", 0, "critical", "request", words, login, True, _url(review))
+                OpenFinding(0, "", 0, "critical", "request", words, login, True, _url(last))
             )
     threads = await _threads(gateway, repo, number)
     bot: list[OpenFinding] = []
@@ -240,7 +240,14 @@ async def round_state(
             f = posted.finding
             bot.append(
                 OpenFinding(
-                    root, f.path, f.line, f.severity, f.category, f.message, login, False,
+                    root,
+                    f.path,
+                    f.line,
+                    f.severity,
+                    f.category,
+                    f.message,
+                    login,
+                    False,
                     posted.url,
                 )
             )

@@ -66,8 +66,10 @@ def fix(conv: Conversation) -> Action:
                 "workspace_edit",
                 {"path": decided.path, "old_text": decided.old_text, "new_text": decided.new_text},
             )
-        answers[thread] = decided.answer if not done[-1].is_error else (
-            f"Not fixed: my edit was refused ({(done[-1].result or '')[:200]})."
+        answers[thread] = (
+            decided.answer
+            if not done[-1].is_error
+            else (f"Not fixed: my edit was refused ({(done[-1].result or '')[:200]}).")
         )
     edited = [c for c in conv.called("workspace_edit") if not c.is_error]
     if edited and not conv.called("run_tests"):
@@ -118,18 +120,14 @@ def _decide(conv: Conversation, finding: dict[str, Any]) -> Edit | Action | str 
         return "Not fixed: the finding's line is not in the file any more."
     at, before = lines[line - 1], lines[line - 2]
     if message.startswith(_DELETES):
-        return Edit(
-            int(finding["thread"]), path, f"{before}\n{at}", before, "Removed the line."
-        )
+        return Edit(int(finding["thread"]), path, f"{before}\n{at}", before, "Removed the line.")
     return _narrowed(int(finding["thread"]), path, lines, line)
 
 
 def _narrowed(thread: int, path: str, lines: list[str], line: int) -> Edit | str:
     at = lines[line - 1]
     pad = at[: len(at) - len(at.lstrip())]
-    start = next(
-        (i for i in range(line - 2, -1, -1) if lines[i].strip() == "try:"), None
-    )
+    start = next((i for i in range(line - 2, -1, -1) if lines[i].strip() == "try:"), None)
     body = "\n".join(lines[start + 1 : line - 1]) if start is not None else ""
     expected = next((error for call, error in _EXPECTED if call in body), None)
     old = f"{lines[line - 2]}\n{at}"

@@ -227,7 +227,7 @@ def test_a_maintainers_thread_reply_is_answered_in_the_next_round_before_ready(
 
     assert outcome.status == "succeeded", outcome.reason
     assert pull.pull.draft, "marked ready with a person's words unanswered"
-    first, second = replies_to(pull, finding, WRITER_BOT)
+    _first, second = replies_to(pull, finding, WRITER_BOT)
     assert second.body.startswith("Fix round 2 (no commit): Read."), second.body
     run_role("fixer")
     assert not pull.pull.draft
