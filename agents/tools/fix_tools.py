@@ -32,7 +32,7 @@ from agents.redact import redact
 from agents.tools.base import OfferedTool, Tool, ToolError
 from agents.tools.context import PostedReview, WorkerContext
 from agents.tools.review import task_write_key, worker_writes_once
-from agents.tools.writer_tools import commit_changes
+from agents.tools.writer_tools import NoArgs, commit_changes
 from agents.workspace.policy import ChangeRefused
 from agents.writer.bench import WriterBench
 from agents.writer.body import RoundLine, with_round
@@ -42,10 +42,6 @@ from agents.writer.rounds import answer_key
 log = logging.getLogger("agents.writer")
 
 MAX_ANSWER_CHARS = 4000
-
-
-class _NoArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 class Answer(BaseModel):
@@ -75,7 +71,7 @@ def _answer_text(round_: FixRound, commit: str | None, said: str) -> str:
 def fix_tools(ctx: WorkerContext, bench: WriterBench, round_: FixRound) -> list[OfferedTool]:
     """The round's tools; their permissions are declared in :mod:`agents.tools.catalog`."""
 
-    async def get_findings(_args: _NoArgs) -> ToolResult:
+    async def get_findings(_args: NoArgs) -> ToolResult:
         listed = [f.view() for f in round_.findings]
         text = json.dumps(listed, ensure_ascii=False, indent=1)
         head = (
@@ -144,7 +140,7 @@ def fix_tools(ctx: WorkerContext, bench: WriterBench, round_: FixRound) -> list[
             "Read what blocks your pull request: a person's words first, then the reviewer "
             "bot's findings at or above the repository's blocking severity, each with its "
             "thread.",
-            _NoArgs,
+            NoArgs,
             get_findings,
         ),
         Tool(

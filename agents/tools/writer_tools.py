@@ -40,7 +40,7 @@ log = logging.getLogger("agents.writer")
 MAX_TITLE_CHARS = 120
 
 
-class _NoArgs(BaseModel):
+class NoArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
@@ -109,7 +109,7 @@ async def commit_changes(
 def writer_tools(ctx: WorkerContext, bench: WriterBench) -> list[OfferedTool]:
     """The tools on ``bench``; their permissions are declared in :mod:`agents.tools.catalog`."""
 
-    async def run_tests(_args: _NoArgs) -> ToolResult:
+    async def run_tests(_args: NoArgs) -> ToolResult:
         run = await run_suite(bench)
         verdict = {True: "tests passed", False: "tests failed", None: "tests not run"}
         head = f"{verdict[run.passed]}: {run.line}"
@@ -176,7 +176,7 @@ def writer_tools(ctx: WorkerContext, bench: WriterBench) -> list[OfferedTool]:
             "run_tests",
             "Run the repository's own test command (from its base branch's settings) on the "
             "working copy, in a sandbox without network; read the result and the output.",
-            _NoArgs,
+            NoArgs,
             run_tests,
         ),
         Tool(
@@ -190,4 +190,4 @@ def writer_tools(ctx: WorkerContext, bench: WriterBench) -> list[OfferedTool]:
     ]
 
 
-__all__ = ["commit_changes", "writer_tools"]
+__all__ = ["NoArgs", "commit_changes", "writer_tools"]

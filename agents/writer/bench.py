@@ -199,11 +199,7 @@ async def writer_bench(ctx: WorkerContext) -> AsyncIterator[None]:
         if found is not None:
             await settle(ctx, found)
             raise WorkDone(f"draft pull request #{found.number} is open already", found.url)
-    folder = Path(tempfile.mkdtemp(prefix="swarm-writer-"))
-    try:
-        copy = await fetch_copy(gateway, repo, head, folder / "copy")
-        workspace = Workspace(copy.root, config.writer.policy())
-        ctx.workspace = workspace
+    async with working_copy(ctx, head, config, "swarm-writer-") as workspace:
         ctx.bench = WriterBench(
             repo=repo,
             issue=task.number,
@@ -217,6 +213,20 @@ async def writer_bench(ctx: WorkerContext) -> AsyncIterator[None]:
             earlier=await _earlier_files(ctx, base_sha, head),
         )
         yield
+
+
+@asynccontextmanager
+async def working_copy(
+    ctx: WorkerContext, head: str, config: RepoConfig, prefix: str
+) -> AsyncIterator[Workspace]:
+    """Commit ``head`` of the task's repository fetched into a private temporary folder, as
+    ``ctx``'s workspace under the base's writer rules; the folder is removed after the block."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        copy = await fetch_copy(ctx.gateway, ctx.task.repo, head, folder / "copy")
+        workspace = Workspace(copy.root, config.writer.policy())
+        ctx.workspace = workspace
+        yield workspace
     finally:
         ctx.workspace = None
         await asyncio.to_thread(shutil.rmtree, folder, True)

@@ -11,20 +11,15 @@ fetched into a private temporary folder, as an implement session's is. The tools
 
 from __future__ import annotations
 
-import asyncio
-import shutil
-import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agents.github.branches import branch_head, fetch_copy
+from agents.github.branches import branch_head
 from agents.outcome import WorkDone, WorkRefused
 from agents.planning.repo_config import CONFIG_PATH
-from agents.workspace.copy import Workspace
-from agents.writer.bench import BRANCH_PREFIX, WriterBench, base_config
+from agents.writer.bench import BRANCH_PREFIX, WriterBench, base_config, working_copy
 from agents.writer.rounds import DoneRound, OpenFinding, round_state
 
 if TYPE_CHECKING:
@@ -96,11 +91,7 @@ async def fix_bench(ctx: WorkerContext) -> AsyncIterator[None]:
     )
     if state.reviewed_head != head or not state.findings:
         raise WorkDone("nothing blocks this head any more", url)
-    folder = Path(tempfile.mkdtemp(prefix="swarm-fixer-"))
-    try:
-        copy = await fetch_copy(gateway, repo, head, folder / "copy")
-        workspace = Workspace(copy.root, config.writer.policy())
-        ctx.workspace = workspace
+    async with working_copy(ctx, head, config, "swarm-fixer-") as workspace:
         ctx.bench = WriterBench(
             repo=repo,
             issue=int(branch[len(BRANCH_PREFIX) :] or 0),
@@ -121,6 +112,3 @@ async def fix_bench(ctx: WorkerContext) -> AsyncIterator[None]:
             ),
         )
         yield
-    finally:
-        ctx.workspace = None
-        await asyncio.to_thread(shutil.rmtree, folder, True)

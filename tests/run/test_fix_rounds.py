@@ -8,7 +8,6 @@ the writer never resolves a thread."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -29,23 +28,12 @@ from sandbox.github.seed import (
     plant_fix_issue,
 )
 from tests.bwrap import require_bwrap
+from tests.run import test_implement_flow
 from tests.run.conftest import Swarm, run_swarm
-from tests.run.pool import fresh_database
 
+# The runs' store, on SQLite and on PostgreSQL: the implement flow tests' fixture.
+store = test_implement_flow.store
 BLOCKING = "Every error is caught here"
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """The store the runs share: the data directory's SQLite file, or a fresh PostgreSQL
-    database."""
-    if request.param == "sqlite":
-        yield "sqlite"
-        return
-    pg_url = request.getfixturevalue("pg_url")
-    with fresh_database(pg_url, "postgresql+psycopg") as url:
-        monkeypatch.setenv("SWARM_STORE_URL", url)
-        yield "postgresql"
 
 
 @pytest.fixture
