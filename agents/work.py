@@ -21,7 +21,7 @@ DEFAULT_MIN_SEVERITY: Severity = "minor"
 DEFAULT_MAX_COMMENTS = 10
 MAX_INLINE = 50
 
-TaskKind = Literal["review_pr", "summarize", "triage_issue", "respond", "implement"]
+TaskKind = Literal["review_pr", "summarize", "triage_issue", "respond", "implement", "fix"]
 
 
 class Shard(BaseModel):
@@ -129,6 +129,12 @@ class Task(BaseModel):
     # The review at this head is posted and what follows it (the summary) is not: a run was
     # interrupted in between. One worker of the role that posted it finishes it, unsharded.
     finishing: bool = False
+    # A fix round (agents.kinds.fix): the reviewer bots whose finding markers count (their
+    # logins, verified by discovery).
+    reviewers: tuple[str, ...] = ()
+    # What earlier workers of this same task spent against the role's caps (a fix round's
+    # earlier rounds on the pull request): the dispatcher grants only what is left.
+    budget_spent: Spend = Spend()
 
     @field_validator("repo")
     @classmethod
@@ -216,6 +222,7 @@ class Assignment(BaseModel):
             "triage_issue": "triage",
             "respond": "answer",
             "implement": "implement",
+            "fix": "fix",
         }
         verb = verbs.get(self.task.kind, "review")
         return f"{verb} {self.task.part_label} as {self.role}"

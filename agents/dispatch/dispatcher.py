@@ -20,7 +20,7 @@ from agents.identity.lease import TokenLease
 from agents.identity.sources import IdentitySource, open_identity
 from agents.roles import Role, RoleRefs, resolve_chain
 from agents.settings.model import Settings
-from agents.work import Task
+from agents.work import Spend, Task
 
 # Discovery reads as the bot with the least a listing needs (contents: the repository's
 # .github/swarm.yaml at its default branch).
@@ -37,6 +37,19 @@ def budgets_for(role: Role) -> Budgets:
         github_calls=lim.max_github_calls,
         wall_seconds=lim.max_wall_seconds,
         cost_usd=lim.max_cost_usd,
+    )
+
+
+def remaining(budgets: Budgets, spent: Spend) -> Budgets:
+    """``budgets`` less what earlier workers of the same task spent (a fix round's earlier
+    rounds): the role's cost and turn caps cover the task, not each worker."""
+    if spent == Spend():
+        return budgets
+    return budgets.model_copy(
+        update={
+            "cost_usd": max(0.0, budgets.cost_usd - spent.cost_usd),
+            "turns": max(0, budgets.turns - spent.model_calls),
+        }
     )
 
 
@@ -105,7 +118,7 @@ class Dispatcher:
         chain = resolve_chain(self.roles, refs)
         agent = chain.agent
         worker = worker_id or f"w-{uuid.uuid4().hex[:12]}"
-        budgets = budgets_for(agent)
+        budgets = remaining(budgets_for(agent), task.budget_spent)
         if cost_budget is not None and cost_budget < budgets.cost_usd:
             budgets = budgets.model_copy(update={"cost_usd": cost_budget})
         if token_budget is not None and token_budget < budgets.llm_tokens:

@@ -108,3 +108,23 @@ async def comment_on_issue(
     to ping (every other mention is neutralised on the way out)."""
     raw = await gateway.create_issue_comment(repo, number, body, mentions=mentions)
     return PostedComment(int(raw["id"]), str(raw.get("html_url") or ""))
+
+
+_READY = """mutation($pull: ID!) {
+  markPullRequestReadyForReview(input: {pullRequestId: $pull}) { pullRequest { isDraft } }
+}"""
+
+
+async def mark_ready(gateway: GitHubEndpoints, node_id: str) -> None:
+    """Mark the draft ``node_id`` ready for review (GraphQL: REST has no route for it). Marking
+    a pull request that is ready already changes nothing, so it is safe to repeat."""
+    await gateway.graphql(_READY, {"pull": node_id}, safe_to_retry=True)
+
+
+async def update_body(gateway: GitHubEndpoints, repo: str, number: int, body: str) -> None:
+    """Replace pull request ``number``'s body (``PATCH .../pulls/N``,
+    docs.github.com/rest/pulls/pulls#update-a-pull-request); the request path sanitises it like
+    every text the bot posts. Writing the same body twice leaves the same body."""
+    await gateway.request(
+        "PATCH", f"/repos/{repo_name(repo)}/pulls/{int(number)}", json={"body": body}
+    )

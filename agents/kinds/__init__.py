@@ -12,6 +12,7 @@ registered when the package is imported), plus its role file.
 - ``triage.py``: Triage a new issue: discovered open issues, the ``issues`` event
 - ``respond.py``: Answer a reply in one of the bot's review threads, once
 - ``implement.py``: Implement a labelled issue as one signed draft pull request by the writer bot
+- ``fix.py``: Answer the reviewer's blocking findings on the writer's own pull request, in rounds
 """
 
 from __future__ import annotations

@@ -124,6 +124,15 @@ SkipReason = (
         "implemented_before",
         "label_not_by_writer",
         "run_cap",
+        # The writer's fix rounds (agents.kinds.fix): a person approved the pull request, its
+        # rounds are settled, the loop is off here, the reviewer has not reviewed its head yet,
+        # code marked it ready now, or its rounds are spent and what is open was listed now.
+        "approved_by_person",
+        "fix_rounds_done",
+        "fix_rounds_off",
+        "waiting_for_review",
+        "marked_ready",
+        "rounds_exhausted",
     ]
     | PolicySkip
 )

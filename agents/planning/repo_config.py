@@ -95,13 +95,27 @@ class ReviewRules(_Strict):
     max_comments: int = Field(default=DEFAULT_MAX_COMMENTS, ge=0, le=MAX_INLINE)
 
 
+# Fix rounds (agents/kinds/fix.py): how many times the writer answers the reviewer's blocking
+# findings before it stops and lists what is left, and the lowest severity that blocks. Three
+# rounds is what the peers settled on (fullsend-ai/fullsend#1088); ten is already far past the
+# point where a person should look.
+DEFAULT_FIX_ROUNDS = 3
+MAX_FIX_ROUNDS = 10
+# Critical and major findings block; a minor one or a nit is left for the person who reviews.
+DEFAULT_BLOCKING: Severity = "major"
+
+
 class WriterRules(_Strict):
     """What the writer may change here: ``protected_paths`` (globs) are added to the defaults,
-    which no file removes; the caps can be lowered, never raised (agents/workspace/policy.py)."""
+    which no file removes; the caps can be lowered, never raised (agents/workspace/policy.py).
+    ``rounds``: at most this many fix rounds on the reviewer's findings (0: none); ``blocking``:
+    the lowest severity of the reviewer's own scale that a fix round answers."""
 
     protected_paths: tuple[str, ...] = ()
     max_files: int = Field(default=DEFAULT_MAX_FILES, ge=1, le=DEFAULT_MAX_FILES)
     max_bytes: int = Field(default=DEFAULT_MAX_BYTES, ge=1, le=DEFAULT_MAX_BYTES)
+    rounds: int = Field(default=DEFAULT_FIX_ROUNDS, ge=0, le=MAX_FIX_ROUNDS)
+    blocking: Severity = DEFAULT_BLOCKING
 
     def policy(self) -> ChangePolicy:
         return ChangePolicy.tightened(self.protected_paths, self.max_files, self.max_bytes)

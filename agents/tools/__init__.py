@@ -30,6 +30,8 @@
   ones
 - ``writer_tools.py``: The writer's tests (the base branch's command, in the sandbox) and its one
   draft pull request, committed and opened by code
+- ``fix_tools.py``: A fix round's tools: the blocking findings, and one commit pushed with an
+  answer in each finding's thread (never resolving it)
 - ``workspace_tools.py``: The writer's tools on its working copy: read, list, search, write, edit
   and delete files, each refusal an error result the model reads
 """
@@ -42,6 +44,7 @@ from agents.llm.turn import ToolResult
 from agents.tools.base import OfferedTool, Tool, Toolbox, ToolError
 from agents.tools.catalog import KNOWN_TOOLS
 from agents.tools.context import WorkerContext
+from agents.tools.fix_tools import fix_tools
 from agents.tools.github_tools import github_tools
 from agents.tools.memory_tools import memory_tools
 from agents.tools.replies import reply_tools
@@ -62,6 +65,8 @@ def build_toolbox(ctx: WorkerContext, allowed: Sequence[str]) -> Toolbox:
     copy_tools = workspace_tools(ctx.workspace) if ctx.workspace is not None else []
     if ctx.bench is not None:
         copy_tools += writer_tools(ctx, ctx.bench)
+        if ctx.bench.fixing is not None:
+            copy_tools += fix_tools(ctx, ctx.bench, ctx.bench.fixing)
     for tool in [*github_tools(ctx), *memory_tools(ctx), *reply_tools(ctx), *copy_tools]:
         if tool.name not in wanted:
             continue

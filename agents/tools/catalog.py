@@ -61,6 +61,14 @@ CATALOG: Final[tuple[ToolSpec, ...]] = (
         _PR_WRITE,
         own_text=True,
     ),
+    # A fix round on the writer's own pull request (agents/tools/fix_tools.py).
+    ToolSpec("get_findings", {"pull_requests": "read"}, verb="read the blocking findings"),
+    ToolSpec(
+        "push_fix",
+        {"contents": "write", "pull_requests": "write"},
+        _PR_WRITE,
+        own_text=True,
+    ),
 )
 TOOLS: Final[Mapping[str, ToolSpec]] = {spec.name: spec for spec in CATALOG}
 # Tools the worker offers, and the permission each needs. A role naming a tool it cannot use is

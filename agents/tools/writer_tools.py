@@ -40,7 +40,7 @@ log = logging.getLogger("agents.writer")
 MAX_TITLE_CHARS = 120
 
 
-class _NoArgs(BaseModel):
+class NoArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
@@ -76,7 +76,9 @@ async def _changed_files(ctx: WorkerContext, bench: WriterBench) -> list[Changed
     return [ChangedFile(p, "changed", 0, 0) for p in bench.workspace.changes().paths]
 
 
-async def _commit(ctx: WorkerContext, bench: WriterBench, title: str, changes: ChangeSet) -> None:
+async def commit_changes(
+    ctx: WorkerContext, bench: WriterBench, title: str, changes: ChangeSet, message: str = ""
+) -> None:
     """Commit ``changes`` on the writer's branch (signed by GitHub as the App), once."""
     if not changes.additions and not changes.deletions:
         return
@@ -90,7 +92,7 @@ async def _commit(ctx: WorkerContext, bench: WriterBench, title: str, changes: C
             bench.branch,
             bench.head,
             title,
-            f"For #{bench.issue}.",
+            message or f"For #{bench.issue}.",
             additions=changes.additions,
             deletions=changes.deletions,
         )
@@ -107,7 +109,7 @@ async def _commit(ctx: WorkerContext, bench: WriterBench, title: str, changes: C
 def writer_tools(ctx: WorkerContext, bench: WriterBench) -> list[OfferedTool]:
     """The tools on ``bench``; their permissions are declared in :mod:`agents.tools.catalog`."""
 
-    async def run_tests(_args: _NoArgs) -> ToolResult:
+    async def run_tests(_args: NoArgs) -> ToolResult:
         run = await run_suite(bench)
         verdict = {True: "tests passed", False: "tests failed", None: "tests not run"}
         head = f"{verdict[run.passed]}: {run.line}"
@@ -150,7 +152,7 @@ def writer_tools(ctx: WorkerContext, bench: WriterBench) -> list[OfferedTool]:
                 role=ctx.role_id,
             )
             return ToolResult("dry run: nothing committed or opened", summary="dry run")
-        await _commit(ctx, bench, title, changes)
+        await commit_changes(ctx, bench, title, changes)
         bench.plan, bench.changed = args.plan, await _changed_files(ctx, bench)
         body = pull_body(
             issue=bench.issue,
@@ -174,7 +176,7 @@ def writer_tools(ctx: WorkerContext, bench: WriterBench) -> list[OfferedTool]:
             "run_tests",
             "Run the repository's own test command (from its base branch's settings) on the "
             "working copy, in a sandbox without network; read the result and the output.",
-            _NoArgs,
+            NoArgs,
             run_tests,
         ),
         Tool(
@@ -188,4 +190,4 @@ def writer_tools(ctx: WorkerContext, bench: WriterBench) -> list[OfferedTool]:
     ]
 
 
-__all__ = ["writer_tools"]
+__all__ = ["NoArgs", "commit_changes", "writer_tools"]

@@ -87,8 +87,16 @@ ERROR_OUTCOMES: tuple[tuple[type[Exception], OutcomeStatus, Callable[[Exception]
 
 
 # How a claim held or written already is told, by task kind (a review's words otherwise).
-_DOING = {"respond": "answering this reply", "implement": "working on this issue"}
-_DONE = {"respond": "already answered", "implement": "the writer opened its pull request before"}
+_DOING = {
+    "respond": "answering this reply",
+    "implement": "working on this issue",
+    "fix": "fixing this pull request at this head",
+}
+_DONE = {
+    "respond": "already answered",
+    "implement": "the writer opened its pull request before",
+    "fix": "a fix round answered this head before",
+}
 
 
 @dataclass

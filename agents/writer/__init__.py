@@ -7,4 +7,6 @@ opens the one draft pull request, so the model never holds a token and never pic
 - ``bench.py``: The writer's bench: the base and its settings, the writer's branch, the working copy
 - ``suite.py``: The repository's test command, run in the sandbox on the working copy, or why not
 - ``body.py``: The draft pull request's body: the plan, what changed, the tests and what they cost
+- ``rounds.py``: Where a writer pull request's fix rounds stand: blocking findings, people's words
+- ``fixing.py``: A fix round's bench: the writer's own pull request at the reviewed head
 """

@@ -48,6 +48,7 @@ from agents.workspace.copy import Workspace
 if TYPE_CHECKING:
     from agents.tools.context import WorkerContext
     from agents.writer.body import ChangedFile
+    from agents.writer.fixing import FixRound
 
 BRANCH_PREFIX = "swarm/issue-"
 
@@ -96,6 +97,9 @@ class WriterBench:
     # opened (or previewed): the worker's page shows them.
     plan: str = ""
     changed: list[ChangedFile] = field(default_factory=list)
+    # A fix round on the writer's open pull request (agents.writer.fixing): what it answers;
+    # None for an implement session.
+    fixing: FixRound | None = None
 
     def written(self) -> WrittenWork | None:
         """What the session changed and ran, for the worker's outcome (None: nothing yet)."""
@@ -113,6 +117,8 @@ class WriterBench:
 
     def briefing(self) -> str:
         """What the model is told about its branch before it starts ("" for a new branch)."""
+        if self.fixing is not None:
+            return self.fixing.briefing()
         if self.head == self.base_sha:
             return ""
         said = (
@@ -132,6 +138,10 @@ class WriterBench:
 
     def unfinished(self) -> str | None:
         """Why the task is not done when the session ends, or None when it is."""
+        if self.fixing is not None:
+            if self.fixing.pushed or self.dry_run:
+                return None
+            return "the session ended without pushing its fix (push_fix)"
         if self.pull is not None or self.dry_run:
             return None
         return "the session ended without opening a pull request (open_pull_request)"
@@ -189,11 +199,7 @@ async def writer_bench(ctx: WorkerContext) -> AsyncIterator[None]:
         if found is not None:
             await settle(ctx, found)
             raise WorkDone(f"draft pull request #{found.number} is open already", found.url)
-    folder = Path(tempfile.mkdtemp(prefix="swarm-writer-"))
-    try:
-        copy = await fetch_copy(gateway, repo, head, folder / "copy")
-        workspace = Workspace(copy.root, config.writer.policy())
-        ctx.workspace = workspace
+    async with working_copy(ctx, head, config, "swarm-writer-") as workspace:
         ctx.bench = WriterBench(
             repo=repo,
             issue=task.number,
@@ -207,6 +213,20 @@ async def writer_bench(ctx: WorkerContext) -> AsyncIterator[None]:
             earlier=await _earlier_files(ctx, base_sha, head),
         )
         yield
+
+
+@asynccontextmanager
+async def working_copy(
+    ctx: WorkerContext, head: str, config: RepoConfig, prefix: str
+) -> AsyncIterator[Workspace]:
+    """Commit ``head`` of the task's repository fetched into a private temporary folder, as
+    ``ctx``'s workspace under the base's writer rules; the folder is removed after the block."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        copy = await fetch_copy(ctx.gateway, ctx.task.repo, head, folder / "copy")
+        workspace = Workspace(copy.root, config.writer.policy())
+        ctx.workspace = workspace
+        yield workspace
     finally:
         ctx.workspace = None
         await asyncio.to_thread(shutil.rmtree, folder, True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from agents.posting.keys import inert
 from agents.redact import redact
 from agents.writer.bench import TestRun
+from agents.writer.rounds import OpenFinding
 
 MAX_MODEL_CHARS = 6000  # each of the plan and the notes
 
@@ -80,3 +81,73 @@ def pull_body(
         ),
     ]
     return "\n\n".join(parts)
+
+
+# The fix rounds' part of the body is code's, after this marker (the model's text is made inert,
+# so it can never hold one); the list of what is still open follows its own marker.
+ROUNDS_MARK = "<!-- swarm:fix-rounds -->"
+STOPPED_MARK = "<!-- swarm:fix-stopped -->"
+MAX_LISTED_CHARS = 300
+
+
+@dataclass(frozen=True)
+class RoundLine:
+    """One fix round as the body lists it: the head it answered, the commit it made (None:
+    it changed nothing), how many findings it answered, and what it cost."""
+
+    number: int
+    head: str
+    commit: str | None
+    answered: int
+    cost_usd: float
+    turns: int
+
+    def text(self) -> str:
+        made = f"commit `{self.commit[:12]}`" if self.commit else "no commit (nothing changed)"
+        return (
+            f"- round {self.number} at `{self.head[:12]}`: {made}, {self.answered} finding(s) "
+            f"answered; about ${self.cost_usd:.4f} and {self.turns} turn(s) of model time"
+        )
+
+
+def with_round(body: str, line: RoundLine) -> str:
+    """``body`` with ``line`` in its fix rounds list (the line of the same head replaced, so a
+    round written again is written once)."""
+    head, marked, rest = body.partition(ROUNDS_MARK)
+    lines: list[str] = []
+    tail = ""
+    if marked:
+        rest, _, stopped = rest.partition(STOPPED_MARK)
+        tail = f"\n\n{STOPPED_MARK}{stopped}" if stopped else ""
+        lines = [ln for ln in rest.splitlines() if ln.startswith("- round ")]
+    same = f" at `{line.head[:12]}`:"
+    lines = [ln for ln in lines if same not in ln] + [line.text()]
+    section = "\n".join(["### Fix rounds", "", *lines])
+    return f"{head.rstrip()}\n\n{ROUNDS_MARK}\n{section}{tail}"
+
+
+def with_still_open(body: str, findings: Sequence[OpenFinding], rounds: int) -> str:
+    """``body`` with the list of what is still open after ``rounds`` rounds (once: a body that
+    holds the list already is returned as it is)."""
+    if STOPPED_MARK in body:
+        return body
+    listed = []
+    for f in findings:
+        words = " ".join(inert(redact(f.message)).split())
+        if len(words) > MAX_LISTED_CHARS:
+            words = words[:MAX_LISTED_CHARS].rstrip() + " [cut]"
+        where = f"`{inert(f.path)}:{f.line}` " if f.path else ""
+        who = f"requested by {f.by}" if f.person else f"**{f.severity}**"
+        link = f" ({f.url})" if f.url else ""
+        listed.append(f"- {who} {where}{words}{link}")
+    said = f"### Still open after {rounds} round{'s' if rounds != 1 else ''}"
+    text = "\n".join(
+        [
+            said,
+            "",
+            *listed,
+            "",
+            "The writer stops here: a person decides what happens to these.",
+        ]
+    )
+    return f"{body.rstrip()}\n\n{STOPPED_MARK}\n{text}"

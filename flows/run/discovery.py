@@ -58,6 +58,8 @@ _SKIP_WORDS = {
     "implemented_before": "the store says a draft pull request was opened for it before",
     "nothing_to_answer": "nothing to answer",
     "draft": "a draft",
+    "fix_rounds_done": "its fix rounds are settled (marked ready, or what is open listed)",
+    "marked_ready": "nothing blocking: marked ready for review, its starter asked to review",
 }
 
 

@@ -86,6 +86,28 @@ def get_pull(ctx: Ctx) -> Reply:
     )
 
 
+def update_pull(ctx: Ctx) -> Reply:
+    """``PATCH /repos/{o}/{r}/pulls/{n}`` {title, body}: the pull request as it is now
+    (docs.github.com/rest/pulls/pulls#update-a-pull-request; docs/github-facts.md). Only the
+    title and the body are modelled; a body past GitHub's cap is 422 like a review's."""
+    issue, _ = _pull(ctx)
+    data = ctx.body if isinstance(ctx.body, dict) else {}
+    body = data.get("body")
+    if body is not None:
+        if not isinstance(body, str):
+            raise unprocessable("Validation Failed", [{"field": "body", "code": "invalid"}])
+        if len(body) > MAX_BODY_CHARS:
+            raise _too_long("body")
+        issue.body = body
+    title = data.get("title")
+    if isinstance(title, str) and title.strip():
+        issue.title = title
+    issue.updated_at = ctx.now
+    return Reply(
+        render_pulls.pull(ctx.urls, ctx.the_repo, issue, ctx.state.users, ctx.now, full=True)
+    )
+
+
 # GitHub lists at most this many files of a pull request, whatever the page.
 MAX_LISTED_FILES = 3000
 # GitHub's cap on a review's body and on each of its comments (422 past it).
@@ -333,6 +355,7 @@ ROUTES = [
     Route("GET", "/repos/{owner}/{repo}", get_repo, permission=("metadata", "read")),
     Route("GET", "/repos/{owner}/{repo}/pulls", list_pulls, permission=("pull_requests", "read")),
     Route("GET", _PR, get_pull, permission=("pull_requests", "read")),
+    Route("PATCH", _PR, update_pull, permission=("pull_requests", "write")),
     Route("GET", _PR + "/files", list_pull_files, permission=("pull_requests", "read")),
     Route("GET", _PR + "/reviews", list_reviews, permission=("pull_requests", "read")),
     Route(

@@ -334,6 +334,75 @@ def plant_writer_issue(state: SandboxState) -> int:
     return issue.number
 
 
+# The fix rounds' scenarios (issue 35): two functions that build a list from input that may not
+# fit. The scripted writer's first fix guards either with a bare ``except:``, which the scripted
+# reviewer flags as a major finding (blocking by default). For ``parse_sizes`` the try body shows
+# the error to expect (``int(``: ValueError), so the scripted fixer's first round narrows it and
+# the re-review is clean; for ``sizes_of`` nothing says which error, so the fixer narrows only to
+# ``except Exception:``, which the reviewer flags again, and the rounds run out.
+FIX_PATH = "src/widgets/sizes.py"
+FIX_MODULE = '''"""Widget sizes read from text and from tables."""
+
+from __future__ import annotations
+
+
+def parse_sizes(text: str) -> list[int]:
+    """Widget sizes from a line like "3,5,8"; an empty line has none."""
+    return [int(part) for part in text.split(",")]
+
+
+def sizes_of(table: dict[str, int], names: list[str]) -> list[int]:
+    """The sizes of the named widgets, in order; a name missing from the table has none."""
+    return [table[name] for name in names]
+'''
+FIX_TEST = """import pathlib
+import sys
+import unittest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "src"))
+
+from widgets.sizes import parse_sizes, sizes_of  # noqa: E402
+
+
+class SizesTest(unittest.TestCase):
+    def test_a_line_of_sizes(self):
+        self.assertEqual(parse_sizes("3,5"), [3, 5])
+
+    def test_named_sizes(self):
+        self.assertEqual(sizes_of({"a": 1, "b": 2}, ["b", "a"]), [2, 1])
+"""
+FIX_ISSUES = {
+    "fixed": (
+        "parse_sizes() raises on an empty line",
+        "`parse_sizes('')` raises instead of returning no sizes: an empty line has none.",
+    ),
+    "never_fixed": (
+        "sizes_of() raises on a missing name",
+        "`sizes_of({'a': 1}, ['a', 'b'])` raises instead of giving no sizes for the table.",
+    ),
+}
+
+
+def plant_fix_issue(state: SandboxState, scenario: str, *, config: str = "") -> int:
+    """Widgets' default branch gets :data:`FIX_MODULE`, its test and the test command (plus
+    ``config``, more of ``.github/swarm.yaml``); a user files the issue of ``scenario``
+    (``fixed`` or ``never_fixed``, :data:`FIX_ISSUES`). The issue's number."""
+    with state.lock:
+        state.repo(WIDGETS).collaborators.update(COLLABORATORS)
+    state.commit_to_branch(
+        WIDGETS,
+        {
+            FIX_PATH: FIX_MODULE,
+            "checks/__init__.py": "",
+            "checks/test_sizes.py": FIX_TEST,
+            ".github/swarm.yaml": WRITER_TEST_CONFIG + config,
+        },
+        message="Add widgets.sizes",
+    )
+    title, body = FIX_ISSUES[scenario]
+    return state.add_issue(WIDGETS, title, body, author="dave-dev").number
+
+
 def generate_pulls(state: SandboxState, repo: str, n: int, *, seed: int = 0) -> list[Issue]:
     """``n`` small PRs for benchmarks: each adds one module; some carry findings
     (every 3rd a print(, every 5th a TODO, every 7th a pdb.set_trace()), the rest are clean."""

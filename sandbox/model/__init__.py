@@ -8,6 +8,7 @@
 - ``diffscan.py``: Reading tool results the way a reviewer model would: find changed files, patches,
   findings
 - ``fake.py``: ``ScriptedModel``: a deterministic stand-in for the Anthropic Messages API
+- ``fix.py``: The scripted model as the fixer: fix the blocking findings it knows, answer each
 - ``implement.py``: The scripted model as the writer: read the issue, find the function it names,
   fix a bug it recognises, run the tests, open one draft pull request
 - ``judging.py``: the scripted judge of ``swarm eval``: shared content words decide

@@ -75,11 +75,26 @@ def _mean_of_none(line: str, params: tuple[str, ...]) -> str | None:
     return line[: found.start()] + f"return sum({name}) / len({name}) if {name} else 0.0"
 
 
+def _unguarded_list(line: str, params: tuple[str, ...]) -> str | None:
+    """A list built from input that may not fit (an empty field, an unknown name). The
+    scripted writer's first attempt guards it with a bare ``except:``, the hasty fix a writer
+    makes and a reviewer flags: the seeded fix rounds start from it (tests/run/
+    test_fix_rounds.py)."""
+    text = line.strip()
+    if not (text.startswith("return [") and text.endswith("]") and " for " in text):
+        return None
+    pad, built = line[: len(line) - len(line.lstrip())], text[len("return ") :]
+    return f"{pad}try:\n{pad}    return {built}\n{pad}except:\n{pad}    return []"
+
+
 SHAPES: tuple[Shape, ...] = (
     Shape("off-by-one", "the loop stopped one short of the last item", _off_by_one),
     Shape("clamp", "the value was bounded below but never above", _unbounded_clamp),
     Shape("zero", "zero passed the check that should refuse it", _zero_allowed),
     Shape("empty mean", "an empty list divided by zero", _mean_of_none),
+    Shape(
+        "unguarded list", "an input that did not fit raised instead of giving none", _unguarded_list
+    ),
 )
 
 

@@ -24,6 +24,7 @@ from sandbox.model.conversation import (
     shard_findings,
 )
 from sandbox.model.diffscan import SOURCE_EXT
+from sandbox.model.fix import fix
 from sandbox.model.implement import implement
 from sandbox.model.judging import verdict
 from sandbox.model.review import review, review_values, should_submit, without_inline
@@ -35,6 +36,8 @@ def next_action(conv: Conversation, *, read_files: bool = False) -> Action:
     task = conv.task.lower()
     if "swarm-eval-judge" in task:
         return Reply(verdict(conv.opening))
+    if conv.offers("push_fix"):
+        return fix(conv)
     if conv.offers("open_pull_request"):
         return implement(conv)
     if re.search(r"\banswer reply\b", task) or conv.offers("reply_in_thread"):

@@ -188,3 +188,27 @@ def test_a_broken_test_command_names_its_line() -> None:
     assert _problems("tests:\n  command: [pytest]\n  timeout_seconds: 99999\n")[0].startswith(
         ".github/swarm.yaml:3: tests.timeout_seconds:"
     )
+
+
+def test_fix_rounds_default_to_three_with_major_and_above_blocking() -> None:
+    rules = parse_repo_config("").writer
+    assert (rules.rounds, rules.blocking) == (3, "major")
+
+
+def test_fix_rounds_and_the_blocking_severity_are_read_from_the_writer_section() -> None:
+    rules = parse_repo_config("writer:\n  rounds: 0\n  blocking: minor\n").writer
+    assert (rules.rounds, rules.blocking) == (0, "minor")
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("writer:\n  rounds: 11\n", "writer.rounds: Input should be less than or equal to 10"),
+        ("writer:\n  rounds: -1\n", "writer.rounds: Input should be greater than or equal to 0"),
+        ("writer:\n  rounds: '2'\n", "writer.rounds: Input should be a valid integer"),
+        ("writer:\n  blocking: high\n", "writer.blocking: Input should be 'critical', 'major'"),
+    ],
+)
+def test_a_bad_fix_rounds_setting_is_one_line_naming_its_line(text: str, said: str) -> None:
+    [problem] = _problems(text)
+    assert problem.startswith(f".github/swarm.yaml:2: {said}"), problem

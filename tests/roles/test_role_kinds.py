@@ -17,6 +17,7 @@ def test_each_shipped_role_declares_its_kind_and_the_book_answers_from_them() ->
     roles = load_roles(ROLES_DIR)
     book = RoleBook(roles)
     assert {r.id: r.kind for r in roles.values()} == {
+        "fixer": "fix",
         "implementer": "implement",
         "responder": "respond",
         "reviewer": "review",
@@ -54,7 +55,7 @@ def test_a_kind_far_from_any_lists_the_known_kinds(tmp_path: Path) -> None:
     folder = _write(tmp_path, "reviewer.yaml", GOOD + "kind: zzz\n")
     with pytest.raises(RoleLoadError) as caught:
         load_roles(folder)
-    assert "(known: implement, respond, review, summarize, triage" in caught.value.messages[0]
+    assert "(known: fix, implement, respond, review, summarize, triage" in caught.value.messages[0]
 
 
 def test_two_roles_claiming_one_command_word_are_refused(tmp_path: Path) -> None:

@@ -53,8 +53,10 @@ def test_shipped_roles_load_and_fit_the_ceiling() -> None:
     for role in roles.values():
         ceiling = kind_named(role.kind).ceiling
         assert check_permissions(role.permissions, f"role {role.id!r}", ceiling) == []
-    assert kind_named(roles["implementer"].kind).ceiling == "writing"
-    assert {kind_named(r.kind).ceiling for r in roles.values() if r.id != "implementer"} == {
+    writers = ("implementer", "fixer")
+    assert {kind_named(roles[w].kind).ceiling for w in writers} == {"writing"}
+    assert {roles[w].identity for w in writers} == {"writer"}
+    assert {kind_named(r.kind).ceiling for r in roles.values() if r.id not in writers} == {
         "reviewing"
     }
 

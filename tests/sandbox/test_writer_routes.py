@@ -316,3 +316,58 @@ def test_the_reviewers_listing_shows_the_writers_draft(sandbox: SandboxServer) -
     listing = _graphql(reviewer, PULLS_QUERY, variables)["data"]["repository"]["pullRequests"]
     node = next(n for n in listing["nodes"] if n["number"] == number)
     assert node["isDraft"] is True and node["author"]["login"] == "swarm-writer"
+
+
+READY = """mutation($pull: ID!) {
+  markPullRequestReadyForReview(input: {pullRequestId: $pull}) { pullRequest { isDraft } }
+}"""
+
+
+def _draft(sandbox: SandboxServer, gh: GitHub[Any]) -> Any:
+    _branch_with_commit(sandbox, gh)
+    data: ReposOwnerRepoPullsPostBodyType = {
+        "title": "Refuse a zero size",
+        "head": BRANCH,
+        "base": "main",
+        "body": "Closes #4",
+        "draft": True,
+    }
+    return gh.rest.pulls.create("acme", "widgets", data=data).parsed_data
+
+
+def test_a_pull_requests_body_is_replaced_by_patch_and_needs_pull_requests_write(
+    sandbox: SandboxServer,
+) -> None:
+    gh = _writer(sandbox)
+    made = _draft(sandbox, gh)
+    path = f"/repos/acme/widgets/pulls/{made.number}"
+
+    changed = gh.request("PATCH", path, json={"body": "Closes #4.\n\nRound 1."}).json()
+
+    assert (changed["body"], changed["title"], changed["draft"]) == (
+        "Closes #4.\n\nRound 1.",
+        "Refuse a zero size",
+        True,
+    )
+    assert gh.request("GET", path).json()["body"] == "Closes #4.\n\nRound 1."
+    reader = token_client(
+        sandbox.url,
+        sandbox.state.mint_token(
+            WRITER_INSTALLATION_ID, permissions={"pull_requests": "read", "metadata": "read"}
+        ),
+    )
+    with pytest.raises(RequestFailed) as refused:
+        reader.request("PATCH", path, json={"body": "x"})
+    assert refused.value.response.status_code == 403
+
+
+def test_mark_ready_for_review_turns_a_draft_into_a_pull_request_ready_for_review(
+    sandbox: SandboxServer,
+) -> None:
+    gh = _writer(sandbox)
+    made = _draft(sandbox, gh)
+
+    answer = _graphql(gh, READY, {"pull": made.node_id})
+
+    assert answer["data"]["markPullRequestReadyForReview"]["pullRequest"]["isDraft"] is False
+    assert gh.request("GET", f"/repos/acme/widgets/pulls/{made.number}").json()["draft"] is False
