@@ -93,7 +93,7 @@ def test_an_unknown_role_lists_the_known_ones(app_settings: None) -> None:
     assert seen.first_line.startswith("error: --role: no role 'reviewr' in ")
     assert_error(seen, seen.first_line, EXIT_USAGE)
     assert (
-        "(known: implementer, responder, reviewer, security-reviewer, summarizer, triager)"
+        "(known: fixer, implementer, responder, reviewer, security-reviewer, summarizer, triager)"
         in seen.first_line
     )
 

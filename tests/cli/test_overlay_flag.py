@@ -9,7 +9,7 @@ def test_an_unknown_overlay_lists_the_known_roles(app_settings: None) -> None:
     seen = swarm("run", "--repo", "acme/widgets", "--overlay", "secuirty-reviewer")
     assert seen.first_line.startswith("error: --overlay: no role 'secuirty-reviewer' in ")
     assert (
-        "(known: implementer, responder, reviewer, security-reviewer, summarizer, triager)"
+        "(known: fixer, implementer, responder, reviewer, security-reviewer, summarizer, triager)"
         in seen.first_line
     )
     assert_error(seen, seen.first_line, EXIT_USAGE)

@@ -11,7 +11,7 @@ from flows.run.request import RunRequest
 from flows.run.serve import scheduled_deployment
 from tests.cli.conftest import EXIT_USAGE, assert_error, swarm
 
-KNOWN = "(known: implementer, responder, reviewer, security-reviewer, summarizer, triager)"
+KNOWN = "(known: fixer, implementer, responder, reviewer, security-reviewer, summarizer, triager)"
 
 
 @pytest.mark.parametrize(
