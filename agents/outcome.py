@@ -36,6 +36,9 @@ EndCode = Literal[
     "context_full",  # the conversation no longer fits the model's window
     "output_limit",  # the model's replies kept hitting the output limit
     "refusal",  # the model refused the task
+    "plan_rejected",  # a maintainer rejected the writer's plan twice: nothing written
+    "plan_timed_out",  # no maintainer decided on the writer's plan in time: nothing written
+    "plan_unapproved",  # approval is required and this run cannot wait for it (no deployment)
 ]
 
 

@@ -135,6 +135,12 @@ class Task(BaseModel):
     # What earlier workers of this same task spent against the role's caps (a fix round's
     # earlier rounds on the pull request): the dispatcher grants only what is left.
     budget_spent: Spend = Spend()
+    # Plan approval (agents.writer.approval): a writer session that only plans (it reads, and
+    # proposes a plan; nothing is written), and the plan a maintainer approved for the session
+    # that writes, or the rejected plan with their note for the one that plans again. Set by
+    # the flow's gate, never by the text.
+    planning: bool = False
+    guidance: str = ""
 
     @field_validator("repo")
     @classmethod
@@ -224,5 +230,5 @@ class Assignment(BaseModel):
             "implement": "implement",
             "fix": "fix",
         }
-        verb = verbs.get(self.task.kind, "review")
+        verb = "plan" if self.task.planning else verbs.get(self.task.kind, "review")
         return f"{verb} {self.task.part_label} as {self.role}"

@@ -50,8 +50,16 @@ HELP_TEXT = (
     "- `/swarm review security`: the same review, with the security reviewer's focus laid over "
     "it\n"
     "- `/swarm security`: a review by the security reviewer\n"
+    "- `/swarm approve` (on an issue): approve the writer's plan posted there; it writes it\n"
+    "- `/swarm reject NOTE` (on an issue): reject the writer's plan; it plans once more with "
+    "your note\n"
     "- `/swarm help`: this list"
 )
+# The words that decide on a writer's plan waiting for approval (agents.writer.approval): they
+# start no role, they resume the run that waits.
+DECISIONS = frozenset({"approve", "reject"})
+# A rejection's note: the rest of the comment after the word, at most this long.
+NOTE_CHARS = 2000
 
 
 @dataclass(frozen=True)
@@ -61,6 +69,8 @@ class Command:
     focus: str | None = None
     # The roles the words are read against (default: the roles shipped with swarm).
     book: RoleBook = field(default_factory=shipped_book, compare=False, repr=False)
+    # A decision's note (``/swarm reject NOTE``): the person's words after the command word.
+    note: str = ""
 
     @classmethod
     def of(cls, text: str, book: RoleBook | None = None) -> Command:
@@ -70,10 +80,19 @@ class Command:
 
     @property
     def text(self) -> str:
+        if self.note:
+            return f"{self.word} {self.note}"
         return f"{self.word} {self.focus}" if self.focus else self.word
 
     @property
+    def decides(self) -> bool:
+        """A decision on a writer's plan (``approve``, ``reject``), not a role's work."""
+        return self.word in DECISIONS
+
+    @property
     def known(self) -> bool:
+        if self.decides:
+            return True
         if self.focus is not None:
             return self.word == "review" and self.book.focus(self.focus) is not None
         return self.book.commanded(self.word) is not None or self.word == "help"
@@ -97,7 +116,8 @@ def find_command(body: str, book: RoleBook | None = None) -> Command | None:
     review). A ``/swarm`` line inside a fenced code block is quoted, not given.
     """
     fenced = False
-    for line in (body or "").splitlines():
+    lines = (body or "").splitlines()
+    for at, line in enumerate(lines):
         if _FENCE.match(line):
             fenced = not fenced
             continue
@@ -110,8 +130,13 @@ def find_command(body: str, book: RoleBook | None = None) -> Command | None:
         if not _WORD.match(words[0]):
             continue
         word = words[0].lower()
-        focus = words[1].lower() if len(words) > 1 else None
         book = book or shipped_book()
+        if word in DECISIONS:
+            # The note is the person's words: the rest of the line and the lines below it.
+            rest = (found["rest"] or "").split(None, 1)[1:]
+            note = "\n".join([*rest, *lines[at + 1 :]]).strip()
+            return Command(word, None, book, note=note[:NOTE_CHARS])
+        focus = words[1].lower() if len(words) > 1 else None
         known_focus = word == "review" and focus is not None and book.focus(focus) is not None
         return Command(word, focus if known_focus else None, book)
     return None

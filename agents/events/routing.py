@@ -267,12 +267,15 @@ def _comment(d: Delivery) -> Routed:
     # A command works on what its role's kind works on (help and unknown words: on PRs).
     commanded = d.book.kind_of(command.role) if command.role else None
     on = commanded.on if commanded is not None else "pulls"
+    if command.decides:
+        on = "issues"  # a decision on the writer's plan, posted on its issue
     if on == "pulls" and parsed.issue.pull_request is None:
         return d.ignored("/swarm commands work on pull requests only", number)
     if on == "issues" and parsed.issue.pull_request is not None:
         return d.ignored(f"/swarm {command.word} works on issues only", number)
-    # help and unknown words are answered by the sink; the review kind's role stands for them.
-    role = command.role or d.answering("review", number)
+    # help and unknown words are answered by the sink; the review kind's role stands for them,
+    # and the writer's role for a decision on its plan.
+    role = command.role or d.answering("implement" if command.decides else "review", number)
     if isinstance(role, Routed):
         return role
     work = d.asks(

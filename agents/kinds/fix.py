@@ -275,11 +275,10 @@ async def _ready(
     """Mark the draft ready for review, then ask the person who started the writer to review
     it, once. A run cut off between the two finds the pull request ready and writes the
     comment; the comment's key and marker keep it to one."""
-    from agents.github.drafts import comment_on_issue, mark_ready
+    from agents.github.drafts import mark_ready
     from agents.github.issues import labelled_by, may_write
     from agents.kinds.implement import LABEL
-    from agents.posting.keys import find_own_comment, with_comment_marker
-    from agents.posting.once import create_or_find, write_once
+    from agents.writer.approval import comment_once
     from agents.writer.rounds import ready_key
 
     if runtime.dry_run:
@@ -297,23 +296,16 @@ async def _ready(
         f"{asked}the reviewer bot finds nothing blocking at this head, so this pull request is "
         "ready for review. Please review it: the writer never merges or approves its own work."
     )
-    body = with_comment_marker(text, key)
-
-    async def find() -> dict[str, Any] | None:
-        found = find_own_comment(await gateway.list_issue_comments(repo, number), key, login)
-        return dict(found) if found is not None else None
-
-    async def create() -> dict[str, Any]:
-        async def post() -> dict[str, Any]:
-            made = await comment_on_issue(
-                gateway, repo, number, body, mentions=(person,) if person else ()
-            )
-            return {"id": made.id, "html_url": made.url}
-
-        return dict(await create_or_find(post, find, f"ready comment {key}"))
-
-    await write_once(
-        runtime.store, key, _holder(), find=find, create=create, alive=lambda _claim: False
+    await comment_once(
+        runtime.store,
+        gateway,
+        repo,
+        number,
+        key,
+        text,
+        login=login,
+        holder=_holder(),
+        mentions=(person,) if person else (),
     )
 
 

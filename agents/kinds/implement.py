@@ -44,8 +44,8 @@ DISCOVERY_PERMISSIONS = {"metadata": "read", "issues": "read", "pull_requests": 
 
 def write_key(task: Task, role: str) -> str | None:
     """The store key of the writer's one pull request for the issue, per role."""
-    if task.number is None:
-        return None
+    if task.number is None or task.planning:
+        return None  # a planning session writes nothing (plan approval)
     return f"{task.repo}#{task.number}/implement:{role}"
 
 

@@ -103,19 +103,30 @@ DEFAULT_FIX_ROUNDS = 3
 MAX_FIX_ROUNDS = 10
 # Critical and major findings block; a minor one or a nit is left for the person who reviews.
 DEFAULT_BLOCKING: Severity = "major"
+# Plan approval (docs/writer.md, "Plan approval"): how long a plan waits for a maintainer's
+# decision before the run fails closed. Three days covers a weekend; thirty is the most a
+# suspended run is worth keeping.
+DEFAULT_APPROVAL_TIMEOUT_S = 3 * 24 * 3600
+MAX_APPROVAL_TIMEOUT_S = 30 * 24 * 3600
 
 
 class WriterRules(_Strict):
     """What the writer may change here: ``protected_paths`` (globs) are added to the defaults,
     which no file removes; the caps can be lowered, never raised (agents/workspace/policy.py).
     ``rounds``: at most this many fix rounds on the reviewer's findings (0: none); ``blocking``:
-    the lowest severity of the reviewer's own scale that a fix round answers."""
+    the lowest severity of the reviewer's own scale that a fix round answers. ``approval``: the
+    writer posts its plan on the issue and writes nothing until someone with write access
+    approves it, for at most ``approval_timeout_seconds`` (then nothing is written)."""
 
     protected_paths: tuple[str, ...] = ()
     max_files: int = Field(default=DEFAULT_MAX_FILES, ge=1, le=DEFAULT_MAX_FILES)
     max_bytes: int = Field(default=DEFAULT_MAX_BYTES, ge=1, le=DEFAULT_MAX_BYTES)
     rounds: int = Field(default=DEFAULT_FIX_ROUNDS, ge=0, le=MAX_FIX_ROUNDS)
     blocking: Severity = DEFAULT_BLOCKING
+    approval: bool = False
+    approval_timeout_seconds: int = Field(
+        default=DEFAULT_APPROVAL_TIMEOUT_S, ge=1, le=MAX_APPROVAL_TIMEOUT_S
+    )
 
     def policy(self) -> ChangePolicy:
         return ChangePolicy.tightened(self.protected_paths, self.max_files, self.max_bytes)

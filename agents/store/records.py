@@ -14,7 +14,9 @@ WorkerStatus = Literal["pending", "running", OutcomeStatus]
 WORKER_STATUSES: tuple[str, ...] = get_args(WorkerStatus)
 FINAL_WORKER_STATUSES = frozenset(WORKER_STATUSES) - {"pending", "running"}
 
-RunStatus = Literal["running", "succeeded", "failed", "partial", "cancelled"]
+# "waiting": the run's flow run is suspended for a maintainer's decision (plan approval); it
+# holds no process, and runs again from the start when resumed.
+RunStatus = Literal["running", "waiting", "succeeded", "failed", "partial", "cancelled"]
 RUN_STATUSES: tuple[str, ...] = get_args(RunStatus)
 
 # A learning is read from feedback on the bot's review comments: quoted, attributed, untrusted.

@@ -100,6 +100,35 @@ class ReviewsMixin(StoreBase):
             ).all()
         return [str(row.key) for row in rows]
 
+    def put_gate(self, key: str, holder: str, state: str, doc: Mapping[str, Any]) -> None:
+        """Write plan approval's row of ``key`` (agents.writer.approval): the flow run that
+        holds it (``holder``), where it stands (``state``) and what it keeps (``doc``: the plan,
+        the note, the deadline), replacing what an earlier run of the same issue left."""
+        values = {
+            "worker_id": holder,
+            "state": state,
+            "unfinished": clean_json(dict(doc)),
+            "at": utcnow(),
+        }
+        with self._db.write() as conn:
+            done = conn.execute(
+                sa.update(review_keys).where(review_keys.c.key == clean(key)).values(values)
+            )
+            if not done.rowcount:
+                conn.execute(sa.insert(review_keys).values(key=clean(key), **values))
+
+    def keys_in_state(self, marker: str, state: str) -> list[ReviewKeyRecord]:
+        """Every row whose key holds ``marker`` and whose state is ``state``, oldest first."""
+        query = (
+            sa.select(review_keys)
+            .where(
+                review_keys.c.key.contains(clean(marker), autoescape=True),
+                review_keys.c.state == state,
+            )
+            .order_by(review_keys.c.at, review_keys.c.key)
+        )
+        return self._all(ReviewKeyRecord, query)
+
     def has_review_keys(self, prefix: str) -> bool:
         """Whether any key starting with ``prefix`` was claimed or posted."""
         with self._db.read() as conn:

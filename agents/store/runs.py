@@ -67,6 +67,14 @@ class RunsMixin(StoreBase):
         if self._update(swarm_runs, swarm_runs.c.id == run_id, values) == 0:
             raise UnknownRunError(f"no run with id {run_id!r}")
 
+    def set_run_waiting(self, run_id: str, waiting: bool) -> None:
+        """The run's flow run is suspended for a person's decision (``waiting``), or resumed
+        and running again: it is neither finished nor holding a process while it waits."""
+        values: dict[str, Any] = {"status": "waiting" if waiting else "running"}
+        values["finished_at"] = None
+        if self._update(swarm_runs, swarm_runs.c.id == run_id, values) == 0:
+            raise UnknownRunError(f"no run with id {run_id!r}")
+
     def get_run(self, run_id: str) -> RunRecord:
         query = sa.select(swarm_runs).where(swarm_runs.c.id == run_id)
         return self._one(RunRecord, query, UnknownRunError(f"no run with id {run_id!r}"))

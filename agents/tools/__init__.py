@@ -53,6 +53,10 @@ from agents.tools.writer_tools import writer_tools
 
 # The tools a role may list (and the permissions each needs) are declared in agents.roles.
 ALL_TOOL_NAMES = tuple(sorted(KNOWN_TOOLS))
+# What a writer's planning session (plan approval) may call besides propose_plan.
+PLANNING_READS = frozenset(
+    {"get_issue", "workspace_list", "workspace_search", "workspace_read", "memory_search"}
+)
 
 
 def build_toolbox(ctx: WorkerContext, allowed: Sequence[str]) -> Toolbox:
@@ -61,6 +65,9 @@ def build_toolbox(ctx: WorkerContext, allowed: Sequence[str]) -> Toolbox:
     unknown = wanted - set(ALL_TOOL_NAMES)
     if unknown:
         raise ValueError(f"unknown tool(s) {sorted(unknown)}; known: {', '.join(ALL_TOOL_NAMES)}")
+    if ctx.bench is not None and ctx.bench.planning:
+        # A planning session reads and proposes: none of the role's writes is offered.
+        wanted = (wanted & PLANNING_READS) | {"propose_plan"}
     chosen: list[OfferedTool] = []
     copy_tools = workspace_tools(ctx.workspace) if ctx.workspace is not None else []
     if ctx.bench is not None:

@@ -61,6 +61,8 @@ CATALOG: Final[tuple[ToolSpec, ...]] = (
         _PR_WRITE,
         own_text=True,
     ),
+    # Plan approval: a planning session's one tool; it writes nothing (the flow posts the plan).
+    ToolSpec("propose_plan", {"contents": "read"}, own_text=True),
     # A fix round on the writer's own pull request (agents/tools/fix_tools.py).
     ToolSpec("get_findings", {"pull_requests": "read"}, verb="read the blocking findings"),
     ToolSpec(

@@ -32,7 +32,7 @@ from agents.tools.context import WorkerContext
 from agents.workspace.copy import ChangeSet
 from agents.workspace.policy import ChangeRefused
 from agents.writer.bench import WriterBench, settle
-from agents.writer.body import ChangedFile, pull_body
+from agents.writer.body import MAX_MODEL_CHARS, ChangedFile, pull_body
 from agents.writer.suite import run_suite
 
 log = logging.getLogger("agents.writer")
@@ -106,8 +106,40 @@ async def commit_changes(
     bench.committed = made
 
 
+class PlanArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    plan: str = Field(
+        min_length=1,
+        max_length=MAX_MODEL_CHARS,
+        description="the change you would make: which files, what in them, which tests",
+    )
+
+
 def writer_tools(ctx: WorkerContext, bench: WriterBench) -> list[OfferedTool]:
-    """The tools on ``bench``; their permissions are declared in :mod:`agents.tools.catalog`."""
+    """The tools on ``bench``; their permissions are declared in :mod:`agents.tools.catalog`.
+    A planning session (plan approval) gets only ``propose_plan``: it writes nothing."""
+    if bench.planning:
+
+        async def propose_plan(args: PlanArgs) -> ToolResult:
+            # Kept, not posted: the flow's gate posts it on the issue once and waits for a
+            # maintainer (agents.writer.approval).
+            bench.plan = args.plan
+            return ToolResult(
+                "plan recorded: a maintainer decides on it before anything is written; stop here",
+                summary="plan proposed",
+            )
+
+        return [
+            Tool(
+                "propose_plan",
+                "Propose your plan for the issue: the change you would make, in which files, "
+                "and how you would test it. A maintainer approves it before anything is "
+                "written. Call it once, then stop.",
+                PlanArgs,
+                propose_plan,
+            )
+        ]
 
     async def run_tests(_args: NoArgs) -> ToolResult:
         run = await run_suite(bench)

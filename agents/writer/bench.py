@@ -100,6 +100,10 @@ class WriterBench:
     # A fix round on the writer's open pull request (agents.writer.fixing): what it answers;
     # None for an implement session.
     fixing: FixRound | None = None
+    # Plan approval (agents.writer.approval): a session that only proposes a plan, and the
+    # gate's words for the session (the approved plan, or a rejected one with the note).
+    planning: bool = False
+    guidance: str = ""
 
     def written(self) -> WrittenWork | None:
         """What the session changed and ran, for the worker's outcome (None: nothing yet)."""
@@ -119,6 +123,8 @@ class WriterBench:
         """What the model is told about its branch before it starts ("" for a new branch)."""
         if self.fixing is not None:
             return self.fixing.briefing()
+        if self.planning or self.guidance:
+            return self._gate_briefing()
         if self.head == self.base_sha:
             return ""
         said = (
@@ -136,8 +142,32 @@ class WriterBench:
         files = wrap_untrusted("listing", redact(listed), source=f"{self.branch} over the base")
         return f"{said} The files it changed:\n{files}"
 
+    def _gate_briefing(self) -> str:
+        """What a session under plan approval is told: plan only, or follow the approved
+        plan. The plan is the model's earlier words and the note a person's: both delimited."""
+        if not self.planning:
+            plan = wrap_untrusted("approved_plan", redact(self.guidance), source="the gate")
+            return (
+                "A maintainer approved this plan for the issue before anything was written. "
+                f"Carry it out, run the tests and open the pull request:\n{plan}"
+            )
+        said = (
+            "This session only plans: a maintainer approves the plan before anything is "
+            "written. Read the issue and the code, then call propose_plan once with the change "
+            "you would make, and stop. You cannot change files in this session."
+        )
+        if not self.guidance:
+            return said
+        earlier = wrap_untrusted("rejected_plan", redact(self.guidance), source="the gate")
+        return (
+            f"{said} A maintainer rejected your earlier plan with a note; plan again with the "
+            f"note in mind:\n{earlier}"
+        )
+
     def unfinished(self) -> str | None:
         """Why the task is not done when the session ends, or None when it is."""
+        if self.planning:
+            return None if self.plan else "the session ended without a plan (propose_plan)"
         if self.fixing is not None:
             if self.fixing.pushed or self.dry_run:
                 return None
@@ -193,8 +223,12 @@ async def writer_bench(ctx: WorkerContext) -> AsyncIterator[None]:
     if config.roles is not None and ctx.role_id not in config.roles:
         raise WorkRefused(f"{CONFIG_PATH} of {repo} does not list the role {ctx.role_id!r}")
     name = branch_for(task.number)
-    head = await _branch(ctx, name, base_sha)
-    if not ctx.dry_run:
+    if task.planning:
+        # Planning writes nothing, not even the branch: it reads what a writer would start from.
+        head = await branch_head(gateway, repo, name) or base_sha
+    else:
+        head = await _branch(ctx, name, base_sha)
+    if not ctx.dry_run and not task.planning:
         found = await find_open_pull(gateway, repo, name)
         if found is not None:
             await settle(ctx, found)
@@ -211,6 +245,8 @@ async def writer_bench(ctx: WorkerContext) -> AsyncIterator[None]:
             tests=config.tests,
             dry_run=ctx.dry_run,
             earlier=await _earlier_files(ctx, base_sha, head),
+            planning=task.planning,
+            guidance=task.guidance,
         )
         yield
 

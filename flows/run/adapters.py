@@ -40,6 +40,13 @@ def start_store_run(
     for worker_id in runtime.store.mark_stale_workers_failed(STALE_WORKER_AFTER):
         log.warning("worker %s of an earlier run had crashed; marked failed", worker_id)
     totals = {"asked": dict(asked)}
+    if flow_run_id:
+        # A flow run resumed after waiting for a maintainer (plan approval) runs again from the
+        # start: it takes up its own row again rather than leaving it "waiting" beside a new one.
+        earlier = runtime.store.run_for_flow_run(str(flow_run_id))
+        if earlier is not None and earlier.status == "waiting":
+            runtime.store.set_run_waiting(earlier.id, False)
+            return earlier.id
     return str(runtime.store.create_run(trigger, prefect_flow_run_id=flow_run_id, totals=totals))
 
 

@@ -27,6 +27,7 @@ from prefect.artifacts import (
     acreate_table_artifact,
 )
 from prefect.client.schemas.objects import State
+from prefect.exceptions import Pause
 from prefect.runtime import deployment as runtime_deployment
 from prefect.runtime import flow_run as runtime_flow_run
 from prefect.states import Completed, Failed
@@ -52,6 +53,7 @@ from flows.run.discovery import (
     refusals,
 )
 from flows.run.fanout import Fanout
+from flows.run.gate import Gated, expire_gates, through_gates
 from flows.run.logs import project_logs_in_run
 from flows.run.notes import note_previews, post_pr_notes
 from flows.run.pages import publish_identities, workers_section
@@ -67,6 +69,7 @@ from flows.run.spend import announce_estimate
 
 if TYPE_CHECKING:
     from agents.settings.model import Settings
+    from agents.wiring import Runtime
 
 log = logging.getLogger("flows.run.flow")
 
@@ -149,7 +152,11 @@ async def _run_swarm(
     asked = request.kept()
     run_id = start_store_run(runtime, trigger=trigger, flow_run_id=runtime_flow_run.id, asked=asked)
     summarizer = request.summarizer_role or RoleBook(runtime.roles).role_for("summarize")
+    run_kind = RoleBook(runtime.roles).kind_of(role)
+    gated_kind = run_kind is not None and run_kind.name == "implement"
     try:
+        if gated_kind and not dry_run:
+            await _expire_gates(runtime)
         found = await discover(runtime, settings.repos, role, summarizer, targets or None, rerun)
         discovered = time.perf_counter()
         plan = plan_assignments(
@@ -189,9 +196,13 @@ async def _run_swarm(
             key="swarm-progress",
             description=f"0 of {total} workers finished",
         )
-        per_pr = await asyncio.gather(*(fanout.run_pr(p) for p in plan))
+        gated = Gated(planned=list(plan))
+        if gated_kind:
+            # Plan approval, where a repository asks for it: may suspend this flow run.
+            gated = await through_gates(runtime, fanout, plan, role, run_id, asked=bool(targets))
+        per_pr = await asyncio.gather(*(fanout.run_pr(p) for p in gated.planned))
         await fanout.settle()
-        outcomes = [o for group in per_pr for o in group]
+        outcomes = [*gated.outcomes, *(o for group in per_pr for o in group)]
         notes += fanout.notes
         noted = await post_pr_notes(runtime, role, notes)
         kind = RoleBook(runtime.roles).kind_of(role)
@@ -239,6 +250,10 @@ async def _run_swarm(
         if report.ok:
             return Completed(message=report.headline(), data=report)
         return Failed(message=report.headline(), data=report)
+    except Pause:
+        # Suspended for a maintainer's decision (flows.run.gate): the row says "waiting", and
+        # the resumed run takes it up again; not abandoned.
+        raise
     except BaseException as exc:
         abandon_store_run(runtime.store, run_id, exc)  # never a run left "running"
         raise
@@ -267,6 +282,18 @@ async def _fan_out(
     if report.ok:
         return Completed(message=report.headline(), data=report)
     return Failed(message=report.headline(), data=report)
+
+
+async def _expire_gates(runtime: Runtime) -> None:
+    """Plan approvals that waited past their time end here, said on their issues (a timeout
+    runs none of the waiting run's code); a failure is the next run's to retry."""
+    try:
+        ended = await expire_gates(runtime)
+    except Exception as exc:
+        log.warning("waiting plans not checked: %s", redact(str(exc)))
+        return
+    for label in ended:
+        log.info("%s: plan approval timed out; nothing written", label)
 
 
 def _store_location(url: str) -> str:

@@ -8,6 +8,7 @@ configured or local Prefect server, ``SWARM_WEBHOOK_CONCURRENCY`` at a time.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from agents.private_files import read_private_text
@@ -58,6 +59,7 @@ def build_receiver(
     from agents.roles.files import load_roles
     from agents.store import Store
     from flows.run.bot import BotCommands
+    from flows.run.gate import decide
     from flows.run.request import RunRequest
     from flows.webhook.app import WebhookReceiver
     from flows.webhook.enqueue import (
@@ -100,7 +102,7 @@ def build_receiver(
     receiver = WebhookReceiver(
         secret=secret,
         deliveries=store,
-        sink=EventSink(enqueuer, commands, learner, book),
+        sink=EventSink(enqueuer, commands, learner, book, decider=partial(decide, store)),
         max_body_bytes=settings.webhook_max_body_bytes,
         repos=settings.repos,
         installations=installations,

@@ -30,6 +30,15 @@ class CommandGitHub(Protocol):
     async def reply(self, repo: str, number: int, body: str) -> None: ...
 
 
+class Decider(Protocol):
+    async def __call__(
+        self, repo: str, number: int, role: str, *, approve: bool, note: str
+    ) -> str | None:
+        """Resume the run waiting on the writer's plan for issue ``number`` with a decision;
+        None when it was resumed, else why not (:func:`flows.run.gate.decide`)."""
+        ...
+
+
 class Enqueuer(Protocol):
     @property
     def runs_here(self) -> bool:
@@ -71,11 +80,13 @@ class EventSink:
         github: CommandGitHub,
         learner: Learner | None = None,
         roles: RoleBook | None = None,
+        decider: Decider | None = None,
     ) -> None:
         self.enqueuer = enqueuer
         self.github = github
         self.learner = learner
         self.roles = roles or shipped_book()
+        self.decider = decider
 
     async def submit(self, work: EventWork, delivery_id: str) -> Submitted:
         if work.kind == "respond":
@@ -89,6 +100,8 @@ class EventSink:
                 return refused
         if work.kind == "command":
             command = Command.of(work.command or "help", self.roles)
+            if command.decides:
+                return await self._decide(work, command)
             if command.role is None:
                 return await self._answer(work, command.known)
             assert work.comment_id is not None
@@ -98,6 +111,29 @@ class EventSink:
         )
         log.info("%s %s as %s: flow run %s", work.kind, work.target, work.role, run_id)
         return self._enqueued(f"{work.kind} {work.target} as {work.role}", run_id)
+
+    async def _decide(self, work: EventWork, command: Command) -> Submitted:
+        """``/swarm approve`` or ``/swarm reject NOTE`` from someone with write access (checked
+        before): the run waiting on the writer's plan resumes with it; no new run starts."""
+        assert work.comment_id is not None
+        why: str | None
+        if self.decider is None:
+            why = "plan approval by comment is not set up here"
+        else:
+            why = await self.decider(
+                work.repo,
+                work.number,
+                work.role,
+                approve=command.word == "approve",
+                note=command.note,
+            )
+        if why is not None:
+            await self.github.reply(work.repo, work.number, f"`/swarm {command.word}`: {why}.")
+            await self.github.react(work.repo, work.comment_id, "confused")
+            return Submitted("done", f"{command.word} on {work.target}: {why}")
+        await self._acknowledge(work.repo, work.comment_id)
+        log.info("%s on %s by %s: the waiting run resumes", command.word, work.target, work.sender)
+        return Submitted("done", f"{command.word}d the plan on {work.target}")
 
     async def _acknowledge(self, repo: str, comment_id: int) -> None:
         """The eyes reaction that says a command was seen: a courtesy, so a reaction GitHub

@@ -157,6 +157,34 @@ def implement(conv: Conversation) -> Action:
     )
 
 
+# The planning session's briefing when a maintainer rejected the earlier plan (agents/writer/
+# bench.py): the scripted writer says its new plan heeds the note.
+_REJECTED = "rejected your earlier plan"
+
+
+def plan(conv: Conversation) -> Action:
+    """A planning session (plan approval): read the issue, find the fix as a writing session
+    would, and propose it as the plan; nothing is changed."""
+    ref = ref_values(conv)
+    if conv.offers("get_issue") and not conv.called("get_issue"):
+        return conv.call("get_issue", ref)
+    if conv.called("propose_plan"):
+        return Reply("Plan proposed; a maintainer decides before anything is written.")
+    title, body = _issue(conv)
+    fix = _fix(conv)
+    if fix is None:
+        return _next_search(conv, title, body)
+    if not isinstance(fix, Fix):
+        return fix
+    text = (
+        f"Change `{fix.function}` in `{fix.path}`, the function the issue names: "
+        f"{fix.shape.why}. One line changes; the repository's tests are run after it."
+    )
+    if _REJECTED in conv.opening:
+        text += " Revised after the maintainer's note on the earlier plan."
+    return conv.call("propose_plan", {"plan": text})
+
+
 def _continue(conv: Conversation, title: str) -> Action:
     """A re-run on the branch an earlier session committed to: the fix is in the copy, so the
     tests decide, and a passing change gets its pull request."""

@@ -25,7 +25,7 @@ from sandbox.model.conversation import (
 )
 from sandbox.model.diffscan import SOURCE_EXT
 from sandbox.model.fix import fix
-from sandbox.model.implement import implement
+from sandbox.model.implement import implement, plan
 from sandbox.model.judging import verdict
 from sandbox.model.review import review, review_values, should_submit, without_inline
 
@@ -40,6 +40,8 @@ def next_action(conv: Conversation, *, read_files: bool = False) -> Action:
         return fix(conv)
     if conv.offers("open_pull_request"):
         return implement(conv)
+    if conv.offers("propose_plan"):
+        return plan(conv)
     if re.search(r"\banswer reply\b", task) or conv.offers("reply_in_thread"):
         return answer(conv)
     if "summar" in task or re.search(r"\bshard reviews?\b", task):
