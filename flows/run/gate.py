@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import logging
 import time
 import uuid
@@ -213,11 +214,13 @@ async def _wait(store: Store, gate: Gate, attempt: int, run_id: str) -> PlanDeci
         gate.deadline = time.time() + gate.timeout_s
         await save_gate(store, gate)
     await asyncio.to_thread(store.set_run_waiting, run_id, True)
-    repo, number, _ = gate.target
+    # Prefect's input keys take lowercase letters, digits and dashes only: the gate is
+    # named by a digest of its key, one wait per attempt.
+    named = hashlib.sha256(gate.key.encode()).hexdigest()[:16]
     decision = await asuspend_flow_run(
         wait_for_input=PlanDecision,
         timeout=max(1, int(gate.deadline - time.time())),
-        key=f"plan-{repo}#{number}-{attempt}",
+        key=f"plan-{named}-{attempt}",
     )
     await asyncio.to_thread(store.set_run_waiting, run_id, False)
     return decision

@@ -5,6 +5,7 @@ sandbox GitHub, with the flow runner replaced by one that records what it was as
 from __future__ import annotations
 
 import os
+from functools import partial
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ import pytest
 from agents.posting.keys import review_key_prefix
 from agents.store import Store
 from flows.run.bot import BotCommands
+from flows.run.gate import decide
 from flows.run.request import RunRequest
 from flows.webhook.app import WebhookReceiver, create_webhook_app
 from flows.webhook.enqueue import InProcessEnqueuer
@@ -115,7 +117,7 @@ async def receiver_over(
     receiver = WebhookReceiver(
         secret=SECRET,
         deliveries=store,
-        sink=EventSink(enqueuer, commands, learner),
+        sink=EventSink(enqueuer, commands, learner, decider=partial(decide, store)),
         max_body_bytes=max_body,
         repos=settings.repos,
         installations=(REVIEWER_INSTALLATION_ID,),
