@@ -41,6 +41,9 @@ EndCode = Literal[
     "plan_unapproved",  # approval is required and this run cannot wait for it (no deployment)
 ]
 
+# The ends of plan approval (agents.writer.approval): nothing written, and nothing done either.
+PLAN_ENDS: frozenset[EndCode] = frozenset({"plan_rejected", "plan_timed_out", "plan_unapproved"})
+
 
 class TestRunLine(BaseModel):
     """One run of the repository's tests by the writer: its command (the base branch's), how it

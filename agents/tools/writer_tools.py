@@ -171,12 +171,15 @@ def writer_tools(ctx: WorkerContext, bench: WriterBench) -> list[OfferedTool]:
         # (a body's own markers live in them), so a marker the model pasted into the title
         # would leave whole: made inert here, as the body's model text is (agents.writer.body).
         title = inert(" ".join(args.title.split()))
+        # Under plan approval the body's plan is the one a maintainer approved, not the model's
+        # later words about it.
+        plan = bench.guidance or args.plan
         if ctx.dry_run:
             files = [ChangedFile(p, "changed", 0, 0) for p in changes.paths]
-            bench.plan, bench.changed = args.plan, files
+            bench.plan, bench.changed = plan, files
             ctx.preview = pull_body(
                 issue=bench.issue,
-                plan=args.plan,
+                plan=plan,
                 notes=args.summary,
                 files=files,
                 runs=bench.test_runs,
@@ -185,10 +188,10 @@ def writer_tools(ctx: WorkerContext, bench: WriterBench) -> list[OfferedTool]:
             )
             return ToolResult("dry run: nothing committed or opened", summary="dry run")
         await commit_changes(ctx, bench, title, changes)
-        bench.plan, bench.changed = args.plan, await _changed_files(ctx, bench)
+        bench.plan, bench.changed = plan, await _changed_files(ctx, bench)
         body = pull_body(
             issue=bench.issue,
-            plan=args.plan,
+            plan=plan,
             notes=args.summary,
             files=bench.changed,
             runs=bench.test_runs,

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.github.writes import WriteTally
-from agents.outcome import WorkerOutcome
+from agents.outcome import PLAN_ENDS, WorkerOutcome
 from agents.work import WorkWords
 
 
@@ -109,10 +109,20 @@ class RunReport(BaseModel):
         return sum(1 for o in self.outcomes if o.posted)
 
     @property
+    def unapproved(self) -> int:
+        """Issues whose plan no maintainer approved (plan approval): rejected, not decided on,
+        or waiting in another run; failures among them are counted with the failed."""
+        return sum(1 for o in self.outcomes if o.status == "skipped" and o.code in PLAN_ENDS)
+
+    @property
     def idempotent_skips(self) -> int:
         """PRs already reviewed at this head SHA: by discovery, or by a worker's own check (not
         those another run's worker holds now: they are not done yet)."""
-        done = sum(1 for o in self.outcomes if o.status == "skipped" and o.held_by is None)
+        done = sum(
+            1
+            for o in self.outcomes
+            if o.status == "skipped" and o.held_by is None and o.code not in PLAN_ENDS
+        )
         return self.already_reviewed + done
 
     @property
@@ -148,6 +158,7 @@ class RunReport(BaseModel):
             (len(self.not_open), "named target(s) not open"),
             (len(self.refused), "refused to start"),
             (len(self.held_elsewhere), "being worked on by another run"),
+            (self.unapproved, "plan(s) not approved by a maintainer: nothing written"),
             (len(self.unreadable) - repos, "PR(s) could not be read"),
             (repos, "repository(ies) could not be read"),
             (len(self.skipped), "PR(s) skipped by .github/swarm.yaml"),

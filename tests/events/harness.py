@@ -5,10 +5,10 @@ sandbox GitHub, with the flow runner replaced by one that records what it was as
 from __future__ import annotations
 
 import os
-from functools import partial
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
