@@ -41,7 +41,7 @@ def test_one_app_per_identity_with_its_roles_permissions_and_the_webhook_on_the_
     # (never workflows, administration or secrets); no events, its settings say "writing".
     assert writer.permissions == {
         "contents": "write",
-        "issues": "read",
+        "issues": "write",  # the plan it posts for approval (docs/writer.md)
         "metadata": "read",
         "pull_requests": "write",
     }

@@ -81,7 +81,7 @@ def execute(flow_run_id: uuid.UUID) -> str:
     when it suspends, else its final state's type."""
     from prefect.client.orchestration import get_client
     from prefect.exceptions import Pause
-    from prefect.flow_engine import run_flow_async
+    from prefect.flow_engine import run_flow
 
     from flows.run.flow import swarm_run
 
@@ -89,7 +89,9 @@ def execute(flow_run_id: uuid.UUID) -> str:
         async with get_client() as client:
             flow_run = await client.read_flow_run(flow_run_id)
         try:
-            state: Any = await run_flow_async(swarm_run, flow_run=flow_run, return_type="state")
+            # As the engine's entry point runs a deployment's flow run: its parameters from it.
+            running: Any = run_flow(swarm_run, flow_run=flow_run, return_type="state")
+            state = await running
         except Pause:
             return "suspended"
         return str(state.type.value)
