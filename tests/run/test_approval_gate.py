@@ -20,6 +20,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import pytest
+
 from agents.kinds.implement import LABEL
 from agents.writer.approval import gate_key
 from sandbox.github.seed import (
@@ -167,11 +169,23 @@ def suspended_at_the_gate(swarm: Swarm, number: int) -> uuid.UUID:
     return flow_run
 
 
-def test_a_plan_approved_through_prefects_form_is_written_and_posted_once(
-    swarm: Swarm, store: str
-) -> None:
+def rejected_once(flow_run: uuid.UUID) -> None:
+    """A rejection with a note, and the run resumed: it plans again and waits again."""
+    resume(flow_run, approve=False, note=REPLAN_NOTE)
+    assert execute(flow_run) == "suspended"
+
+
+@pytest.fixture
+def waiting(swarm: Swarm, store: str) -> tuple[int, uuid.UUID]:
+    """(the issue, the deployment run suspended at its gate), on either store."""
     number = gated_issue(swarm)
-    flow_run = suspended_at_the_gate(swarm, number)
+    return number, suspended_at_the_gate(swarm, number)
+
+
+def test_a_plan_approved_through_prefects_form_is_written_and_posted_once(
+    swarm: Swarm, waiting: tuple[int, uuid.UUID]
+) -> None:
+    number, flow_run = waiting
 
     resume(flow_run, approve=True, note="")
     assert execute(flow_run) == "COMPLETED"
@@ -188,10 +202,9 @@ def test_a_plan_approved_through_prefects_form_is_written_and_posted_once(
 
 
 def test_a_plan_approved_by_a_writers_comment_is_written_and_a_readers_comment_does_nothing(
-    swarm: Swarm, store: str
+    swarm: Swarm, waiting: tuple[int, uuid.UUID]
 ) -> None:
-    number = gated_issue(swarm)
-    flow_run = suspended_at_the_gate(swarm, number)
+    number, flow_run = waiting
 
     async def comment(events: Events, who: str, text: str) -> None:
         events.state.add_comment(WIDGETS, number, text, author=who)
@@ -201,6 +214,7 @@ def test_a_plan_approved_by_a_writers_comment_is_written_and_a_readers_comment_d
 
     async def reader(events: Events) -> None:
         await comment(events, READER, "/swarm approve")
+        assert events.bot_writes() == [], "a reader's comment was answered"
 
     with_receiver(swarm, reader)
     assert flow_state(flow_run).is_paused(), "a reader's comment resumed the run"
@@ -217,13 +231,11 @@ def test_a_plan_approved_by_a_writers_comment_is_written_and_a_readers_comment_d
 
 
 def test_a_rejection_with_a_note_plans_once_more_and_the_second_plan_is_written(
-    swarm: Swarm, store: str
+    swarm: Swarm, waiting: tuple[int, uuid.UUID]
 ) -> None:
-    number = gated_issue(swarm)
-    flow_run = suspended_at_the_gate(swarm, number)
+    number, flow_run = waiting
 
-    resume(flow_run, approve=False, note=REPLAN_NOTE)
-    assert execute(flow_run) == "suspended"
+    rejected_once(flow_run)
 
     _first, second = writer_comments(swarm, number)
     assert "planned again after a rejection" in second
@@ -239,12 +251,10 @@ def test_a_rejection_with_a_note_plans_once_more_and_the_second_plan_is_written(
 
 
 def test_a_second_rejection_stops_with_nothing_written_and_says_so(
-    swarm: Swarm, store: str
+    swarm: Swarm, waiting: tuple[int, uuid.UUID]
 ) -> None:
-    number = gated_issue(swarm)
-    flow_run = suspended_at_the_gate(swarm, number)
-    resume(flow_run, approve=False, note=REPLAN_NOTE)
-    assert execute(flow_run) == "suspended"
+    number, flow_run = waiting
+    rejected_once(flow_run)
 
     resume(flow_run, approve=False, note="No.")
     assert execute(flow_run) == "COMPLETED"
