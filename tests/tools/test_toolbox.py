@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from agents.roles import KNOWN_TOOLS
-from agents.tools import ALL_TOOL_NAMES, build_toolbox
+from agents.tools import build_toolbox, tool_names
 from sandbox.github.seed import WIDGETS, WIDGETS_ISSUE_DOCS, WIDGETS_PR_DEBUG_PRINT
 from tests.tools.conftest import MakeContext
 from tests.worker.conftest import Swarm
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.anyio
 
 
 def test_every_tool_a_role_may_list_is_one_the_toolbox_can_build() -> None:
-    assert set(ALL_TOOL_NAMES) == KNOWN_TOOLS
+    assert set(tool_names()) == KNOWN_TOOLS
 
 
 async def test_tools_are_offered_sorted_and_writes_only_with_their_permission(
