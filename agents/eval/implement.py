@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,8 @@ from agents.eval.cases import ImplementCase
 
 # What the JSON keeps of a hidden run's output: its tail names the failing assertion.
 OUTPUT_TAIL = 2000
+# The table's width: a terminal's, and what a document takes without wrapping.
+WIDTH = 80
 
 
 @dataclass(frozen=True)
@@ -208,20 +211,21 @@ def table(data: Mapping[str, Any]) -> str:
         "",
         f"Success rate {s['success_rate']:.1%}: a pull request opened and its hidden tests pass "
         "at its final head.",
-        f"Rounds to clean: {s['clean']} of {s['pulls_opened']} pull requests came clean, "
-        + (
-            f"after {mean_rounds:.1f} fix rounds on average"
-            if mean_rounds is not None
-            else "none of them"
-        )
-        + f"; {s['still_open']} still open, {s['unsettled']} unsettled.",
-        f"Spend: ${s['cost_usd']:.4f} writing, ${s['rounds_cost_usd']:.4f} reviews and fix "
-        f"rounds, {s['wall_s']:.1f} s; per issue ${s['mean_cost_usd']:.4f}, "
+        f"Rounds to clean (fix rounds until the reviewer found nothing blocking): {s['clean']} "
+        f"of {s['pulls_opened']} pull requests came clean"
+        + (f", in {mean_rounds:.1f} rounds on average" if mean_rounds is not None else "")
+        + f"; {s['still_open']} still open when the rounds ran out, {s['unsettled']} unsettled.",
+        f"Spend: ${s['cost_usd']:.4f} writing and ${s['rounds_cost_usd']:.4f} reviews and fix "
+        f"rounds in all, {s['wall_s']:.1f} s; per issue ${s['mean_cost_usd']:.4f} writing, "
         f"{s['mean_turns']:.1f} turns, {s['mean_test_runs']:.1f} test runs.",
     ]
     for failed in s["failed"]:
         rows.append(f"{failed['id']}: {failed['status']}: {failed['reason'] or 'no reason given'}")
-    return "\n".join(rows)
+    # The prose wrapped at the width the rows keep to.
+    return "\n".join(
+        line if line.startswith("|") or len(line) <= WIDTH else textwrap.fill(line, WIDTH)
+        for line in rows
+    )
 
 
 def rounds_cell(case: Mapping[str, Any]) -> str:
