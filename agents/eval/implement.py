@@ -203,7 +203,7 @@ def table(data: Mapping[str, Any]) -> str:
     mean_rounds = s["mean_rounds_to_clean"]
     rows.append(
         f"| **mean** | {s['pulls_opened']} of {s['cases']} | "
-        f"{'-' if mean_rounds is None else f'{mean_rounds:.1f}'} | {s['solved']} of "
+        f"{'-' if mean_rounds is None else f'{mean_rounds:.2f}'} | {s['solved']} of "
         f"{s['cases']} | ${s['mean_cost_usd']:.4f} | | {s['mean_turns']:.1f} | "
         f"{s['mean_test_runs']:.1f} |"
     )
@@ -213,7 +213,7 @@ def table(data: Mapping[str, Any]) -> str:
         "at its final head.",
         f"Rounds to clean (fix rounds until the reviewer found nothing blocking): {s['clean']} "
         f"of {s['pulls_opened']} pull requests came clean"
-        + (f", in {mean_rounds:.1f} rounds on average" if mean_rounds is not None else "")
+        + (f", in {mean_rounds:.2f} rounds on average" if mean_rounds is not None else "")
         + f"; {s['still_open']} still open when the rounds ran out, {s['unsettled']} unsettled.",
         f"Spend: ${s['cost_usd']:.4f} writing and ${s['rounds_cost_usd']:.4f} reviews and fix "
         f"rounds in all, {s['wall_s']:.1f} s; per issue ${s['mean_cost_usd']:.4f} writing, "

@@ -129,7 +129,7 @@ def test_the_scripted_writer_solves_the_bugs_it_knows_and_the_rounds_take_its_ba
     assert "| leap-year | none | - | - |" in table
     assert f"| {ONE_ROUND} | #" in table and "| 1 | pass |" in table
     assert f"| {NEVER_CLEAN} | #" in table and "| none | pass |" in table
-    assert "| **mean** | 7 of 8 | 0.2 | 6 of 8 |" in table
+    assert "| **mean** | 7 of 8 | 0.17 | 6 of 8 |" in table
     assert "Success rate 75.0%" in table and "6 of 7" in table
     assert "Traceback" not in done.stdout + done.stderr
     report = table.split("\nresults: ", 1)[0]
@@ -240,5 +240,5 @@ def test_rounds_to_clean_are_averaged_over_the_clean_pulls_and_the_rest_counted_
     shown = render(data)
     rows = [line.split(" | ")[2] for line in shown.splitlines() if line.startswith("| ")][1:6]
     assert rows == ["0", "2", "none", "?", "-"]
-    assert "2 of 4 pull requests came clean, in 1.0 rounds on average" in " ".join(shown.split())
+    assert "2 of 4 pull requests came clean, in 1.00 rounds on average" in " ".join(shown.split())
     assert all(len(line) <= 80 for line in shown.splitlines())
