@@ -76,8 +76,8 @@ def evaluate(
     each issue of a set, the reviewer and the fixer take each pull request through the fix
     rounds, its final head runs tests the writer never saw, and it prints per issue the pull
     request, its rounds to clean, the hidden tests' result, cost, turns and test runs, and the
-    success rate and mean rounds to clean. Against Claude: set ANTHROPIC_API_KEY and pass --model with a Claude model id
-    (docs/eval.md).
+    success rate and mean rounds to clean. Against Claude: set ANTHROPIC_API_KEY and pass --model
+    with a Claude model id (docs/eval.md).
     """
     if ctx.invoked_subcommand is not None:
         return

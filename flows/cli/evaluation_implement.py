@@ -20,11 +20,14 @@ import os
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.private_files import private_folder
 from flows.local.env import prepare_prefect_env
 from flows.local.prefect_server import use_local_prefect
+
+if TYPE_CHECKING:
+    from agents.outcome import WorkerOutcome
 
 
 def run_implement_eval(
@@ -49,8 +52,6 @@ def run_implement_eval(
     from agents.settings.model import ConfigError, load_settings
     from flows.cli.console import console, say
     from flows.cli.demo import load_env_file
-    from flows.cli.runner import execute_flow
-    from flows.run.request import RunRequest
     from sandbox.eval import seed_issue
     from sandbox.github.limits import RateLimits
     from sandbox.github.seed import WRITER_BOT
@@ -110,22 +111,13 @@ def run_implement_eval(
         # A run opens at most MAX_PER_RUN pull requests (the product's cap on a backlog), so
         # the set goes through in runs of that many repositories.
         repos = [repo for repo, _ in served.values()]
-        for at in range(0, len(repos), MAX_PER_RUN):
-            report = execute_flow(
-                RunRequest(
-                    role=role,
-                    repos=tuple(repos[at : at + MAX_PER_RUN]),
-                    max_workers=max_workers,
-                    model=model,
-                )
-            )
-            for outcome in report.outcomes:
-                used = spend[outcome.target.split("#", 1)[0]]
-                used["cost"] += outcome.cost_usd
-                used["turns"] += outcome.turns
-                used["test_runs"] += len(outcome.written.test_runs) if outcome.written else 0
-                used["status"] = outcome.status
-                used["reason"] = outcome.reason
+        for repo, outcome in in_runs(role, repos, MAX_PER_RUN, model, max_workers):
+            used = spend[repo]
+            used["cost"] += outcome.cost_usd
+            used["turns"] += outcome.turns
+            used["test_runs"] += len(outcome.written.test_runs) if outcome.written else 0
+            used["status"] = outcome.status
+            used["reason"] = outcome.reason
         first = {repo: _writers_pull(state, repo, WRITER_BOT) for repo in repos}
         loops = review_and_fix(
             state,
@@ -176,12 +168,18 @@ def _writers_pull(state: Any, repo: str, bot: str) -> tuple[int | None, str, dic
     sandbox GitHub holds them: (None, "", {}) when it opened none."""
     with state.lock:
         found = state.repo(repo)
-        opened = [i for i in found.pulls() if i.pull is not None and i.user_login == bot]
-        if not opened:
+        last = _opened_by(found, bot)
+        if last is None:
             return None, "", {}
-        last = opened[-1]
         head = last.pull.head_sha
         return last.number, head, dict(found.commits[head].tree)
+
+
+def _opened_by(found: Any, bot: str) -> Any:
+    """The last pull request ``bot`` opened on the sandbox repository ``found`` (None: none);
+    the caller holds the state's lock."""
+    opened = [i for i in found.pulls() if i.pull is not None and i.user_login == bot]
+    return opened[-1] if opened else None
 
 
 def review_and_fix(
@@ -201,8 +199,6 @@ def review_and_fix(
     from agents.eval.implement import UNSETTLED, Rounds
     from agents.kinds.fix import MAX_PER_RUN
     from agents.planning.repo_config import MAX_FIX_ROUNDS
-    from flows.cli.runner import execute_flow
-    from flows.run.request import RunRequest
     from sandbox.github.seed import WRITER_BOT
 
     round_costs: dict[str, list[float]] = defaultdict(list)
@@ -214,24 +210,11 @@ def review_and_fix(
         pending = [r for r in repos if _loop_end(state, r, WRITER_BOT)[0] is None]
         if not pending:
             break
-        for role, costs in ((reviewer, None), (fixer, round_costs)):
-            # A fix run takes at most MAX_PER_RUN pull requests; the reviews go in the same
-            # batches.
-            for at in range(0, len(pending), MAX_PER_RUN):
-                report = execute_flow(
-                    RunRequest(
-                        role=role,
-                        repos=tuple(pending[at : at + MAX_PER_RUN]),
-                        max_workers=max_workers,
-                        model=model,
-                    )
-                )
-                for outcome in report.outcomes:
-                    repo = outcome.target.split("#", 1)[0]
-                    if costs is None:
-                        review_costs[repo] += outcome.cost_usd
-                    else:
-                        costs[repo].append(outcome.cost_usd)
+        # A fix run takes at most MAX_PER_RUN pull requests; the reviews go in the same batches.
+        for repo, outcome in in_runs(reviewer, pending, MAX_PER_RUN, model, max_workers):
+            review_costs[repo] += outcome.cost_usd
+        for repo, outcome in in_runs(fixer, pending, MAX_PER_RUN, model, max_workers):
+            round_costs[repo].append(outcome.cost_usd)
     loops = {}
     for repo in repos:
         end, rounds = _loop_end(state, repo, WRITER_BOT)
@@ -244,6 +227,28 @@ def review_and_fix(
     return loops
 
 
+def in_runs(
+    role: str, repos: list[str], per_run: int, model: str, max_workers: int | None
+) -> list[tuple[str, WorkerOutcome]]:
+    """Runs of ``role`` over ``repos``, ``per_run`` repositories a run (the kind's own cap on a
+    run, so none is left for a later one): each worker's outcome with its repository."""
+    from flows.cli.runner import execute_flow
+    from flows.run.request import RunRequest
+
+    done = []
+    for at in range(0, len(repos), per_run):
+        report = execute_flow(
+            RunRequest(
+                role=role,
+                repos=tuple(repos[at : at + per_run]),
+                max_workers=max_workers,
+                model=model,
+            )
+        )
+        done += [(o.target.split("#", 1)[0], o) for o in report.outcomes]
+    return done
+
+
 def _loop_end(state: Any, repo: str, bot: str) -> tuple[str | None, int]:
     """How the loop on the writer's pull request of ``repo`` ended, as GitHub shows it (None:
     not yet), and the fix rounds its body lists: the fixer marks it ready when nothing blocks,
@@ -252,11 +257,9 @@ def _loop_end(state: Any, repo: str, bot: str) -> tuple[str | None, int]:
     from agents.writer.body import ROUNDS_MARK, STOPPED_MARK
 
     with state.lock:
-        found = state.repo(repo)
-        opened = [i for i in found.pulls() if i.pull is not None and i.user_login == bot]
-        if not opened:
+        pull = _opened_by(state.repo(repo), bot)
+        if pull is None:
             return None, 0
-        pull = opened[-1]
         body = pull.body or ""
         draft = pull.pull.draft
     listed = body.partition(ROUNDS_MARK)[2].partition(STOPPED_MARK)[0]
