@@ -15,8 +15,14 @@ from tests.worker.conftest import Swarm
 pytestmark = pytest.mark.anyio
 
 
-def test_every_tool_a_role_may_list_is_one_the_toolbox_can_build() -> None:
-    assert set(tool_names()) == KNOWN_TOOLS
+def test_every_declared_tool_is_listed_by_a_shipped_role() -> None:
+    """A declared tool no shipped role lists is dead weight in the catalog (and a role listing an
+    undeclared one is refused at load, tests/roles)."""
+    from agents.roles.files import load_roles
+    from tests.paths import ROLES_DIR
+
+    listed = {tool for role in load_roles(ROLES_DIR).values() for tool in role.tools}
+    assert set(tool_names()) == listed == set(KNOWN_TOOLS)
 
 
 async def test_tools_are_offered_sorted_and_writes_only_with_their_permission(
