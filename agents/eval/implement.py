@@ -5,12 +5,19 @@ that pull request's head, pass under the repository's own test command, run in t
 every run of a repository's code (:func:`agents.confine.run_confined`). A pull request whose
 hidden tests fail is counted as opened, not as solved: the visible tests passing is what the
 writer itself checked, not what the issue asked.
+
+After the writer opens its pull request, the review-and-fix loop runs on it as the product runs
+it (agents/kinds/fix.py): the reviewer bot reviews, the writer answers the blocking findings in
+a fix round, the reviewer re-reviews, until nothing blocks (ready for review) or the rounds run
+out. A case's **rounds to clean** is how many fix rounds that took: 0 when the first review
+found nothing blocking, None when it never came clean. The hidden tests judge the final head.
 """
 
 from __future__ import annotations
 
 import json
 import tempfile
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +28,8 @@ from agents.eval.cases import ImplementCase
 
 # What the JSON keeps of a hidden run's output: its tail names the failing assertion.
 OUTPUT_TAIL = 2000
+# The table's width: a terminal's, and what a document takes without wrapping.
+WIDTH = 80
 
 
 @dataclass(frozen=True)
@@ -30,6 +39,27 @@ class HiddenRun:
     passed: bool | None
     line: str
     output: str = ""
+
+
+# How a pull request's review-and-fix loop ended (agents/kinds/fix.py's settled states).
+CLEAN = "clean"  # nothing blocking: marked ready for review
+STILL_OPEN = "still open"  # rounds spent with blocking findings left: listed in its body
+UNSETTLED = "unsettled"  # neither within the evaluation's passes (a review or a round failed)
+
+
+@dataclass(frozen=True)
+class Rounds:
+    """The review-and-fix loop on one pull request: how it ended, the fix rounds it took, what
+    each round cost (the fixer's worker, in order) and what the reviews of it cost in all."""
+
+    end: str
+    rounds: int
+    round_costs_usd: tuple[float, ...] = ()
+    review_cost_usd: float = 0.0
+
+    @property
+    def to_clean(self) -> int | None:
+        return self.rounds if self.end == CLEAN else None
 
 
 @dataclass(frozen=True)
@@ -47,6 +77,10 @@ class CaseResult:
     cost_usd: float = 0.0
     turns: int = 0
     test_runs: int = 0
+    # The review-and-fix loop (None without a pull request), and the hidden tests at the
+    # writer's first head when the rounds moved it (None when they did not).
+    rounds: Rounds | None = None
+    hidden_first: HiddenRun | None = None
 
     @property
     def solved(self) -> bool:
@@ -82,6 +116,9 @@ def results(
     """The evaluation as data: per case and in all (the JSON of ``--json``)."""
     n = max(1, len(cases))
     solved = sum(1 for c in cases if c.solved)
+    looped = [c.rounds for c in cases if c.rounds is not None]
+    clean = [r.rounds for r in looped if r.end == CLEAN]
+    rounds_cost = sum(sum(r.round_costs_usd) + r.review_cost_usd for r in looped)
     return {
         "kind": "implement",
         "set": set_name,
@@ -103,6 +140,16 @@ def results(
                 "cost_usd": round(c.cost_usd, 6),
                 "turns": c.turns,
                 "test_runs": c.test_runs,
+                "rounds_end": c.rounds.end if c.rounds is not None else None,
+                "fix_rounds": c.rounds.rounds if c.rounds is not None else None,
+                "rounds_to_clean": c.rounds.to_clean if c.rounds is not None else None,
+                "round_costs_usd": (
+                    [round(x, 6) for x in c.rounds.round_costs_usd] if c.rounds else []
+                ),
+                "review_cost_usd": round(c.rounds.review_cost_usd, 6) if c.rounds else 0.0,
+                "hidden_passed_first_head": (
+                    c.hidden_first.passed if c.hidden_first is not None else None
+                ),
             }
             for c in cases
         ],
@@ -115,6 +162,13 @@ def results(
             "mean_cost_usd": round(sum(c.cost_usd for c in cases) / n, 6),
             "mean_turns": sum(c.turns for c in cases) / n,
             "mean_test_runs": sum(c.test_runs for c in cases) / n,
+            # Rounds to clean over the pull requests that came clean; the others are counted.
+            "clean": len(clean),
+            "still_open": sum(1 for r in looped if r.end == STILL_OPEN),
+            "unsettled": sum(1 for r in looped if r.end == UNSETTLED),
+            "mean_rounds_to_clean": sum(clean) / len(clean) if clean else None,
+            "fix_rounds": sum(r.rounds for r in looped),
+            "rounds_cost_usd": round(rounds_cost, 6),
             "wall_s": round(wall_s, 1),
             # Workers that did not succeed: a writer that opens nothing ends failed, with why.
             "failed": [
@@ -133,32 +187,55 @@ def table(data: Mapping[str, Any]) -> str:
         f"**{data['set']}**, model `{data['model']}`: {s['cases']} issues, {s['solved']} solved "
         f"({s['success_rate']:.1%})",
         "",
-        "| case | PR | hidden tests | cost | turns | test runs |",
-        "|---|---|---|---|---|---|",
+        "| case | PR | rounds | hidden tests | cost | fix cost | turns | test runs |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for c in data["cases"]:
         pull = f"#{c['pull']}" if c["pull"] is not None else "none"
         hidden = {True: "pass", False: "FAIL", None: "not run"}[c["hidden_passed"]]
         if c["pull"] is None:
             hidden = "-"  # nothing to test
+        fixing = f"${sum(c['round_costs_usd']):.4f}" if c["round_costs_usd"] else "-"
         rows.append(
-            f"| {c['id']} | {pull} | {hidden} | ${c['cost_usd']:.4f} | {c['turns']} | "
-            f"{c['test_runs']} |"
+            f"| {c['id']} | {pull} | {rounds_cell(c)} | {hidden} | ${c['cost_usd']:.4f} | "
+            f"{fixing} | {c['turns']} | {c['test_runs']} |"
         )
+    mean_rounds = s["mean_rounds_to_clean"]
     rows.append(
-        f"| **mean** | {s['pulls_opened']} of {s['cases']} | {s['solved']} of {s['cases']} | "
-        f"${s['mean_cost_usd']:.4f} | {s['mean_turns']:.1f} | {s['mean_test_runs']:.1f} |"
+        f"| **mean** | {s['pulls_opened']} of {s['cases']} | "
+        f"{'-' if mean_rounds is None else f'{mean_rounds:.2f}'} | {s['solved']} of "
+        f"{s['cases']} | ${s['mean_cost_usd']:.4f} | | {s['mean_turns']:.1f} | "
+        f"{s['mean_test_runs']:.1f} |"
     )
     rows += [
         "",
-        f"Success rate {s['success_rate']:.1%}: a pull request opened and its hidden tests pass.",
-        f"Spend: ${s['cost_usd']:.4f} in all, {s['wall_s']:.1f} s; per issue "
-        f"${s['mean_cost_usd']:.4f}, {s['mean_turns']:.1f} turns, {s['mean_test_runs']:.1f} "
-        "test runs.",
+        f"Success rate {s['success_rate']:.1%}: a pull request opened and its hidden tests pass "
+        "at its final head.",
+        f"Rounds to clean (fix rounds until the reviewer found nothing blocking): {s['clean']} "
+        f"of {s['pulls_opened']} pull requests came clean"
+        + (f", in {mean_rounds:.2f} rounds on average" if mean_rounds is not None else "")
+        + f"; {s['still_open']} still open when the rounds ran out, {s['unsettled']} unsettled.",
+        f"Spend: ${s['cost_usd']:.4f} writing and ${s['rounds_cost_usd']:.4f} reviews and fix "
+        f"rounds in all, {s['wall_s']:.1f} s; per issue ${s['mean_cost_usd']:.4f} writing, "
+        f"{s['mean_turns']:.1f} turns, {s['mean_test_runs']:.1f} test runs.",
     ]
     for failed in s["failed"]:
         rows.append(f"{failed['id']}: {failed['status']}: {failed['reason'] or 'no reason given'}")
-    return "\n".join(rows)
+    # The prose wrapped at the width the rows keep to.
+    return "\n".join(
+        line if line.startswith("|") or len(line) <= WIDTH else textwrap.fill(line, WIDTH)
+        for line in rows
+    )
+
+
+def rounds_cell(case: Mapping[str, Any]) -> str:
+    """A case's rounds to clean as the table shows it: the number, ``none`` when the rounds ran
+    out with findings left, ``?`` when the loop did not settle, ``-`` without a pull request."""
+    if case["rounds_end"] is None:
+        return "-"
+    if case["rounds_end"] == CLEAN:
+        return str(case["rounds_to_clean"])
+    return "none" if case["rounds_end"] == STILL_OPEN else "?"
 
 
 def write(data: Mapping[str, Any], path: Path) -> None:

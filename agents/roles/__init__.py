@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from agents.permissions import lower_level
 from agents.tools.catalog import KNOWN_TOOLS as KNOWN_TOOLS
-from agents.tools.catalog import TOOL_PERMISSIONS as TOOL_PERMISSIONS
+from agents.tools.catalog import TOOLS as TOOLS
 
 SCHEMA_VERSION: Final = 1
 

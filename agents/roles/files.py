@@ -26,7 +26,7 @@ from agents.roles import (
     KNOWN_TOOLS,
     ONE_LINE,
     SCHEMA_VERSION,
-    TOOL_PERMISSIONS,
+    TOOLS,
     Limits,
     PromptSections,
     Role,
@@ -206,11 +206,11 @@ def _semantic_problems(
                 found.append(
                     (
                         where,
-                        f"tools[{index}]: unknown tool {tool!r}{did_you_mean(tool, KNOWN_TOOLS)}",
+                        f"tools[{index}]: unknown tool {tool!r}{did_you_mean(tool, TOOLS)}",
                     )
                 )
                 continue
-            needed = TOOL_PERMISSIONS[tool]
+            needed = TOOLS[tool].needs
             if needed and not within({k: str(v) for k, v in perms.items()}, needed):
                 need = ", ".join(f"{k}:{v}" for k, v in needed.items())
                 found.append(

@@ -4,12 +4,15 @@ its result is our own words.
 
 The role loader (:mod:`agents.roles.files`), the toolbox (:class:`agents.tools.base.Tool`'s
 ``needs_permission``) and the worker's story (:mod:`agents.worker.story`) read this table; a
-new tool is one row here plus its handler. Plain data: it imports nothing of ours.
+shipped tool is one row here plus its handler. A tool from elsewhere (a test, a plugin module)
+registers its row at import (:func:`register`, through :func:`agents.tools.register_tool`) and
+every reader sees it: they ask :data:`TOOLS` when they run, never a copy taken at import. Plain
+data: it imports nothing of ours.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import KeysView, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -72,10 +75,26 @@ CATALOG: Final[tuple[ToolSpec, ...]] = (
         own_text=True,
     ),
 )
-TOOLS: Final[Mapping[str, ToolSpec]] = {spec.name: spec for spec in CATALOG}
-# Tools the worker offers, and the permission each needs. A role naming a tool it cannot use is
-# refused at load time rather than failing mid-review.
-TOOL_PERMISSIONS: Final[Mapping[str, Mapping[str, str]]] = {s.name: s.needs for s in CATALOG}
-KNOWN_TOOLS: Final[frozenset[str]] = frozenset(TOOLS)
-READ_VERBS: Final[Mapping[str, str]] = {s.name: s.verb for s in CATALOG if s.verb}
-OWN_TEXT_TOOLS: Final[frozenset[str]] = frozenset(s.name for s in CATALOG if s.own_text)
+# The live table: the shipped rows, then whatever registered since. A dict, not a frozen copy,
+# so a registered tool is known to the role loader, the toolbox and the story at once.
+TOOLS: Final[dict[str, ToolSpec]] = {spec.name: spec for spec in CATALOG}
+# Every tool name, as a live view of the table. A role naming a tool that is not here, or one
+# whose ``needs`` its permissions do not grant, is refused at load time rather than failing
+# mid-review.
+KNOWN_TOOLS: Final[KeysView[str]] = TOOLS.keys()
+
+
+def register(spec: ToolSpec) -> None:
+    """Add a tool's row. A name already taken is refused: a second row would silently change
+    what the first tool needs or how the story names it."""
+    if spec.name in TOOLS:
+        raise ValueError(f"tool {spec.name!r} is already declared")
+    TOOLS[spec.name] = spec
+
+
+def unregister(name: str) -> None:
+    """Take a registered tool's row out again (a test's tool, once the test is over). A shipped
+    tool stays: the roles on disk name them."""
+    if any(spec.name == name for spec in CATALOG):
+        raise ValueError(f"tool {name!r} is shipped and cannot be unregistered")
+    TOOLS.pop(name, None)

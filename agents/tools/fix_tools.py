@@ -19,19 +19,17 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Mapping
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.llm.turn import ToolResult
 from agents.llm.untrusted import wrap_untrusted
-from agents.posting.keys import find_own_comment, inert, with_comment_marker
-from agents.posting.once import create_or_find
+from agents.posting.keys import inert
 from agents.redact import redact
 from agents.tools.base import OfferedTool, Tool, ToolError
 from agents.tools.context import PostedReview, WorkerContext
-from agents.tools.review import task_write_key, worker_writes_once
+from agents.tools.review import task_write_key
+from agents.tools.threads import reply_once_in_thread
 from agents.tools.writer_tools import NoArgs, commit_changes
 from agents.workspace.policy import ChangeRefused
 from agents.writer.bench import WriterBench
@@ -157,23 +155,8 @@ def fix_tools(ctx: WorkerContext, bench: WriterBench, round_: FixRound) -> list[
 async def _answer_once(
     ctx: WorkerContext, round_: FixRound, head: str, thread: int, text: str
 ) -> None:
-    repo, number = ctx.task.repo, round_.pull
-    key = answer_key(repo, number, ctx.role_id, head, thread)
-    body = with_comment_marker(text, key)
-
-    async def find() -> Mapping[str, Any] | None:
-        comments = await ctx.gateway.list_pull_review_comments(repo, number)
-        replies = [c for c in comments if c.get("in_reply_to_id") == thread]
-        return find_own_comment(replies, key, ctx.bot_login)
-
-    async def create() -> Mapping[str, Any]:
-        return await create_or_find(
-            lambda: ctx.gateway.reply_to_review_comment(repo, number, thread, body),
-            find,
-            f"fix answer {key}",
-        )
-
-    await worker_writes_once(ctx, key, find, create)
+    key = answer_key(ctx.task.repo, round_.pull, ctx.role_id, head, thread)
+    await reply_once_in_thread(ctx, round_.pull, thread, key, text, f"fix answer {key}")
 
 
 async def _round_in_body(ctx: WorkerContext, round_: FixRound, line: RoundLine) -> None:

@@ -20,15 +20,15 @@ from pydantic import Field
 from agents.llm.turn import ToolResult
 from agents.llm.untrusted import wrap_untrusted
 from agents.memory.feedback import WRITE_PERMISSIONS
-from agents.posting.keys import answer_key, find_own_comment, with_comment_marker
+from agents.posting.keys import answer_key
 from agents.posting.lines import moves_of
-from agents.posting.once import create_or_find
+from agents.posting.once import Written
 from agents.posting.render import PostedFinding, answer_body, posted_finding
 from agents.tools.base import OfferedTool, Tool, ToolError
 from agents.tools.context import WorkerContext
 from agents.tools.github_tools import TargetArgs, check_target
 from agents.tools.pull_files import task_number
-from agents.tools.review import worker_writes_once
+from agents.tools.threads import reply_once_in_thread
 
 CONTEXT_LINES = 3
 ANSWER_CHARS = 4000
@@ -170,24 +170,10 @@ def reply_tools(ctx: WorkerContext) -> list[OfferedTool]:
     ]
 
 
-async def _answer_once(ctx: WorkerContext, thread: Thread, text: str) -> Any:
+async def _answer_once(ctx: WorkerContext, thread: Thread, text: str) -> Written:
     task = ctx.task
-    repo, number = task.repo, task_number(ctx)
+    number = task_number(ctx)
     assert task.reply_to is not None
-    key = answer_key(repo, number, task.reply_to)
+    key = answer_key(task.repo, number, task.reply_to)
     root = int(thread.root["id"])
-    body = with_comment_marker(answer_body(text), key)
-
-    async def find() -> Mapping[str, Any] | None:
-        comments = await ctx.gateway.list_pull_review_comments(repo, number)
-        in_thread = [c for c in comments if c.get("in_reply_to_id") == root]
-        return find_own_comment(in_thread, key, ctx.bot_login)
-
-    async def create() -> Mapping[str, Any]:
-        return await create_or_find(
-            lambda: ctx.gateway.reply_to_review_comment(repo, number, root, body),
-            find,
-            f"answer {key}",
-        )
-
-    return await worker_writes_once(ctx, key, find, create)
+    return await reply_once_in_thread(ctx, number, root, key, answer_body(text), f"answer {key}")

@@ -122,22 +122,33 @@ async def resolve_fixed(
 
 async def _reply_once(ctx: WorkerContext, posted: PostedFinding, *, resolved: bool) -> Written:
     task = ctx.task
-    repo, number, head = task.repo, task_number(ctx), task.head_sha or ""
+    number, head = task_number(ctx), task.head_sha or ""
     root = posted.comment_id
-    key = thread_key(repo, number, root, "resolved")
+    key = thread_key(task.repo, number, root, "resolved")
     said = resolution_reply(head) if resolved else fixed_reply(head)
-    body = with_comment_marker(said, key)
+    # Called after the resolution: a "Resolved" reply on an open thread would read as "reopened".
+    return await reply_once_in_thread(ctx, number, root, key, said, f"resolution {key}")
+
+
+async def reply_once_in_thread(
+    ctx: WorkerContext, number: int, root: int, key: str, text: str, what: str
+) -> Written:
+    """The worker's one reply under ``key`` in the review thread that starts at comment ``root``
+    of pull request ``number``: the store's claim, then the bot's own marker among that thread's
+    replies, then the write. Every answer the bot gives in a thread (a fixed finding, a
+    responder's answer, a fix round's answer) is written through here."""
+    repo = ctx.task.repo
+    body = with_comment_marker(text, key)
 
     async def find() -> Mapping[str, Any] | None:
         comments = await ctx.gateway.list_pull_review_comments(repo, number)
         return find_own_comment(_replies(comments, root), key, ctx.bot_login)
 
     async def create() -> Mapping[str, Any]:
-        # After the resolution: a "Resolved" reply on an open thread would read as "reopened".
         return await create_or_find(
             lambda: ctx.gateway.reply_to_review_comment(repo, number, root, body),
             find,
-            f"resolution {key}",
+            what,
         )
 
     return await worker_writes_once(ctx, key, find, create)

@@ -13,7 +13,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from agents.llm.turn import ToolResult
-from agents.tools.catalog import OWN_TEXT_TOOLS, READ_VERBS
+from agents.tools.catalog import TOOLS
 from agents.worker.ports import ModelTurn, ToolUse
 
 if TYPE_CHECKING:
@@ -68,9 +68,10 @@ def tool_line(use: ToolUse, result: ToolResult) -> str | None:
     if use.name == "record_progress":
         # A goal, checkpoint or decision: the arguments passed validation, the note is the line.
         return f"{use.args.get('kind', 'checkpoint')}: {_short(str(use.args.get('note', '')))}"
-    if use.name in READ_VERBS:
-        return f"{READ_VERBS[use.name]}: {_short(result.summary or '')}"
-    if use.name in OWN_TEXT_TOOLS:
+    spec = TOOLS.get(use.name)
+    if spec is not None and spec.verb:
+        return f"{spec.verb}: {_short(result.summary or '')}"
+    if spec is not None and spec.own_text:
         return f"{use.name}: {_short(result.content)}"
     return f"{use.name}: {_short(result.summary or 'done')}"
 

@@ -73,10 +73,11 @@ def evaluate(
 
     Prints precision, recall and F1 overall and by severity and category, false findings on the
     clean PRs, and cost, tokens and time per PR. With --kind implement: the writer implements
-    each issue of a set, the pull request's head runs tests the writer never saw, and it prints
-    per issue the pull request, the hidden tests' result, cost, turns and test runs, and the
-    success rate. Against Claude: set ANTHROPIC_API_KEY and pass --model with a Claude model id
-    (docs/eval.md).
+    each issue of a set, the reviewer and the fixer take each pull request through the fix
+    rounds, its final head runs tests the writer never saw, and it prints per issue the pull
+    request, its rounds to clean, the hidden tests' result, cost, turns and test runs, and the
+    success rate and mean rounds to clean. Against Claude: set ANTHROPIC_API_KEY and pass --model
+    with a Claude model id (docs/eval.md).
     """
     if ctx.invoked_subcommand is not None:
         return

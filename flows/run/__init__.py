@@ -4,7 +4,7 @@
 - ``request.py``: ``RunRequest``, the flow's one parameter: what a run is asked to do
 - ``discovery.py``: discovery as the flow runs it, owner by owner, as the role's bot
 - ``fanout.py``: workers as Prefect task runs under the concurrency cap
-- ``gate.py``: plan approval: the writer's plan posted, the run suspended for a maintainer's decision
+- ``gate.py``: plan approval: the plan posted, the run suspended for a maintainer's decision
 - ``notes.py``: the run's notes on PRs that end without a full review, posted as the role's bot
 - ``tokens.py``: one token per scope across the workers of a run that follow each other
 - ``states.py``: a worker's outcome as the task-run state the UI shows, and back

@@ -7,11 +7,18 @@ arguments are shaped to each tool's ``input_schema``: of ``repo`` (``owner/name`
 ``number``/``pull_number``/``issue_number``, ``page``, ``path``, ``ref``/``sha``, ``body``,
 ``event``, ``comments`` (``path``, ``line``, ``side``, ``body``), ``labels``, ``note``, ``kind``
 it fills those the schema names (all of them when a tool has no schema properties).
+
+A tool or kind from outside the shipped set (a test's, a plugin's) brings its own behaviour:
+:func:`register_script` adds a step function tried before the shipped ones, and
+:func:`call_in_turn` is the plain script that calls each named tool once, in order, with the
+arguments it is given, then ends with a sentence.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from sandbox.model.answer import answer
 from sandbox.model.conversation import (
@@ -29,10 +36,52 @@ from sandbox.model.implement import implement, plan
 from sandbox.model.judging import verdict
 from sandbox.model.review import review, review_values, should_submit, without_inline
 
-__all__ = ["Action", "Conversation", "Reply", "ToolCall", "next_action"]
+__all__ = [
+    "Action",
+    "Conversation",
+    "Reply",
+    "ToolCall",
+    "call_in_turn",
+    "next_action",
+    "register_script",
+    "unregister_script",
+]
+
+# A registered behaviour: when it applies to a conversation, and its next step there.
+Applies = Callable[[Conversation], bool]
+Step = Callable[[Conversation], Action]
+_REGISTERED: dict[str, tuple[Applies, Step]] = {}
+
+
+def register_script(name: str, applies: Applies, step: Step) -> None:
+    """Add a behaviour, tried before the shipped ones, for the conversations ``applies`` picks
+    (say, those offering a tool of its own)."""
+    if name in _REGISTERED:
+        raise ValueError(f"script {name!r} is already registered")
+    _REGISTERED[name] = (applies, step)
+
+
+def unregister_script(name: str) -> None:
+    _REGISTERED.pop(name, None)
+
+
+def call_in_turn(
+    conv: Conversation, calls: Sequence[tuple[str, Mapping[str, Any]]], done: str
+) -> Action:
+    """Call each offered tool of ``calls`` once, in order, with its arguments; then say ``done``
+    followed by the last result. A tool the request does not offer is passed over: the toolbox
+    chose not to offer it, and the script never calls what it was not given."""
+    for name, args in calls:
+        if conv.offers(name) and not conv.called(name):
+            return conv.call(name, dict(args))
+    results = [c.result or "" for name, _ in calls for c in conv.called(name)]
+    return Reply(f"{done} {results[-1] if results else ''}".strip())
 
 
 def next_action(conv: Conversation, *, read_files: bool = False) -> Action:
+    for applies, step in list(_REGISTERED.values()):
+        if applies(conv):
+            return step(conv)
     task = conv.task.lower()
     if "swarm-eval-judge" in task:
         return Reply(verdict(conv.opening))

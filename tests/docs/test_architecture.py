@@ -463,3 +463,107 @@ async def test_a_kind_defined_only_in_tests_is_routed_discovered_planned_and_run
         await runtime.aclose()
     assert outcome.status == "succeeded", outcome
     assert [c.user_login for c in issue.comments] == [MAINTAINER, TRIAGE_BOT]
+
+
+# A read tool declared only here: how many words the task's issue holds.
+COUNTER = (ROLES_DIR / "triager.yaml").read_text().replace("id: triager", "id: counter")
+COUNTER = COUNTER.replace("  - get_issue\n", "  - get_issue\n  - issue_word_count\n")
+WORD_COUNT_VERB = "counted the issue's words"
+
+
+@pytest.fixture
+def word_count_tool() -> Iterator[None]:
+    from pydantic import BaseModel, ConfigDict
+
+    from agents.llm.turn import ToolResult
+    from agents.tools import Tool, ToolSpec, WorkerContext, register_tool, unregister_tool
+    from sandbox.model.conversation import Action, Conversation
+    from sandbox.model.scripts import call_in_turn, register_script, unregister_script
+
+    class NoArgs(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+
+    def offer(ctx: WorkerContext) -> list[Tool[NoArgs]]:
+        async def count(_: NoArgs) -> ToolResult:
+            assert ctx.task.number is not None
+            issue = await ctx.gateway.get_issue(ctx.task.repo, ctx.task.number)
+            words = len(f"{issue.get('title') or ''} {issue.get('body') or ''}".split())
+            return ToolResult(f"{words} words", summary=f"{words} words")
+
+        return [Tool("issue_word_count", "How many words the issue holds.", NoArgs, count)]
+
+    def step(conv: Conversation) -> Action:
+        return call_in_turn(conv, [("issue_word_count", {})], "Counted:")
+
+    register_tool(ToolSpec("issue_word_count", {"issues": "read"}, verb=WORD_COUNT_VERB), offer)
+    register_script("word count", lambda conv: conv.offers("issue_word_count"), step)
+    yield
+    unregister_script("word count")
+    unregister_tool("issue_word_count")
+
+
+def test_a_role_naming_a_tool_nobody_declared_is_refused(tmp_path: Path) -> None:
+    from agents.roles.files import RoleLoadError, load_roles
+
+    (tmp_path / "counter.yaml").write_text(COUNTER)
+    with pytest.raises(RoleLoadError, match="unknown tool 'issue_word_count'"):
+        load_roles(tmp_path)
+
+
+def test_a_role_listing_a_registered_tool_must_grant_what_it_needs(
+    word_count_tool: None, tmp_path: Path
+) -> None:
+    from agents.roles.files import RoleLoadError, load_roles
+
+    (tmp_path / "counter.yaml").write_text(COUNTER.replace("  issues: write\n", ""))
+    with pytest.raises(RoleLoadError, match="'issue_word_count' needs issues:read"):
+        load_roles(tmp_path)
+
+
+@pytest.mark.anyio
+async def test_a_tool_defined_only_in_tests_is_listed_offered_called_and_told(
+    word_count_tool: None,
+    sandbox: SandboxServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """One declaration (here, this file's fixture), one role file and one script make a tool: the
+    real role loader, dispatcher, toolbox, worker loop and story take it, no product file told."""
+    import json
+    import logging
+
+    from agents.roles import RoleRefs
+    from agents.settings.model import load_settings
+    from agents.wiring import build_runtime
+    from agents.work import Task
+    from agents.worker.run import run_worker
+    from flows.run.models import scripted_model
+    from sandbox.github.seed import WIDGETS, WIDGETS_ISSUE_DOCS
+    from tests.worker.conftest import settings_env
+
+    roles = tmp_path / "roles"
+    roles.mkdir()
+    (roles / "counter.yaml").write_text(COUNTER)
+    settings_env(sandbox, tmp_path, monkeypatch)
+    monkeypatch.setenv("SWARM_ROLES_DIR", str(roles))
+    model = scripted_model()
+    assert model.scripted is not None
+    runtime = build_runtime(load_settings(), model.client, model.model_id)
+    caplog.set_level(logging.INFO, logger="agents.worker")
+    try:
+        task = Task(kind="triage_issue", repo=WIDGETS, number=WIDGETS_ISSUE_DOCS)
+        run_id = runtime.store.create_run("test")
+        sealed = await runtime.dispatcher.dispatch(run_id, task, RoleRefs(agent="counter"))
+        outcome = await run_worker(sealed, runtime.worker)
+        events = runtime.store.get_transcript(outcome.worker_id)
+        transcript = json.dumps([e.content for e in events])
+    finally:
+        await runtime.aclose()
+    assert outcome.status == "succeeded", outcome
+    issue = sandbox.state.repo(WIDGETS).issues[WIDGETS_ISSUE_DOCS]
+    words = len(f"{issue.title} {issue.body}".split())
+    offered = {t["name"] for t in model.scripted.requests[0]["tools"]}
+    assert "issue_word_count" in offered
+    assert f"{words} words" in transcript
+    assert f"{WORD_COUNT_VERB}: {words} words" in caplog.text

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from agents.roles import KNOWN_TOOLS
-from agents.tools import ALL_TOOL_NAMES, build_toolbox
+from agents.tools import build_toolbox, tool_names
 from sandbox.github.seed import WIDGETS, WIDGETS_ISSUE_DOCS, WIDGETS_PR_DEBUG_PRINT
 from tests.tools.conftest import MakeContext
 from tests.worker.conftest import Swarm
@@ -15,8 +15,14 @@ from tests.worker.conftest import Swarm
 pytestmark = pytest.mark.anyio
 
 
-def test_every_tool_a_role_may_list_is_one_the_toolbox_can_build() -> None:
-    assert set(ALL_TOOL_NAMES) == KNOWN_TOOLS
+def test_every_declared_tool_is_listed_by_a_shipped_role() -> None:
+    """A declared tool no shipped role lists is dead weight in the catalog (and a role listing an
+    undeclared one is refused at load, tests/roles)."""
+    from agents.roles.files import load_roles
+    from tests.paths import ROLES_DIR
+
+    listed = {tool for role in load_roles(ROLES_DIR).values() for tool in role.tools}
+    assert set(tool_names()) == listed == set(KNOWN_TOOLS)
 
 
 async def test_tools_are_offered_sorted_and_writes_only_with_their_permission(
