@@ -128,12 +128,22 @@ class EventSink:
                 note=command.note,
             )
         if why is not None:
-            await self.github.reply(work.repo, work.number, f"`/swarm {command.word}`: {why}.")
-            await self.github.react(work.repo, work.comment_id, "confused")
+            await self._tell(work, work.comment_id, f"`/swarm {command.word}`: {why}.")
             return Submitted("done", f"{command.word} on {work.target}: {why}")
         await self._acknowledge(work.repo, work.comment_id)
         log.info("%s on %s by %s: the waiting run resumes", command.word, work.target, work.sender)
         return Submitted("done", f"{command.word}d the plan on {work.target}")
+
+    async def _tell(self, work: EventWork, comment_id: int, text: str) -> None:
+        """Why a decision resumed nothing, as a reply and a confused reaction: a courtesy, like
+        the eyes (the commands token may not comment on an issue); the delivery's row keeps it."""
+        from agents.github.errors import GitHubApiError
+
+        try:
+            await self.github.reply(work.repo, work.number, text)
+            await self.github.react(work.repo, comment_id, "confused")
+        except GitHubApiError as exc:
+            log.warning("%s: not told why nothing resumed: %s", work.target, exc)
 
     async def _acknowledge(self, repo: str, comment_id: int) -> None:
         """The eyes reaction that says a command was seen: a courtesy, so a reaction GitHub

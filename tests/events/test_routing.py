@@ -74,6 +74,25 @@ def test_a_command_comment_on_a_pr_is_a_command(hooks: SandboxWebhooks) -> None:
     assert routed.work.work_key("d-9") == "command:d-9"
 
 
+def test_a_decision_on_an_issue_is_the_writers_command_with_the_persons_note(
+    hooks: SandboxWebhooks,
+) -> None:
+    hooks.state.add_comment(WIDGETS, 4, "/swarm reject Use a set.\nAnd test it.", author=MAINTAINER)
+    routed = route_event("issue_comment", _only(hooks).body)
+    assert routed.work is not None
+    assert (routed.work.kind, routed.work.role) == ("command", "implementer")
+    command = Command.of(routed.work.command or "")
+    assert (command.word, command.note, command.decides) == (
+        "reject",
+        "Use a set.\nAnd test it.",
+        True,
+    )
+    # On a pull request a decision has no plan to decide on.
+    hooks.state.add_comment(WIDGETS, 1, "/swarm approve", author=MAINTAINER)
+    routed = route_event("issue_comment", _only(hooks).body)
+    assert routed.work is None and routed.reason.endswith("/swarm approve works on issues only")
+
+
 @pytest.mark.parametrize(
     ("author", "body", "number", "reason"),
     [

@@ -80,3 +80,30 @@ async def test_swarm_implement_on_an_issue_runs_only_for_someone_who_may_write(
     await events.post(delivery)
 
     assert _implement_runs(events) == runs
+
+
+@pytest.mark.parametrize("word", ["approve", "reject not like this"])
+async def test_a_decision_with_no_plan_waiting_resumes_nothing_and_says_why(
+    events: Events, word: str
+) -> None:
+    events.state.add_comment(WIDGETS, WIDGETS_ISSUE_BUG, f"/swarm {word}", author=WRITER)
+    [delivery] = events.hooks.take()
+
+    response = await events.post(delivery)
+
+    assert response.status_code == 202
+    assert events.started.requests == [], "a decision started a run"
+    record = events.store.get_delivery(delivery.delivery_id)
+    assert record is not None and record.outcome == "done"
+    assert "no plan of the writer waits for a decision on this issue" in (record.detail or "")
+
+
+async def test_a_readers_decision_is_ignored_without_a_reply(events: Events) -> None:
+    events.state.add_comment(WIDGETS, WIDGETS_ISSUE_BUG, "/swarm approve", author=READER)
+    [delivery] = events.hooks.take()
+
+    await events.post(delivery)
+
+    assert events.started.requests == [] and events.bot_writes() == []
+    record = events.store.get_delivery(delivery.delivery_id)
+    assert record is not None and record.outcome == "refused"
