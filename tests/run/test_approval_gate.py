@@ -18,6 +18,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,6 +34,7 @@ from sandbox.github.seed import (
     WRITER_TEST_CONFIG,
     plant_writer_issue,
 )
+from tests.browser import Browser
 from tests.events.harness import Events
 from tests.run import test_implement_flow
 from tests.run.conftest import Swarm, run_swarm
@@ -316,3 +318,26 @@ async def _store() -> AsyncIterator[Any]:
         yield opened
     finally:
         opened.close()
+
+
+@pytest.mark.slow
+def test_the_waiting_run_shows_the_decision_form_in_the_prefect_ui(
+    swarm: Swarm, store: str, browser: Browser, screenshots: Path
+) -> None:
+    """What a maintainer sees: the suspended run in Prefect's UI, its Resume button, and the
+    form made from :class:`flows.run.gate.PlanDecision` (approve, note)."""
+    from prefect.settings import PREFECT_API_URL
+
+    if store != "sqlite":
+        pytest.skip("the UI is the same whichever store the runs use")
+    number = gated_issue(swarm)
+    flow_run = suspended_at_the_gate(swarm, number)
+    ui = str(PREFECT_API_URL.value()).removesuffix("/api")
+
+    page = browser.page(f"{ui}/runs/flow-run/{flow_run}")
+    page.wait_for_text(["swarm implementer over acme/widgets", "Suspended"], timeout=120)
+    page.click_text("Resume")
+    text = page.wait_for_text(["Approve", "Note"], timeout=60)
+    page.screenshot(screenshots / "plan-approval-form.png")
+    assert "For a rejection" in text, text[:2000]
+    assert flow_state(flow_run).is_paused(), "opening the form decided something"
