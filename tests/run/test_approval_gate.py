@@ -321,23 +321,29 @@ async def _store() -> AsyncIterator[Any]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)
 def test_the_waiting_run_shows_the_decision_form_in_the_prefect_ui(
-    swarm: Swarm, store: str, browser: Browser, screenshots: Path
+    swarm: Swarm, browser: Browser, screenshots: Path, tmp_path: Path
 ) -> None:
-    """What a maintainer sees: the suspended run in Prefect's UI, its Resume button, and the
-    form made from :class:`flows.run.gate.PlanDecision` (approve, note)."""
-    from prefect.settings import PREFECT_API_URL
+    """What a maintainer sees: the suspended run in Prefect's UI (a full ``prefect server
+    start``: the test harness serves no UI), its Resume button, and the form made from
+    :class:`flows.run.gate.PlanDecision`."""
+    from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    if store != "sqlite":
-        pytest.skip("the UI is the same whichever store the runs use")
-    number = gated_issue(swarm)
-    flow_run = suspended_at_the_gate(swarm, number)
-    ui = str(PREFECT_API_URL.value()).removesuffix("/api")
+    from tests.prefect_server import PrefectServer
 
-    page = browser.page(f"{ui}/runs/flow-run/{flow_run}")
-    page.wait_for_text(["swarm implementer over acme/widgets", "Suspended"], timeout=120)
-    page.click_text("Resume")
-    text = page.wait_for_text(["Approve", "Note"], timeout=60)
-    page.screenshot(screenshots / "plan-approval-form.png")
-    assert "For a rejection" in text, text[:2000]
-    assert flow_state(flow_run).is_paused(), "opening the form decided something"
+    server = PrefectServer(tmp_path / "ui-server").start()
+    try:
+        with temporary_settings({PREFECT_API_URL: server.api_url}):
+            number = gated_issue(swarm)
+            flow_run = suspended_at_the_gate(swarm, number)
+            ui = server.api_url.removesuffix("/api")
+            page = browser.page(f"{ui}/runs/flow-run/{flow_run}")
+            page.wait_for_text(["swarm implementer over acme/widgets", "Suspended"], timeout=120)
+            page.click_text("Resume")
+            text = page.wait_for_text(["Approve", "Note"], timeout=60)
+            page.screenshot(screenshots / "plan-approval-form.png")
+            assert "For a rejection" in text, text[:2000]
+            assert flow_state(flow_run).is_paused(), "opening the form decided something"
+    finally:
+        server.stop()
