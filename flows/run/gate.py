@@ -268,7 +268,9 @@ async def expire_gates(runtime: Runtime) -> list[str]:
                 if not gate.expired:
                     continue
                 why = "plan approval timed out: nothing written"
-                await client.set_flow_run_state(gate.holder, Failed(message=why), force=True)
+                await client.set_flow_run_state(
+                    uuid.UUID(gate.holder), Failed(message=why), force=True
+                )
         repo, number, role = gate.target
         await _comment(runtime, role, gate, "timed-out", timed_out_text(gate))
         gate.state = "timed_out"
