@@ -165,6 +165,12 @@ def suspended_at_the_gate(swarm: Swarm, number: int) -> uuid.UUID:
     assert "The swarm's writer plans to implement this issue" in plan
     assert "`largest`" in plan and "/swarm approve" in plan
     assert branches(swarm) == [] and writers_pulls(swarm) == []
+    # The writer bot's one write so far is that comment: planning wrote nothing, not a branch.
+    [write] = swarm.writes_by(WRITER_BOT)
+    assert (write.method, write.route) == (
+        "POST",
+        "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+    )
     assert run_row(flow_run).status == "waiting"
     gate = gate_row(number)
     assert gate.state == "waiting" and gate.worker_id == str(flow_run)
