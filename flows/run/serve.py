@@ -46,6 +46,10 @@ def serve_schedule(request: RunRequest, *, cron: str, name: str) -> None:
     asked = request.model_copy(update={"repos": tuple(settings.repos)})
     deployment = scheduled_deployment(asked, cron=cron, name=name)
     home = prefect_home(settings.data_dir) if local else None
+    # Registered before the hint below is printed: `serve` registers it only after, so a person
+    # (or a script) quick to type the hint was told "Deployment ... not found!". `serve` applies
+    # it again, an upsert by name.
+    deployment.apply()
     for line in serving_lines(f"swarm-run/{name}", cron, settings.repos, api_url, home):
         print(line, flush=True)
     # Prefect's own message names `prefect deployment run ...`, which in the person's shell
