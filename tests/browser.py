@@ -8,6 +8,7 @@ any of its background network traffic, so it only ever talks to the loopback ser
 from __future__ import annotations
 
 import base64
+import contextlib
 import ctypes
 import itertools
 import json
@@ -71,6 +72,7 @@ class Browser:
         self.process: subprocess.Popen[bytes] | None = None
         self.ws: ClientConnection | None = None
         self._ids = itertools.count(1)
+        self._tabs: list[str] = []
 
     def __enter__(self) -> Browser:
         path = chromium_path()
@@ -148,9 +150,20 @@ class Browser:
             time.sleep(0.1)
         page.evaluate(f"localStorage.setItem('prefect-password', btoa({json.dumps(password)}))")
         self.call("Target.closeTarget", targetId=page.target)
+        self._tabs.remove(page.target)
+
+    def close_tabs(self) -> None:
+        """Close every tab opened so far. A tab left open keeps rendering (a Prefect UI page
+        polls its API), and kept Chromium's GPU process busy for the rest of the session."""
+        while self._tabs:
+            target = self._tabs.pop()
+            # A page may have closed itself (or its test closed it).
+            with contextlib.suppress(RuntimeError):
+                self.call("Target.closeTarget", targetId=target)
 
     def _open(self, url: str) -> Page:
         target = self.call("Target.createTarget", url="about:blank")["targetId"]
+        self._tabs.append(target)
         session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
         page = Page(self, session, target)
         self.call(

@@ -12,14 +12,26 @@ from tests.browser import Browser, chromium_path
 
 
 @pytest.fixture(scope="session")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
-    """Headless Chromium; skipped where it is not installed, unless CI requires it."""
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    """Headless Chromium, one process for the session; skipped where it is not installed,
+    unless CI requires it. Tests take ``browser``."""
     if chromium_path() is None:
         if os.environ.get("SWARM_TEST_REQUIRE_BROWSER") == "1":
             pytest.fail("chromium required but not installed (apt-get install -y chromium)")
         pytest.skip("chromium is not installed (apt-get install -y chromium)")
     with Browser(tmp_path_factory.mktemp("chromium-profile")) as found:
         yield found
+
+
+@pytest.fixture
+def browser(chromium: Browser) -> Iterator[Browser]:
+    """The session's Chromium, its tabs closed when the test ends: a Prefect UI page left open
+    polls and renders for the rest of the session (Chromium's GPU process stayed near half a
+    core on CI's two)."""
+    try:
+        yield chromium
+    finally:
+        chromium.close_tabs()
 
 
 @pytest.fixture(scope="session")
