@@ -52,7 +52,7 @@ typecheck:
 	$(UV) run mypy
 
 # The suite runs on every core (pytest-xdist); tests that share one server stay on one worker
-# (tests/conftest.py XDIST_GROUPS). The 25 slowest tests are listed at the end.
+# (tests/xdist_groups.py). The 25 slowest tests are listed at the end.
 TEST_WORKERS ?= auto
 test-only: install
 	$(UV) run pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25

@@ -7,7 +7,12 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
-pytest_plugins = ["tests.sandbox_fixtures", "tests.prefect_fixtures", "tests.browser_fixtures"]
+pytest_plugins = [
+    "tests.xdist_groups",
+    "tests.sandbox_fixtures",
+    "tests.prefect_fixtures",
+    "tests.browser_fixtures",
+]
 
 PG_URL_DEFAULT = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
@@ -41,23 +46,7 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["SWARM_ALLOW_UNKNOWN"] = "SWARM_TEST_*"
 
 
-# Tests that share one expensive server (a real `prefect server start`, a work pool) run on one
-# xdist worker, in order, so each server starts once; everything else spreads over the workers.
-XDIST_GROUPS = {
-    "tests/run/real_server/": "prefect-server",
-    "tests/run/test_work_pool.py": "work-pool",
-    # Its tests share one module fixture: three flow runs whose GraphQL they check.
-    "tests/run/test_graphql_schema.py": "graphql-schema",
-}
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        group = next(
-            (g for prefix, g in XDIST_GROUPS.items() if item.nodeid.startswith(prefix)), None
-        )
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
     if config.getoption("--live"):
         return
     skip_live = pytest.mark.skip(reason="needs --live (real Anthropic API)")
