@@ -21,7 +21,7 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from agents.confine import ConfineError, Limits, SandboxUnavailable, run_confined
 from agents.eval.cases import ImplementCase
@@ -110,9 +110,69 @@ def run_hidden(tree: Mapping[str, str | bytes], case: ImplementCase) -> HiddenRu
     return HiddenRun(done.passed, done.summary(), done.output[-OUTPUT_TAIL:])
 
 
+class CaseRow(TypedDict):
+    """One issue in the results file: what the writer opened and spent, and what held."""
+
+    id: str
+    bug: str
+    repo: str
+    issue: int
+    pull: int | None
+    pull_opened: bool
+    hidden_passed: bool | None
+    hidden_line: str | None
+    hidden_output: str | None
+    solved: bool
+    status: str
+    reason: str | None
+    cost_usd: float
+    turns: int
+    test_runs: int
+    rounds_end: str | None
+    fix_rounds: int | None
+    rounds_to_clean: int | None
+    round_costs_usd: list[float]
+    review_cost_usd: float
+    hidden_passed_first_head: bool | None
+
+
+class Failure(TypedDict):
+    id: str
+    status: str
+    reason: str | None
+
+
+class ImplementSummary(TypedDict):
+    cases: int
+    pulls_opened: int
+    solved: int
+    success_rate: float
+    cost_usd: float
+    mean_cost_usd: float
+    mean_turns: float
+    mean_test_runs: float
+    clean: int
+    still_open: int
+    unsettled: int
+    mean_rounds_to_clean: float | None
+    fix_rounds: int
+    rounds_cost_usd: float
+    wall_s: float
+    failed: list[Failure]
+
+
+# The results file (``--json``): ``set`` is a keyword, hence the functional form.
+class ImplementResults(TypedDict):
+    kind: str
+    set: str
+    model: str
+    cases: list[CaseRow]
+    summary: ImplementSummary
+
+
 def results(
     cases: Sequence[CaseResult], *, set_name: str, model: str, wall_s: float
-) -> dict[str, Any]:
+) -> ImplementResults:
     """The evaluation as data: per case and in all (the JSON of ``--json``)."""
     n = max(1, len(cases))
     solved = sum(1 for c in cases if c.solved)
@@ -180,7 +240,7 @@ def results(
     }
 
 
-def table(data: Mapping[str, Any]) -> str:
+def table(data: ImplementResults) -> str:
     """The results as markdown a person reads at 80 columns and pastes into a document."""
     s = data["summary"]
     rows = [
@@ -228,7 +288,7 @@ def table(data: Mapping[str, Any]) -> str:
     )
 
 
-def rounds_cell(case: Mapping[str, Any]) -> str:
+def rounds_cell(case: CaseRow) -> str:
     """A case's rounds to clean as the table shows it: the number, ``none`` when the rounds ran
     out with findings left, ``?`` when the loop did not settle, ``-`` without a pull request."""
     if case["rounds_end"] is None:
@@ -238,5 +298,5 @@ def rounds_cell(case: Mapping[str, Any]) -> str:
     return "none" if case["rounds_end"] == STILL_OPEN else "?"
 
 
-def write(data: Mapping[str, Any], path: Path) -> None:
+def write(data: ImplementResults, path: Path) -> None:
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

@@ -14,9 +14,10 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from agents.eval.labels import EvalPull, Label
+from agents.json_value import JSONObject
 from agents.llm.untrusted import wrap_untrusted
 from agents.posting.findings import Finding
 
@@ -24,10 +25,19 @@ PROMPT = (Path(__file__).with_name("judge_prompt.md")).read_text(encoding="utf-8
 MAX_TOKENS = 200
 
 
+class JudgeAnswer(Protocol):
+    """What the judge reads of a model's answer (:class:`agents.llm.client.LLMResult` fits)."""
+
+    @property
+    def text(self) -> str: ...
+
+
 class JudgeModel(Protocol):
     """What the judge needs of a model client (:class:`agents.llm.client.LLMClient` fits)."""
 
-    async def create(self, request: Mapping[str, Any], *, worker_id: str = ...) -> Any: ...
+    async def create(
+        self, request: Mapping[str, object], *, worker_id: str = ...
+    ) -> JudgeAnswer: ...
 
 
 @dataclass(frozen=True)
@@ -38,7 +48,7 @@ class Verdict:
     same_issue: bool | None  # None: the judge's answer could not be read
     reason: str
 
-    def as_record(self) -> dict[str, Any]:
+    def as_record(self) -> JSONObject:
         return dataclasses.asdict(self)
 
 
@@ -55,7 +65,7 @@ def candidates(
     ]
 
 
-def request(model: str, pull: EvalPull, finding: Finding, label: Label) -> dict[str, Any]:
+def request(model: str, pull: EvalPull, finding: Finding, label: Label) -> JSONObject:
     where = f"{finding.path}:{finding.first_line}-{finding.line}"
     golden = label.comment if label.path is None else f"{label.path}: {label.comment}"
     text = "\n\n".join(

@@ -4,22 +4,90 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Literal, TypedDict
 
 from agents.eval.labels import EvalSetError
-from agents.eval.scoring import PullScore, summary
+from agents.eval.scoring import RATES, Figures, PullScore, Rate, Summary, summary
+from agents.json_value import JSONObject
 from agents.posting.findings import CATEGORIES, SEVERITIES
 
 FORMAT = "swarm-eval/1"
 
 
+class LabelResult(TypedDict):
+    """One labelled problem of a PR, and what found it ("place", "judge"; None: missed)."""
+
+    path: str | None
+    lines: list[int] | None
+    category: str | None
+    severity: str
+    comment: str
+    found_by: str | None
+
+
+class PullResult(TypedDict):
+    id: str
+    clean: bool
+    error: str | None
+    cost_usd: float
+    tokens: int
+    wall_s: float
+    labels: list[LabelResult]
+    # Each finding as the review reported it, with the index of the label it matched (or None).
+    findings: list[JSONObject]
+
+
+# The results file: ``set`` is a keyword, hence the functional form.
+class Results(TypedDict):
+    format: str
+    set: str
+    model: str
+    summary: Summary
+    pulls: list[PullResult]
+    judge_verdicts: list[JSONObject]
+
+
+class Side(TypedDict):
+    model: str
+    set: str
+
+
+class Change(TypedDict):
+    """What one PR gained and lost from A to B (golden comments), and its false findings."""
+
+    id: str
+    gained: list[str]
+    lost: list[str]
+    false_findings: int
+
+
+class OverallChange(TypedDict):
+    a: Figures
+    b: Figures
+    delta: dict[Rate, float | None]
+
+
+class Spend(TypedDict):
+    a: float
+    b: float
+
+
+class Comparison(TypedDict):
+    a: Side
+    b: Side
+    overall: OverallChange
+    cost_usd: Spend
+    pulls: list[Change]
+    only_in_a: list[str]
+
+
 def results(
-    scores: Sequence[PullScore], *, set_name: str, model: str, verdicts: Sequence[Mapping[str, Any]]
-) -> dict[str, Any]:
+    scores: Sequence[PullScore], *, set_name: str, model: str, verdicts: Sequence[JSONObject]
+) -> Results:
     """Everything one evaluation found, per PR and in sum, as plain JSON-able data."""
-    pulls = []
+    pulls: list[PullResult] = []
     for score in scores:
         by_finding = {m.finding: m for m in score.matches}
         by_label = {m.label: m for m in score.matches}
@@ -61,11 +129,11 @@ def results(
     }
 
 
-def _pct(value: object) -> str:
-    return "-" if value is None else f"{float(value) * 100:.1f}%"  # type: ignore[arg-type]
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{float(value) * 100:.1f}%"
 
 
-def table(data: Mapping[str, Any]) -> str:
+def table(data: Results) -> str:
     """The summary as markdown: overall, by severity, by category, clean PRs, spend."""
     s = data["summary"]
     rows = [
@@ -76,7 +144,7 @@ def table(data: Mapping[str, Any]) -> str:
         "|---|---|---|---|---|---|---|",
     ]
 
-    def row(name: str, f: Mapping[str, Any]) -> str:
+    def row(name: str, f: Figures) -> str:
         return (
             f"| {name} | {_pct(f['precision'])} | {_pct(f['recall'])} | {_pct(f['f1'])} | "
             f"{f['true_positives']} | {f['false_positives']} | {f['false_negatives']} |"
@@ -100,18 +168,19 @@ def table(data: Mapping[str, Any]) -> str:
     return "\n".join(rows)
 
 
-def _per(s: Mapping[str, Any], key: str, prefix: str, digits: int) -> str:
+def _per(s: Summary, key: Literal["cost_usd", "tokens", "wall_s"], prefix: str, digits: int) -> str:
     value = float(s[key]) / max(1, int(s["pulls"]))
     return f"{prefix}{value:,.{digits}f}"
 
 
-def write(data: Mapping[str, Any], path: Path) -> None:
+def write(data: Results, path: Path) -> None:
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def read(path: Path) -> dict[str, Any]:
+def read(path: Path) -> Results:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        # What ``write`` wrote, once its format line below says so.
+        data: Results = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise EvalSetError(f"{path}: not an evaluation's JSON: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -119,18 +188,18 @@ def read(path: Path) -> dict[str, Any]:
     return data
 
 
-def _found(pull: Mapping[str, Any]) -> set[int]:
+def _found(pull: PullResult) -> set[int]:
     return {n for n, label in enumerate(pull["labels"]) if label["found_by"]}
 
 
-def _false(pull: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def _false(pull: PullResult) -> list[JSONObject]:
     return [f for f in pull["findings"] if f["label"] is None]
 
 
-def compare(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
+def compare(a: Results, b: Results) -> Comparison:
     """What ``b`` gained and lost against ``a``, per PR and overall."""
     before = {p["id"]: p for p in a["pulls"]}
-    changes = []
+    changes: list[Change] = []
     for pull in b["pulls"]:
         old = before.get(pull["id"])
         if old is None:
@@ -148,8 +217,7 @@ def compare(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
                 }
             )
     deltas = {
-        key: _delta(a["summary"]["overall"][key], b["summary"]["overall"][key])
-        for key in ("precision", "recall", "f1")
+        key: _delta(a["summary"]["overall"][key], b["summary"]["overall"][key]) for key in RATES
     }
     return {
         "a": {"model": a["model"], "set": a["set"]},
@@ -165,7 +233,7 @@ def _delta(x: float | None, y: float | None) -> float | None:
     return None if x is None or y is None else round(y - x, 4)
 
 
-def comparison_table(c: Mapping[str, Any]) -> str:
+def comparison_table(c: Comparison) -> str:
     o = c["overall"]
     lines = [
         f"A: `{c['a']['model']}` on {c['a']['set']}; B: `{c['b']['model']}` on {c['b']['set']}",
@@ -173,7 +241,7 @@ def comparison_table(c: Mapping[str, Any]) -> str:
         "| | A | B | B - A |",
         "|---|---|---|---|",
     ]
-    for key in ("precision", "recall", "f1"):
+    for key in RATES:
         d = o["delta"][key]
         shown = "-" if d is None else f"{d * 100:+.1f} pts"
         lines.append(f"| {key} | {_pct(o['a'][key])} | {_pct(o['b'][key])} | {shown} |")

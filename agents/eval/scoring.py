@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Literal, TypedDict
 
 from agents.eval.labels import EvalPull, Label
 from agents.posting.findings import CATEGORIES, SEVERITIES, Category, Finding
@@ -175,7 +175,41 @@ def counts(
     return total
 
 
-def summary(scores: Sequence[PullScore]) -> dict[str, Any]:
+# The three rates every figure carries (``Figures``' keys), in the order tables show them.
+Rate = Literal["precision", "recall", "f1"]
+RATES: tuple[Rate, ...] = ("precision", "recall", "f1")
+
+
+class Figures(TypedDict):
+    """One set of counts and rates (overall, or for one severity or category)."""
+
+    true_positives: int
+    false_positives: int
+    false_negatives: int
+    precision: float | None
+    recall: float | None
+    f1: float | None
+
+
+class Summary(TypedDict):
+    """The figures of one evaluation, as its results file holds them."""
+
+    pulls: int
+    labels: int
+    findings: int
+    overall: Figures
+    by_severity: dict[str, Figures]
+    by_category: dict[str, Figures]
+    clean_pulls: int
+    clean_pulls_with_findings: int
+    false_findings_on_clean_pulls: int
+    unfinished: list[str]
+    cost_usd: float
+    tokens: int
+    wall_s: float
+
+
+def summary(scores: Sequence[PullScore]) -> Summary:
     """The figures of one evaluation, as plain data (the JSON ``swarm eval`` writes)."""
     overall = counts(scores)
     clean = [s for s in scores if s.pull.clean]
@@ -196,7 +230,7 @@ def summary(scores: Sequence[PullScore]) -> dict[str, Any]:
     }
 
 
-def _figures(c: Counts) -> dict[str, Any]:
+def _figures(c: Counts) -> Figures:
     return {
         "true_positives": c.true_positives,
         "false_positives": c.false_positives,

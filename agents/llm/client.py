@@ -16,12 +16,12 @@ import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import anthropic
 import httpx2
 from pydantic import SecretStr
 
+from agents.json_value import JSONObject
 from agents.llm.errors import (
     LLMAuthError,
     LLMError,
@@ -65,7 +65,7 @@ _TRANSIENT = {408, 409, 500, 502, 503, 504}
 
 @dataclass(frozen=True)
 class LLMResult:
-    content: list[dict[str, Any]]
+    content: list[JSONObject]
     stop_reason: str | None
     usage: Usage
     model: str
@@ -76,7 +76,7 @@ class LLMResult:
     waited_s: float = 0.0  # time the key's throttle held the call back
 
     @property
-    def tool_uses(self) -> list[dict[str, Any]]:
+    def tool_uses(self) -> list[JSONObject]:
         return [block for block in self.content if block.get("type") == "tool_use"]
 
     @property
@@ -169,16 +169,16 @@ class LLMClient:
     def throttles(self) -> list[KeyThrottle]:
         return list(self._throttles.made().values())
 
-    async def create(self, request: Mapping[str, Any], *, worker_id: str = "-") -> LLMResult:
+    async def create(self, request: Mapping[str, object], *, worker_id: str = "-") -> LLMResult:
         """Send one ``messages.create`` request (from ``build_request``) and type the answer.
 
         The request is redacted here, the one way out to the model, whoever built it.
         """
-        request = redact_request(request)
-        model = str(request.get("model", ""))
+        sent = redact_request(request)
+        model = str(sent.get("model", ""))
         spec = self.spec(model)
-        max_tokens = int(request.get("max_tokens") or 0)
-        chars = request_chars(request)
+        max_tokens = int(sent.get("max_tokens") or 0)
+        chars = request_chars(sent)
         calibration = self.calibrations[self.registry.resolve(model)]
         estimate = calibration.tokens(chars)
         if estimate + max_tokens > spec.context_window:
@@ -192,7 +192,7 @@ class LLMClient:
         while True:
             permit = await self._acquire(throttle, worker_id, cost)
             try:
-                raw = await self._sdk.messages.with_raw_response.create(**dict(request))
+                raw = await self._sdk.messages.with_raw_response.create(**sent)
             except anthropic.APIStatusError as exc:
                 await self._refused(throttle, permit, exc, tries)
                 continue

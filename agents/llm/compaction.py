@@ -15,8 +15,9 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
+from agents.json_value import JSONObject, JSONValue
 from agents.llm.context import ContextBudget, ContextFull
 
 STUB_PREFIX: Final = "[stubbed earlier result"
@@ -26,11 +27,11 @@ CONTEXT_STUB: Final = "[older turn context omitted]"
 KEEP_RECENT: Final = 2
 
 
-def _chars(value: Any) -> int:
+def _chars(value: object) -> int:
     return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
-def stub_text(name: str, args: Mapping[str, Any], chars: int) -> str:
+def stub_text(name: str, args: Mapping[str, object], chars: int) -> str:
     call = json.dumps(dict(args), sort_keys=True, ensure_ascii=False)
     return (
         f"{STUB_PREFIX}: {name} {call} returned {chars:,} characters, taken out to fit the "
@@ -48,26 +49,28 @@ class Stubs:
     # Indexes of user messages whose turn context is omitted (those of stubbed turns).
     contexts: set[int] = field(default_factory=set)
 
-    def apply(self, messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    def apply(self, messages: Sequence[Mapping[str, JSONValue]]) -> list[JSONObject]:
         """The history as it is sent: stubbed results replaced, everything else as it was."""
         return [self._render(i, m) for i, m in enumerate(messages)]
 
-    def _render(self, index: int, message: Mapping[str, Any]) -> dict[str, Any]:
+    def _render(self, index: int, message: Mapping[str, JSONValue]) -> JSONObject:
         content = message.get("content")
         if not self.replaced or not isinstance(content, list):
             return dict(message)
-        blocks = []
+        blocks: list[JSONValue] = []
         for block in content:
-            stub = self.replaced.get(str(block.get("tool_use_id"))) if _is_result(block) else None
-            if stub is not None:
-                block = {**block, "content": stub}
-            elif index in self.contexts and _is_turn_context(block):
-                block = {**block, "text": CONTEXT_STUB}
+            if isinstance(block, dict):
+                use_id = str(block.get("tool_use_id"))
+                stub = self.replaced.get(use_id) if _is_result(block) else None
+                if stub is not None:
+                    block = {**block, "content": stub}
+                elif index in self.contexts and _is_turn_context(block):
+                    block = {**block, "text": CONTEXT_STUB}
             blocks.append(block)
         return {**message, "content": blocks}
 
 
-def _is_turn_context(block: Any) -> bool:
+def _is_turn_context(block: object) -> bool:
     return (
         isinstance(block, Mapping)
         and block.get("type") == "text"
@@ -75,26 +78,32 @@ def _is_turn_context(block: Any) -> bool:
     )
 
 
-def _is_result(block: Any) -> bool:
+def _is_result(block: object) -> bool:
     return isinstance(block, Mapping) and block.get("type") == "tool_result"
 
 
-def _calls(messages: Sequence[Mapping[str, Any]]) -> dict[str, tuple[str, Mapping[str, Any]]]:
-    found: dict[str, tuple[str, Mapping[str, Any]]] = {}
+def _calls(
+    messages: Sequence[Mapping[str, JSONValue]],
+) -> dict[str, tuple[str, Mapping[str, JSONValue]]]:
+    found: dict[str, tuple[str, Mapping[str, JSONValue]]] = {}
     for message in messages:
         content = message.get("content")
         for block in content if isinstance(content, list) else []:
-            if isinstance(block, Mapping) and block.get("type") == "tool_use":
-                found[str(block.get("id"))] = (str(block.get("name")), block.get("input") or {})
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                args = block.get("input")
+                found[str(block.get("id"))] = (
+                    str(block.get("name")),
+                    args if isinstance(args, dict) else {},
+                )
     return found
 
 
-def history_tokens(messages: Sequence[Mapping[str, Any]], chars_per_token: float) -> int:
+def history_tokens(messages: Sequence[Mapping[str, JSONValue]], chars_per_token: float) -> int:
     return math.ceil(sum(_chars(m) for m in messages) / chars_per_token)
 
 
 def compact(
-    messages: Sequence[Mapping[str, Any]],
+    messages: Sequence[Mapping[str, JSONValue]],
     stubs: Stubs,
     *,
     fixed_tokens: int,
@@ -138,6 +147,6 @@ def compact(
     return out
 
 
-def _blocks(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def _blocks(message: Mapping[str, JSONValue]) -> list[JSONObject]:
     content = message.get("content")
-    return [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []

@@ -12,7 +12,7 @@ import math
 import threading
 from collections import deque
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Final
 
 from agents.ratelimit.per_key import PerKey
 
@@ -22,7 +22,7 @@ WINDOW: Final = 16
 _PARTS: Final = ("tools", "system", "messages")
 
 
-def request_chars(request: Mapping[str, Any]) -> int:
+def request_chars(request: Mapping[str, object]) -> int:
     """Characters of what the provider tokenizes: tools, system and messages as JSON."""
     return sum(
         len(json.dumps(request[part], ensure_ascii=False, separators=(",", ":")))
@@ -53,7 +53,7 @@ class Calibration:
     def tokens(self, chars: int) -> int:
         return math.ceil(chars / self.chars_per_token)
 
-    def estimate(self, request: Mapping[str, Any]) -> int:
+    def estimate(self, request: Mapping[str, object]) -> int:
         return self.tokens(request_chars(request))
 
     def observe(self, chars: int, input_tokens: int) -> None:

@@ -11,7 +11,7 @@ Dated snapshots (``claude-haiku-4-5-20251001``) resolve to their alias's entry.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -100,7 +100,7 @@ BUILTIN: Final[Mapping[str, ModelSpec]] = {
 class ModelRegistry:
     """Built-in entries plus overrides; ``spec(model_id)`` or a clear :class:`UnknownModel`."""
 
-    def __init__(self, overrides: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+    def __init__(self, overrides: Mapping[str, object] | None = None) -> None:
         self._specs: dict[str, ModelSpec] = dict(BUILTIN)
         problems: list[str] = []
         for model_id, fields in (overrides or {}).items():

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from agents.json_value import JSONValue
 from agents.redact import redact_cached, redact_obj
 
 _UNTOUCHED_BLOCKS = frozenset({"thinking", "redacted_thinking", "image"})
@@ -20,21 +21,24 @@ _UNTOUCHED_BLOCKS = frozenset({"thinking", "redacted_thinking", "image"})
 
 def redact_request(request: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of ``request`` whose system text, messages and tool inputs are redacted."""
+    # Loose values on both ends: the copy goes on as ``messages.create``'s keyword arguments,
+    # whose types (the SDK's params) the SDK checks; the walk below is typed as JSON.
     out = dict(request)
     if "system" in out:
         out["system"] = _content(out["system"])
-    if isinstance(out.get("messages"), list):
-        out["messages"] = [_message(m) for m in out["messages"]]
+    messages = out.get("messages")
+    if isinstance(messages, list):
+        out["messages"] = [_message(m) for m in messages]
     return out
 
 
-def _message(message: Any) -> Any:
-    if not isinstance(message, Mapping):
+def _message(message: JSONValue) -> JSONValue:
+    if not isinstance(message, dict):
         return message
     return {**message, "content": _content(message.get("content"))}
 
 
-def _content(content: Any) -> Any:
+def _content(content: JSONValue) -> JSONValue:
     if isinstance(content, str):
         return redact_cached(content)
     if isinstance(content, list):
@@ -42,17 +46,18 @@ def _content(content: Any) -> Any:
     return content
 
 
-def _block(block: Any) -> Any:
-    if not isinstance(block, Mapping) or block.get("type") in _UNTOUCHED_BLOCKS:
+def _block(block: JSONValue) -> JSONValue:
+    if not isinstance(block, dict) or block.get("type") in _UNTOUCHED_BLOCKS:
         return block
     out = dict(block)
-    if isinstance(out.get("text"), str):
-        out["text"] = redact_cached(out["text"])
+    text = out.get("text")
+    if isinstance(text, str):
+        out["text"] = redact_cached(text)
     if "content" in out:
         out["content"] = _content(out["content"])
     if "input" in out:
         out["input"] = redact_obj(out["input"])
     source = out.get("source")
-    if isinstance(source, Mapping) and source.get("type") == "text":
+    if isinstance(source, dict) and source.get("type") == "text":
         out["source"] = {**source, "data": redact_cached(str(source.get("data", "")))}
     return out

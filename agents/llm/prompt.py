@@ -21,8 +21,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
+from agents.json_value import JSONObject
 from agents.llm.untrusted import neutralise, wrap_untrusted
 
 CacheTTL = Literal["5m", "1h"]
@@ -48,7 +49,7 @@ class Fragment:
     text: str
 
 
-def _canonical(value: Any) -> str:
+def _canonical(value: object) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -57,10 +58,10 @@ def approx_tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
-def normalise_tools(tools: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], ...]:
+def normalise_tools(tools: Sequence[Mapping[str, object]]) -> tuple[JSONObject, ...]:
     """Deep copies of ``tools`` sorted by name; a duplicate or nameless tool is an error."""
     seen: set[str] = set()
-    out: list[dict[str, Any]] = []
+    out: list[JSONObject] = []
     for tool in tools:
         name = tool.get("name")
         if not isinstance(name, str) or not name:
@@ -77,7 +78,7 @@ class CachedPrefix:
     """The frozen, hashed head of every request in one worker session."""
 
     fragments: tuple[Fragment, ...]
-    tool_specs: tuple[dict[str, Any], ...]
+    tool_specs: tuple[JSONObject, ...]
     cache_ttl: CacheTTL = "5m"
     # Delimited repository guidance for the first user message ("" when there is none).
     guidance: str = ""
@@ -91,26 +92,26 @@ class CachedPrefix:
         object.__setattr__(self, "sha256", hashlib.sha256(canonical.encode()).hexdigest())
         object.__setattr__(self, "approx_tokens", approx_tokens(canonical))
 
-    def _blocks(self) -> list[dict[str, Any]]:
-        blocks: list[dict[str, Any]] = [{"type": "text", "text": f.text} for f in self.fragments]
-        marker: dict[str, str] = {"type": "ephemeral"}
+    def _blocks(self) -> list[JSONObject]:
+        blocks: list[JSONObject] = [{"type": "text", "text": f.text} for f in self.fragments]
+        marker: JSONObject = {"type": "ephemeral"}
         if self.cache_ttl != "5m":
             marker["ttl"] = self.cache_ttl
         blocks[-1]["cache_control"] = marker
         return blocks
 
-    def system_blocks(self) -> list[dict[str, Any]]:
+    def system_blocks(self) -> list[JSONObject]:
         """Fresh copies of the prefix's system blocks (callers may mutate them freely)."""
         return self._blocks()
 
-    def tools(self) -> list[dict[str, Any]]:
+    def tools(self) -> list[JSONObject]:
         return copy.deepcopy(list(self.tool_specs))
 
     @property
     def text(self) -> str:
         return "\n\n".join(f.text for f in self.fragments)
 
-    def manifest(self) -> list[dict[str, Any]]:
+    def manifest(self) -> list[JSONObject]:
         """What to record at session start: each fragment's name, kind, size and digest."""
         parts = list(self.fragments)
         if self.guidance:
@@ -137,14 +138,14 @@ class PrefixBuilder:
         if not agent_identity.strip():
             raise ValueError("the agent identity text is empty")
         self._identity = agent_identity
-        self._tools: tuple[dict[str, Any], ...] = ()
+        self._tools: tuple[JSONObject, ...] = ()
         self._guidance = ""
         self._memory = ""
         self._skills: tuple[tuple[str, str], ...] = ()
         self._context: dict[str, str] = {}
         self._started: datetime | None = None
 
-    def tools(self, specs: Sequence[Mapping[str, Any]], guidance: str = "") -> PrefixBuilder:
+    def tools(self, specs: Sequence[Mapping[str, object]], guidance: str = "") -> PrefixBuilder:
         self._tools = normalise_tools(specs)
         self._guidance = guidance
         return self

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
+from agents.json_value import JSONObject, JSONValue
 from agents.llm.prompt import TRUST_POLICY, CachedPrefix, normalise_tools
 
 
@@ -28,7 +29,7 @@ class OverlayChain(Protocol):
     def resolved_chain(self) -> list[str]: ...
 
 
-def _texts(content: Any) -> list[str]:
+def _texts(content: object) -> list[str]:
     if isinstance(content, str):
         return [content]
     found: list[str] = []
@@ -38,12 +39,13 @@ def _texts(content: Any) -> list[str]:
                 continue
             for key in ("text", "content"):
                 found.extend(_texts(block.get(key)))
-            if isinstance(block.get("input"), Mapping):
-                found.extend(str(v) for v in block["input"].values())
+            arguments = block.get("input")
+            if isinstance(arguments, Mapping):
+                found.extend(str(v) for v in arguments.values())
     return found
 
 
-def check_messages(messages: Sequence[Mapping[str, Any]], role_texts: Sequence[str]) -> None:
+def check_messages(messages: Sequence[Mapping[str, JSONValue]], role_texts: Sequence[str]) -> None:
     """Refuse histories that put role text in a user/assistant turn or start badly.
 
     Consecutive turns of one role are allowed (the provider merges them): resuming after
@@ -68,31 +70,39 @@ def check_messages(messages: Sequence[Mapping[str, Any]], role_texts: Sequence[s
                     )
 
 
-def _append_guidance(first: dict[str, Any], guidance: str) -> None:
+def _content_blocks(message: JSONObject) -> list[JSONValue]:
+    """The message's content as a list of blocks (a plain string becomes one text block)."""
+    content = message["content"]
+    if isinstance(content, str):
+        content = message["content"] = [{"type": "text", "text": content}]
+    if not isinstance(content, list):
+        raise TypeError(f"a message's content is text or a list of blocks, not {content!r}")
+    return content
+
+
+def _append_guidance(first: JSONObject, guidance: str) -> None:
     """Repository guidance rides in the first user message as data, after its turn context."""
-    if isinstance(first.get("content"), str):
-        first["content"] = [{"type": "text", "text": first["content"]}]
-    first["content"] = [*first["content"], {"type": "text", "text": guidance}]
+    first["content"] = [*_content_blocks(first), {"type": "text", "text": guidance}]
 
 
-def _mark_last_block(message: dict[str, Any]) -> None:
-    if isinstance(message.get("content"), str):
-        message["content"] = [{"type": "text", "text": message["content"]}]
-    if message["content"]:
-        message["content"][-1]["cache_control"] = {"type": "ephemeral"}
+def _mark_last_block(message: JSONObject) -> None:
+    content = message["content"]
+    blocks = _content_blocks(message) if isinstance(content, str) else content
+    if blocks and isinstance(blocks, list) and isinstance(blocks[-1], dict):
+        blocks[-1]["cache_control"] = {"type": "ephemeral"}
 
 
 def build_request(
     prefix: CachedPrefix,
     chain: OverlayChain,
-    messages: Sequence[Mapping[str, Any]],
+    messages: Sequence[Mapping[str, JSONValue]],
     *,
     model: str,
     max_tokens: int,
-    tools: Sequence[Mapping[str, Any]] | None = None,
+    tools: Sequence[Mapping[str, object]] | None = None,
     cache_history: bool = True,
     history_breakpoint: int | None = None,
-) -> dict[str, Any]:
+) -> JSONObject:
     """Keyword arguments for ``client.messages.create``; inputs are copied, never mutated."""
     if tools is not None and normalise_tools(tools) != prefix.tool_specs:
         raise PromptAssemblyError(
@@ -102,7 +112,8 @@ def build_request(
     overlays = chain.system_overlays()
     identity = prefix.fragments[0].text.removesuffix(f"\n\n{TRUST_POLICY}")
     check_messages(messages, [*overlays, identity])
-    system = prefix.system_blocks() + [{"type": "text", "text": text} for text in overlays]
+    overlay_blocks: list[JSONValue] = [{"type": "text", "text": text} for text in overlays]
+    system: list[JSONValue] = [*prefix.system_blocks(), *overlay_blocks]
     history = copy.deepcopy([dict(m) for m in messages])
     if prefix.guidance:
         _append_guidance(history[0], prefix.guidance)
@@ -112,12 +123,12 @@ def build_request(
             marks.add(history_breakpoint)
         for index in sorted(marks):
             _mark_last_block(history[index])
-    request: dict[str, Any] = {
+    request: JSONObject = {
         "model": model,
         "max_tokens": max_tokens,
         "system": system,
-        "messages": history,
+        "messages": [*history],
     }
     if prefix.tool_specs:
-        request["tools"] = prefix.tools()
+        request["tools"] = [*prefix.tools()]
     return request

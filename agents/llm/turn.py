@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
+from agents.json_value import JSONObject, JSONValue
 from agents.llm.untrusted import neutralise
 
 
@@ -60,8 +60,8 @@ class ToolResult:
     # it made the worker's cost differ from the cost the posted summary already stated.
     closing: str | None = None
 
-    def block(self, tool_use_id: str) -> dict[str, Any]:
-        block: dict[str, Any] = {
+    def block(self, tool_use_id: str) -> JSONObject:
+        block: JSONObject = {
             "type": "tool_result",
             "tool_use_id": tool_use_id,
             "content": self.content,
@@ -77,7 +77,7 @@ def user_message(
     tool_results: Sequence[tuple[str, ToolResult]] = (),
     recall: Sequence[str] = (),
     briefing: str = "",
-) -> dict[str, Any]:
+) -> JSONObject:
     """One user turn: tool results (by tool use id) first, as the API requires, then turn
     context, recall, and a briefing the caller has already delimited (``wrap_untrusted``)."""
     text = context.render()
@@ -86,11 +86,12 @@ def user_message(
         text += "\n" + recalled
     if briefing.strip():
         text += "\n" + briefing.strip()
-    content: list[dict[str, Any]] = [result.block(use_id) for use_id, result in tool_results]
+    content: list[JSONValue] = [result.block(use_id) for use_id, result in tool_results]
     content.append({"type": "text", "text": text})
     return {"role": "user", "content": content}
 
 
-def assistant_message(content: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def assistant_message(content: Sequence[Mapping[str, JSONValue]]) -> JSONObject:
     """The model's reply as it goes back into the history (blocks copied, unchanged)."""
-    return {"role": "assistant", "content": [dict(block) for block in content]}
+    blocks: list[JSONValue] = [dict(block) for block in content]
+    return {"role": "assistant", "content": blocks}

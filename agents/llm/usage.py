@@ -11,7 +11,7 @@ import dataclasses
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from agents.llm.models import DEFAULT_REGISTRY, ModelSpec
 
@@ -35,17 +35,24 @@ class Usage:
     cache_creation_1h_input_tokens: int = 0
 
     @classmethod
-    def from_api(cls, raw: Mapping[str, Any] | Any) -> Usage:
+    def from_api(cls, raw: object) -> Usage:
         """From a response's ``usage`` (SDK object or dict); missing counters count as zero."""
 
-        def get(source: Any, name: str) -> Any:
+        def get(source: object, name: str) -> object:
             return source.get(name) if isinstance(source, Mapping) else getattr(source, name, None)
 
+        def number(value: object) -> int:
+            if not value:
+                return 0
+            if isinstance(value, (int, float, str)):
+                return int(value)
+            raise TypeError(f"a token count is a number, not {type(value).__name__}")
+
         def count(name: str) -> int:
-            return int(get(raw, name) or 0)
+            return number(get(raw, name))
 
         split = get(raw, "cache_creation")
-        hour = int(get(split, "ephemeral_1h_input_tokens") or 0) if split is not None else 0
+        hour = number(get(split, "ephemeral_1h_input_tokens")) if split is not None else 0
         return cls(
             count("input_tokens"),
             count("cache_creation_input_tokens"),

@@ -10,9 +10,10 @@ comes back even from rows written before a rule existed.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from agents.event_kinds import EVENT_KINDS, TOOL_EVENT_KINDS
 from agents.memory.ports import EventRow, HistoryBackend, WorkerRow
@@ -61,11 +62,11 @@ def _around(text: str, query: str | None, limit: int) -> str:
     return ("…" if start else "") + window + ("…" if start + len(window) < len(text) else "")
 
 
-def _payload(value: Any) -> str:
+def _payload(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
 
 
-def _tool_summary(content: dict[str, Any]) -> str:
+def _tool_summary(content: Mapping[str, object]) -> str:
     name = str(content.get("name") or content.get("tool") or "tool")
     status = str(content.get("status") or ("error" if content.get("is_error") else "ok"))
     body = _payload(content.get("output", content.get("input", content.get("text", content))))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agents.memory.feedback import (
     WRITE_PERMISSIONS,
@@ -43,13 +43,26 @@ class LearningReport:
     ignored: list[tuple[str, str]] = field(default_factory=list)  # (login, why)
 
 
-def _login(obj: Mapping[str, Any]) -> tuple[str, bool]:
-    user = obj.get("user") or {}
+def _field(obj: Mapping[str, object], key: str) -> Mapping[str, object]:
+    """``obj[key]`` when it is an object (a user, a connection), else an empty one."""
+    value = obj.get(key)
+    return value if isinstance(value, Mapping) else {}
+
+
+def _int(value: object) -> int:
+    """An id as GitHub sends it: a number (or its digits)."""
+    if isinstance(value, (int, float, str)):
+        return int(value)
+    raise TypeError(f"an id is a number, not {type(value).__name__}")
+
+
+def _login(obj: Mapping[str, object]) -> tuple[str, bool]:
+    user = _field(obj, "user")
     login = str(user.get("login") or "")
     return login, user.get("type") == "Bot" or login.endswith("[bot]")
 
 
-def pull_number(comment: Mapping[str, Any]) -> int:
+def pull_number(comment: Mapping[str, object]) -> int:
     """The number of the pull request a review comment is on (0: its answer does not say)."""
     url = str(comment.get("pull_request_url") or "")
     tail = url.rstrip("/").rsplit("/", 1)[-1]
@@ -92,7 +105,7 @@ class _Learner:
 
     def keep(
         self,
-        bot_comment: Mapping[str, Any],
+        bot_comment: Mapping[str, object],
         by: str,
         permission: str,
         signal: Signal,
@@ -101,13 +114,14 @@ class _Learner:
         key: str,
         via: Via = "reply",
     ) -> None:
+        line = bot_comment.get("line")
         item = Feedback(
             repo=self.repo,
             pr_number=pull_number(bot_comment),
-            comment_id=int(bot_comment["id"]),
+            comment_id=_int(bot_comment["id"]),
             comment_url=str(bot_comment.get("html_url") or bot_comment.get("url") or ""),
             path=str(bot_comment.get("path") or ""),
-            line=bot_comment.get("line") if isinstance(bot_comment.get("line"), int) else None,
+            line=line if isinstance(line, int) else None,
             code=commented_code(str(bot_comment.get("diff_hunk") or "")),
             finding=finding_message(str(bot_comment.get("body") or "")),
             by=by,
@@ -122,9 +136,12 @@ class _Learner:
         if new:
             (self.report.accepted if row.state == "active" else self.report.proposed).append(row.id)
 
-    async def replies(self, comments: Iterable[Mapping[str, Any]], bot: Mapping[int, Any]) -> None:
+    async def replies(
+        self, comments: Iterable[Mapping[str, object]], bot: Mapping[int, Mapping[str, object]]
+    ) -> None:
         for reply in comments:
-            parent = bot.get(reply.get("in_reply_to_id") or 0)
+            reply_to = reply.get("in_reply_to_id") or 0
+            parent = bot.get(reply_to) if isinstance(reply_to, int) else None
             if parent is None:
                 continue
             login, is_bot = _login(reply)
@@ -136,13 +153,13 @@ class _Learner:
             key = f"{self.repo}:reply:{reply['id']}"
             self.keep(parent, login, permission, signal, str(reply.get("body")), url, key)
 
-    async def reactions(self, bot: Mapping[int, Mapping[str, Any]]) -> None:
+    async def reactions(self, bot: Mapping[int, Mapping[str, object]]) -> None:
         for comment in bot.values():
             summary = comment.get("reactions")
             if isinstance(summary, Mapping) and not summary.get("-1"):
                 continue  # GitHub counts reactions on the comment: nothing to fetch
             for reaction in await self.gateway.list_review_comment_reactions(
-                self.repo, int(comment["id"])
+                self.repo, _int(comment["id"])
             ):
                 signal = classify_reaction(str(reaction.get("content")))
                 if signal is None:
@@ -153,7 +170,7 @@ class _Learner:
                     key = f"{self.repo}:reaction:{reaction['id']}"
                     self.keep(comment, login, permission, signal, ":-1:", None, key, "reaction")
 
-    async def resolutions(self, bot: Mapping[int, Mapping[str, Any]]) -> None:
+    async def resolutions(self, bot: Mapping[int, Mapping[str, object]]) -> None:
         """Each resolved thread that starts with one of ``bot``'s comments: an acknowledgement
         by whoever resolved it, when they have write access."""
         latest: dict[int, int] = {}
@@ -164,9 +181,12 @@ class _Learner:
         newest = sorted(latest, key=lambda n: latest[n], reverse=True)[:THREAD_PULLS]
         for number in newest:
             for thread in await self.gateway.list_review_threads(self.repo, number):
-                first = ((thread.get("comments") or {}).get("nodes") or [{}])[0]
-                parent = bot.get(int(first.get("databaseId") or 0))
-                resolver = thread.get("resolvedBy") or {}
+                nodes = _field(thread, "comments").get("nodes") or [{}]
+                first = (
+                    nodes[0] if isinstance(nodes, list) and isinstance(nodes[0], Mapping) else {}
+                )
+                parent = bot.get(_int(first.get("databaseId") or 0))
+                resolver = _field(thread, "resolvedBy")
                 if thread.get("isResolved") and parent is not None:
                     login = str(resolver.get("login") or "")
                     # `resolvedBy` is typed User: an App's bot that resolved the thread reads as
@@ -176,7 +196,7 @@ class _Learner:
                     await self.acknowledged(parent, login, is_bot, str(thread.get("id")))
 
     async def acknowledged(
-        self, parent: Mapping[str, Any], login: str, is_bot: bool, thread_id: str
+        self, parent: Mapping[str, object], login: str, is_bot: bool, thread_id: str
     ) -> None:
         """``login`` resolved the thread ``thread_id`` that ``parent`` (the bot's) starts."""
         permission = await self.may_teach(login, is_bot)
@@ -185,10 +205,12 @@ class _Learner:
             self.keep(parent, login, permission, "acknowledgement", "", None, key, "resolution")
 
 
-def _bot_comments(learner: _Learner, listed: Iterable[Mapping[str, Any]]) -> dict[int, Any]:
+def _bot_comments(
+    learner: _Learner, listed: Iterable[Mapping[str, object]]
+) -> dict[int, Mapping[str, object]]:
     """The bot's own comments that start a thread, by id."""
     return {
-        int(c["id"]): c
+        _int(c["id"]): c
         for c in listed
         if _login(c)[0] in learner.bots and not c.get("in_reply_to_id")
     }
@@ -198,7 +220,7 @@ async def learn_from_comments(
     gateway: GitHubEndpoints,
     store: MemoryBackend,
     repo: str,
-    comments: Iterable[Mapping[str, Any]],
+    comments: Iterable[Mapping[str, object]],
     *,
     bot_logins: Collection[str],
     auto_accept: bool = False,
@@ -226,7 +248,7 @@ async def learn_from_repo(
     *,
     bot_logins: Collection[str],
     auto_accept: bool = False,
-    comments: Iterable[Mapping[str, Any]] | None = None,
+    comments: Iterable[Mapping[str, object]] | None = None,
 ) -> LearningReport:
     """Poll ``repo``'s review comments and their threads once (at the start of a run) and
     learn from replies, reactions and resolved threads. ``comments``: the repository's review

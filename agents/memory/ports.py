@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol
+
+from agents.json_value import JSONObject, JSONValue
 
 
 class _Row(Protocol):
@@ -51,7 +53,7 @@ class MemoryRow(_Written, Protocol):
     @property
     def pr_number(self) -> int | None: ...
     @property
-    def source(self) -> Mapping[str, Any] | None: ...
+    def source(self) -> Mapping[str, JSONValue] | None: ...
 
 
 class NoteRow(_Written, Protocol):
@@ -69,7 +71,7 @@ class EventRow(_Row, Protocol):
     @property
     def seq(self) -> int: ...
     @property
-    def content(self) -> dict[str, Any]: ...
+    def content(self) -> JSONObject: ...
     @property
     def search_text(self) -> str: ...
 
@@ -82,7 +84,7 @@ class WorkerRow(Protocol):
     @property
     def identity_login(self) -> str | None: ...
     @property
-    def task(self) -> dict[str, Any]: ...
+    def task(self) -> JSONObject: ...
 
 
 class MemoryBackend(Protocol):
@@ -99,7 +101,7 @@ class MemoryBackend(Protocol):
         state: str = ...,
         worker_id: str | None = ...,
         pr_number: int | None = ...,
-        source: Mapping[str, Any] | None = ...,
+        source: Mapping[str, object] | None = ...,
         source_key: str | None = ...,
     ) -> MemoryRow: ...
 

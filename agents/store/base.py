@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar, TypeVarTuple
 
 import sqlalchemy as sa
 
 from agents.errors import SwarmError
+from agents.json_value import JSONValue
 from agents.redact import redact, redact_obj
 from agents.store.engine import Database
 
@@ -17,6 +19,8 @@ if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
 R = TypeVar("R", bound="DataclassInstance")
+# A row's or a query's column types: every helper here takes any shape of row.
+Ts = TypeVarTuple("Ts")
 
 _ID_RE = re.compile(r"^[A-Za-z0-9_.:\-]{1,64}$")
 
@@ -59,7 +63,7 @@ def clean(text: str | None) -> str | None:
     return None if text is None else redact(text)
 
 
-def _jsonable(obj: Any) -> Any:
+def _jsonable(obj: object) -> JSONValue:
     if obj is None or isinstance(obj, (str, bool, int, float)):
         return obj
     if isinstance(obj, dict):
@@ -69,15 +73,17 @@ def _jsonable(obj: Any) -> Any:
     return str(obj)
 
 
-def clean_json(obj: Any) -> Any:
+def clean_json(obj: object) -> JSONValue:
     """Redact and normalise a JSON value (tuples, dates and other oddities become JSON types)."""
-    return redact_obj(_jsonable(obj))
+    # Redaction keeps the JSON shape: only strings change.
+    cleaned: JSONValue = redact_obj(_jsonable(obj))
+    return cleaned
 
 
-_FIELD_NAMES: dict[type[Any], tuple[str, ...]] = {}
+_FIELD_NAMES: dict[type[DataclassInstance], tuple[str, ...]] = {}
 
 
-def to_record(record: type[R], row: sa.Row[Any]) -> R:
+def to_record(record: type[R], row: sa.Row[*Ts]) -> R:
     """A read-back record from a row: the record's fields by name, other columns left out."""
     names = _FIELD_NAMES.get(record)
     if names is None:
@@ -96,27 +102,29 @@ class StoreBase:
     def dialect(self) -> str:
         return self._db.dialect
 
-    def _all(self, record: type[R], query: sa.Select[Any]) -> list[R]:
+    def _all(self, record: type[R], query: sa.Select[*Ts]) -> list[R]:
         with self._db.read() as conn:
             return [to_record(record, row) for row in conn.execute(query)]
 
-    def _first(self, record: type[R], query: sa.Select[Any]) -> R | None:
+    def _first(self, record: type[R], query: sa.Select[*Ts]) -> R | None:
         with self._db.read() as conn:
             row = conn.execute(query).first()
         return None if row is None else to_record(record, row)
 
-    def _one(self, record: type[R], query: sa.Select[Any], missing: StoreError) -> R:
+    def _one(self, record: type[R], query: sa.Select[*Ts], missing: StoreError) -> R:
         """The row ``query`` finds, or ``missing`` raised."""
         found = self._first(record, query)
         if found is None:
             raise missing
         return found
 
-    def _insert(self, table: sa.Table, values: dict[str, Any]) -> None:
+    def _insert(self, table: sa.Table, values: Mapping[str, object]) -> None:
         with self._db.write() as conn:
             conn.execute(sa.insert(table).values(values))
 
-    def _update(self, table: sa.Table, where: sa.ColumnElement[bool], values: Any) -> int:
+    def _update(
+        self, table: sa.Table, where: sa.ColumnElement[bool], values: Mapping[str, object]
+    ) -> int:
         """Update the rows ``where`` selects; returns how many there were."""
         with self._db.write() as conn:
             return conn.execute(sa.update(table).where(where).values(values)).rowcount

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
 
 import sqlalchemy as sa
 
@@ -132,7 +131,7 @@ class CallsMixin(StoreBase):
         remaining: int | None,
         reset_at: datetime | None,
         paused_until: datetime | None = None,
-        by_worker: Mapping[str, Any] | None = None,
+        by_worker: Mapping[str, object] | None = None,
     ) -> None:
         self._insert(
             rate_limit_snapshots,

@@ -196,7 +196,7 @@ def _count(conn: sa.Connection, table: sa.Table) -> int:
     return int(conn.scalar(sa.select(sa.func.count()).select_from(table)) or 0)
 
 
-def _json_columns(table: sa.Table) -> list[sa.Column[Any]]:
+def _json_columns(table: sa.Table) -> list[sa.Column[object]]:
     return [c for c in table.columns if isinstance(c.type, sa.JSON)]
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from datetime import datetime
-from typing import Any
 
 import sqlalchemy as sa
 
@@ -72,7 +71,7 @@ class DeliveriesMixin(StoreBase):
         those (two writers in either order: the later news is never overwritten by the older).
         A finished outcome, or ``end.handed_over`` (the work is in other hands, a deployment's
         flow run), gives the claim up. Returns whether the row changed."""
-        values: dict[str, Any] = {"outcome": end.outcome}
+        values: dict[str, object] = {"outcome": end.outcome}
         if end.detail is not None:  # None: what the row said of the work stands
             values["detail"] = clean(end.detail)
         done = end.outcome not in UNFINISHED

@@ -8,11 +8,11 @@ writes later can fail with "database is locked" without ever waiting, an immedia
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -107,7 +107,7 @@ def _sqlite_engine(url: sa.URL, setting: str) -> Engine:
         ) from None
 
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+    def _on_connect(dbapi_conn: sqlite3.Connection, _record: object) -> None:
         # Driver autocommit, so that BEGIN below is the only transaction start.
         dbapi_conn.isolation_level = None
         cur = dbapi_conn.cursor()

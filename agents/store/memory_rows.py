@@ -4,7 +4,6 @@ append-only agent notes. Policy (scoping, snapshots, recall) lives in ``agents.m
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 import sqlalchemy as sa
 
@@ -33,7 +32,9 @@ class UnknownMemoryError(StoreError):
     pass
 
 
-def _inserted(conn: sa.Connection, table: sa.Table, values: dict[str, Any]) -> sa.Row[Any]:
+def _inserted(
+    conn: sa.Connection, table: sa.Table, values: Mapping[str, object]
+) -> sa.Row[*tuple[object, ...]]:
     """Insert one row and hand it back whole (with its new id)."""
     return conn.execute(sa.insert(table).values(values).returning(*table.c)).one()
 
@@ -59,7 +60,7 @@ class MemoryRowsMixin(StoreBase):
         state: str = "active",
         worker_id: str | None = None,
         pr_number: int | None = None,
-        source: Mapping[str, Any] | None = None,
+        source: Mapping[str, object] | None = None,
         source_key: str | None = None,
     ) -> MemoryRecord:
         """A new memory. With ``source_key`` it is written once: adding the same key again

@@ -7,9 +7,8 @@ advisory lock): the first opener migrates, the others wait and then find the sch
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import sqlalchemy as sa
 from alembic import command
@@ -21,11 +20,14 @@ from alembic.script import ScriptDirectory
 from agents.store.engine import Database
 from agents.store.schema import metadata
 
+if TYPE_CHECKING:
+    from alembic.runtime.environment import IncludeNameFn, NameFilterParentNames
+
 ALEMBIC_INI = Path(__file__).with_name("alembic.ini")
 _PG_MIGRATION_LOCK = 0x5357_524D  # "SWRM"
 
 
-def _described_by_tables(name: str | None, type_: str, parents: Mapping[str, str | None]) -> bool:
+def _described_by_tables(name: str | None, type_: str, parents: NameFilterParentNames) -> bool:
     """False for the full-text objects only the migrations create (see ``schema``)."""
     if type_ == "table":
         return not (name or "").startswith("transcript_fts")
@@ -34,9 +36,17 @@ def _described_by_tables(name: str | None, type_: str, parents: Mapping[str, str
     return True
 
 
+class CompareOptions(TypedDict):
+    """The keyword arguments of Alembic's ``configure`` that say how to compare."""
+
+    compare_type: bool
+    compare_server_default: bool
+    include_name: IncludeNameFn
+
+
 # How Alembic compares a database with the tables: used by ``revision --autogenerate`` (env.py)
 # and by the test that proves the migrations build exactly what ``schema`` declares.
-COMPARE_OPTIONS: dict[str, Any] = {
+COMPARE_OPTIONS: CompareOptions = {
     "compare_type": True,
     "compare_server_default": True,
     "include_name": _described_by_tables,

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
+from agents.json_value import JSONObject
 from agents.outcome import OutcomeStatus
 
 # A worker row's status: under way, or ended as its outcome says (the same words, paused and
@@ -36,7 +37,7 @@ class RunRecord:
     status: str
     started_at: datetime
     finished_at: datetime | None
-    totals: dict[str, Any]
+    totals: JSONObject
 
 
 @dataclass(frozen=True)
@@ -48,10 +49,10 @@ class WorkerRecord:
     envelope_id: str | None
     envelope_hash: str | None
     token_fingerprint: str | None
-    task: dict[str, Any]
+    task: JSONObject
     status: str
     blocked_reason: str | None
-    budgets_used: dict[str, Any]
+    budgets_used: dict[str, int | float | str]
     last_seq: int
     heartbeat_at: datetime | None
     pid: int | None
@@ -66,7 +67,7 @@ class EventRecord:
     run_id: str
     seq: int
     kind: str
-    content: dict[str, Any]
+    content: JSONObject
     search_text: str
     tokens: int
     cost: float
@@ -82,7 +83,7 @@ class NewEvent:
     """One event for :meth:`Store.append_events`."""
 
     kind: str
-    content: str | dict[str, Any]
+    content: str | JSONObject
     tokens: int = 0
     cost: float = 0.0
 
@@ -152,7 +153,7 @@ class RateLimitRecord:
     remaining: int | None
     reset_at: datetime | None
     paused_until: datetime | None
-    by_worker: dict[str, Any]
+    by_worker: JSONObject
     at: datetime
 
 
@@ -164,7 +165,7 @@ class ReviewKeyRecord:
     review_id: int | None
     review_url: str | None
     at: datetime
-    unfinished: dict[str, Any] | None = None
+    unfinished: JSONObject | None = None
 
 
 @dataclass(frozen=True)
@@ -185,7 +186,7 @@ class MemoryRecord:
     state: str = "active"
     worker_id: str | None = None
     pr_number: int | None = None
-    source: dict[str, Any] | None = None
+    source: JSONObject | None = None
     source_key: str | None = None
 
     @property
@@ -237,7 +238,7 @@ class NewDelivery:
     detail: str | None = None
     # What it asks for (its routed work, plain data), and the receiver that claims it, until
     # when: the row is that work's place in the receiver's queue.
-    work: dict[str, Any] | None = None
+    work: JSONObject | None = None
     claimed_by: str | None = None
     claimed_until: datetime | None = None
 

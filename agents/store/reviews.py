@@ -5,7 +5,6 @@ Keys are opaque here; ``agents.posting.keys`` defines what they say."""
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import Any
 
 import sqlalchemy as sa
 
@@ -51,7 +50,7 @@ class ReviewsMixin(StoreBase):
             )
         return bool(done.rowcount)
 
-    def note_unfinished(self, key: str, worker_id: str, rest: Mapping[str, Any]) -> bool:
+    def note_unfinished(self, key: str, worker_id: str, rest: Mapping[str, object]) -> bool:
         """Keep on ``worker_id``'s row of ``key`` what the worker has to do after the write
         (``rest``, plain data), until :meth:`mark_finished`: a run interrupted in between leaves
         it for the next one. False when ``worker_id`` holds no row of ``key``."""
@@ -100,7 +99,7 @@ class ReviewsMixin(StoreBase):
             ).all()
         return [str(row.key) for row in rows]
 
-    def put_gate(self, key: str, holder: str, state: str, doc: Mapping[str, Any]) -> None:
+    def put_gate(self, key: str, holder: str, state: str, doc: Mapping[str, object]) -> None:
         """Write plan approval's row of ``key`` (agents.writer.approval): the flow run that
         holds it (``holder``), where it stands (``state``) and what it keeps (``doc``: the plan,
         the note, the deadline), replacing what an earlier run of the same issue left."""

@@ -7,7 +7,7 @@ import socket
 import uuid
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Literal
 
 import sqlalchemy as sa
 
@@ -43,7 +43,7 @@ class RunsMixin(StoreBase):
         *,
         prefect_flow_run_id: str | None = None,
         run_id: str | None = None,
-        totals: Mapping[str, Any] | None = None,
+        totals: Mapping[str, object] | None = None,
     ) -> str:
         run_id = check_id(run_id, "run id") if run_id else f"run-{uuid.uuid4().hex[:16]}"
         self._insert(
@@ -59,9 +59,11 @@ class RunsMixin(StoreBase):
         )
         return run_id
 
-    def finish_run(self, run_id: str, status: str, totals: Mapping[str, Any] | None = None) -> None:
+    def finish_run(
+        self, run_id: str, status: str, totals: Mapping[str, object] | None = None
+    ) -> None:
         check_choice(status, RUN_STATUSES, "run status")
-        values: dict[str, Any] = {"status": status, "finished_at": utcnow()}
+        values: dict[str, object] = {"status": status, "finished_at": utcnow()}
         if totals is not None:
             values["totals"] = clean_json(dict(totals))
         if self._update(swarm_runs, swarm_runs.c.id == run_id, values) == 0:
@@ -70,7 +72,7 @@ class RunsMixin(StoreBase):
     def set_run_waiting(self, run_id: str, waiting: bool) -> None:
         """The run's flow run is suspended for a person's decision (``waiting``), or resumed
         and running again: it is neither finished nor holding a process while it waits."""
-        values: dict[str, Any] = {"status": "waiting" if waiting else "running"}
+        values: dict[str, object] = {"status": "waiting" if waiting else "running"}
         values["finished_at"] = None
         if self._update(swarm_runs, swarm_runs.c.id == run_id, values) == 0:
             raise UnknownRunError(f"no run with id {run_id!r}")
@@ -111,7 +113,7 @@ class RunsMixin(StoreBase):
         run_id: str,
         *,
         role_chain: Sequence[str],
-        task: Mapping[str, Any] | None = None,
+        task: Mapping[str, object] | None = None,
         identity_login: str | None = None,
         envelope_id: str | None = None,
         envelope_hash: str | None = None,
@@ -157,14 +159,14 @@ class RunsMixin(StoreBase):
         *,
         status: str | None = None,
         blocked_reason: str | None = None,
-        budgets_used: Mapping[str, Any] | None = None,
+        budgets_used: Mapping[str, int | float | str] | None = None,
         identity_login: str | None = None,
         token_fingerprint: str | None = None,
         pid: int | None = None,
         host: str | None = None,
         heartbeat: bool = True,
     ) -> None:
-        values: dict[str, Any] = {}
+        values: dict[str, object] = {}
         if status is not None:
             values["status"] = check_choice(status, WORKER_STATUSES, "worker status")
         if blocked_reason is not None:
@@ -193,19 +195,19 @@ class RunsMixin(StoreBase):
         status: str,
         *,
         blocked_reason: str | None = None,
-        budgets_used: Mapping[str, Any] | None = None,
+        budgets_used: Mapping[str, int | float | str] | None = None,
     ) -> None:
         check_choice(status, WORKER_STATUSES, "worker status")
         if status in ("pending", "running"):
             raise StoreError(f"finish_worker needs a final status, not {status!r}")
-        values: dict[str, Any] = {"status": status, "finished_at": utcnow()}
+        values: dict[str, object] = {"status": status, "finished_at": utcnow()}
         if blocked_reason is not None:
             values["blocked_reason"] = clean(blocked_reason)
         if budgets_used is not None:
             values["budgets_used"] = clean_json(dict(budgets_used))
         self._update_worker(worker_id, values)
 
-    def _update_worker(self, worker_id: str, values: dict[str, Any]) -> None:
+    def _update_worker(self, worker_id: str, values: dict[str, object]) -> None:
         if self._update(workers, workers.c.id == worker_id, values) == 0:
             raise UnknownWorkerError(f"no worker with id {worker_id!r}")
 
@@ -264,7 +266,11 @@ class RunsMixin(StoreBase):
         wrote = self.posted_writers([w.id for w in left])
         for w in left:
             unfinished = sa.and_(workers.c.id == w.id, workers.c.status.in_(("pending", "running")))
-            values = {"status": "failed", "blocked_reason": clean(reason), "finished_at": now}
+            values: dict[str, object] = {
+                "status": "failed",
+                "blocked_reason": clean(reason),
+                "finished_at": now,
+            }
             if w.id in wrote:
                 # Its write (a review, a draft) is on GitHub and in the store as posted: the
                 # worker did its work, and saying "failed" would tell a person to expect it
@@ -281,7 +287,11 @@ class RunsMixin(StoreBase):
             totals = {**self.get_run(run_id).totals, "error": reason}
         except UnknownRunError:
             return failed
-        values = {"status": status, "finished_at": now, "totals": clean_json(totals)}
+        values = {
+            "status": status,
+            "finished_at": now,
+            "totals": clean_json(totals),
+        }
         self._update(swarm_runs, still_running, values)
         return failed
 

@@ -8,7 +8,6 @@ FTS5 table ``transcript_fts`` on SQLite, a generated ``search_vector`` column on
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
@@ -56,7 +55,7 @@ class Clipped(sa.TypeDecorator[str]):
         return value[: limit - 1] + "…"
 
 
-JSONType: sa.types.TypeEngine[Any] = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
+JSONType: sa.JSON = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
 BigID: sa.types.TypeEngine[int] = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 
@@ -154,7 +153,7 @@ llm_calls = sa.Table(
 )
 
 
-def _call_columns() -> list[sa.Column[Any]]:
+def _call_columns() -> list[sa.Column[object]]:
     """Who called which GitHub route on what, and how it answered."""
     return [
         sa.Column("identity", Clipped(200), nullable=False),

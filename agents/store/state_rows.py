@@ -15,17 +15,18 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
+from agents.json_value import JSONObject, JSONValue
 from agents.store.base import StoreBase
 from agents.store.schema import throttle_state
 
 T = TypeVar("T")
 
-StateStep = Callable[[dict[str, Any]], tuple[T, Mapping[str, Any]]]
+StateStep = Callable[[JSONObject], tuple[T, Mapping[str, JSONValue]]]
 
 
 class StateRowsMixin(StoreBase):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from typing import Any
 
 import sqlalchemy as sa
 
 from agents.event_kinds import EVENT_KINDS
+from agents.json_value import JSONObject, JSONValue
 from agents.store.base import (
     StoreBase,
     StoreError,
@@ -25,7 +25,7 @@ SEARCH_TEXT_LIMIT = 20_000
 _WORD = re.compile(r"[^\W_]+")
 
 
-def _strings(value: Any) -> Iterator[str]:
+def _strings(value: object) -> Iterator[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, Mapping):
@@ -60,19 +60,19 @@ class TranscriptMixin(StoreBase):
         self,
         worker_id: str,
         kind: str,
-        content: str | Mapping[str, Any],
+        content: str | Mapping[str, JSONValue],
         tokens: int = 0,
         cost: float = 0.0,
     ) -> int:
         """Append one event and return its sequence number (1, 2, 3, ... per worker)."""
-        content_value: str | dict[str, Any] = content if isinstance(content, str) else dict(content)
+        content_value: str | JSONObject = content if isinstance(content, str) else dict(content)
         return self.append_events(worker_id, [NewEvent(kind, content_value, tokens, cost)])[0]
 
     def append_events(self, worker_id: str, events: Sequence[NewEvent]) -> list[int]:
         """Append events in one transaction; sequence numbers are consecutive and gap-free."""
         if not events:
             return []
-        rows: list[dict[str, Any]] = []
+        rows: list[dict[str, object]] = []
         for ev in events:
             check_choice(ev.kind, EVENT_KINDS, "event kind")
             body = {"text": ev.content} if isinstance(ev.content, str) else ev.content

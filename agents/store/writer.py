@@ -27,10 +27,11 @@ import weakref
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
+from agents.json_value import JSONObject, JSONValue
 from agents.store.records import NewEvent
 
 if TYPE_CHECKING:
@@ -215,10 +216,10 @@ def _close_at_exit(ref: weakref.ref[StoreWriter]) -> None:
         writer.close()
 
 
-def _copy(value: Mapping[str, Any]) -> dict[str, Any]:
+def _copy(value: Mapping[str, JSONValue]) -> JSONObject:
     """A copy deep enough that the caller may reuse its dicts and lists afterwards."""
 
-    def plain(item: Any) -> Any:
+    def plain(item: JSONValue) -> JSONValue:
         if isinstance(item, Mapping):
             return {k: plain(v) for k, v in item.items()}
         if isinstance(item, (list, tuple)):

@@ -15,11 +15,14 @@ import os
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.private_files import private_folder
 from flows.local.env import prepare_prefect_env
 from flows.local.prefect_server import use_local_prefect
+
+if TYPE_CHECKING:
+    from agents.eval.results import Results
 
 EVAL_SHARD_THRESHOLD = 20
 EVAL_SHARD_SIZE = 12
@@ -186,7 +189,7 @@ def posted_findings(api_url: str, token: str, repo: str, number: int, bot_login:
         page += 1
 
 
-def against_baseline(data: dict[str, Any], baseline: Path) -> int:
+def against_baseline(data: Results, baseline: Path) -> int:
     """0 when precision and recall are at least the recorded baseline's, else 1 with the line
     that says which fell."""
     import json
@@ -195,10 +198,11 @@ def against_baseline(data: dict[str, Any], baseline: Path) -> int:
 
     expected = json.loads(baseline.read_text(encoding="utf-8"))
     overall = data["summary"]["overall"]
+    held = {"precision": overall["precision"], "recall": overall["recall"]}
     fell = [
-        f"{key} {overall[key]:.4f} < baseline {expected[key]:.4f}"
-        for key in ("precision", "recall")
-        if overall[key] is None or overall[key] + 1e-9 < expected[key]
+        f"{key} {value:.4f} < baseline {expected[key]:.4f}"
+        for key, value in held.items()
+        if value is None or value + 1e-9 < expected[key]
     ]
     if fell:
         say(f"[red]eval regression on {data['set']}[/red]: " + "; ".join(fell))

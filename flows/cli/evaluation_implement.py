@@ -27,6 +27,7 @@ from flows.local.env import prepare_prefect_env
 from flows.local.prefect_server import use_local_prefect
 
 if TYPE_CHECKING:
+    from agents.eval.implement import ImplementResults
     from agents.outcome import WorkerOutcome
 
 
@@ -282,7 +283,7 @@ def baseline_rate(baseline: Path) -> float:
         raise EvalSetError(f"--baseline {baseline}: no success rate to hold ({reason})") from None
 
 
-def against_baseline(data: dict[str, Any], floor: float) -> int:
+def against_baseline(data: ImplementResults, floor: float) -> int:
     """0 when the success rate is at least ``floor``, else 1 with the line that says so."""
     from flows.cli.console import say
 

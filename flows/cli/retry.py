@@ -36,7 +36,11 @@ def retry_request(flags: RunRequest, typed: str) -> RunRequest | None:
         run = resolve_run(store, typed)
         failed = [w for w in store.list_workers(run_id=run.id) if w.status in FAILED_OUTCOMES]
     totals = run.totals or {}
-    asked = {**(totals.get("report") or {}), **(totals.get("asked") or {})}
+    report, asked_again = totals.get("report"), totals.get("asked")
+    asked = {
+        **(report if isinstance(report, dict) else {}),
+        **(asked_again if isinstance(asked_again, dict) else {}),
+    }
     role = asked.get("role")
     if flags.role != DEFAULT_ROLE and role is not None and flags.role != role:
         raise ConfigError(f"--retry: run {run.id} ran as {role!r}, not {flags.role!r}")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -311,7 +311,7 @@ def _run_row(run: Any) -> list[object]:
     ]
 
 
-def task_label(task: dict[str, object]) -> str:
+def task_label(task: Mapping[str, object]) -> str:
     from agents.work import Task
 
     try:  # older rows hold more fields: read only the label's

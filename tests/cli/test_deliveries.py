@@ -6,12 +6,18 @@ import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from agents.json_value import JSONObject
 from agents.store import DeliveryEnd, NewDelivery, Store
 from tests.cli.conftest import swarm
 
 
 def _accepted(store: Store, delivery: str, holder: str, until: datetime, number: int) -> None:
-    work = {"kind": "review", "repo": "acme/widgets", "number": number, "role": "reviewer"}
+    work: JSONObject = {
+        "kind": "review",
+        "repo": "acme/widgets",
+        "number": number,
+        "role": "reviewer",
+    }
     store.record_delivery(
         NewDelivery(
             delivery_id=delivery,

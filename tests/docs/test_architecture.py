@@ -35,6 +35,7 @@ SHARED = (
     "private_files",
     "permissions",
     "errors",
+    "json_value",
 )
 # The one loose module a program root may hold besides its packages: ``flows/__main__.py``; the
 # agents root holds the shared nouns and the composition root.
@@ -42,6 +43,7 @@ ROOT_MODULES = {
     "agents": {
         "errors.py",
         "event_kinds.py",
+        "json_value.py",
         "outcome.py",
         "permissions.py",
         "private_files.py",

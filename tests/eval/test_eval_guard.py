@@ -61,12 +61,14 @@ def test_the_baseline_names_precision_and_recall_of_the_shipped_set() -> None:
 
 
 def test_a_fall_below_the_baseline_exits_1_with_the_figure_that_fell(tmp_path: Path) -> None:
+    from agents.eval.results import results
     from flows.cli.evaluation import against_baseline
 
     high = tmp_path / "high.json"
     high.write_text(json.dumps({"precision": 0.9, "recall": 0.5}))
-    overall = {"precision": 0.8, "recall": 0.6}
-    data = {"set": "default", "summary": {"overall": overall}}
+    data = results([], set_name="default", model="scripted", verdicts=[])
+    overall = data["summary"]["overall"]
+    overall["precision"], overall["recall"] = 0.8, 0.6
     assert against_baseline(data, high) == 1
     overall["precision"] = 0.95
     assert against_baseline(data, high) == 0

@@ -187,12 +187,16 @@ def test_the_repository_gets_its_test_command_as_swarm_yaml_reads_it() -> None:
 
 
 def test_the_success_rate_below_the_baseline_exits_1(tmp_path: Path) -> None:
+    from agents.eval.implement import results
     from flows.cli.evaluation_implement import against_baseline, baseline_rate
 
     floor = baseline_rate(IMPLEMENT_BASELINE)
     assert 0 < floor < 1
-    assert against_baseline({"set": "implement", "summary": {"success_rate": 0.5}}, floor) == 1
-    assert against_baseline({"set": "implement", "summary": {"success_rate": 6 / 8}}, floor) == 0
+    data = results([], set_name="implement", model="scripted", wall_s=0.0)
+    data["summary"]["success_rate"] = 0.5
+    assert against_baseline(data, floor) == 1
+    data["summary"]["success_rate"] = 6 / 8
+    assert against_baseline(data, floor) == 0
     # An earlier --json file is a baseline too.
     earlier = tmp_path / "earlier.json"
     earlier.write_text(json.dumps({"summary": {"success_rate": 0.75}}))

@@ -20,6 +20,8 @@ from agents.llm.usage import is_cache_miss
 from agents.ratelimit.anthropic.limits import LLMLimits
 from agents.roles import Role, RoleChain
 from sandbox.model import ScriptedModel, ScriptedServer
+from tests.json_access import obj
+from tests.json_access import text as as_text
 from tests.llm.clocks import VirtualClock
 from tests.llm.harness import T0, FakeRepo, build_prefix
 
@@ -48,13 +50,13 @@ def test_tool_use_round_trip_through_the_sdk(roles: dict[str, Role]) -> None:
         client = _client(model)
         first = await client.create(request)
         tool = first.tool_uses[0]
-        result = FakeRepo().execute(tool["name"], tool["input"])
+        result = FakeRepo().execute(as_text(tool["name"]), obj(tool["input"]))
         messages = [
             *request["messages"],
             assistant_message(first.content),
             user_message(
                 TurnContext(TASK, {"turns": 9}, T0, 2),
-                tool_results=[(tool["id"], ToolResult(result))],
+                tool_results=[(as_text(tool["id"]), ToolResult(result))],
             ),
         ]
         for m in messages:  # the history as stored: without the per-request breakpoint

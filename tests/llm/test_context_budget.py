@@ -12,6 +12,8 @@ from agents.llm.context import ContextBudget, ContextFull, Tier, tier_for
 from agents.llm.request import build_request
 from agents.llm.turn import TurnContext, user_message
 from agents.roles import Role, RoleChain
+from tests.json_access import objs
+from tests.json_access import text as as_text
 from tests.llm.harness import T0, build_prefix
 
 CPT = 4.0  # characters per token in these tests
@@ -87,7 +89,7 @@ def test_over_high_water_older_turns_are_stubbed_down_to_low_water_in_one_step()
     assert stubbed == [f"t{n}" for n in range(len(stubbed))]  # oldest first, no gaps
     assert "t6" not in stubs.replaced and "t7" not in stubs.replaced  # the newest stay whole
     assert stubs.boundary == 2 * len(stubbed)  # the user message of the last stubbed turn
-    text = rendered[2]["content"][0]["content"]
+    text = as_text(objs(rendered[2]["content"])[0]["content"])
     assert text.startswith(STUB_PREFIX)
     assert 'read_file {"page": 0} returned 4,000 characters' in text
     assert "Call read_file again with the same arguments" in text
@@ -128,8 +130,11 @@ def test_the_stub_boundary_carries_its_own_cache_breakpoint(roles: dict[str, Rol
         history_breakpoint=2,
     )
     marked = [
-        i for i, m in enumerate(request["messages"]) for b in m["content"] if "cache_control" in b
+        i
+        for i, m in enumerate(objs(request["messages"]))
+        for b in objs(m["content"])
+        if "cache_control" in b
     ]
     assert marked == [2, len(messages) - 1]
-    system_marks = sum("cache_control" in b for b in request["system"])
+    system_marks = sum("cache_control" in b for b in objs(request["system"]))
     assert system_marks + len(marked) <= 4

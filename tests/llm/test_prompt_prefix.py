@@ -8,12 +8,15 @@ from typing import Any
 
 import pytest
 
+from agents.json_value import JSONObject
 from agents.llm.client import LLMClient
 from agents.llm.prompt import FragmentKind, PrefixBuilder
 from agents.llm.request import PromptAssemblyError, build_request
 from agents.llm.turn import TurnContext, user_message
 from agents.roles import Role, RoleChain
 from sandbox.model import ScriptedModel
+from tests.json_access import objs
+from tests.json_access import text as as_text
 from tests.llm.harness import T0, FakeRepo, build_prefix, run_scripted, tools_for
 
 CONTRIBUTING = "Run the tests before you push. Keep functions small. " * 40
@@ -83,7 +86,7 @@ def test_tools_are_sorted_by_name_whatever_order_the_role_lists_them(
 ) -> None:
     shuffled = list(reversed(tools_for(roles["reviewer"])))
     prefix = PrefixBuilder("identity text").tools(shuffled).session_timestamp(T0).build()
-    names = [t["name"] for t in prefix.tools()]
+    names = [as_text(t["name"]) for t in prefix.tools()]
     assert names == sorted(names)
     same = PrefixBuilder("identity text").tools(shuffled[::-1]).session_timestamp(T0).build()
     assert same.sha256 == prefix.sha256
@@ -126,9 +129,9 @@ def test_call_overlay_is_the_last_system_block_and_never_changes_the_session(
     prefix = build_prefix(roles["reviewer"])
     messages = [user_message(TurnContext(TASK, {"turns": 5}, T0))]
     request = build_request(prefix, per_call, messages, model="m", max_tokens=10)
-    system = request["system"]
-    assert system[-1]["text"].startswith('<role id="security-reviewer" scope="call">')
-    assert system[-2]["text"].startswith('<role id="reviewer" scope="session">')
+    system = objs(request["system"])
+    assert as_text(system[-1]["text"]).startswith('<role id="security-reviewer" scope="call">')
+    assert as_text(system[-2]["text"]).startswith('<role id="reviewer" scope="session">')
     assert system[: len(prefix.fragments)] == prefix.system_blocks()
     assert per_call.resolved_chain() == ["security-reviewer", "reviewer", "reviewer"]
     # The next call without an overlay is back to the session: nothing leaked.
@@ -153,7 +156,9 @@ def test_build_request_refuses_role_text_smuggled_into_a_message(roles: dict[str
     chain = RoleChain(roles["reviewer"], call=roles["triager"])
     prefix = build_prefix(roles["reviewer"])
     overlay = chain.system_overlays()[-1]
-    messages = [{"role": "user", "content": [{"type": "text", "text": "hi\n" + overlay}]}]
+    messages: list[JSONObject] = [
+        {"role": "user", "content": [{"type": "text", "text": "hi\n" + overlay}]}
+    ]
     with pytest.raises(PromptAssemblyError, match=r"messages\[0\] contains role text"):
         build_request(prefix, chain, messages, model="m", max_tokens=10)
 
@@ -178,8 +183,9 @@ def test_build_request_copies_history_and_marks_only_its_last_block(roles: dict[
     snapshot = json.dumps(messages)
     request = build_request(prefix, RoleChain(roles["reviewer"]), messages, model="m", max_tokens=9)
     assert json.dumps(messages) == snapshot  # caller's history untouched
-    assert request["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
-    marked = [b for b in request["system"] if "cache_control" in b]
+    last = objs(request["messages"])[-1]
+    assert objs(last["content"])[-1]["cache_control"] == {"type": "ephemeral"}
+    marked = [b for b in objs(request["system"]) if "cache_control" in b]
     assert len(marked) == 1
 
 
@@ -218,12 +224,12 @@ def test_messages_must_start_with_a_user_turn_and_hold_no_system_role(
 
 def test_a_paused_assistant_turn_can_be_sent_back_to_resume(roles: dict[str, Role]) -> None:
     prefix = build_prefix(roles["reviewer"])
-    messages = [
+    messages: list[JSONObject] = [
         user_message(TurnContext(TASK, {}, T0)),
         {"role": "assistant", "content": [{"type": "text", "text": "Let me look at the"}]},
     ]
     request = build_request(prefix, RoleChain(roles["reviewer"]), messages, model="m", max_tokens=9)
-    assert request["messages"][-1]["role"] == "assistant"
+    assert objs(request["messages"])[-1]["role"] == "assistant"
 
 
 def test_hostile_pr_text_stays_quoted_in_messages_and_out_of_the_system_prompt(

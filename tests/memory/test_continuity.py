@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from agents.json_value import JSONObject
 from agents.memory.snapshot import CONTINUITY_MAX_CHARS
 from agents.store import Store
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_CLEAN, WIDGETS_PR_DEBUG_PRINT
@@ -14,7 +15,7 @@ from tests.worker.conftest import Swarm
 pytestmark = pytest.mark.anyio
 
 
-def _session_start(swarm: Swarm, worker_id: str) -> dict[str, object]:
+def _session_start(swarm: Swarm, worker_id: str) -> JSONObject:
     events = swarm.runtime.store.get_transcript(worker_id)
     return next(e.content for e in events if e.content.get("status") == "session_start")
 

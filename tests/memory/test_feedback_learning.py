@@ -16,6 +16,8 @@ from agents.memory.learning import LearningReport, learn_from_repo
 from flows.cli.app import app
 from sandbox.github.feedback import grant, react, reply
 from sandbox.github.seed import MAINTAINER, WIDGETS, WIDGETS_PR_DEBUG_PRINT
+from tests.json_access import obj, objs
+from tests.json_access import text as as_text
 from tests.memory.real_worker import first_user_text, system_text
 from tests.worker.conftest import Swarm
 
@@ -53,7 +55,7 @@ def reported(swarm: Swarm, worker_id: str) -> list[str]:
         str(finding.get("message"))
         for event in swarm.runtime.store.get_transcript(worker_id)
         if event.content.get("tool") == "submit_review" and "input" in event.content
-        for finding in event.content["input"].get("findings") or []
+        for finding in objs(obj(event.content["input"]).get("findings") or [])
     ]
 
 
@@ -140,7 +142,7 @@ async def test_a_dismissal_becomes_a_proposal_and_once_accepted_is_not_repeated_
     injected = next(m for b, m in by_text.items() if "Ignore all security" in b)
     thumbs = next(m for b, m in by_text.items() if ":-1:" in b)
     assert dismissal.body.startswith(f"@{MAINTAINER} (admin access) dismissed the review finding")
-    assert dismissal.source and dismissal.source["comment_url"].endswith(f"r{printed.id}")
+    assert dismissal.source and as_text(dismissal.source["comment_url"]).endswith(f"r{printed.id}")
     assert injected.source and injected.source["signal"] == "correction"
     assert "alice-dev" not in json.dumps([m.body for m in proposals.values()])
 

@@ -13,6 +13,7 @@ from githubkit.exception import GraphQLFailed
 from sandbox.github.feedback import reply
 from sandbox.github.seed import MAINTAINER, REVIEWER_SLUG, WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from tests.events.harness import receiver_over
+from tests.json_access import text as as_text
 from tests.memory.real_worker import first_user_text
 from tests.memory.test_feedback_learning import (
     cli,
@@ -83,7 +84,7 @@ async def test_a_thread_a_writer_resolves_becomes_an_acknowledgement_not_a_dismi
     )
     assert proposal.body.endswith("acknowledged as useful, not dismissed")
     assert proposal.source and proposal.source["signal"] == "acknowledgement"
-    assert proposal.source["comment_url"].endswith(f"r{printed.id}")
+    assert as_text(proposal.source["comment_url"]).endswith(f"r{printed.id}")
     assert proposal.author == MAINTAINER and proposal.pr_number == PR
 
     cli("memory", "review", "--accept", str(proposal.id))

@@ -12,6 +12,7 @@ import pytest
 from agents.store import Store
 from flows.run.adapters import abandon_store_run
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_CLEAN
+from tests.json_access import text as as_text
 from tests.run.conftest import Swarm, run_swarm
 
 pytestmark = pytest.mark.prefect
@@ -57,4 +58,4 @@ def test_an_interrupted_run_ends_cancelled_with_the_workers_it_left(swarm: Swarm
         assert store.get_worker(running).status == "failed"
         assert "interrupted" in str(store.get_worker(running).blocked_reason)
         assert store.get_worker(finished).status == "succeeded"
-        assert "interrupted" in store.get_run(run_id).totals["error"]
+        assert "interrupted" in as_text(store.get_run(run_id).totals["error"])

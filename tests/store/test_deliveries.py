@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from agents.json_value import JSONObject
 from agents.store import DeliveryEnd, NewDelivery, Store
 
 
@@ -47,7 +48,13 @@ def test_the_learners_outcome_is_kept_whichever_writer_comes_first(
 
 
 def _accepted(store: Store, delivery: str, holder: str, until: datetime) -> None:
-    work = {"kind": "review", "repo": "acme/widgets", "number": 1, "role": "r", "sender": "s"}
+    work: JSONObject = {
+        "kind": "review",
+        "repo": "acme/widgets",
+        "number": 1,
+        "role": "r",
+        "sender": "s",
+    }
     assert store.record_delivery(
         NewDelivery(
             delivery_id=delivery,

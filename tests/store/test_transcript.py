@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from agents.store import NewEvent, Store, StoreError, UnknownWorkerError
+from tests.json_access import text as as_text
 
 
 def test_append_event_numbers_events_from_one_per_worker(store: Store, worker: str) -> None:
@@ -88,7 +89,7 @@ def test_threads_appending_to_one_worker_get_unique_gap_free_sequences(
     events = store.get_transcript(worker)
     assert [e.seq for e in events] == list(range(1, 121))
     for tag in range(6):  # each thread's own events stay in the order it wrote them
-        mine = [e.content["text"] for e in events if e.content["text"].startswith(f"{tag}:")]
+        mine = [said for e in events if (said := as_text(e.content["text"])).startswith(f"{tag}:")]
         assert mine == [f"{tag}:{i}:{j}" for i in range(10) for j in range(2)]
 
 

@@ -13,7 +13,9 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy import event
 
+from agents.json_value import JSONValue
 from agents.store import NewEvent, Store, UnknownWorkerError
+from tests.json_access import text as as_text
 from tests.store.backends import StoreTarget
 
 
@@ -57,7 +59,7 @@ def failing_statements(
 
 
 def texts(store: Store, worker_id: str) -> list[tuple[int, str]]:
-    return [(e.seq, e.content["text"]) for e in store.get_transcript(worker_id)]
+    return [(e.seq, as_text(e.content["text"])) for e in store.get_transcript(worker_id)]
 
 
 def test_writes_of_many_workers_from_many_threads_land_in_each_workers_order(
@@ -86,7 +88,7 @@ def test_writes_of_many_workers_from_many_threads_land_in_each_workers_order(
 def test_flush_returns_only_once_the_writes_are_in_the_store(
     store_target: StoreTarget, store: Store, worker: str
 ) -> None:
-    args = ["a"]
+    args: list[JSONValue] = ["a"]
     store.writer.append(worker, NewEvent("tool_call", {"tool": "get_pull", "args": args}))
     args.append("changed later")  # what was queued is what is written
     store.writer.write(worker, lambda: store.update_worker(worker, status="succeeded"))

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_CLEAN
+from tests.json_access import obj
 from tests.worker.conftest import Swarm
 
 pytestmark = pytest.mark.anyio
@@ -24,5 +25,5 @@ async def test_the_bot_budget_is_kept_in_the_store_shared_state_rows(
     assert outcome.status == "succeeded", outcome.reason
     # Verification's two reads (viewer, installation repositories) spend the bot's budget too.
     assert state["requests_by_worker"] == {outcome.worker_id: outcome.github_calls, "identity": 2}
-    assert state["buckets"]["core"]["limit"] is not None
+    assert obj(obj(state["buckets"])["core"])["limit"] is not None
     assert state["inflight"] == {}
