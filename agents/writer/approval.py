@@ -1,11 +1,14 @@
 """Plan approval: the writer's plan waits for a maintainer before anything is written.
 
-Optional per repository (``writer.approval`` in the base branch's ``.github/swarm.yaml``). The
-flow (:mod:`flows.run.gate`) runs a planning session (it reads and proposes; no branch, no
-commit), posts its plan on the issue once, and suspends its flow run until someone with write
-access decides: in the Prefect UI's form, or with ``/swarm approve`` / ``/swarm reject NOTE`` on
-the issue. A rejection with a note plans once more; a second rejection stops, and a decision
-that never comes fails closed. Nothing is written to the repository before an approval.
+Optional per repository (``writer.approval`` in the base branch's ``.github/swarm.yaml``, read by
+the kind's discovery and carried in the task's rules) for the kinds that say so
+(``Kind.plan_approval``). The gate runs a planning session (it reads and proposes; no branch, no
+commit), posts its plan on the issue once, and waits until someone with write access decides:
+in the Prefect UI's form, or with ``/swarm approve`` / ``/swarm reject NOTE`` on the issue. A
+rejection with a note plans once more; a second rejection stops, and a decision that never
+comes fails closed. Nothing is written to the repository before an approval. The policy is
+here; the program's parts (the planning worker as a Prefect task, the suspension and the
+resume, the waiting flow run's state) are :mod:`flows.run.gate`'s, behind :class:`GateSteps`.
 
 A suspended flow run runs again from the start when resumed, so every step before the wait is
 idempotent: the gate's row in the store (key ``OWNER/NAME#N/plan:ROLE``) keeps each attempt's
