@@ -371,6 +371,18 @@ async def post_on_issue(runtime: Runtime, role: str, gate: Gate, what: str, text
         )
 
 
+def undecidable(gate: Gate | None) -> str | None:
+    """Why a decision (``/swarm approve``, ``/swarm reject NOTE``) cannot resume the issue's
+    gate, or None when its flow run waits for one."""
+    if gate is None or gate.state in FINAL_STATES:
+        return "no plan of the writer waits for a decision on this issue"
+    if gate.state != "waiting":
+        return "the writer is still planning: decide once its plan is posted"
+    if gate.expired:
+        return "the plan was not decided on in time; ask again with /swarm implement"
+    return None
+
+
 # -- a wait that ended without a decision -------------------------------------------------------
 
 # What the next run does with a waiting gate: leave it, fail its suspended flow run and end it,

@@ -42,7 +42,6 @@ from agents.outcome import WorkerOutcome
 from agents.redact import redact
 from agents.work import Assignment
 from agents.writer.approval import (
-    FINAL_STATES,
     GATE_MARK,
     NOTE_CHARS,
     Gate,
@@ -56,6 +55,7 @@ from agents.writer.approval import (
     mark_waiting,
     read_gate,
     take_through,
+    undecidable,
 )
 
 if TYPE_CHECKING:
@@ -226,12 +226,9 @@ async def decide(
     """Resume the flow run waiting on issue ``number``'s plan with a decision (the webhook's
     ``/swarm approve`` and ``/swarm reject NOTE``); None when it was resumed, else why not."""
     gate = await read_gate(store, gate_key(repo, number, role))
-    if gate is None or gate.state in FINAL_STATES:
-        return "no plan of the writer waits for a decision on this issue"
-    if gate.state != "waiting":
-        return "the writer is still planning: decide once its plan is posted"
-    if gate.expired:
-        return "the plan was not decided on in time; ask again with /swarm implement"
+    refused = undecidable(gate)
+    if refused is not None or gate is None:
+        return refused
     decision = {"approve": approve, "note": redact(note)[:NOTE_CHARS]}
     try:
         await aresume_flow_run(uuid.UUID(gate.holder), run_input=decision)
