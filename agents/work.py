@@ -88,7 +88,9 @@ class RepoRules(BaseModel):
     ``guidance``: its instructions, shown to the model as delimited data, never as a system
     block; ``language``: the review language it asks for (checked by the configuration
     schema); ``min_severity`` and ``max_comments``: its noise settings (``review:``), findings
-    below the one and beyond the other fold into the summary by count."""
+    below the one and beyond the other fold into the summary by count; ``approval_timeout_s``:
+    the writer's plan waits this long for a maintainer's approval before anything is written
+    (``writer.approval``; None: the repository asks for no approval)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -96,6 +98,7 @@ class RepoRules(BaseModel):
     language: str | None = Field(default=None, pattern=r"^[A-Za-z][A-Za-z ()-]{1,39}$")
     min_severity: Severity = DEFAULT_MIN_SEVERITY
     max_comments: int = Field(default=DEFAULT_MAX_COMMENTS, ge=0, le=MAX_INLINE)
+    approval_timeout_s: int | None = Field(default=None, ge=1)
 
 
 class Task(BaseModel):

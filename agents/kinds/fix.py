@@ -143,8 +143,7 @@ async def _repo_work(
     found: Discovery,
 ) -> None:
     from agents.github.branches import branch_head
-    from agents.github.errors import GitHubApiError
-    from agents.planning.repo_config import CONFIG_PATH, RepoConfig, parse_repo_config
+    from agents.planning.repo_config import RepoConfig, config_at
     from agents.work import Task
     from agents.writer.rounds import ready_key, round_state, stopped_key
 
@@ -166,14 +165,10 @@ async def _repo_work(
             found.skipped.append(SkippedItem(repo, number, head, "fix_rounds_done", None))
             continue
         if base not in configs:
+            # An invalid file skips the repository (discover says why): unreadable, as GitHub's
+            # errors other than a missing file are.
             sha = await branch_head(gateway, repo, base)
-            try:
-                text = await gateway.get_file(repo, CONFIG_PATH, ref=sha or base)
-                configs[base] = parse_repo_config(text)
-            except GitHubApiError as exc:
-                if exc.status != 404:
-                    raise
-                configs[base] = RepoConfig()
+            configs[base] = await config_at(gateway, repo, sha or base)
         rules = configs[base].writer
         if rules.rounds == 0:
             found.skipped.append(

@@ -37,9 +37,15 @@ LABEL = "swarm:implement"
 # Pull requests one run opens at most (gh-aw's create-pull-request defaults to 1 per run; a
 # scheduled run over a backlog of labelled issues should not open dozens at once).
 MAX_PER_RUN = 3
-# Discovery lists issues, their events and the open pull requests of the writer's branches, and
-# asks who may write; nothing more.
-DISCOVERY_PERMISSIONS = {"metadata": "read", "issues": "read", "pull_requests": "read"}
+# Discovery lists issues, their events and the open pull requests of the writer's branches, asks
+# who may write, and reads the default branch's .github/swarm.yaml for plan approval (once per
+# repository with work); nothing more.
+DISCOVERY_PERMISSIONS = {
+    "metadata": "read",
+    "issues": "read",
+    "pull_requests": "read",
+    "contents": "read",
+}
 
 
 def write_key(task: Task, role: str) -> str | None:
@@ -60,7 +66,8 @@ async def _issue_work(
     from agents.github.drafts import find_open_pull
     from agents.github.errors import GitHubApiError
     from agents.github.issues import labelled_by, labelled_open_issues, may_write
-    from agents.work import Task
+    from agents.work import RepoRules, Task
+    from agents.writer.approval import approval_rules
 
     if targets is None:
         wanted: list[int] = []
@@ -84,6 +91,7 @@ async def _issue_work(
                 raise
             if raw.get("state") == "open" and "pull_request" not in raw:
                 wanted.append(number)
+    rules: RepoRules | None = None
     for number in wanted:
         pull = await find_open_pull(gateway, repo, branch_for(number))
         if pull is not None:
@@ -92,7 +100,9 @@ async def _issue_work(
                 SkippedItem(repo, number, "", "pull_request_open", f"#{pull.number}")
             )
             continue
-        found.items.append(Task(kind="implement", repo=repo, number=number))
+        if rules is None:  # read once, and only for a repository with work
+            rules = await approval_rules(gateway, repo)
+        found.items.append(Task(kind="implement", repo=repo, number=number, rules=rules))
 
 
 async def discover(runtime: Runtime, ask: Ask) -> Discovery:
@@ -186,6 +196,7 @@ KIND = Kind(
     write_key=write_key,
     workbench=writer_bench,
     ceiling="writing",
+    plan_approval=True,
     words=WorkWords(
         one="draft pull request",
         many="draft pull requests",

@@ -73,7 +73,10 @@ class Kind:
     ``workbench``: what its worker sets up around the session (None: nothing); ``ceiling``: the
     permission ceiling its roles are checked against when they load (its identity's own ceiling
     is checked again before a token is minted); ``words``: how a run's report speaks of its
-    writes (a review, a draft pull request)."""
+    writes (a review, a draft pull request); ``plan_approval``: an item of it waits for a
+    maintainer's approval of its plan before anything is written, where its repository asks
+    for that (``writer.approval``, carried in the task's rules: :mod:`agents.writer.approval`),
+    and a run of its role first ends the approvals that waited too long."""
 
     name: str
     summary: str
@@ -88,6 +91,7 @@ class Kind:
     workbench: Workbench | None = None
     ceiling: CeilingName = DEFAULT_CEILING
     words: WorkWords = field(default_factory=WorkWords)
+    plan_approval: bool = False
 
 
 _KINDS: dict[str, Kind] = {}

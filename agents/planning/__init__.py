@@ -9,7 +9,8 @@ Plain Python, no Prefect: each kind of work (:mod:`agents.kinds`) finds its item
 - ``replies.py``: which replies in the bot's own review threads are still to be answered
 - ``triage.py``: which open issues the triage kind's role still has to triage
 - ``costs.py``: a run's expected cost before it starts and its cost cap while it runs
-- ``repo_config.py``: ``.github/swarm.yaml``: what one repository asks of the swarm, strict schema
+- ``repo_config.py``: ``.github/swarm.yaml``: what one repository asks of the swarm, strict schema,
+  and its one reader at a ref
 - ``repo_policy.py``: what that file means for one PR: skip it, which files, which guidance
 - ``globs.py``: ``.gitignore``-style path globs for ``.github/swarm.yaml``
 - ``config_notice.py``: telling a PR, once, that its repository's ``.github/swarm.yaml`` is invalid

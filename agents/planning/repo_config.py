@@ -13,7 +13,7 @@ import hashlib
 import re
 import shlex
 from collections.abc import Collection
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -211,6 +211,29 @@ def parse_repo_config(
     except RepoConfigError as exc:
         digest = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
         raise RepoConfigError(exc.problems, digest) from None
+
+
+class FileReads(Protocol):
+    """The gateway's one read :func:`config_at` makes, as the bot."""
+
+    async def get_file(self, repo: str, path: str, ref: str | None = None) -> str: ...
+
+
+async def config_at(gateway: FileReads, repo: str, ref: str | None = None) -> RepoConfig:
+    """``repo``'s file at ``ref`` (a commit or a branch; None: the default branch), read as the
+    bot: the defaults when there is no file, :class:`RepoConfigError` when it is invalid. What
+    an invalid file means is the caller's: the writer refuses to work, a fix discovery skips
+    the repository, the plan approval reads it as asking for nothing (the writer's bench then
+    refuses). Any other error of GitHub's is raised: unreadable is not absent."""
+    from agents.github.errors import GitHubApiError
+
+    try:
+        text = await gateway.get_file(repo, CONFIG_PATH, ref=ref)
+    except GitHubApiError as exc:
+        if exc.status == 404:
+            return RepoConfig()
+        raise
+    return parse_repo_config(text)
 
 
 def _parse(text: str, source: str, known_roles: Collection[str] | None) -> RepoConfig:

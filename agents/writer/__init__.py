@@ -9,6 +9,6 @@ opens the one draft pull request, so the model never holds a token and never pic
 - ``body.py``: The draft pull request's body: the plan, what changed, the tests and what they cost
 - ``rounds.py``: Where a writer pull request's fix rounds stand: blocking findings, people's words
 - ``fixing.py``: A fix round's bench: the writer's own pull request at the reviewed head
-- ``approval.py``: Plan approval: the gate's row, its comments posted once, what a planning session
-  is told
+- ``approval.py``: Plan approval: which items wait, the gate's row and attempts, its comments posted
+  once, what a planning session is told, what becomes of an expired wait
 """

@@ -40,7 +40,7 @@ from agents.planning.repo_config import (
     RepoConfig,
     RepoConfigError,
     RepoTests,
-    parse_repo_config,
+    config_at,
 )
 from agents.redact import redact
 from agents.workspace.copy import Workspace
@@ -181,13 +181,7 @@ async def base_config(ctx: WorkerContext, sha: str) -> RepoConfig:
     """The base commit's ``.github/swarm.yaml`` (none: the defaults); an invalid file stops the
     writer, which would otherwise run with limits the repository did not ask for."""
     try:
-        text = await ctx.gateway.get_file(ctx.task.repo, CONFIG_PATH, ref=sha)
-    except GitHubApiError as exc:
-        if exc.status == 404:
-            return RepoConfig()
-        raise
-    try:
-        return parse_repo_config(text)
+        return await config_at(ctx.gateway, ctx.task.repo, sha)
     except RepoConfigError as exc:
         raise WorkRefused(
             f"{CONFIG_PATH} at {sha[:12]} is invalid, so the writer does not work here: {exc}"

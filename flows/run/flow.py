@@ -153,7 +153,7 @@ async def _run_swarm(
     run_id = start_store_run(runtime, trigger=trigger, flow_run_id=runtime_flow_run.id, asked=asked)
     summarizer = request.summarizer_role or RoleBook(runtime.roles).role_for("summarize")
     run_kind = RoleBook(runtime.roles).kind_of(role)
-    gated_kind = run_kind is not None and run_kind.name == "implement"
+    gated_kind = run_kind is not None and run_kind.plan_approval
     try:
         if gated_kind and not dry_run:
             await _expire_gates(runtime)

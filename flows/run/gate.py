@@ -1,12 +1,13 @@
-"""Plan approval in the flow (:mod:`agents.writer.approval`): plan, post, wait, decide.
+"""Plan approval in the flow: the Prefect parts of the gate (:mod:`agents.writer.approval`).
 
-For an implement item of a repository whose base branch asks for approval
-(``writer.approval``), the flow runs a planning worker (it reads and proposes; nothing is
-written), posts the plan on the issue once, and suspends its own flow run with
-``asuspend_flow_run(wait_for_input=PlanDecision)``: while it waits the run holds no process and
-no token, and the Prefect UI shows a form (approve, or reject with a note). ``/swarm approve``
-or ``/swarm reject NOTE`` on the issue, from someone with write access, resumes it the same way
-(:func:`decide`, called by the webhook receiver).
+For an item of a gated kind (``Kind.plan_approval``) in a repository whose base branch asks for
+approval (``writer.approval``, carried in the task's rules), the policy of
+:mod:`agents.writer.approval` runs a planning worker (it reads and proposes; nothing is
+written) as one of this run's Prefect tasks and posts the plan on the issue once; this module
+suspends its own flow run with ``asuspend_flow_run(wait_for_input=PlanDecision)``: while it
+waits the run holds no process and no token, and the Prefect UI shows a form (approve, or
+reject with a note). ``/swarm approve`` or ``/swarm reject NOTE`` on the issue, from someone
+with write access, resumes it the same way (:func:`decide`, called by the webhook receiver).
 
 Prefect runs a resumed flow run again from the start. So every step before the wait finds what
 the first pass did: the gate's row keeps each attempt's plan (no second planning session), each
@@ -37,27 +38,25 @@ from prefect.runtime import deployment as runtime_deployment
 from prefect.runtime import flow_run as runtime_flow_run
 from pydantic import Field
 
-from agents.outcome import EndCode, OutcomeStatus, WorkerOutcome
+from agents.outcome import WorkerOutcome
 from agents.redact import redact
 from agents.work import Assignment
 from agents.writer.approval import (
-    FINAL_STATES,
     GATE_MARK,
-    MAX_ATTEMPTS,
     NOTE_CHARS,
     Gate,
-    comment_key,
-    comment_once,
+    approval_wait,
+    end_timed_out,
+    ended,
+    expiry,
     gate_key,
-    guidance_for,
-    plan_text,
+    hold,
+    left_alone,
+    mark_waiting,
     read_gate,
-    save_gate,
-    stopped_text,
-    timed_out_text,
-    writer_rules,
+    take_through,
+    undecidable,
 )
-from flows.run.adapters import role_identity
 
 if TYPE_CHECKING:
     from agents.planning.shards import PlannedPR
@@ -67,9 +66,6 @@ if TYPE_CHECKING:
     from flows.run.fanout import Fanout
 
 log = logging.getLogger("flows.run.gate")
-
-# What the gate's GitHub steps need: the base branch's settings, and the issue's comments.
-GATE_PERMISSIONS = {"metadata": "read", "contents": "read", "issues": "write"}
 
 
 class PlanDecision(RunInput):
@@ -92,12 +88,6 @@ class Gated:
     outcomes: list[WorkerOutcome] = field(default_factory=list)
 
 
-def _ended(role: str, task: Task, status: OutcomeStatus, code: EndCode, why: str) -> WorkerOutcome:
-    return WorkerOutcome(
-        worker_id="-", role=role, target=task.label, status=status, code=code, reason=why
-    )
-
-
 async def through_gates(
     runtime: Runtime,
     fanout: Fanout,
@@ -107,24 +97,18 @@ async def through_gates(
     *,
     asked: bool,
 ) -> Gated:
-    """``plan`` with every implement item of a repository that asks for approval taken through
-    its gate; ``asked``: the run names its issues (a person asked), so a gate an earlier run
-    ended (rejected, timed out) starts again rather than being left."""
+    """``plan`` with every item whose repository asks for approval taken through its gate;
+    ``asked``: the run names its issues (a person asked), so a gate an earlier run ended
+    (rejected, timed out) starts again rather than being left. An item that waits for no
+    approval costs nothing here: no token, no read."""
     gated = Gated()
     for planned in plan:
         task = planned.reviewers[0].task if planned.reviewers else None
-        if task is None or task.kind != "implement" or task.number is None or runtime.dry_run:
+        timeout_s = approval_wait(task) if task is not None and not runtime.dry_run else None
+        if task is None or timeout_s is None:
             gated.planned.append(planned)
             continue
-        identity = role_identity(runtime, role)
-        async with runtime.discovery(identity, [task.repo], GATE_PERMISSIONS) as (gateway, _):
-            rules = await writer_rules(gateway, task.repo)
-        if not rules.approval:
-            gated.planned.append(planned)
-            continue
-        approved = await _gate(
-            runtime, fanout, task, role, run_id, rules.approval_timeout_seconds, asked, gated
-        )
+        approved = await _gate(runtime, fanout, task, role, run_id, timeout_s, asked, gated)
         if approved is not None:
             [first] = planned.reviewers
             gated.planned.append(
@@ -133,6 +117,36 @@ async def through_gates(
                 )
             )
     return gated
+
+
+@dataclass
+class _Steps:
+    """The gate's steps that are this program's: the planning worker as one of the run's
+    Prefect tasks, and the wait as this flow run's suspension."""
+
+    fanout: Fanout
+    store: Store
+    role: str
+    run_id: str
+
+    async def plan(self, task: Task) -> WorkerOutcome | None:
+        self.fanout.total += 1  # the planning worker, beside the workers the run counted
+        return await self.fanout.run(Assignment(role=self.role, task=task))
+
+    async def decision(self, gate: Gate, attempt: int) -> tuple[bool, str]:
+        """Prefect's decision, at once on a run resumed after it was given; otherwise the rows
+        say "waiting" and the flow run suspends (``Pause``)."""
+        await mark_waiting(self.store, gate, self.run_id)
+        # Prefect's input keys take lowercase letters, digits and dashes only: the issue's gate
+        # is named by a digest of its key, one wait per attempt.
+        named = hashlib.sha256(gate.key.encode()).hexdigest()[:16]
+        decided = await asuspend_flow_run(
+            wait_for_input=PlanDecision,
+            timeout=max(1, int(gate.deadline - time.time())),
+            key=f"plan-{named}-{attempt}",
+        )
+        await asyncio.to_thread(self.store.set_run_waiting, self.run_id, False)
+        return decided.approve, decided.note
 
 
 async def _gate(
@@ -151,97 +165,21 @@ async def _gate(
     store = runtime.store
     flow_run = str(runtime_flow_run.id or "")
     key = gate_key(task.repo, task.number, role)
-    gate = await read_gate(store, key)
-    if gate is not None and gate.holder != flow_run:
-        if gate.state == "waiting" and not gate.expired:
-            why = f"its plan waits for a maintainer's decision in flow run {gate.holder}"
-            gated.outcomes.append(_ended(role, task, "skipped", "plan_unapproved", why))
-            return None
-        if gate.state in ("rejected", "timed_out") and not asked:
-            said = "rejected" if gate.state == "rejected" else "not decided on in time"
-            why = f"its plan was {said}; ask again with /swarm implement"
-            code: EndCode = "plan_rejected" if gate.state == "rejected" else "plan_timed_out"
-            gated.outcomes.append(_ended(role, task, "skipped", code, why))
-            return None
+    found = await read_gate(store, key)
+    left = left_alone(found, flow_run, asked)
+    if left is not None:
+        gated.outcomes.append(ended(role, task, "skipped", *left))
+        return None
     if not runtime_deployment.id:
         why = (
             "writer.approval asks for a maintainer's approval of the plan, and only a "
             "deployment's run can wait for it (swarm serve, or the work pool): nothing written"
         )
-        gated.outcomes.append(_ended(role, task, "failed", "plan_unapproved", why))
+        gated.outcomes.append(ended(role, task, "failed", "plan_unapproved", why))
         return None
-    if gate is None or gate.holder != flow_run:
-        gate = Gate(key=key, holder=flow_run, state="planning", run_id=run_id, timeout_s=timeout_s)
-        await save_gate(store, gate)
-    for attempt in range(1, MAX_ATTEMPTS + 1):
-        if len(gate.plans) < attempt:
-            planning = task.model_copy(update={"planning": True, "guidance": guidance_for(gate)})
-            fanout.total += 1  # the planning worker, beside the workers the run counted
-            outcome = await fanout.run(Assignment(role=role, task=planning))
-            if outcome is not None:
-                gated.outcomes.append(outcome)
-            plan = outcome.written.plan if outcome and outcome.written else ""
-            if outcome is None or outcome.status != "succeeded" or not plan:
-                gate.state = "ended"
-                await save_gate(store, gate)
-                return None
-            gate.plans.append(plan)
-            await save_gate(store, gate)
-        text = plan_text(gate, attempt, gate.plans[attempt - 1], flow_run)
-        await _comment(runtime, role, gate, f"plan-{attempt}", text)
-        decision = await _wait(store, gate, attempt, run_id)
-        if decision.approve:
-            gate.state = "approved"
-            await save_gate(store, gate)
-            return task.model_copy(update={"guidance": gate.plans[attempt - 1]})
-        if len(gate.notes) < attempt:
-            gate.notes.append(redact(decision.note)[:NOTE_CHARS])
-        gate.state = "planning"
-        await save_gate(store, gate)
-    await _comment(runtime, role, gate, "stopped", stopped_text())
-    gate.state = "rejected"
-    await save_gate(store, gate)
-    why = f"a maintainer rejected its plan {MAX_ATTEMPTS} times: nothing written"
-    gated.outcomes.append(_ended(role, task, "skipped", "plan_rejected", why))
-    return None
-
-
-async def _wait(store: Store, gate: Gate, attempt: int, run_id: str) -> PlanDecision:
-    """The decision on ``attempt``'s plan: Prefect's, at once on a run resumed after it was
-    given; otherwise the run's row says "waiting" and the flow run suspends (``Pause``)."""
-    if gate.state != "waiting":
-        gate.state = "waiting"
-        gate.deadline = time.time() + gate.timeout_s
-        await save_gate(store, gate)
-    await asyncio.to_thread(store.set_run_waiting, run_id, True)
-    # Prefect's input keys take lowercase letters, digits and dashes only: the issue's gate is
-    # named by a digest of its key, one wait per attempt.
-    named = hashlib.sha256(gate.key.encode()).hexdigest()[:16]
-    decision = await asuspend_flow_run(
-        wait_for_input=PlanDecision,
-        timeout=max(1, int(gate.deadline - time.time())),
-        key=f"plan-{named}-{attempt}",
-    )
-    await asyncio.to_thread(store.set_run_waiting, run_id, False)
-    return decision
-
-
-async def _comment(runtime: Runtime, role: str, gate: Gate, what: str, text: str) -> None:
-    repo, number, _ = gate.target
-    identity = role_identity(runtime, role)
-    async with runtime.discovery(identity, [repo], GATE_PERMISSIONS) as (gateway, login):
-        if login is None:
-            raise RuntimeError("the writer bot's login is not verified: its plan is not posted")
-        await comment_once(
-            runtime.store,
-            gateway,
-            repo,
-            number,
-            comment_key(gate, what),
-            text,
-            login=login,
-            holder=f"gate-{uuid.uuid4().hex[:12]}",
-        )
+    gate = await hold(store, found, key, flow_run, run_id, timeout_s)
+    steps = _Steps(fanout, store, role, run_id)
+    return await take_through(runtime, steps, gate, task, role, gated.outcomes)
 
 
 async def expire_gates(runtime: Runtime) -> list[str]:
@@ -252,7 +190,7 @@ async def expire_gates(runtime: Runtime) -> list[str]:
     from prefect.states import Failed
 
     store = runtime.store
-    ended: list[str] = []
+    ended_here: list[str] = []
     rows = await asyncio.to_thread(store.keys_in_state, GATE_MARK, "waiting")
     for row in rows:
         gate = Gate.of(row.key, row.worker_id, row.state, row.unfinished)
@@ -262,38 +200,24 @@ async def expire_gates(runtime: Runtime) -> list[str]:
                 state = found.state
             except Exception:  # gone from Prefect (or not an id): nothing waits any more
                 state = None
-            if state is not None and not (state.is_paused() or state.is_final()):
-                continue  # resumed: deciding now
-            if state is not None and state.is_paused():
-                if not gate.expired:
-                    continue
+            step = expiry(
+                gate,
+                found=state is not None,
+                paused=state is not None and state.is_paused(),
+                final=state is not None and state.is_final(),
+            )
+            if step == "leave":
+                continue
+            if step == "fail":
                 why = "plan approval timed out: nothing written"
                 await client.set_flow_run_state(
                     uuid.UUID(gate.holder), Failed(message=why), force=True
                 )
-        repo, number, role = gate.target
-        await _comment(runtime, role, gate, "timed-out", timed_out_text(gate))
-        gate.state = "timed_out"
-        await save_gate(store, gate)
-        await asyncio.to_thread(_end_run, store, gate)
-        ended.append(f"{repo}#{number}")
+        await end_timed_out(runtime, gate)
+        repo, number, _ = gate.target
+        ended_here.append(f"{repo}#{number}")
         log.info("%s#%d: the plan was not decided on in time; nothing written", repo, number)
-    return ended
-
-
-def _end_run(store: Store, gate: Gate) -> None:
-    """The waiting run's row ends failed, saying why and with the end code."""
-    from agents.store.base import StoreError
-
-    try:
-        totals = dict(store.get_run(gate.run_id).totals or {})
-    except StoreError:
-        return
-    totals.update(
-        code="plan_timed_out",
-        reason=f"no maintainer decided on the plan within {gate.timeout_s} s: nothing written",
-    )
-    store.finish_run(gate.run_id, "failed", totals)
+    return ended_here
 
 
 async def decide(
@@ -302,12 +226,9 @@ async def decide(
     """Resume the flow run waiting on issue ``number``'s plan with a decision (the webhook's
     ``/swarm approve`` and ``/swarm reject NOTE``); None when it was resumed, else why not."""
     gate = await read_gate(store, gate_key(repo, number, role))
-    if gate is None or gate.state in FINAL_STATES:
-        return "no plan of the writer waits for a decision on this issue"
-    if gate.state != "waiting":
-        return "the writer is still planning: decide once its plan is posted"
-    if gate.expired:
-        return "the plan was not decided on in time; ask again with /swarm implement"
+    refused = undecidable(gate)
+    if refused is not None or gate is None:
+        return refused
     decision = {"approve": approve, "note": redact(note)[:NOTE_CHARS]}
     try:
         await aresume_flow_run(uuid.UUID(gate.holder), run_input=decision)

@@ -304,6 +304,29 @@ def test_a_plan_no_one_decides_on_fails_closed_and_says_so_once(swarm: Swarm, st
     assert writers_pulls(swarm) == []
 
 
+def test_a_repository_that_asks_for_no_approval_costs_the_gate_no_token(swarm: Swarm) -> None:
+    """Its file says nothing of approval: discovery read that once with its own token, and the
+    run mints the writer's App two tokens (discovery's, the worker's), none for a gate."""
+    from tests.bwrap import require_bwrap
+
+    require_bwrap()
+    test_implement_flow.labelled_issue(swarm)
+
+    state, report = test_implement_flow.implement_run()
+
+    assert state.is_completed(), state.message
+    assert [o.status for o in report.outcomes] == ["succeeded"]
+    minted = [
+        t.permissions
+        for t in swarm.state.tokens.values()
+        if t.kind == "installation" and t.login == WRITER_BOT
+    ]
+    assert len(minted) == 2, minted
+    # Discovery's reads nothing it may write; the worker's is the role's own: no third token
+    # that may comment on the issue and not push (the gate's).
+    assert [p for p in minted if p.get("issues") == "write" and p.get("contents") != "write"] == []
+
+
 def with_receiver(swarm: Swarm, body: Any) -> None:
     """``body`` against a webhook receiver wired as ``swarm webhook serve`` wires it, over the
     runs' store (its runs are recorded, not started: a decision starts no run)."""
