@@ -41,7 +41,7 @@ from agents.posting.selection import Selection, resolvable, select
 from agents.tools.anchors import anchors_of, placement
 from agents.tools.context import PostedReview, WorkerContext
 from agents.tools.pull_files import pr_files, pr_patches
-from agents.tools.review import post_once, task_write_key
+from agents.tools.review import holder_alive, post_once, task_write_key
 from agents.tools.summary import edit_summary, ensure_summary, known_summary_url
 from agents.tools.threads import Earlier, read_earlier, resolve_fixed
 from agents.work import ListedFile, Spend
@@ -148,6 +148,10 @@ async def finish_review(ctx: WorkerContext) -> Published | None:
         return None
     known = await asyncio.to_thread(ctx.store.get_review_key, key)
     if known is None or known.state != "posted" or not known.unfinished:
+        return None
+    if known.worker_id != ctx.worker_id and await asyncio.to_thread(holder_alive, ctx, known):
+        # Not left: its worker is still at it (a webhook's review between its review and its
+        # summary when a `swarm run` arrives). The review is there; the summary is its worker's.
         return None
     rest = AfterReview.model_validate(known.unfinished)
     earlier, chosen = await plan(ctx, rest.findings, posted_in=known.review_id)
