@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from agents.posting.keys import find_marked, review_key, with_marker
-from agents.posting.once import Claims, Written, create_or_find, write_once
+from agents.posting.once import Claims, Written, write_once
 from agents.work import ListedFile
 
 # How many listed files a review or note names one by one; the rest are counted.
@@ -104,14 +104,12 @@ async def post_note(
         return find_marked(await gateway.list_reviews(note.repo, note.number), key, bot_login)
 
     async def create() -> Mapping[str, Any]:
-        return await create_or_find(
-            lambda: gateway.create_review(
-                note.repo, note.number, body, event="COMMENT", commit_id=note.head_sha
-            ),
-            find,
-            f"note {key}",
+        return await gateway.create_review(
+            note.repo, note.number, body, event="COMMENT", commit_id=note.head_sha
         )
 
     # A run posts its notes within seconds of claiming them; nothing else holds these keys
     # for long, so a claim is taken over once GitHub shows no marker.
-    return await write_once(claims, key, holder, find=find, create=create, alive=lambda _c: False)
+    return await write_once(
+        claims, key, holder, find=find, create=create, alive=lambda _c: False, what=f"note {key}"
+    )

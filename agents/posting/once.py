@@ -23,15 +23,23 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agents.github.errors import GitHubApiError, TokenRefused
+from agents.store.base import UnknownWorkerError
 from agents.transport import GitHubUnreachable
+
+if TYPE_CHECKING:
+    from agents.tools.context import WorkerContext
 
 log = logging.getLogger("swarm.review")
 
 # Every claim step is a store query: run in a thread, it holds up no other worker on the loop.
 _off = asyncio.to_thread
+
+
+class PostingRefused(Exception):
+    """A write this worker must not make: the tool that asked for it tells the model why."""
 
 
 class Claim(Protocol):
@@ -102,12 +110,15 @@ async def write_once(
     create: Create,
     alive: Callable[[Claim], bool],
     find_first: Find | None = None,
+    what: str | None = None,
 ) -> Written:
     """Write under ``key`` at most once; ``find`` looks for the bot's own marker of ``key`` on
     GitHub, ``create`` writes (with the marker), ``alive`` says whether another holder's claim
-    still stands. ``find_first``, when given, stands for ``find`` once ``holder`` holds the key
-    and no other holder had it: the caller knows GitHub's answer already (what discovery read
-    this run, before any writer held the key), so asking again would cost a call for nothing."""
+    still stands. ``what``, when given, names the write and makes it :func:`create_or_find`'s:
+    an answer GitHub lost is looked for by its marker, and tried once more when missing.
+    ``find_first``, when given, stands for ``find`` once ``holder`` holds the key and no other
+    holder had it: the caller knows GitHub's answer already (what discovery read this run,
+    before any writer held the key), so asking again would cost a call for nothing."""
     known = await _off(claims.get_review_key, key)
     if known is not None and known.state == "posted":
         return Written(False, known.review_id, known.review_url)
@@ -132,7 +143,7 @@ async def write_once(
         if existing is not None:
             return await _off(_adopt, claims, key, holder, existing)
     try:
-        created = await create()
+        created = await (create_or_find(create, find, what) if what else create())
     except BaseException:
         # Not written (or not known to be): the next attempt's marker check decides.
         # Shielded: a worker cancelled by its wall-time budget still gives the claim back.
@@ -198,3 +209,41 @@ def answer_lost(exc: Exception) -> bool:
     if isinstance(exc, GitHubApiError):
         return exc.status >= 500
     return isinstance(exc, GitHubUnreachable)
+
+
+def holder_alive(ctx: WorkerContext, claim: Claim) -> bool:
+    """Whether the worker holding a claim is still at work (pending or running)."""
+    try:
+        return ctx.store.get_worker(claim.worker_id).status in ("pending", "running")
+    except UnknownWorkerError:
+        return False
+
+
+async def worker_writes_once(
+    ctx: WorkerContext,
+    key: str,
+    find: Find,
+    create: Create,
+    what: str,
+    find_first: Find | None = None,
+) -> Written:
+    """``write_once`` as a worker: its store, its id, a claim that stands while its holder is
+    still at work, and a lost answer looked for (``what`` names the write in the log)."""
+    return await write_once(
+        ctx.store,
+        key,
+        ctx.worker_id,
+        find=find,
+        create=create,
+        alive=lambda claim: holder_alive(ctx, claim),
+        find_first=find_first,
+        what=what,
+    )
+
+
+def task_number(ctx: WorkerContext) -> int:
+    """The number of the task's pull request or issue; a write for a task without one is
+    refused before any call."""
+    if ctx.task.number is None:
+        raise PostingRefused("this task has no pull request or issue number")
+    return ctx.task.number

@@ -13,7 +13,7 @@ the decision out. In order:
 4. **the cap**: the most severe ``max_comments`` go inline, the rest fold by count.
 
 A finding posted at an earlier head whose lines the push changed, and which the re-review no
-longer reports, is *resolvable*: its thread is resolved by :mod:`agents.tools.threads`.
+longer reports, is *resolvable*: its thread is resolved by :mod:`agents.posting.threads`.
 """
 
 from __future__ import annotations

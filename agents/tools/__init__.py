@@ -1,13 +1,9 @@
 """What the model may call. A worker gets only the tools its role lists and its token allows.
 
-- ``anchors.py``: Where an inline review comment can sit: the lines of the PR's diff hunks; the rest
-  moves into the review body
 - ``base.py``: The tool contract: a name, a pydantic argument model, a handler, and what it needs to
   run
 - ``catalog.py``: Every tool declared once: name, permissions, the write that offers it, its story
   verb, whether its result is our own words
-- ``comment.py``: Posting the triager's single comment on an issue exactly once, whichever worker
-  posts it (store claim per issue and role, hidden marker)
 - ``context.py``: What every tool of one worker shares: its task, its gateway, the store, its
   buffers
 - ``github_tools.py``: GitHub tools: read the task's pull request or issue, and the few writes a
@@ -16,18 +12,10 @@
   checkpoints
 - ``pages.py``: Paging tool output to the session's tier: long patches, files and listings in pages
   that name the next call, never cut
-- ``publish.py``: A review as the product posts it, from the findings the model reported as data:
-  selection, summary, review, resolved threads
-- ``pull_files.py``: The pull request's files as the tools see them: the reviewed set and the whole
-  PR's patches comments anchor to
+- ``pull_files.py``: The pull request's files as the tools see them: the reviewed set, the whole
+  PR's patches comments anchor to, and the view of the PR the review's writer is handed
 - ``replies.py``: The responder's tools: read the bot's thread a person replied in, and answer in
   it once
-- ``review.py``: Posting exactly one review per (PR, head SHA, role), even across retries, re-runs
-  and crashes
-- ``summary.py``: The bot's one summary comment on a pull request: created once, then edited in
-  place
-- ``threads.py``: The bot's earlier findings on a pull request, their threads, and closing the fixed
-  ones
 - ``writer_tools.py``: The writer's tests (the base branch's command, in the sandbox) and its one
   draft pull request, committed and opened by code
 - ``fix_tools.py``: A fix round's tools: the blocking findings, and one commit pushed with an

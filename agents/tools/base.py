@@ -18,6 +18,7 @@ from agents.github.errors import GitHubApiError, TokenRefused, UnsafePath
 from agents.github.writes import WriteRefused
 from agents.llm.turn import ToolResult
 from agents.llm.untrusted import neutralise
+from agents.posting.once import PostingRefused
 from agents.redact import redact
 from agents.tools.catalog import TOOLS
 from agents.transport import GitHubUnreachable
@@ -101,7 +102,9 @@ class Tool(Generic[ArgsT]):
             return ToolResult(f"invalid arguments for {self.name}: {problems}", is_error=True)
         try:
             return await self.handler(parsed)
-        except ToolError as exc:
+        except (ToolError, PostingRefused) as exc:
+            # A write posting refused (another worker is posting it, no number) is the model's
+            # to read, as a tool's own refusal is.
             return ToolResult(f"{self.name} failed: {exc}", is_error=True, summary=str(exc))
         except (GitHubApiError, GitHubUnreachable, TokenRefused, UnsafePath) as exc:
             if ends_the_worker(exc):

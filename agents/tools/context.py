@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from agents.llm.context import TierPolicy, tier_for
 from agents.memory.operational import AgentMemory
 from agents.posting.findings import Finding
+from agents.posting.writer import PostedReview
 from agents.work import Spend, Task
 
 if TYPE_CHECKING:
@@ -23,15 +24,6 @@ class ThreadResolver(Protocol):
     never holds (``agents.identity.resolution``); the ids it resolved."""
 
     async def __call__(self, repo: str, thread_ids: Sequence[str]) -> set[str]: ...
-
-
-@dataclass
-class PostedReview:
-    review_id: int | None
-    url: str | None
-    comments: int
-    event: str
-    already_posted: bool = False
 
 
 @dataclass

@@ -25,11 +25,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.llm.turn import ToolResult
 from agents.llm.untrusted import wrap_untrusted
 from agents.posting.keys import inert
+from agents.posting.threads import reply_once_in_thread
+from agents.posting.writer import PostedReview, task_write_key
 from agents.redact import redact
 from agents.tools.base import OfferedTool, Tool, ToolError
-from agents.tools.context import PostedReview, WorkerContext
-from agents.tools.review import task_write_key
-from agents.tools.threads import reply_once_in_thread
+from agents.tools.context import WorkerContext
 from agents.tools.writer_tools import NoArgs, commit_changes
 from agents.workspace.policy import ChangeRefused
 from agents.writer.bench import WriterBench

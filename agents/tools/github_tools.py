@@ -14,19 +14,20 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 from agents.llm.turn import ToolResult
 from agents.llm.untrusted import wrap_untrusted
+from agents.posting.comment import post_comment_once
 from agents.posting.findings import Finding
+from agents.posting.once import task_number
+from agents.posting.writer import Published, ReviewWriter
 from agents.tools import pages
 from agents.tools.base import OfferedTool, Tool, ToolError
-from agents.tools.comment import post_comment_once
 from agents.tools.context import WorkerContext
-from agents.tools.publish import Published, publish_review
 from agents.tools.pull_files import (
     MAX_LISTED_FILES,
     changed_files,
     listed_pull,
     pr_files,
     pr_patches,
-    task_number,
+    pull_view,
 )
 
 MAX_FINDINGS = 100
@@ -212,8 +213,9 @@ def github_tools(ctx: WorkerContext) -> list[OfferedTool]:
             ctx.findings, ctx.submitted = findings, True
             recorded = f"recorded {len(findings)} finding(s) for the summarizer"
             return ToolResult(recorded, summary="shard", closing=_closing(args, recorded))
-        published = await publish_review(
-            ctx, what_changed=args.summary, findings=findings, event=args.event
+        writer = ReviewWriter(ctx, await pull_view(ctx))
+        published = await writer.publish(
+            what_changed=args.summary, findings=findings, event=args.event
         )
         ctx.findings, ctx.submitted = findings, True
         if ctx.dry_run:

@@ -6,17 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from agents.github.pull_snapshots import PullSnapshot
-from agents.tools.base import ToolError
+from agents.posting.once import task_number
+from agents.posting.writer import PullView
 from agents.tools.context import WorkerContext
 
 # GitHub lists at most 3,000 of a pull request's files (``GET /pulls/{n}/files``).
 MAX_LISTED_FILES = 3000
-
-
-def task_number(ctx: WorkerContext) -> int:
-    if ctx.task.number is None:
-        raise ToolError("this task has no pull request or issue number")
-    return ctx.task.number
 
 
 async def changed_files(ctx: WorkerContext) -> list[dict[str, Any]]:
@@ -66,6 +61,12 @@ def snapshot(ctx: WorkerContext) -> PullSnapshot:
     if kept is None or task.number is None:
         return PullSnapshot()
     return kept.get(ctx.gateway.identity, task.repo, task.number, task.head_sha)
+
+
+async def pull_view(ctx: WorkerContext) -> PullView:
+    """What the review's writer reads of the PR, read here: what discovery saw of it this run,
+    and the whole PR's files (what comments anchor to)."""
+    return PullView(snapshot(ctx), await pr_files(ctx))
 
 
 async def listed_pull(ctx: WorkerContext) -> dict[str, Any]:

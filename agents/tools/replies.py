@@ -22,13 +22,12 @@ from agents.llm.untrusted import wrap_untrusted
 from agents.memory.feedback import WRITE_PERMISSIONS
 from agents.posting.keys import answer_key
 from agents.posting.lines import moves_of
-from agents.posting.once import Written
+from agents.posting.once import Written, task_number
 from agents.posting.render import PostedFinding, answer_body, posted_finding
+from agents.posting.threads import reply_once_in_thread
 from agents.tools.base import OfferedTool, Tool, ToolError
 from agents.tools.context import WorkerContext
 from agents.tools.github_tools import TargetArgs, check_target
-from agents.tools.pull_files import task_number
-from agents.tools.threads import reply_once_in_thread
 
 CONTEXT_LINES = 3
 ANSWER_CHARS = 4000

@@ -36,12 +36,12 @@ from agents.outcome import (
     WrittenWork,
 )
 from agents.posting.findings import Finding
+from agents.posting.writer import ReviewWriter
 from agents.ratelimit import Paused
 from agents.redact import redact
 from agents.roles import RoleChain, resolve_chain
 from agents.tools import WorkerContext, build_toolbox
-from agents.tools.publish import finish_review
-from agents.tools.review import claim_review
+from agents.tools.pull_files import pull_view
 from agents.transport import GitHubUnreachable
 from agents.work import Spend
 from agents.worker import story
@@ -280,14 +280,16 @@ async def _work(
         # Only a summary is left, from the store's record: never a model session in its place.
         said = "reviewed at this head; a run that is not a dry run writes the summary it was left"
         return _End("skipped", said)
-    taken = await claim_review(ctx)
+    writer = ReviewWriter(ctx)
+    taken = await writer.claim()
     if taken is not None and taken.held_by is not None:
         doing = _DOING.get(task.kind, "reviewing this PR at this head")
         reason = f"another worker ({taken.held_by}) is {doing} now"
         return _End("skipped", reason, held_by=taken.held_by)
     if taken is not None:
-        finished = await finish_review(ctx)
-        if finished is not None:
+        left = await writer.left()
+        if left is not None:
+            finished = await writer.finish(left, await pull_view(ctx))
             # An interrupted run posted the review and left the rest: done now, no model call.
             summary = finished.summary_url or "(another worker is writing it)"
             said = f"finished what an interrupted run left after its review: summary {summary}"

@@ -282,8 +282,7 @@ async def settle(ctx: WorkerContext, pull: PullRequest) -> None:
 
     A pull request from the writer's branch that the writer bot did not open is not its own:
     someone with write access opened it, and the writer leaves it alone."""
-    from agents.tools.context import PostedReview
-    from agents.tools.review import task_write_key
+    from agents.posting.writer import PostedReview, task_write_key
 
     login = ctx.bot_login or ctx.gateway.identity
     if pull.author and pull.author != login:

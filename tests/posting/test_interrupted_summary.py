@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import TypeVar
 
 import pytest
 
@@ -34,6 +35,7 @@ from tests.store.backends import fresh_pg_schema
 from tests.worker.conftest import Swarm
 
 pytestmark = pytest.mark.anyio
+T = TypeVar("T")
 SUMMARY_EDIT = "/repos/{owner}/{repo}/issues/comments/{comment_id}"
 INTERRUPTED = "interrupted before it ended (Ctrl-C, or the flow run was cancelled)"
 
@@ -87,6 +89,25 @@ async def interrupted_at_the_summary(
     store = swarm.runtime.store
     store.abandon_run(swarm.run_id, INTERRUPTED, status="cancelled")
     swarm.run_id = store.create_run("test")  # the next `swarm run`
+
+
+async def while_at_the_summary(swarm: Swarm, meanwhile: Callable[[], Awaitable[T]]) -> T:
+    """Run a reviewer of the PR at its head, hold its summary's creation in flight (its worker
+    alive, its review posted), run ``meanwhile``, then let the summary land and the reviewer end."""
+    held = Rendezvous("POST", COMMENTS, parties=2, timeout_s=120)
+    swarm.sandbox.state.knobs.rendezvous = held
+    sealed = await swarm.dispatch(swarm.pull_task(WIDGETS, PR))
+    worker = asyncio.create_task(swarm.run(sealed))
+    try:
+        while held.arrived == 0:
+            assert not worker.done(), worker.result()
+            await asyncio.sleep(0.01)
+        return await meanwhile()
+    finally:
+        held.release()
+        swarm.sandbox.state.knobs.rendezvous = None
+        done = await worker
+        assert done.status == "succeeded" and done.posted, done.reason
 
 
 async def next_run(swarm: Swarm) -> WorkerOutcome:
@@ -189,3 +210,28 @@ async def test_a_dry_run_leaves_the_summary_of_an_interrupted_review_without_a_m
         assert outcome.status == "skipped" and outcome.llm_calls == 0, outcome.reason
         assert summaries(swarm) == []
         assert_finished_once(swarm, await next_run(swarm))
+
+
+async def test_a_run_arriving_while_a_live_worker_writes_its_summary_leaves_it_to_that_worker(
+    swarm_on: Swarm,
+) -> None:
+    """A webhook's review posted and its summary in flight when a `swarm run` reviews the same
+    PR: its worker is alive, so the review is not "left by an interrupted run" and the run does
+    not finish it; one summary, the reviewer's. (A gone reviewer's review is finished by the next
+    run: the tests above.)"""
+    swarm = swarm_on
+
+    async def second_run() -> WorkerOutcome:
+        assert len(bot_reviews(swarm, WIDGETS, PR)) == 1 and summaries(swarm) == []
+        swarm.run_id = swarm.runtime.store.create_run("test")
+        task = swarm.pull_task(WIDGETS, PR, finishing=True)  # as discovery plans it now
+        return await swarm.run(await swarm.dispatch(task))
+
+    meanwhile = await while_at_the_summary(swarm, second_run)
+
+    assert meanwhile.status == "skipped" and meanwhile.llm_calls == 0, meanwhile.reason
+    assert "already reviewed" in (meanwhile.reason or "") and not meanwhile.finished_summary
+    assert len(summaries(swarm)) == 1 and len(bot_reviews(swarm, WIDGETS, PR)) == 1
+    key = review_key(WIDGETS, PR, head(swarm), "reviewer")
+    known = swarm.runtime.store.get_review_key(key)
+    assert known is not None and known.unfinished is None

@@ -12,7 +12,7 @@ import asyncio
 
 import pytest
 
-from agents.tools.review import RERUN_NOTE
+from agents.posting.writer import RERUN_NOTE
 from sandbox.github.seed import (
     REVIEWER_BOT,
     TRIAGE_BOT,

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from agents.posting.keys import marker, review_key
+from agents.posting.once import Written
+from agents.posting.writer import PostedReview, ReviewWriter
 from agents.tools import WorkerContext, build_toolbox
-from agents.tools.review import claim_review, post_once
 from agents.work import Shard
 from sandbox.github.model import Review
 from sandbox.github.seed import REVIEWER_BOT, WIDGETS, WIDGETS_PR_DEBUG_PRINT
@@ -14,6 +15,14 @@ from tests.tools.conftest import MakeContext
 from tests.worker.conftest import Swarm
 
 pytestmark = pytest.mark.anyio
+
+
+async def claim_review(ctx: WorkerContext) -> Written | None:
+    return await ReviewWriter(ctx).claim()
+
+
+async def post_once(ctx: WorkerContext, body: str) -> PostedReview:
+    return await ReviewWriter(ctx).post(body=body, event="COMMENT", comments=[])
 
 
 def _reviews(swarm: Swarm) -> list[Review]:
@@ -28,7 +37,7 @@ async def test_a_posted_review_carries_its_marker_and_is_remembered(
     task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
     ctx = await tool_context(task)
     assert await claim_review(ctx) is None  # claimed before the work, then posted under it
-    posted = await post_once(ctx, body="Looks fine.", event="COMMENT", comments=[])
+    posted = await post_once(ctx, "Looks fine.")
     assert not posted.already_posted and posted.url
     key = review_key(WIDGETS, WIDGETS_PR_DEBUG_PRINT, str(task.head_sha), "reviewer")
     [review] = _reviews(swarm)
@@ -42,7 +51,7 @@ async def test_a_review_github_has_but_the_store_lost_is_adopted_not_posted_agai
     swarm: Swarm, tool_context: MakeContext
 ) -> None:
     task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
-    first = await post_once(await tool_context(task), body="One.", event="COMMENT", comments=[])
+    first = await post_once(await tool_context(task), "One.")
     key = review_key(WIDGETS, WIDGETS_PR_DEBUG_PRINT, str(task.head_sha), "reviewer")
     import sqlalchemy as sa
 
@@ -50,7 +59,7 @@ async def test_a_review_github_has_but_the_store_lost_is_adopted_not_posted_agai
 
     with swarm.runtime.store._db.write() as conn:
         conn.execute(sa.delete(review_keys).where(review_keys.c.key == key))
-    again = await post_once(await tool_context(task), body="Two.", event="COMMENT", comments=[])
+    again = await post_once(await tool_context(task), "Two.")
     assert again.already_posted and again.url == first.url
     assert len(_reviews(swarm)) == 1
     record = swarm.runtime.store.get_review_key(key)
@@ -61,7 +70,7 @@ async def test_shards_and_dry_runs_never_skip_and_never_post(
     swarm: Swarm, tool_context: MakeContext
 ) -> None:
     task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
-    await post_once(await tool_context(task), body="Posted.", event="COMMENT", comments=[])
+    await post_once(await tool_context(task), "Posted.")
     shard = await tool_context(task.model_copy(update={"shard": Shard(index=0, count=2)}))
     dry = await tool_context(task, dry_run=True)
     assert await claim_review(shard) is None and await claim_review(dry) is None
@@ -93,7 +102,7 @@ async def test_a_second_worker_is_turned_away_by_a_live_workers_claim_before_any
     taken = await claim_review(second)
     assert taken is not None and taken.held_by == first.worker_id
     # The first goes on and posts under the claim it took before its work began.
-    posted = await post_once(first, body="Posted.", event="COMMENT", comments=[])
+    posted = await post_once(first, "Posted.")
     assert posted.url and not posted.already_posted
     assert len(_reviews(swarm)) == 1
 

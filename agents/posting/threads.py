@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.posting.keys import find_own_comment, thread_key, with_comment_marker
 from agents.posting.lines import Moves, moves_of
-from agents.posting.once import Written, create_or_find
+from agents.posting.once import Written, task_number, worker_writes_once
 from agents.posting.render import (
     PostedFinding,
     fixed_reply,
@@ -29,9 +29,9 @@ from agents.posting.render import (
     says_fixed_not_resolved,
 )
 from agents.posting.selection import ThreadState
-from agents.tools.context import WorkerContext
-from agents.tools.pull_files import snapshot, task_number
-from agents.tools.review import worker_writes_once
+
+if TYPE_CHECKING:
+    from agents.tools.context import WorkerContext
 
 
 @dataclass
@@ -47,12 +47,15 @@ class Earlier:
         return self.moves.get(sha, Moves())
 
 
-async def read_earlier(ctx: WorkerContext, *, with_threads: bool = True) -> Earlier:
+async def read_earlier(
+    ctx: WorkerContext, *, bot_reviewed: bool | None, with_threads: bool = True
+) -> Earlier:
     """The bot's posted findings on the task's PR, how their lines moved to the head, and (with
-    ``with_threads``, when any were posted at another commit) their threads' states."""
+    ``with_threads``, when any were posted at another commit) their threads' states.
+    ``bot_reviewed``: whether discovery saw a review of the bot's on the PR (None: unknown)."""
     task = ctx.task
     repo, number, head = task.repo, task_number(ctx), task.head_sha or ""
-    if snapshot(ctx).reviewed_by(ctx.bot_login) is False:
+    if bot_reviewed is False:
         # No review of the bot's on the PR when discovery read it: none of its comments either
         # (findings are posted in reviews; answers and resolutions go in their threads).
         return Earlier()
@@ -145,10 +148,6 @@ async def reply_once_in_thread(
         return find_own_comment(_replies(comments, root), key, ctx.bot_login)
 
     async def create() -> Mapping[str, Any]:
-        return await create_or_find(
-            lambda: ctx.gateway.reply_to_review_comment(repo, number, root, body),
-            find,
-            what,
-        )
+        return await ctx.gateway.reply_to_review_comment(repo, number, root, body)
 
-    return await worker_writes_once(ctx, key, find, create)
+    return await worker_writes_once(ctx, key, find, create, what)

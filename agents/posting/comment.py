@@ -10,12 +10,13 @@ answer, a crash, a fresh store) is found among the bot's own comments instead of
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.posting.keys import comment_key, find_own_comment, with_comment_marker
-from agents.posting.once import Written, create_or_find
-from agents.tools.context import WorkerContext
-from agents.tools.review import worker_writes_once
+from agents.posting.once import Written, worker_writes_once
+
+if TYPE_CHECKING:
+    from agents.tools.context import WorkerContext
 
 
 async def post_comment_once(ctx: WorkerContext, number: int, body: str) -> Written:
@@ -28,8 +29,6 @@ async def post_comment_once(ctx: WorkerContext, number: int, body: str) -> Writt
         return find_own_comment(comments, key, ctx.bot_login)
 
     async def create() -> Mapping[str, Any]:
-        return await create_or_find(
-            lambda: ctx.gateway.create_issue_comment(repo, number, marked), find, f"comment {key}"
-        )
+        return await ctx.gateway.create_issue_comment(repo, number, marked)
 
-    return await worker_writes_once(ctx, key, find, create)
+    return await worker_writes_once(ctx, key, find, create, f"comment {key}")
