@@ -44,7 +44,7 @@ The gateway imports githubkit (slow); it loads on first use of ``GitHubGateway``
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agents.github.errors import (
     GitHubApiError,
@@ -91,7 +91,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> type:
     if name == "GitHubGateway":
         from agents.github.gateway import GitHubGateway
 

@@ -23,6 +23,7 @@ from agents.github.errors import GitHubApiError
 from agents.github.outbound import sanitise_body
 from agents.github.paths import repo_name, repo_path
 from agents.redact import redact
+from agents.transport.jsonvalue import as_object
 
 CREATE_COMMIT = """
 mutation($input: CreateCommitOnBranchInput!) {
@@ -98,7 +99,7 @@ async def commit_on_branch(
         if _STALE in exc.message:
             raise StaleHead(exc.status, exc.method, exc.route, exc.message) from None
         raise
-    commit = (data.get("createCommitOnBranch") or {}).get("commit") or {}
+    commit = as_object(as_object(data.get("createCommitOnBranch")).get("commit"))
     if not commit.get("oid"):
         raise GitHubApiError(200, "POST", "/graphql", "createCommitOnBranch returned no commit")
     return CommitMade(branch, str(commit["oid"]), str(commit.get("url") or ""))

@@ -1,4 +1,10 @@
-"""What the tools call: typed helpers over :meth:`GitHubGateway.request`, one per REST route."""
+"""What the tools call: typed helpers over :meth:`GitHubGateway.request`, one per REST route.
+
+Each returns GitHub's JSON as the TypedDict of :mod:`agents.github.models` for its resource (why
+those and not githubkit's generated models: that module's docstring). The JSON is not validated
+on the way in, as it was not before: a TypedDict names the fields GitHub documents, and the
+sandbox test holds the sandbox's answers to GitHub's published models.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +12,21 @@ import asyncio
 import base64
 import logging
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from concurrent.futures import Future
+from typing import Any, TypeVar
 from urllib.parse import quote
 
-from agents.github.committed import RETRY, CommittedFiles
+from agents.github.committed import RETRY, CommittedFiles, Key, Outcome
 from agents.github.errors import GitHubApiError
 from agents.github.graphql_policy import check_graphql
+from agents.github.models import (
+    CollaboratorPermission,
+    Issue,
+    Label,
+    Reaction,
+    ReviewComment,
+    ReviewThread,
+)
 from agents.github.paths import repo_name, repo_path
 from agents.github.pull_listing import (
     BLOB_FIELDS,
@@ -27,8 +42,12 @@ from agents.github.pull_snapshots import PullSnapshots
 from agents.github.throttled_client import ThrottledClient
 from agents.ratelimit.github.requests import classify_graphql
 from agents.ratelimit.github.snapshot import IdentitySnapshot
+from agents.transport.jsonvalue import JSONObject, JSONValue, as_object, objects, text_or_none
 
 log = logging.getLogger(__name__)
+
+# The resource a route answers with (a TypedDict of agents.github.models).
+T = TypeVar("T")
 
 REVIEW_EVENTS = frozenset({"COMMENT", "APPROVE", "REQUEST_CHANGES"})
 # How many pages of 100 one read of a repository's review comments takes at most.
@@ -61,8 +80,30 @@ def _repo(repo: str) -> str:
     return repo_name(repo)
 
 
+def _thread(node: JSONObject) -> ReviewThread:
+    """A ``reviewThreads`` node as ``_REVIEW_THREADS`` asks it."""
+    by = node.get("resolvedBy")
+    first: list[dict[str, int | None]] = []
+    for comment in objects(as_object(node.get("comments")).get("nodes")):
+        database_id = comment.get("databaseId")
+        first.append({"databaseId": database_id if isinstance(database_id, int) else None})
+    return {
+        "id": str(node.get("id") or ""),
+        "isResolved": bool(node.get("isResolved")),
+        "resolvedBy": {"login": str(by.get("login") or "")} if isinstance(by, dict) else None,
+        "comments": {"nodes": first},
+    }
+
+
 class GitHubEndpoints(ThrottledClient):
-    """Typed helpers over :meth:`ThrottledClient.request`, one per route the tools use."""
+    """Typed helpers over :meth:`ThrottledClient.request`, one per route the tools use.
+
+    ``get_pull``, ``compare``, ``list_reviews``, ``list_pull_review_comments`` and the
+    issue-comment writes still answer ``dict[str, Any]``: their readers in the tools, the write
+    path and the writer (other owners' code, issue 33) annotate ``dict[str, Any]`` or read
+    fields untyped, so neither a TypedDict of :mod:`agents.github.models` nor ``JSONObject``
+    type-checks on both sides yet. They move to :class:`~agents.github.models.Pull`, ``Review`` and
+    ``ReviewComment`` with their readers."""
 
     # Files read at a commit, shared by the runtime's gateways (None: every read goes to GitHub).
     committed: CommittedFiles | None = None
@@ -70,9 +111,22 @@ class GitHubEndpoints(ThrottledClient):
     snapshots: PullSnapshots | None = None
 
     # -- helpers over request() ---------------------------------------------------------------
-    async def _json(self, method: str, path: str, **kwargs: Any) -> Any:
-        response = await self.request(method, path, **kwargs)
-        return response.json() if response.content else None
+    async def _answer(
+        self,
+        kind: type[T],
+        method: str,
+        path: str,
+        *,
+        json: object = None,
+        safe_to_retry: bool | None = None,
+        mentions: Collection[str] = (),
+    ) -> T:
+        """GitHub's answer, as the resource ``kind`` the route returns (not validated)."""
+        response = await self.request(
+            method, path, json=json, safe_to_retry=safe_to_retry, mentions=mentions
+        )
+        answer: T = response.json()
+        return answer
 
     async def _comment(
         self,
@@ -84,29 +138,45 @@ class GitHubEndpoints(ThrottledClient):
         mentions: Collection[str] = (),
     ) -> dict[str, Any]:
         """Write a comment's text (a new comment, a reply, or a replacement); the comment."""
-        result: dict[str, Any] = await self._json(
-            method, path, json={"body": body}, safe_to_retry=safe_to_retry, mentions=mentions
+        return await self._answer(
+            dict,
+            method,
+            path,
+            json={"body": body},
+            safe_to_retry=safe_to_retry,
+            mentions=mentions,
         )
-        return result
 
     async def _paged(
-        self, path: str, params: Mapping[str, Any] | None = None, *, max_pages: int = 30
-    ) -> list[dict[str, Any]]:
-        return (await self._pages(path, params, max_pages=max_pages))[0]
+        self,
+        kind: type[T],
+        path: str,
+        params: Mapping[str, str] | None = None,
+        *,
+        max_pages: int = 30,
+    ) -> list[T]:
+        return (await self._pages(kind, path, params, max_pages=max_pages))[0]
 
     async def _pages(
-        self, path: str, params: Mapping[str, Any] | None = None, *, max_pages: int = 30
-    ) -> tuple[list[dict[str, Any]], bool]:
-        """The items of up to ``max_pages`` pages, and whether they are all (no page left)."""
+        self,
+        kind: type[T],
+        path: str,
+        params: Mapping[str, str] | None = None,
+        *,
+        max_pages: int = 30,
+    ) -> tuple[list[T], bool]:
+        """The items (each a ``kind``, not validated) of up to ``max_pages`` pages, and whether
+        they are all (no page left)."""
         per_page = 100
-        items: list[dict[str, Any]] = []
+        items: list[T] = []
         for page in range(1, max_pages + 1):
             response = await self.request(
                 "GET", path, params={**(params or {}), "per_page": per_page, "page": page}
             )
-            batch = response.json()
-            if not isinstance(batch, list):
+            answer = response.json()
+            if not isinstance(answer, list):
                 raise GitHubApiError(response.status_code, "GET", path, "expected a JSON list")
+            batch: list[T] = answer
             items.extend(batch)
             if len(batch) < per_page or "next" not in response.links:
                 return items, True
@@ -114,8 +184,7 @@ class GitHubEndpoints(ThrottledClient):
 
     # -- what the tools call ------------------------------------------------------------------
     async def get_pull(self, repo: str, number: int) -> dict[str, Any]:
-        result: dict[str, Any] = await self._json("GET", f"/repos/{_repo(repo)}/pulls/{number}")
-        return result
+        return await self._answer(dict, "GET", f"/repos/{_repo(repo)}/pulls/{number}")
 
     async def list_open_pulls(self, repo: str, config_path: str) -> Listing:
         """The open PRs of ``repo`` with their latest reviews, and the file at ``config_path``
@@ -149,9 +218,9 @@ class GitHubEndpoints(ThrottledClient):
                 break
         return listing
 
-    async def list_pull_files(self, repo: str, number: int) -> list[dict[str, Any]]:
+    async def list_pull_files(self, repo: str, number: int) -> list[JSONObject]:
         # GitHub lists at most 3000 files: 30 pages of 100.
-        return await self._paged(f"/repos/{_repo(repo)}/pulls/{number}/files")
+        return await self._paged(JSONObject, f"/repos/{_repo(repo)}/pulls/{number}/files")
 
     async def get_file(self, repo: str, path: str, ref: str | None = None) -> str:
         """A file's text at ``ref`` (None: the default branch), over REST."""
@@ -168,8 +237,8 @@ class GitHubEndpoints(ThrottledClient):
         committed = self.committed
         keys = {p: CommittedFiles.key(self.identity, repo, p, ref) for p in paths}
         found: dict[str, str | None] = {}
-        waiting: dict[str, Any] = {}
-        mine: dict[str, Any] = {}
+        waiting: dict[str, tuple[Key, Future[Outcome]]] = {}
+        mine: dict[str, tuple[Key, Future[Outcome]] | None] = {}
         for path, key in keys.items():
             if committed is None or key is None:
                 mine[path] = None
@@ -198,7 +267,7 @@ class GitHubEndpoints(ThrottledClient):
         self, repo: str, paths: Sequence[str], ref: str | None
     ) -> dict[str, str | None]:
         owner, name = _repo(repo).split("/", 1)
-        variables: dict[str, Any] = {"owner": owner, "name": name}
+        variables: dict[str, str] = {"owner": owner, "name": name}
         asked, wanted = [], []
         for n, path in enumerate(paths):
             variables[f"e{n}"] = f"{ref or 'HEAD'}:{path}"
@@ -235,11 +304,10 @@ class GitHubEndpoints(ThrottledClient):
 
     async def compare(self, repo: str, base: str, head: str) -> dict[str, Any]:
         basehead = f"{quote(base, safe='')}...{quote(head, safe='')}"
-        result: dict[str, Any] = await self._json("GET", f"/repos/{_repo(repo)}/compare/{basehead}")
-        return result
+        return await self._answer(dict, "GET", f"/repos/{_repo(repo)}/compare/{basehead}")
 
     async def list_reviews(self, repo: str, number: int) -> list[dict[str, Any]]:
-        return await self._paged(f"/repos/{_repo(repo)}/pulls/{number}/reviews")
+        return await self._paged(dict, f"/repos/{_repo(repo)}/pulls/{number}/reviews")
 
     async def create_review(
         self,
@@ -248,28 +316,28 @@ class GitHubEndpoints(ThrottledClient):
         body: str,
         event: str = "COMMENT",
         commit_id: str | None = None,
-        comments: list[dict[str, Any]] | None = None,
+        comments: Sequence[Mapping[str, object]] | None = None,
         *,
         safe_to_retry: bool = False,
         mentions: Collection[str] = (),
-    ) -> dict[str, Any]:
+    ) -> JSONObject:
         """Post a review; ``mentions`` (here and in the other writes of text) names the logins
         the calling code means to ping: every other mention is neutralised on the way out."""
         if event not in REVIEW_EVENTS:
             raise ValueError(f"review event must be one of {sorted(REVIEW_EVENTS)}, got {event!r}")
-        payload: dict[str, Any] = {"body": body, "event": event}
+        payload: dict[str, object] = {"body": body, "event": event}
         if commit_id:
             payload["commit_id"] = commit_id
         if comments:
             payload["comments"] = comments
-        result: dict[str, Any] = await self._json(
+        return await self._answer(
+            JSONObject,
             "POST",
             f"/repos/{_repo(repo)}/pulls/{number}/reviews",
             json=payload,
             safe_to_retry=safe_to_retry,
             mentions=mentions,
         )
-        return result
 
     async def create_issue_comment(
         self, repo: str, number: int, body: str, *, mentions: Collection[str] = ()
@@ -277,31 +345,31 @@ class GitHubEndpoints(ThrottledClient):
         path = f"/repos/{_repo(repo)}/issues/{number}/comments"
         return await self._comment("POST", path, body, mentions=mentions)
 
-    async def add_labels(self, repo: str, number: int, labels: list[str]) -> list[dict[str, Any]]:
+    async def add_labels(self, repo: str, number: int, labels: list[str]) -> list[Label]:
         # Adding a label twice leaves the same labels: safe to repeat.
-        result: list[dict[str, Any]] = await self._json(
+        return await self._answer(
+            list[Label],
             "POST",
             f"/repos/{_repo(repo)}/issues/{number}/labels",
             json={"labels": labels},
             safe_to_retry=True,
         )
-        return result
 
     async def list_issues(
         self, repo: str, state: str = "open", labels: list[str] | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[Issue]:
         if state not in ("open", "closed", "all"):
             raise ValueError(f"state must be 'open', 'closed' or 'all', got {state!r}")
-        params: dict[str, Any] = {"state": state}
+        params = {"state": state}
         if labels:
             params["labels"] = ",".join(labels)
-        return await self._paged(f"/repos/{_repo(repo)}/issues", params, max_pages=10)
+        return await self._paged(Issue, f"/repos/{_repo(repo)}/issues", params, max_pages=10)
 
     async def add_comment_reaction(self, repo: str, comment_id: int, content: str) -> None:
         """React to an issue or PR conversation comment; reacting twice keeps one reaction."""
         if content not in REACTIONS:
             raise ValueError(f"reaction must be one of {sorted(REACTIONS)}, got {content!r}")
-        await self._json(
+        await self.request(
             "POST",
             f"/repos/{_repo(repo)}/issues/comments/{int(comment_id)}/reactions",
             json={"content": content},
@@ -323,57 +391,60 @@ class GitHubEndpoints(ThrottledClient):
         body: str,
         *,
         mentions: Collection[str] = (),
-    ) -> dict[str, Any]:
+    ) -> ReviewComment:
         """A reply in the review thread of ``comment_id`` (the thread's first comment)."""
         path = f"/repos/{_repo(repo)}/pulls/{int(number)}/comments/{int(comment_id)}/replies"
-        return await self._comment("POST", path, body, mentions=mentions)
+        return await self._answer(
+            ReviewComment, "POST", path, json={"body": body}, mentions=mentions
+        )
 
     async def resolve_review_thread(self, thread_id: str) -> bool:
         """Resolve a review thread (GraphQL node id ``PRRT_...``; REST cannot); whether it is
         resolved now. Resolving a resolved thread changes nothing, so it is safe to repeat."""
         data = await self.graphql(_RESOLVE_THREAD, {"thread": thread_id}, safe_to_retry=True)
-        thread = (data.get("resolveReviewThread") or {}).get("thread") or {}
+        thread = as_object(as_object(data.get("resolveReviewThread")).get("thread"))
         return bool(thread.get("isResolved"))
 
-    async def list_issue_comments(self, repo: str, number: int) -> list[dict[str, Any]]:
-        return await self._paged(f"/repos/{_repo(repo)}/issues/{number}/comments", max_pages=10)
+    async def list_issue_comments(self, repo: str, number: int) -> list[JSONObject]:
+        path = f"/repos/{_repo(repo)}/issues/{number}/comments"
+        return await self._paged(JSONObject, path, max_pages=10)
 
-    async def get_issue(self, repo: str, number: int) -> dict[str, Any]:
-        result: dict[str, Any] = await self._json("GET", f"/repos/{_repo(repo)}/issues/{number}")
-        return result
+    async def get_issue(self, repo: str, number: int) -> Issue:
+        return await self._answer(Issue, "GET", f"/repos/{_repo(repo)}/issues/{number}")
 
     async def list_repo_review_comments(
         self, repo: str, since: str | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[JSONObject]:
         """Every review comment of the repository, replies included (``in_reply_to_id``)."""
         return (await self.read_repo_review_comments(repo, since))[0]
 
     async def read_repo_review_comments(
         self, repo: str, since: str | None = None
-    ) -> tuple[list[dict[str, Any]], bool]:
+    ) -> tuple[list[JSONObject], bool]:
         """The repository's review comments last updated at or after ``since`` (ISO 8601; None:
         all), oldest id first as GitHub lists them, and whether that is all of them (False: more
         pages were left than one read takes, ``REVIEW_COMMENT_PAGES``)."""
         params = {"since": since} if since else None
         path = f"/repos/{_repo(repo)}/pulls/comments"
-        return await self._pages(path, params, max_pages=REVIEW_COMMENT_PAGES)
+        return await self._pages(JSONObject, path, params, max_pages=REVIEW_COMMENT_PAGES)
 
     async def list_pull_review_comments(self, repo: str, number: int) -> list[dict[str, Any]]:
         """The review comments of one pull request, replies included (``in_reply_to_id``)."""
-        return await self._paged(f"/repos/{_repo(repo)}/pulls/{int(number)}/comments", max_pages=10)
+        path = f"/repos/{_repo(repo)}/pulls/{int(number)}/comments"
+        return await self._paged(dict, path, max_pages=10)
 
-    async def list_review_comment_reactions(
-        self, repo: str, comment_id: int
-    ) -> list[dict[str, Any]]:
+    async def list_review_comment_reactions(self, repo: str, comment_id: int) -> list[Reaction]:
         return await self._paged(
-            f"/repos/{_repo(repo)}/pulls/comments/{int(comment_id)}/reactions", max_pages=3
+            Reaction,
+            f"/repos/{_repo(repo)}/pulls/comments/{int(comment_id)}/reactions",
+            max_pages=3,
         )
 
-    async def list_review_threads(self, repo: str, number: int) -> list[dict[str, Any]]:
+    async def list_review_threads(self, repo: str, number: int) -> list[ReviewThread]:
         """The pull request's review threads: resolved or not, by whom, and the first comment's
         id (GraphQL: REST does not say whether a thread is resolved)."""
         owner, name = _repo(repo).split("/", 1)
-        threads: list[dict[str, Any]] = []
+        threads: list[ReviewThread] = []
         after: str | None = None
         for _page in range(10):
             data = await self.graphql(
@@ -381,11 +452,11 @@ class GitHubEndpoints(ThrottledClient):
                 {"owner": owner, "name": name, "number": int(number), "after": after},
                 safe_to_retry=True,
             )
-            pull = (data.get("repository") or {}).get("pullRequest") or {}
-            page = pull.get("reviewThreads") or {}
-            threads.extend(t for t in page.get("nodes") or [] if isinstance(t, dict))
-            info = page.get("pageInfo") or {}
-            after = info.get("endCursor")
+            pull = as_object(as_object(data.get("repository")).get("pullRequest"))
+            page = as_object(pull.get("reviewThreads"))
+            threads.extend(_thread(node) for node in objects(page.get("nodes")))
+            info = as_object(page.get("pageInfo"))
+            after = text_or_none(info.get("endCursor"))
             if not info.get("hasNextPage") or not after:
                 break
         return threads
@@ -394,7 +465,7 @@ class GitHubEndpoints(ThrottledClient):
         """``admin``, ``maintain``, ``write``, ``triage``, ``read`` or ``none`` for ``login``."""
         path = f"/repos/{_repo(repo)}/collaborators/{quote(login, safe='')}/permission"
         try:
-            body = await self._json("GET", path)
+            body = await self._answer(CollaboratorPermission, "GET", path)
         except GitHubApiError as exc:
             if exc.status == 404:  # not a collaborator, or no such user
                 return "none"
@@ -406,11 +477,11 @@ class GitHubEndpoints(ThrottledClient):
     async def graphql(
         self,
         query: str,
-        variables: Mapping[str, Any] | None = None,
+        variables: Mapping[str, object] | None = None,
         *,
         safe_to_retry: bool = False,
         verbatim: Mapping[str, str] | None = None,
-    ) -> dict[str, Any]:
+    ) -> JSONObject:
         """Run an allow-listed GraphQL operation; anything else is refused before sending.
         ``verbatim``: see :meth:`ThrottledClient.request`."""
         operation = check_graphql(query)
@@ -428,21 +499,23 @@ class GitHubEndpoints(ThrottledClient):
             spec=spec,
             verbatim=verbatim,
         )
-        body = response.json()
-        errors = body.get("errors") if isinstance(body, Mapping) else None
+        body: JSONValue = response.json()
+        errors = body.get("errors") if isinstance(body, dict) else None
         if errors:
-            text = "; ".join(str(e.get("message", e)) for e in errors if isinstance(e, Mapping))
+            text = "; ".join(str(e.get("message", e)) for e in objects(errors))
             raise GitHubApiError(response.status_code, "POST", "/graphql", text or "GraphQL error")
-        data: dict[str, Any] = body.get("data") or {}
-        return data
+        return as_object(as_object(body).get("data"))
 
     async def viewer_login(self) -> str:
         data = await self.graphql("query { viewer { login } }")
-        return str(data["viewer"]["login"])
+        viewer = data["viewer"]
+        if not isinstance(viewer, dict):
+            raise KeyError("viewer")
+        return str(viewer["login"])
 
-    async def rate_limit(self) -> dict[str, Any]:
+    async def rate_limit(self) -> JSONObject:
         """``GET /rate_limit`` (free of charge); its figures also refresh the buckets."""
-        body: dict[str, Any] = await self._json("GET", "/rate_limit")
+        body = as_object((await self.request("GET", "/rate_limit")).json())
         await self.throttle.absorb_rate_limit_body(body)
         return body
 

@@ -33,7 +33,6 @@ import re
 import unicodedata
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from markdown_it import MarkdownIt
 
@@ -73,7 +72,7 @@ class Outbound:
         return cls(frozenset(m.lstrip("@").casefold() for m in mentions), own_origin)
 
 
-def sanitise_json(payload: Any, rules: Outbound) -> Any:
+def sanitise_json(payload: object, rules: Outbound) -> object:
     """``payload`` (a write's JSON) with every ``body`` string sanitised, at any depth (a
     review's inline comments carry theirs in a list)."""
     if isinstance(payload, dict):

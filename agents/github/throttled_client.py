@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Collection, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import httpx
 from tenacity import (
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def _put_back(payload: Any, verbatim: Mapping[str, str]) -> Any:
+def _put_back(payload: object, verbatim: Mapping[str, str]) -> object:
     """``payload`` with every string equal to a placeholder of ``verbatim`` replaced by its
     value (at any depth)."""
     if isinstance(payload, dict):
@@ -93,8 +93,8 @@ class ThrottledClient:
         method: str,
         path: str,
         *,
-        params: Mapping[str, Any] | None = None,
-        json: Any = None,
+        params: Mapping[str, str | int] | None = None,
+        json: object = None,
         headers: Mapping[str, str] | None = None,
         safe_to_retry: bool | None = None,
         spec: RequestSpec | None = None,

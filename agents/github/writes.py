@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Mapping
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt
 
@@ -118,7 +118,7 @@ class WriteRefused(GitHubApiError):
         return self.message
 
 
-def operation_of(spec: RequestSpec, body: Any) -> Operation | None:
+def operation_of(spec: RequestSpec, body: object) -> Operation | None:
     """The operation a write is, or None for a write that is not the bot's content (minting
     and revoking its own token)."""
     route = spec.route
@@ -166,7 +166,7 @@ class WriteLedger:
         self._refused_by_run = 0
         self._lock = threading.Lock()
 
-    def admit(self, spec: RequestSpec, body: Any, default_target: str | None) -> None:
+    def admit(self, spec: RequestSpec, body: object, default_target: str | None) -> None:
         """Count the write, or raise :class:`WriteRefused` (counted too) over a cap."""
         operation = operation_of(spec, body)
         if operation is None:

@@ -9,7 +9,7 @@ credential is a :class:`CredentialRefused` before anything is sent, never a fall
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from typing import Any, ClassVar, Self
+from typing import ClassVar, Self
 
 import httpx
 from githubkit.auth.base import BaseAuthStrategy
@@ -39,7 +39,7 @@ class CredentialAuth(BaseAuthStrategy, httpx.Auth):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(identity={self.identity!r})"
 
-    def get_auth_flow(self, github: Any) -> httpx.Auth:
+    def get_auth_flow(self, github: object) -> httpx.Auth:
         return self
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Generator, Mapping
 from contextlib import asynccontextmanager, contextmanager
-from typing import Any, TypedDict, Unpack
+from typing import TypedDict, Unpack
 
 import httpx
 from githubkit import GitHub
@@ -37,8 +37,9 @@ API_VERSION = "2022-11-28"
 
 
 class CallOptions(TypedDict, total=False):
-    params: Mapping[str, Any] | None
-    json: Any
+    params: Mapping[str, str | int] | None
+    # Passed through to httpx, which encodes it: a request body the caller built.
+    json: object
     headers: Mapping[str, str] | None
 
 
@@ -46,11 +47,11 @@ class _NoThrottler(BaseThrottler):
     """githubkit's throttler only caps concurrency; the gateway's IdentityThrottle does more."""
 
     @contextmanager
-    def acquire(self, request: httpx.Request) -> Generator[None, Any, Any]:
+    def acquire(self, request: httpx.Request) -> Generator[None, None, None]:
         yield
 
     @asynccontextmanager
-    async def async_acquire(self, request: httpx.Request) -> AsyncGenerator[None, Any]:
+    async def async_acquire(self, request: httpx.Request) -> AsyncGenerator[None, None]:
         yield
 
 
@@ -99,7 +100,14 @@ class GitHubTransport:
         self, method: str, url: str, *, auth: CredentialAuth, **options: Unpack[CallOptions]
     ) -> httpx.Response:
         """One call; ``url`` is a path under the REST base or an absolute URL."""
-        call = self.client(auth).arequest(method, url, **_options(options))
+        params, headers = options.get("params"), options.get("headers")
+        call = self.client(auth).arequest(
+            method,
+            url,
+            params=dict(params) if params else None,
+            json=options.get("json"),
+            headers={"X-GitHub-Api-Version": API_VERSION, **(headers or {})},
+        )
         try:
             return (await call).raw_response
         except RequestFailed as failed:
@@ -111,7 +119,7 @@ class GitHubTransport:
     async def aclose(self) -> None:
         await self._pool.aclose()
 
-    def _failure(self, exc: RequestError[Any], method: str, url: str) -> TransportError:
+    def _failure(self, exc: RequestError[Exception], method: str, url: str) -> TransportError:
         inner = exc.exc
         if isinstance(inner, CredentialRefused):
             return CredentialRefused(str(inner))
@@ -122,12 +130,3 @@ class GitHubTransport:
             kind=kind,
             origin=origin,
         )
-
-
-def _options(options: CallOptions) -> dict[str, Any]:
-    params, headers = options.get("params"), options.get("headers")
-    return {
-        "params": dict(params) if params else None,
-        "json": options.get("json"),
-        "headers": {"X-GitHub-Api-Version": API_VERSION, **(headers or {})},
-    }

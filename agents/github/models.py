@@ -1,0 +1,144 @@
+"""GitHub's REST resources as the swarm reads them: one TypedDict each, in GitHub's field names.
+
+A pull request reaches the code from ``GET /pulls/{n}``, from the GraphQL listing (given REST's
+shape in :mod:`agents.github.pull_listing`) and from a discovery snapshot; all three are a
+:class:`Pull`. The fields are the ones the swarm reads or writes; GitHub sends more, and they stay
+in the dict, unread. ``total=False``: the listing's pull request carries no counts
+(``changed_files``, ``additions``), a deleted account is ``None``, and a reader keeps its
+``.get`` with a default where GitHub may leave a field out.
+
+Why not githubkit's generated models (``githubkit_schemas.latest.models.PullRequest`` and the
+rest)? They were tried for the pull request against the sandbox, which replays GitHub's own
+payloads: ``GET /pulls/{n}`` validates (48 fields, about 0.1 ms a PR), but the listing's pull
+request does not (GraphQL answers the fields discovery asks for, and the model requires 180
+more), so githubkit's model could not be the one PR shape; and its attribute access would change
+every reader of these dicts (the tools and the write path) for fields the swarm never reads.
+githubkit's models keep the job they do well: ``tests/sandbox/test_answers_match_github.py``
+validates every answer the sandbox gives against them, which is what keeps these TypedDicts'
+field names GitHub's.
+"""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+
+class Account(TypedDict, total=False):
+    """A ``user``: a person, or an App's bot (``type`` ``Bot``, login ``name[bot]``)."""
+
+    login: str
+    type: str
+    id: int
+
+
+class Label(TypedDict, total=False):
+    name: str
+
+
+class RepoRef(TypedDict, total=False):
+    full_name: str | None
+
+
+class Side(TypedDict, total=False):
+    """A pull request's ``head`` or ``base``; ``repo`` None: the fork was deleted."""
+
+    sha: str | None
+    ref: str | None
+    repo: RepoRef | None
+
+
+class Pull(TypedDict, total=False):
+    id: int | None
+    number: int
+    state: str
+    title: str
+    body: str | None
+    html_url: str | None
+    draft: bool
+    merged: bool
+    created_at: str | None
+    updated_at: str | None
+    user: Account | None
+    labels: list[Label]
+    head: Side
+    base: Side
+    # Only ``GET /pulls/{n}`` has the counts; the listing's pull request does not.
+    changed_files: int
+    additions: int
+    deletions: int
+    commits: int
+
+
+class Review(TypedDict, total=False):
+    id: int | None
+    user: Account | None
+    body: str
+    state: str | None
+    commit_id: str | None
+    submitted_at: str | None
+    html_url: str | None
+
+
+class ReviewComment(TypedDict, total=False):
+    """A review comment: an inline finding, or a reply in its thread (``in_reply_to_id``)."""
+
+    id: int
+    user: Account | None
+    body: str
+    path: str
+    line: int | None
+    original_line: int | None
+    start_line: int | None
+    start_side: str | None
+    side: str | None
+    commit_id: str
+    original_commit_id: str
+    in_reply_to_id: int
+    pull_request_review_id: int | None
+    pull_request_url: str
+    diff_hunk: str
+    html_url: str
+    created_at: str
+    updated_at: str
+
+
+class Issue(TypedDict, total=False):
+    id: int
+    number: int
+    state: str
+    title: str
+    body: str | None
+    html_url: str
+    user: Account | None
+    labels: list[Label]
+    # Present (an object) when the issue is a pull request.
+    pull_request: dict[str, str | None]
+    created_at: str
+    updated_at: str
+
+
+class Reaction(TypedDict, total=False):
+    id: int
+    user: Account | None
+    content: str
+
+
+class ThreadComments(TypedDict, total=False):
+    nodes: list[dict[str, int | None]]
+
+
+class ReviewThread(TypedDict, total=False):
+    """A GraphQL ``reviewThreads`` node: REST does not say whether a thread is resolved."""
+
+    id: str
+    isResolved: bool
+    resolvedBy: dict[str, str] | None
+    comments: ThreadComments
+
+
+class CollaboratorPermission(TypedDict, total=False):
+    """``GET /collaborators/{login}/permission``: ``role_name`` tells ``maintain`` and
+    ``triage`` apart, which ``permission`` folds into ``write`` and ``read``."""
+
+    permission: str
+    role_name: str
