@@ -22,6 +22,8 @@ The gateway imports githubkit (slow); it loads on first use of ``GitHubGateway``
   the throttle of the identity they are made as
 - ``issues.py``: What starts a writer: open issues carrying a label, and whether the person who
   added it may write to the repository
+- ``models.py``: GitHub's REST resources as the swarm reads them: one TypedDict each, in GitHub's
+  field names
 - ``outbound.py``: What leaves for GitHub: every body the bot posts, made safe to show under the
   bot's name
 - ``pull_listing.py``: A repository's open pull requests in one GraphQL query, with each PR's
@@ -32,6 +34,8 @@ The gateway imports githubkit (slow); it loads on first use of ``GitHubGateway``
   in any encoding refused, each segment quoted
 - ``records.py``: One GitHub call as the audit log sees it: who, what route, what it cost, what came
   back
+- ``review_threads.py``: Review threads over GraphQL: REST does not say whether a thread is
+  resolved, nor resolves one
 - ``responses.py``: Reading GitHub's answers: error messages, GraphQL rate limiting, exact GraphQL
   cost
 - ``throttled_client.py``: The one request path from workers to GitHub: throttle, transport,

@@ -39,6 +39,7 @@ from agents.github.pull_listing import (
     timed_out,
 )
 from agents.github.pull_snapshots import PullSnapshots
+from agents.github.review_threads import RESOLVE_THREAD, REVIEW_THREADS, thread_of
 from agents.github.throttled_client import ThrottledClient
 from agents.ratelimit.github.requests import classify_graphql
 from agents.ratelimit.github.snapshot import IdentitySnapshot
@@ -55,44 +56,8 @@ REVIEW_COMMENT_PAGES = 10
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
 
 
-_REVIEW_THREADS = """
-query($owner: String!, $name: String!, $number: Int!, $after: String) {
-  repository(owner: $owner, name: $name) {
-    pullRequest(number: $number) {
-      reviewThreads(first: 100, after: $after) {
-        nodes { id isResolved resolvedBy { login } comments(first: 1) { nodes { databaseId } } }
-        pageInfo { hasNextPage endCursor }
-      }
-    }
-  }
-}
-"""
-
-
-_RESOLVE_THREAD = """
-mutation($thread: ID!) {
-  resolveReviewThread(input: {threadId: $thread}) { thread { id isResolved } }
-}
-"""
-
-
 def _repo(repo: str) -> str:
     return repo_name(repo)
-
-
-def _thread(node: JSONObject) -> ReviewThread:
-    """A ``reviewThreads`` node as ``_REVIEW_THREADS`` asks it."""
-    by = node.get("resolvedBy")
-    first: list[dict[str, int | None]] = []
-    for comment in objects(as_object(node.get("comments")).get("nodes")):
-        database_id = comment.get("databaseId")
-        first.append({"databaseId": database_id if isinstance(database_id, int) else None})
-    return {
-        "id": str(node.get("id") or ""),
-        "isResolved": bool(node.get("isResolved")),
-        "resolvedBy": {"login": str(by.get("login") or "")} if isinstance(by, dict) else None,
-        "comments": {"nodes": first},
-    }
 
 
 class GitHubEndpoints(ThrottledClient):
@@ -401,7 +366,7 @@ class GitHubEndpoints(ThrottledClient):
     async def resolve_review_thread(self, thread_id: str) -> bool:
         """Resolve a review thread (GraphQL node id ``PRRT_...``; REST cannot); whether it is
         resolved now. Resolving a resolved thread changes nothing, so it is safe to repeat."""
-        data = await self.graphql(_RESOLVE_THREAD, {"thread": thread_id}, safe_to_retry=True)
+        data = await self.graphql(RESOLVE_THREAD, {"thread": thread_id}, safe_to_retry=True)
         thread = as_object(as_object(data.get("resolveReviewThread")).get("thread"))
         return bool(thread.get("isResolved"))
 
@@ -448,13 +413,13 @@ class GitHubEndpoints(ThrottledClient):
         after: str | None = None
         for _page in range(10):
             data = await self.graphql(
-                _REVIEW_THREADS,
+                REVIEW_THREADS,
                 {"owner": owner, "name": name, "number": int(number), "after": after},
                 safe_to_retry=True,
             )
             pull = as_object(as_object(data.get("repository")).get("pullRequest"))
             page = as_object(pull.get("reviewThreads"))
-            threads.extend(_thread(node) for node in objects(page.get("nodes")))
+            threads.extend(thread_of(node) for node in objects(page.get("nodes")))
             info = as_object(page.get("pageInfo"))
             after = text_or_none(info.get("endCursor"))
             if not info.get("hasNextPage") or not after:

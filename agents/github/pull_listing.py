@@ -21,7 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+
+from agents.github.models import Account, Pull, Review
+from agents.transport.jsonvalue import JSONObject, as_object, objects, text_or_none
 
 # A page of open PRs, and how many pages one listing reads (1,000 PRs, as the REST listing did).
 PAGE_PULLS = 50
@@ -89,9 +91,9 @@ def timed_out(status: int, message: str) -> bool:
 class Listing:
     """One repository's open PRs as REST shapes, and what the same answer said beside them."""
 
-    pulls: list[dict[str, Any]] = field(default_factory=list)
+    pulls: list[Pull] = field(default_factory=list)
     # number -> the PR's reviews, oldest first; None where GitHub holds more than were asked.
-    reviews: dict[int, list[dict[str, Any]] | None] = field(default_factory=dict)
+    reviews: dict[int, list[Review] | None] = field(default_factory=dict)
     default_branch: str | None = None
     default_sha: str | None = None
     # The text of ``.github/swarm.yaml`` at the default branch; None: not there.
@@ -100,7 +102,7 @@ class Listing:
     config_binary: bool = False
 
 
-def actor(node: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def actor(node: object) -> Account | None:
     """A GraphQL actor as REST's ``user``: a ``Bot`` gets its ``[bot]`` suffix back."""
     if not isinstance(node, Mapping):
         return None  # a deleted account ("ghost"): no author
@@ -120,74 +122,81 @@ def blob_text(node: object) -> str | None:
     return text if isinstance(text, str) else None
 
 
-def _review(node: Mapping[str, Any]) -> dict[str, Any]:
+def _id(value: object) -> int | None:
+    """A ``databaseId``: an integer, or None (GitHub's ``null``)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _review(node: JSONObject) -> Review:
     commit = node.get("commit")
     return {
-        "id": node.get("databaseId"),
+        "id": _id(node.get("databaseId")),
         "user": actor(node.get("author")),
         "body": str(node.get("body") or ""),
-        "state": node.get("state"),
-        "commit_id": commit.get("oid") if isinstance(commit, Mapping) else None,
-        "submitted_at": node.get("submittedAt"),
-        "html_url": node.get("url"),
+        "state": text_or_none(node.get("state")),
+        "commit_id": text_or_none(commit.get("oid")) if isinstance(commit, dict) else None,
+        "submitted_at": text_or_none(node.get("submittedAt")),
+        "html_url": text_or_none(node.get("url")),
     }
 
 
-def _pull(repo: str, node: Mapping[str, Any]) -> dict[str, Any]:
+def _pull(repo: str, node: JSONObject, number: int) -> Pull:
     head_repo = node.get("headRepository")
-    labels = (node.get("labels") or {}).get("nodes") or []
+    labels = objects(as_object(node.get("labels")).get("nodes"))
     return {
-        "id": node.get("databaseId"),
-        "number": int(node["number"]),
+        "id": _id(node.get("databaseId")),
+        "number": number,
         "state": "open",
         "title": str(node.get("title") or ""),
-        "body": node.get("body"),
-        "html_url": node.get("url"),
+        "body": text_or_none(node.get("body")),
+        "html_url": text_or_none(node.get("url")),
         "draft": bool(node.get("isDraft")),
-        "created_at": node.get("createdAt"),
-        "updated_at": node.get("updatedAt"),
+        "created_at": text_or_none(node.get("createdAt")),
+        "updated_at": text_or_none(node.get("updatedAt")),
         "user": actor(node.get("author")),
-        "labels": [{"name": str(lbl.get("name"))} for lbl in labels if isinstance(lbl, Mapping)],
+        "labels": [{"name": str(lbl.get("name"))} for lbl in labels],
         "head": {
             "sha": str(node["headRefOid"]),
-            "ref": node.get("headRefName"),
+            "ref": text_or_none(node.get("headRefName")),
             # None: the fork the PR came from was deleted, as REST says it.
-            "repo": {"full_name": head_repo.get("nameWithOwner")}
-            if isinstance(head_repo, Mapping)
+            "repo": {"full_name": text_or_none(head_repo.get("nameWithOwner"))}
+            if isinstance(head_repo, dict)
             else None,
         },
         "base": {
-            "sha": node.get("baseRefOid"),
-            "ref": node.get("baseRefName"),
+            "sha": text_or_none(node.get("baseRefOid")),
+            "ref": text_or_none(node.get("baseRefName")),
             "repo": {"full_name": repo},
         },
     }
 
 
-def add_page(listing: Listing, repo: str, data: Mapping[str, Any]) -> tuple[bool, str | None]:
+def add_page(listing: Listing, repo: str, data: JSONObject) -> tuple[bool, str | None]:
     """Fold one answer's page into ``listing``; (another page follows, its cursor)."""
     repository = data.get("repository")
-    if not isinstance(repository, Mapping):
+    if not isinstance(repository, dict):
         raise LookupError(f"GitHub answered no repository {repo}")
     branch = repository.get("defaultBranchRef")
-    if isinstance(branch, Mapping) and listing.default_branch is None:
-        listing.default_branch = branch.get("name")
+    if isinstance(branch, dict) and listing.default_branch is None:
+        listing.default_branch = text_or_none(branch.get("name"))
         target = branch.get("target")
-        listing.default_sha = target.get("oid") if isinstance(target, Mapping) else None
+        listing.default_sha = text_or_none(target.get("oid")) if isinstance(target, dict) else None
         blob = repository.get("config")
-        if isinstance(blob, Mapping) and blob.get("__typename") == "Blob":
+        if isinstance(blob, dict) and blob.get("__typename") == "Blob":
             listing.config_binary = bool(blob.get("isBinary")) or blob.get("text") is None
             listing.config = None if listing.config_binary else str(blob.get("text"))
-    page = repository.get("pullRequests") or {}
-    for node in page.get("nodes") or ():
-        if not isinstance(node, Mapping) or node.get("number") is None:
+    page = as_object(repository.get("pullRequests"))
+    for node in objects(page.get("nodes")):
+        number = node.get("number")
+        if not isinstance(number, (int, float, str)):
             continue
-        pull = _pull(repo, node)
+        pull = _pull(repo, node, int(number))
         listing.pulls.append(pull)
-        reviews = node.get("reviews") or {}
-        found = [_review(r) for r in reviews.get("nodes") or () if isinstance(r, Mapping)]
-        whole = int(reviews.get("totalCount") or 0) <= len(found)
+        reviews = as_object(node.get("reviews"))
+        found = [_review(r) for r in objects(reviews.get("nodes"))]
+        total = reviews.get("totalCount")
+        whole = (int(total) if isinstance(total, (int, float, str)) else 0) <= len(found)
         listing.reviews[pull["number"]] = found if whole else None
-    info = page.get("pageInfo") or {}
+    info = as_object(page.get("pageInfo"))
     cursor = info.get("endCursor")
     return bool(info.get("hasNextPage") and cursor), cursor if isinstance(cursor, str) else None

@@ -20,22 +20,34 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict, Unpack
+
+from agents.github.models import Pull
+from agents.transport.jsonvalue import JSONObject, as_object
 
 MAX_PULLS = 512
 
 Key = tuple[str, str, int, str]
 
 
+class Parts(TypedDict, total=False):
+    """What one read adds to a snapshot: the pull request, its files, its reviews."""
+
+    pull: Pull | None
+    files: Sequence[JSONObject] | None
+    reviews: Sequence[Mapping[str, object]] | None
+
+
 @dataclass(frozen=True)
 class PullSnapshot:
     """GitHub's JSON for one PR at one head, each part None when discovery did not read it."""
 
-    pull: Mapping[str, Any] | None = None
-    files: tuple[Mapping[str, Any], ...] | None = None
-    reviews: tuple[Mapping[str, Any], ...] | None = None
+    pull: Pull | None = None
+    files: tuple[JSONObject, ...] | None = None
+    # As the listing gave them (:class:`~agents.github.models.Review`) or REST's list.
+    reviews: tuple[Mapping[str, object], ...] | None = None
 
     def reviewed_by(self, login: str | None) -> bool | None:
         """Whether ``login`` has a review on the PR (None: the reviews were not read, or the
@@ -44,7 +56,7 @@ class PullSnapshot:
         if self.reviews is None or not login:
             return None
         return any(
-            str((r.get("user") or {}).get("login") or "").lower() == login.lower()
+            str(as_object(r.get("user")).get("login") or "").lower() == login.lower()
             for r in self.reviews
         )
 
@@ -67,14 +79,12 @@ class PullSnapshots:
         repo: str,
         number: int,
         head_sha: str,
-        *,
-        pull: Mapping[str, Any] | None = None,
-        files: list[dict[str, Any]] | None = None,
-        reviews: list[dict[str, Any]] | None = None,
+        **read: Unpack[Parts],
     ) -> None:
         """Add what was read to the PR's snapshot (parts not given are left as they were)."""
         if not head_sha:
             return
+        pull, files, reviews = read.get("pull"), read.get("files"), read.get("reviews")
         key = self.key(identity, repo, number, head_sha)
         with self._lock:
             was = self._found.get(key, PullSnapshot())

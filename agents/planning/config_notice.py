@@ -15,7 +15,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Protocol
 
 from agents.github.errors import GitHubApiError, TokenRefused
 from agents.planning.repo_config import CONFIG_PATH
@@ -42,9 +42,13 @@ class ConfigNotice:
 class IssueComments(Protocol):
     """The gateway's comment calls, made as the bot."""
 
-    async def list_issue_comments(self, repo: str, number: int) -> list[dict[str, Any]]: ...
+    async def list_issue_comments(
+        self, repo: str, number: int
+    ) -> Sequence[Mapping[str, object]]: ...
 
-    async def create_issue_comment(self, repo: str, number: int, body: str) -> dict[str, Any]: ...
+    async def create_issue_comment(
+        self, repo: str, number: int, body: str
+    ) -> Mapping[str, object]: ...
 
 
 def notice_key(repo: str, number: int, digest: str) -> str:
@@ -106,10 +110,10 @@ async def _post_one(
 ) -> Written:
     marked = with_comment_marker(body, key)
 
-    async def find() -> Mapping[str, Any] | None:
+    async def find() -> Mapping[str, object] | None:
         return find_own_comment(await gateway.list_issue_comments(repo, number), key, bot_login)
 
-    async def create() -> Mapping[str, Any]:
+    async def create() -> Mapping[str, object]:
         return await create_or_find(
             lambda: gateway.create_issue_comment(repo, number, marked), find, f"notice {key}"
         )

@@ -23,10 +23,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from agents.planning.globs import matches
 from agents.planning.repo_config import DEFAULT_EXCLUDES, RepoConfig
+from agents.transport.jsonvalue import int_or_zero
 from agents.work import ListedFile
 
 # About how many characters of a patch make one token (code and diff punctuation).
@@ -78,14 +78,14 @@ class ChangedFile:
     previous_path: str | None = None
 
     @classmethod
-    def from_api(cls, row: Mapping[str, Any]) -> ChangedFile:
+    def from_api(cls, row: Mapping[str, object]) -> ChangedFile:
         patch = row.get("patch")
         previous = row.get("previous_filename")
         return cls(
             path=str(row.get("filename")),
             status=str(row.get("status") or "modified"),
-            additions=int(row.get("additions") or 0),
-            deletions=int(row.get("deletions") or 0),
+            additions=int_or_zero(row.get("additions")),
+            deletions=int_or_zero(row.get("deletions")),
             patch_chars=len(patch) if isinstance(patch, str) else None,
             head=patch[:HEAD_CHARS] if isinstance(patch, str) else "",
             previous_path=str(previous) if isinstance(previous, str) else None,

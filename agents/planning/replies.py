@@ -14,11 +14,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from agents.github.errors import IdentityPaused, TokenRefused
 from agents.memory.feedback import WRITE_PERMISSIONS
 from agents.posting.keys import answer_key, parse_finding_mark
+from agents.transport.jsonvalue import as_object, int_or_zero
 from agents.work import Task
 
 log = logging.getLogger("swarm.planning")
@@ -33,7 +34,7 @@ class ReplySource(Protocol):
 
     async def review_comments(
         self, repo: str, numbers: Sequence[int]
-    ) -> Mapping[int, Sequence[Mapping[str, Any]]]:
+    ) -> Mapping[int, Sequence[Mapping[str, object]]]:
         """Each of ``numbers``' review comments, replies included (``in_reply_to_id``), read
         for the repository at once where GitHub allows it."""
         ...
@@ -53,21 +54,21 @@ class Replies:
     read: list[tuple[str, int]] = field(default_factory=list)
 
 
-def _author(comment: Mapping[str, Any]) -> tuple[str, bool]:
-    user = comment.get("user") or {}
+def _author(comment: Mapping[str, object]) -> tuple[str, bool]:
+    user = as_object(comment.get("user"))
     login = str(user.get("login") or "")
     return login, user.get("type") == "Bot" or login.endswith("[bot]")
 
 
 def waiting_replies(
-    comments: Sequence[Mapping[str, Any]], root: Mapping[str, Any], bot_login: str
-) -> list[Mapping[str, Any]]:
+    comments: Sequence[Mapping[str, object]], root: Mapping[str, object], bot_login: str
+) -> list[Mapping[str, object]]:
     """The comments of ``root``'s thread after the bot's last word, oldest first. Every one is
     looked at, not only the newest: a later reply by someone without write access (the PR's
     author) must not hide a maintainer's question before it."""
     thread = sorted(
         (c for c in comments if c.get("in_reply_to_id") == root.get("id")),
-        key=lambda c: (str(c.get("created_at") or ""), int(c.get("id") or 0)),
+        key=lambda c: (str(c.get("created_at") or ""), int_or_zero(c.get("id"))),
     )
     since = 0
     for index, comment in enumerate(thread):
@@ -77,7 +78,7 @@ def waiting_replies(
 
 
 def newest_reply(
-    reviews: Sequence[Mapping[str, Any]] | None, bot_login: str, read_up_to: str | None
+    reviews: Sequence[Mapping[str, object]] | None, bot_login: str, read_up_to: str | None
 ) -> tuple[bool, str | None]:
     """(a reply may wait on the PR, when the newest review by anyone but the bot was submitted).
 
@@ -193,7 +194,7 @@ async def _repo_replies(
 async def _consider(
     source: ReplySource,
     pull: tuple[str, int, str],
-    reply: Mapping[str, Any],
+    reply: Mapping[str, object],
     answered: Callable[[str], bool],
     permissions: dict[tuple[str, str], str],
     found: Replies,
@@ -202,7 +203,7 @@ async def _consider(
     store has no answer to it, else note who was left unanswered."""
     repo, number, head = pull
     who, is_bot = _author(reply)
-    reply_id = int(reply.get("id") or 0)
+    reply_id = int_or_zero(reply.get("id"))
     if is_bot or not who:
         found.ignored.append((who, "a bot"))
         return

@@ -6,18 +6,20 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol, Unpack
 
 from agents.planning.discover import ExistingReview, OpenPull
 from agents.planning.files import ChangedFile
 from agents.planning.triage import OpenIssue
 from agents.posting.keys import latest_reviewed_sha, parse_review_key, review_key_prefix
 from agents.redact import redact
+from agents.transport.jsonvalue import JSONObject, as_object, text_or_none
 
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
+    from agents.github.models import Issue
     from agents.github.pull_listing import Listing
-    from agents.github.pull_snapshots import PullSnapshots
+    from agents.github.pull_snapshots import Parts, PullSnapshots
     from agents.store.records import ReviewKeyRecord
     from agents.store.store import Store
     from agents.wiring import Runtime
@@ -30,9 +32,9 @@ class PullReads(Protocol):
 
     async def list_open_pulls(self, repo: str, config_path: str) -> Listing: ...
 
-    async def list_reviews(self, repo: str, number: int) -> list[dict[str, Any]]: ...
+    async def list_reviews(self, repo: str, number: int) -> Sequence[Mapping[str, object]]: ...
 
-    async def list_pull_files(self, repo: str, number: int) -> list[dict[str, Any]]: ...
+    async def list_pull_files(self, repo: str, number: int) -> Sequence[JSONObject]: ...
 
 
 class GatewayPullSource:
@@ -51,7 +53,7 @@ class GatewayPullSource:
         self.listings: dict[str, Listing] = {}
         self._heads: dict[tuple[str, int], str] = {}
 
-    def _keep(self, repo: str, number: int, **read: Any) -> None:
+    def _keep(self, repo: str, number: int, **read: Unpack[Parts]) -> None:
         snapshots: PullSnapshots | None = getattr(self.gateway, "snapshots", None)
         head = self._heads.get((repo, number))
         if snapshots is not None and head:
@@ -71,7 +73,7 @@ class GatewayPullSource:
                 number=int(p["number"]),
                 title=str(p.get("title") or ""),
                 head_sha=str(p["head"]["sha"]),
-                base_sha=(p.get("base") or {}).get("sha"),
+                base_sha=p.get("base", {}).get("sha"),
                 draft=bool(p.get("draft")),
                 author=(p.get("user") or {}).get("login"),
                 labels=tuple(str(lbl.get("name")) for lbl in p.get("labels") or ()),
@@ -81,14 +83,15 @@ class GatewayPullSource:
 
     async def reviews(self, repo: str, number: int) -> list[ExistingReview]:
         listing = self.listings.get(repo)
-        found = listing.reviews.get(number) if listing is not None else None
-        if found is None:
-            found = await self.gateway.list_reviews(repo, number)
+        listed = listing.reviews.get(number) if listing is not None else None
+        found: Sequence[Mapping[str, object]] = (
+            listed if listed is not None else await self.gateway.list_reviews(repo, number)
+        )
         self._keep(repo, number, reviews=found)
         return [
             ExistingReview(
-                user_login=(r.get("user") or {}).get("login"),
-                commit_id=r.get("commit_id"),
+                user_login=text_or_none(as_object(r.get("user")).get("login")),
+                commit_id=text_or_none(r.get("commit_id")),
                 body=str(r.get("body") or ""),
             )
             for r in found
@@ -110,6 +113,24 @@ class GatewayPullSource:
         return listing.config
 
 
+class ReplyReads(Protocol):
+    """The gateway reads the replies poll makes (``GitHubGateway`` provides them)."""
+
+    identity: str
+
+    async def list_open_pulls(self, repo: str, config_path: str) -> Listing: ...
+
+    async def list_pull_review_comments(
+        self, repo: str, number: int
+    ) -> Sequence[Mapping[str, object]]: ...
+
+    async def read_repo_review_comments(
+        self, repo: str, since: str | None = None
+    ) -> tuple[list[JSONObject], bool]: ...
+
+    async def collaborator_permission(self, repo: str, login: str) -> str: ...
+
+
 class GatewayReplySource:
     """The responder's discovery reads: open PRs, their review comments, who may be answered.
 
@@ -119,8 +140,8 @@ class GatewayReplySource:
 
     def __init__(
         self,
-        gateway: Any,
-        read: Mapping[str, list[dict[str, Any]]] | None = None,
+        gateway: ReplyReads,
+        read: Mapping[str, Sequence[Mapping[str, object]]] | None = None,
         *,
         listings: Mapping[str, Listing] | None = None,
         store: Store | None = None,
@@ -129,7 +150,7 @@ class GatewayReplySource:
         self.read = read or {}
         self.listings: dict[str, Listing] = dict(listings or {})
         self.store = store
-        self._marks: dict[str, dict[str, Any]] = {}
+        self._marks: dict[str, JSONObject] = {}
 
     def _marks_key(self, repo: str) -> str:
         return f"replies-read:{str(self.gateway.identity).lower()}:{repo.lower()}"
@@ -158,7 +179,7 @@ class GatewayReplySource:
         if self.store is None or newest is None:
             return
 
-        def step(doc: dict[str, Any]) -> tuple[None, Mapping[str, Any]]:
+        def step(doc: JSONObject) -> tuple[None, JSONObject]:
             return None, {**doc, str(number): newest}
 
         self.store.transact_state(self._marks_key(repo), step)
@@ -174,7 +195,7 @@ class GatewayReplySource:
 
     async def review_comments(
         self, repo: str, numbers: Sequence[int]
-    ) -> dict[int, list[dict[str, Any]]]:
+    ) -> dict[int, list[Mapping[str, object]]]:
         """Each of ``numbers``' (open PRs of ``repo``) review comments, replies included: one
         read of the repository's for them all, not one per PR. Where that read would not hold
         them all (more pages than one read takes), or only one PR is asked for, PR by PR."""
@@ -184,15 +205,15 @@ class GatewayReplySource:
         if listing is None and len(numbers) > 1:
             listing = await self._since_opened(repo, numbers)
         if listing is None:
-            return {n: await self.gateway.list_pull_review_comments(repo, n) for n in numbers}
-        found: dict[int, list[dict[str, Any]]] = {n: [] for n in numbers}
+            return {n: list(await self.gateway.list_pull_review_comments(repo, n)) for n in numbers}
+        found: dict[int, list[Mapping[str, object]]] = {n: [] for n in numbers}
         for comment in listing:
             bucket = found.get(pull_number(comment))
             if bucket is not None:
                 bucket.append(comment)
         return found
 
-    async def _since_opened(self, repo: str, numbers: Sequence[int]) -> list[dict[str, Any]] | None:
+    async def _since_opened(self, repo: str, numbers: Sequence[int]) -> list[JSONObject] | None:
         """The repository's review comments updated since the oldest of ``numbers`` was opened,
         which holds every comment of theirs (none is older than its PR); None when not whole."""
         wanted = set(numbers)
@@ -207,14 +228,23 @@ class GatewayReplySource:
         return comments if whole else None
 
     async def permission(self, repo: str, login: str) -> str:
-        found: str = await self.gateway.collaborator_permission(repo, login)
-        return found
+        return await self.gateway.collaborator_permission(repo, login)
+
+
+class IssueReads(Protocol):
+    """The gateway reads triage discovery makes (``GitHubGateway`` provides them)."""
+
+    async def list_issues(
+        self, repo: str, state: str = "open", labels: list[str] | None = None
+    ) -> list[Issue]: ...
+
+    async def list_issue_comments(self, repo: str, number: int) -> list[JSONObject]: ...
 
 
 class GatewayIssueSource:
     """Triage discovery's reads, as the triager's bot."""
 
-    def __init__(self, gateway: Any) -> None:
+    def __init__(self, gateway: IssueReads) -> None:
         self.gateway = gateway
 
     async def open_issues(self, repo: str) -> list[OpenIssue]:
@@ -226,7 +256,7 @@ class GatewayIssueSource:
 
     async def comment_authors(self, repo: str, number: int) -> list[str]:
         comments = await self.gateway.list_issue_comments(repo, number)
-        return [str((c.get("user") or {}).get("login")) for c in comments]
+        return [str(as_object(c.get("user")).get("login")) for c in comments]
 
 
 def repos_by_owner(repos: Sequence[str]) -> dict[str, list[str]]:
@@ -295,7 +325,7 @@ def _learning_due(store: Store, bot: str, repo: str, interval: float) -> bool:
 
     now = time.time()
 
-    def step(doc: dict[str, Any]) -> tuple[bool, Mapping[str, Any]]:
+    def step(doc: JSONObject) -> tuple[bool, JSONObject]:
         last = doc.get("at")
         if isinstance(last, (int, float)) and now - float(last) < interval:
             return False, doc
@@ -307,7 +337,7 @@ def _learning_due(store: Store, bot: str, repo: str, interval: float) -> bool:
 
 async def read_review_feedback(
     runtime: Runtime, gateway: GitHubGateway, repos: Sequence[str], role: str
-) -> dict[str, list[dict[str, Any]]]:
+) -> dict[str, list[JSONObject]]:
     """Replies and reactions to the bot's review comments become proposed learnings before the
     run's reviews start (polling; a webhook can call
     ``agents.memory.learning.learn_from_comments``), for a role that declares
@@ -317,7 +347,7 @@ async def read_review_feedback(
     from agents.memory.learning import learn_from_repo
     from agents.transport import GitHubUnreachable
 
-    read: dict[str, list[dict[str, Any]]] = {}
+    read: dict[str, list[JSONObject]] = {}
     found = runtime.roles.get(role) if isinstance(runtime.roles, Mapping) else None
     if found is None or not found.feedback_signals:
         return read

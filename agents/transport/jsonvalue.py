@@ -35,3 +35,11 @@ def objects(value: object) -> list[JSONObject]:
 def text_or_none(value: object) -> str | None:
     """``value`` when it is a string, else None."""
     return value if isinstance(value, str) else None
+
+
+def int_or_zero(value: object) -> int:
+    """``int(value or 0)`` for a JSON number or numeric string (an id, a line, a count); 0 for
+    anything else, as for GitHub's ``null``."""
+    if isinstance(value, (int, float, str)) and value:
+        return int(value)
+    return 0
