@@ -15,11 +15,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import fields
 from typing import Any, Generic, Protocol, Self, TypeVar
 
+from agents.transport.jsonvalue import JSONObject, JSONValue
+
 
 class SharedState(Protocol):
     def __init__(self) -> None: ...
 
-    def to_dict(self) -> dict[str, Any]: ...
+    def to_dict(self) -> JSONObject: ...
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self: ...
@@ -83,7 +85,7 @@ class StateRows(Protocol):
     """One JSON document per key, read and rewritten atomically (the store's row lock)."""
 
     def transact_state(
-        self, key: str, step: Callable[[dict[str, Any]], tuple[T, Mapping[str, Any]]]
+        self, key: str, step: Callable[[JSONObject], tuple[T, Mapping[str, JSONValue]]]
     ) -> T: ...
 
 
@@ -104,7 +106,7 @@ class RowBackend(Generic[S]):
         self._prefix = prefix
 
     def transact(self, key: str, step: Callable[[S], T]) -> T:
-        def on_document(document: dict[str, Any]) -> tuple[T, Mapping[str, Any]]:
+        def on_document(document: JSONObject) -> tuple[T, JSONObject]:
             state = self._type.from_dict(document)
             return step(state), state.to_dict()
 

@@ -18,7 +18,7 @@ import asyncio
 import itertools
 import uuid
 from collections.abc import Callable, Coroutine
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from agents.ratelimit.backend import InMemoryBackend, S, StateBackend
 from agents.ratelimit.clock import Clock, SystemClock
@@ -163,7 +163,7 @@ class Throttle(Generic[R, S, A]):
             if not waiter.future.done():
                 waiter.future.set_exception(exc)
 
-    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
+    def _in_background(self, work: Coroutine[object, object, None]) -> None:
         task = asyncio.ensure_future(work)
         self._background.add(task)
         task.add_done_callback(self._background.discard)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypedDict
 
 from agents.processes import dead_to, this_process
 from agents.ratelimit.anthropic.limits import LLMLimits
@@ -30,6 +30,7 @@ from agents.ratelimit.anthropic.readings import Reading
 from agents.ratelimit.backend import known_fields
 from agents.ratelimit.decision import GRANTED, Decision
 from agents.ratelimit.pause import Pause, backoff
+from agents.transport.jsonvalue import JSONObject
 
 RESOURCES: Final = ("requests", "input-tokens", "output-tokens")
 
@@ -81,7 +82,7 @@ class KeyState:
     rate_limited: int = 0
     overloaded: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         return asdict(self)
 
     @classmethod
@@ -229,9 +230,26 @@ def _overloaded(state: KeyState, now: float, lim: LLMLimits, jitter: float) -> P
     return _pause(state, now + wait, reason, "overloaded", guessed=True)
 
 
-def snapshot(state: KeyState, now: float, lim: LLMLimits) -> dict[str, Any]:
+class Budget(TypedDict):
+    limit: int
+    remaining: int
+
+
+class KeyView(TypedDict):
+    """A key's budget as people read it (``swarm`` status, the audit)."""
+
+    budgets: dict[str, Budget]
+    in_flight: int
+    paused_for_s: float
+    pause_reason: str
+    calls: int
+    rate_limited: int
+    overloaded: int
+
+
+def snapshot(state: KeyState, now: float, lim: LLMLimits) -> KeyView:
     """The key's budget as people read it (remaining per resource, pause, counters)."""
-    view: dict[str, Any] = {}
+    view: dict[str, Budget] = {}
     for resource, meter in state.meters.items():
         if meter.limit is None:
             continue

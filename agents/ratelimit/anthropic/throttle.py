@@ -12,10 +12,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
 from agents.ratelimit.anthropic.limits import LLMLimits
-from agents.ratelimit.anthropic.meters import KeyState, decide, settle, snapshot
+from agents.ratelimit.anthropic.meters import KeyState, KeyView, decide, settle, snapshot
 from agents.ratelimit.anthropic.readings import NO_READING, read_headers
 from agents.ratelimit.backend import StateBackend
 from agents.ratelimit.clock import Clock
@@ -27,6 +27,14 @@ from agents.ratelimit.throttle import Throttle
 # A call's cost per meter: ``requests``, ``input-tokens``, ``output-tokens``.
 Cost: TypeAlias = Mapping[str, int]
 KEY_SUBJECT = "model calls"
+
+
+class KeySnapshot(KeyView):
+    """:class:`~agents.ratelimit.anthropic.meters.KeyView`, with the key's name and how many
+    calls wait on this throttle's loop."""
+
+    key: str
+    waiting: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +95,7 @@ class KeyThrottle(Throttle[Cost, KeyState, KeyAnswer]):
         policy = KeyPolicy(self.limits, jitter)
         super().__init__(key, policy, subject=KEY_SUBJECT, clock=clock, backend=backend)
 
-    async def snapshot(self) -> dict[str, Any]:
+    async def snapshot(self) -> KeySnapshot:
         now, lim = self.clock.now(), self.limits
         view = await self.transact(lambda s: snapshot(s, now, lim))
         return {"key": self.key, "waiting": self.waiting, **view}

@@ -19,6 +19,7 @@ from agents.ratelimit.backend import known_fields
 from agents.ratelimit.decision import GRANTED, Decision
 from agents.ratelimit.github.limits import ThrottleLimits
 from agents.ratelimit.github.requests import RequestSpec
+from agents.transport.jsonvalue import JSONObject
 
 # Before this many answers without x-ratelimit headers, a resource is treated as limited but
 # unknown (one probe at a time); after, as unlimited (GitHub Enterprise with rate limits off).
@@ -72,8 +73,8 @@ class IdentityState:
     rate_limited_responses: int = 0
     requests_by_worker: dict[str, int] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+    def to_dict(self) -> JSONObject:
+        data: JSONObject = asdict(self)
         data["last_write_end"] = None if math.isinf(self.last_write_end) else self.last_write_end
         return data
 

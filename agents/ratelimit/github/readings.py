@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from agents.ratelimit.github.buckets import BucketState, IdentityState, Reservation
 from agents.ratelimit.github.limits import ThrottleLimits
@@ -58,7 +57,7 @@ def apply_headers(state: IdentityState, resource: str, headers: Mapping[str, str
     apply_bucket(bucket, limit, remaining, limit - remaining if used is None else used, reset)
 
 
-def apply_rate_limit_body(state: IdentityState, body: Mapping[str, Any]) -> None:
+def apply_rate_limit_body(state: IdentityState, body: Mapping[str, object]) -> None:
     """``GET /rate_limit`` lists every resource; each entry is as good as a header reading."""
     resources = body.get("resources")
     if not isinstance(resources, Mapping):

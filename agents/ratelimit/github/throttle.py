@@ -10,7 +10,7 @@ reads, and one busy worker cannot starve the others. What a request may do now i
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
 from agents.ratelimit.backend import StateBackend
 from agents.ratelimit.clock import Clock
@@ -81,7 +81,7 @@ class IdentityThrottle(Throttle[RequestSpec, IdentityState, Answer]):
             backend=backend,
         )
 
-    async def absorb_rate_limit_body(self, body: Mapping[str, Any]) -> None:
+    async def absorb_rate_limit_body(self, body: Mapping[str, object]) -> None:
         """Fold in a ``GET /rate_limit`` body: every resource's figures at once."""
         await self.transact(lambda s: apply_rate_limit_body(s, body))
 
