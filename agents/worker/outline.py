@@ -16,12 +16,12 @@ per folder.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from agents.llm.untrusted import wrap_untrusted
 from agents.planning.files import is_test
 from agents.tools.context import WorkerContext
 from agents.tools.pull_files import listed_pull, pr_files
+from agents.transport.jsonvalue import int_or_zero
 
 OUTLINE_FILES = 300
 # The outline takes at most this many times the tier's share for one context file.
@@ -42,7 +42,7 @@ WHOLE_RULE = (
 )
 
 
-def _row(file: Mapping[str, Any], mine: set[str], listed: Mapping[str, str]) -> str:
+def _row(file: Mapping[str, object], mine: set[str], listed: Mapping[str, str]) -> str:
     path = str(file.get("filename"))
     status = str(file.get("status") or "modified")
     previous = file.get("previous_filename")
@@ -59,7 +59,7 @@ def _row(file: Mapping[str, Any], mine: set[str], listed: Mapping[str, str]) -> 
     return " ".join([f"- {path} ({status}, {counts})", *marks])
 
 
-def _folders(rest: Sequence[Mapping[str, Any]]) -> list[str]:
+def _folders(rest: Sequence[Mapping[str, object]]) -> list[str]:
     """The files past the listed ones, counted per top folder."""
     counts: dict[str, list[int]] = {}
     for file in rest:
@@ -67,7 +67,7 @@ def _folders(rest: Sequence[Mapping[str, Any]]) -> list[str]:
         top = path.split("/", 1)[0] + "/" if "/" in path else "(top level)"
         seen = counts.setdefault(top, [0, 0, 0])
         seen[0] += 1
-        seen[1] += int(file.get("additions") or 0) + int(file.get("deletions") or 0)
+        seen[1] += int_or_zero(file.get("additions")) + int_or_zero(file.get("deletions"))
         seen[2] += is_test(path)
     return [
         f"- {top}: {n} more file(s), {lines:,} lines changed, {tests} test(s)"

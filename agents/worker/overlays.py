@@ -13,16 +13,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from fnmatch import fnmatchcase
-from typing import Any
 
 from agents.roles import Role, RoleChain
 
 _FILENAME = re.compile(r'"(?:filename|path)"\s*:\s*"([^"\\]{1,500})"')
 
-ChainFor = Callable[[Sequence[Mapping[str, Any]]], RoleChain]
+ChainFor = Callable[[Sequence[Mapping[str, object]]], RoleChain]
 
 
-def _touched(messages: Sequence[Mapping[str, Any]]) -> set[str]:
+def _touched(messages: Sequence[Mapping[str, object]]) -> set[str]:
     """Paths the last assistant turn asked for and the last user turn's tool results list."""
     paths: set[str] = set()
     for message in messages[-2:]:
@@ -43,7 +42,7 @@ def path_overlays(chain: RoleChain, rules: Sequence[tuple[str, Role]]) -> ChainF
     overlay ``chain`` already holds (a PR command's focus, from the envelope) holds every call:
     the person asked for it, so a path rule does not take its place."""
 
-    def chain_for(messages: Sequence[Mapping[str, Any]]) -> RoleChain:
+    def chain_for(messages: Sequence[Mapping[str, object]]) -> RoleChain:
         if not rules or chain.call is not None:
             return chain
         touched = _touched(messages)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from agents.llm.turn import ToolResult
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 class Model(Protocol):
     """One call to the model: ``messages.create`` keyword arguments in, its reply out."""
 
-    async def create(self, request: Mapping[str, Any]) -> LLMResult: ...
+    async def create(self, request: Mapping[str, object]) -> LLMResult: ...
 
 
 class Tools(Protocol):
@@ -50,17 +50,20 @@ class ToolUse:
 
     id: str
     name: str
-    args: Mapping[str, Any]
+    args: Mapping[str, object]
 
     @classmethod
-    def from_block(cls, block: Mapping[str, Any]) -> ToolUse:
-        return cls(str(block.get("id")), str(block.get("name")), block.get("input") or {})
+    def from_block(cls, block: Mapping[str, object]) -> ToolUse:
+        # The API's ``input`` is always a JSON object; anything else is no arguments.
+        found = block.get("input")
+        args = found if isinstance(found, Mapping) else {}
+        return cls(str(block.get("id")), str(block.get("name")), args)
 
 
 class Recorder(Protocol):
     """Where a session's turns go: the transcript, the LLM call log."""
 
-    def user_turn(self, message: Mapping[str, Any]) -> None: ...
+    def user_turn(self, message: Mapping[str, object]) -> None: ...
 
     def model_turn(self, turn: ModelTurn) -> None: ...
 

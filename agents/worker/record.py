@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any, ParamSpec
+from typing import TYPE_CHECKING, ParamSpec
 
 from agents.dispatch.envelope import SealedEnvelope, envelope_hash
 from agents.llm.prompt import CachedPrefix
@@ -59,7 +59,7 @@ class StoreRecorder:
         self.store.writer.write(self.worker_id, partial(write, *args, **kwargs))
 
     def _event(
-        self, kind: str, content: Mapping[str, Any], tokens: int = 0, cost: float = 0.0
+        self, kind: str, content: Mapping[str, object], tokens: int = 0, cost: float = 0.0
     ) -> None:
         self.store.writer.append(self.worker_id, NewEvent(kind, dict(content), tokens, cost))
 
@@ -172,10 +172,10 @@ class StoreRecorder:
 
     # -- the Recorder port --------------------------------------------------------------------
 
-    def user_turn(self, message: Mapping[str, Any]) -> None:
+    def user_turn(self, message: Mapping[str, object]) -> None:
         content = message.get("content")
         texts: list[str] = []
-        results: list[dict[str, Any]] = []
+        results: list[dict[str, object]] = []
         for block in content if isinstance(content, list) else []:
             if block.get("type") == "text":
                 texts.append(str(block.get("text")))
