@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     Field,
+    JsonValue,
     SecretStr,
     ValidationError,
     field_validator,
@@ -75,7 +76,7 @@ class Settings(BaseSettings):
     roles_dir: Path = Field(default_factory=lambda: _default_roles_dir())
     model: str = SCRIPTED_MODEL
     # Model registry overrides and additions, JSON: {"<model id>": {"context_window": ...}}.
-    models: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    models: dict[str, dict[str, JsonValue]] = Field(default_factory=dict)
     anthropic_api_key: SecretStr | None = Field(default=None, validation_alias="ANTHROPIC_API_KEY")
     anthropic_base_url: str | None = Field(default=None, validation_alias="ANTHROPIC_BASE_URL")
     # The LLM client never reads HTTPS_PROXY and friends; a proxy is used only when set here.
@@ -147,7 +148,7 @@ class Settings(BaseSettings):
 
     @field_validator("repos", mode="before")
     @classmethod
-    def _split_repos(cls, value: Any) -> Any:
+    def _split_repos(cls, value: object) -> object:
         if isinstance(value, str) and not value.strip().startswith("["):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
@@ -163,7 +164,9 @@ class Settings(BaseSettings):
 
     @field_validator("models")
     @classmethod
-    def _model_entries(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    def _model_entries(
+        cls, value: dict[str, dict[str, JsonValue]]
+    ) -> dict[str, dict[str, JsonValue]]:
         try:
             ModelRegistry(value)
         except ModelRegistryError as exc:

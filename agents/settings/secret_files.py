@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from pydantic import SecretStr
 
@@ -14,9 +13,9 @@ from agents.private_files import read_private_text
 SECRETS_DIR = Path("secrets")
 
 
-def secret_file_defaults() -> dict[str, Any]:
+def secret_file_defaults() -> dict[str, Path | SecretStr | str]:
     """Settings read from ``secrets/`` when the environment does not give them."""
-    found: dict[str, Any] = {}
+    found: dict[str, Path | SecretStr | str] = {}
     key = SECRETS_DIR / "app-private-key.pem"
     # The key file alone does not make an identity; it fills in the one SWARM_APP_ID names.
     if (

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, SecretStr
 
@@ -40,7 +39,7 @@ def configured_secret_files(settings: BaseModel) -> list[Path]:
     return list(dict.fromkeys(p for p in _walk(settings, "") if isinstance(p, Path)))
 
 
-def _walk(value: Any, name: str) -> Iterator[str | Path]:
+def _walk(value: object, name: str) -> Iterator[str | Path]:
     if isinstance(value, SecretStr):
         if value.get_secret_value():
             yield value.get_secret_value()
