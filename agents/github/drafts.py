@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
 
 from agents.github.endpoints import GitHubEndpoints
 from agents.github.errors import GitHubApiError
+from agents.github.models import Pull
 from agents.github.outbound import sanitise_body
 from agents.github.paths import repo_name
 from agents.redact import redact
@@ -42,7 +42,7 @@ class PostedComment:
     url: str
 
 
-def _pull(raw: dict[str, Any], *, opened: bool) -> PullRequest:
+def _pull(raw: Pull, *, opened: bool) -> PullRequest:
     return PullRequest(
         number=int(raw["number"]),
         url=str(raw.get("html_url") or ""),

@@ -13,7 +13,7 @@ import hashlib
 import re
 import shlex
 from collections.abc import Collection
-from typing import Any, Protocol
+from typing import Protocol
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -142,7 +142,7 @@ class RepoTests(_Strict):
 
     @field_validator("command", mode="before")
     @classmethod
-    def _split_a_line(cls, value: Any) -> Any:
+    def _split_a_line(cls, value: object) -> object:
         if isinstance(value, str):
             try:
                 return tuple(shlex.split(value))
@@ -277,7 +277,7 @@ def _unknown_roles(
     ]
 
 
-def _load(text: str, source: str) -> tuple[Any, Node] | None:
+def _load(text: str, source: str) -> tuple[object, Node] | None:
     """The file's data and its node tree (for line numbers), or None for an empty file.
 
     Built only after its size, depth, node count and every scalar's tag and length were
@@ -300,7 +300,7 @@ def _load(text: str, source: str) -> tuple[Any, Node] | None:
         raise RepoConfigError([f"{source}:1: not valid YAML: {reason}"]) from None
 
 
-def _compose_and_construct(text: str, source: str) -> tuple[Any, Node] | None:
+def _compose_and_construct(text: str, source: str) -> tuple[object, Node] | None:
     _check_depth(text, source)
     loader = yaml.SafeLoader(text)
     try:
@@ -345,7 +345,7 @@ def _check_scalars(root: Node, source: str) -> None:
             raise RepoConfigError([f"{source}:{line}: a number longer than {MAX_NUMBER_CHARS}"])
 
 
-def _lists_as_tuples(value: Any) -> Any:
+def _lists_as_tuples(value: object) -> object:
     # Strict mode takes a tuple only from a tuple; YAML gives lists.
     if isinstance(value, list):
         return tuple(_lists_as_tuples(v) for v in value)
