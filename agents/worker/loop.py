@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
 from agents.llm.prompt import CachedPrefix
 from agents.llm.request import OverlayChain, build_request
@@ -54,7 +53,7 @@ class Session:
     # The frozen memory snapshot's hash, recorded with every call beside the prefix hash.
     memory_hash: str | None = None
     # The chain of each call, from the history so far (call overlays); None: always ``chain``.
-    chain_for: Callable[[Sequence[dict[str, Any]]], OverlayChain] | None = None
+    chain_for: Callable[[Sequence[Mapping[str, object]]], OverlayChain] | None = None
     # Quoted material for the first turn only (learnings from reviewed feedback), already
     # delimited as untrusted by the caller; it stays in the history, never in the system.
     briefing: str = ""
@@ -78,7 +77,7 @@ async def run_session(
     model: Model, tools: Tools, recorder: Recorder, session: Session, meter: Meter
 ) -> SessionResult:
     """Talk to the model until it stops asking for tools (or a budget or error ends it)."""
-    messages: list[dict[str, Any]] = []
+    messages: list[dict[str, object]] = []
 
     def say(
         task: str,
@@ -95,7 +94,9 @@ async def run_session(
     # The chain of the call being built (call overlays change it from call to call).
     chain: OverlayChain = session.chain
 
-    def build(history: Sequence[Mapping[str, Any]], breakpoint: int | None) -> dict[str, Any]:
+    def build(
+        history: Sequence[Mapping[str, object]], breakpoint: int | None
+    ) -> Mapping[str, object]:
         return build_request(
             session.prefix,
             chain,

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
 
 from agents.llm.context import TierPolicy, tier_for
 from agents.llm.prompt import CachedPrefix, PrefixBuilder
@@ -53,7 +52,7 @@ def quoted_names(names: Sequence[str]) -> str:
 
 async def build_prefix(
     agent: Role,
-    tool_schemas: Sequence[Mapping[str, Any]],
+    tool_schemas: Sequence[Mapping[str, object]],
     memory_snapshot: str,
     read_context_files: ReadContextFiles,
     now: datetime | None = None,

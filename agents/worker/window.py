@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from agents.llm.compaction import Stubs, compact
 from agents.llm.context import ContextBudget, ContextFull, TierPolicy
@@ -21,7 +20,7 @@ from agents.llm.estimate import Calibration, request_chars
 from agents.llm.models import ModelSpec
 
 # Builds the request from the history as sent and the index of its stub breakpoint.
-BuildRequest = Callable[[Sequence[Mapping[str, Any]], int | None], dict[str, Any]]
+BuildRequest = Callable[[Sequence[Mapping[str, object]], int | None], Mapping[str, object]]
 
 
 @dataclass
@@ -44,7 +43,9 @@ class ContextWindow:
         """The tier's page sizes, held to a share of this budget at the current calibration."""
         return self.budget.policy(self.calibration.chars_per_token)
 
-    def request(self, messages: Sequence[Mapping[str, Any]], build: BuildRequest) -> dict[str, Any]:
+    def request(
+        self, messages: Sequence[Mapping[str, object]], build: BuildRequest
+    ) -> Mapping[str, object]:
         """The next request, within the budget; raises :class:`ContextFull` when it cannot be."""
         request = build(self.stubs.apply(messages), self.stubs.boundary)
         tokens = self.calibration.estimate(request)
