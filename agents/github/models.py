@@ -1,21 +1,25 @@
 """GitHub's REST resources as the swarm reads them: one TypedDict each, in GitHub's field names.
 
 A pull request reaches the code from ``GET /pulls/{n}``, from the GraphQL listing (given REST's
-shape in :mod:`agents.github.pull_listing`) and from a discovery snapshot; all three are a
-:class:`Pull`. The fields are the ones the swarm reads or writes; GitHub sends more, and they stay
-in the dict, unread. ``total=False``: the listing's pull request carries no counts
-(``changed_files``, ``additions``), a deleted account is ``None``, and a reader keeps its
-``.get`` with a default where GitHub may leave a field out.
+shape in :mod:`agents.github.pull_listing`) and from a discovery snapshot. The listing's and the
+snapshot's are a :class:`Pull`; ``GET /pulls/{n}`` is one too, but the gateway still answers it
+as an untyped dict until its readers in the tools and the writer take a ``Pull`` (issue 33;
+:class:`~agents.github.endpoints.GitHubEndpoints` says which helpers wait so). The fields are the
+ones the swarm reads or writes; GitHub sends more, and they stay in the dict, unread.
+``total=False``: the listing's pull request carries no counts (``changed_files``,
+``additions``), a deleted account is ``None``, and a reader keeps its ``.get`` with a default
+where GitHub may leave a field out. Nothing is validated on the way in (a TypedDict is a dict):
+the answers are what they were, only their type is said.
 
 Why not githubkit's generated models (``githubkit_schemas.latest.models.PullRequest`` and the
 rest)? They were tried for the pull request against the sandbox, which replays GitHub's own
-payloads: ``GET /pulls/{n}`` validates (48 fields, about 0.1 ms a PR), but the listing's pull
-request does not (GraphQL answers the fields discovery asks for, and the model requires 180
-more), so githubkit's model could not be the one PR shape; and its attribute access would change
-every reader of these dicts (the tools and the write path) for fields the swarm never reads.
-githubkit's models keep the job they do well: ``tests/sandbox/test_answers_match_github.py``
-validates every answer the sandbox gives against them, which is what keeps these TypedDicts'
-field names GitHub's.
+payloads: the answer of ``GET /pulls/{n}`` (48 keys) validates, in about 0.1 ms a PR, but the
+listing's pull request does not (GraphQL answers only the fields discovery asks for: validation
+reports 180 required fields missing, nested ones counted), so githubkit's model could not be the
+one PR shape; and its attribute access would change every reader of these dicts (the tools and
+the write path) for fields the swarm never reads. githubkit's models keep the job they do well:
+``tests/sandbox/test_answers_match_github.py`` validates every answer the sandbox gives against
+them, which is what keeps these TypedDicts' field names GitHub's.
 """
 
 from __future__ import annotations
