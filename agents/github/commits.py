@@ -22,8 +22,8 @@ from agents.github.endpoints import GitHubEndpoints
 from agents.github.errors import GitHubApiError
 from agents.github.outbound import sanitise_body
 from agents.github.paths import repo_name, repo_path
+from agents.json_value import as_object
 from agents.redact import redact
-from agents.transport.jsonvalue import as_object
 
 CREATE_COMMIT = """
 mutation($input: CreateCommitOnBranchInput!) {

@@ -41,9 +41,9 @@ from agents.github.pull_listing import (
 from agents.github.pull_snapshots import PullSnapshots
 from agents.github.review_threads import RESOLVE_THREAD, REVIEW_THREADS, thread_of
 from agents.github.throttled_client import ThrottledClient
+from agents.json_value import JSONObject, JSONValue, as_object, objects, text_or_none
 from agents.ratelimit.github.requests import classify_graphql
 from agents.ratelimit.github.snapshot import IdentitySnapshot
-from agents.transport.jsonvalue import JSONObject, JSONValue, as_object, objects, text_or_none
 
 log = logging.getLogger(__name__)
 

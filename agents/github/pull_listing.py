@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from agents.github.models import Account, Pull, Review
-from agents.transport.jsonvalue import JSONObject, as_object, objects, text_or_none
+from agents.json_value import JSONObject, as_object, objects, text_or_none
 
 # A page of open PRs, and how many pages one listing reads (1,000 PRs, as the REST listing did).
 PAGE_PULLS = 50

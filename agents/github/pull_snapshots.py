@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TypedDict, Unpack
 
 from agents.github.models import Pull
-from agents.transport.jsonvalue import JSONObject, as_object
+from agents.json_value import JSONObject, as_object
 
 MAX_PULLS = 512
 

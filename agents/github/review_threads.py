@@ -9,7 +9,7 @@ poll read.
 from __future__ import annotations
 
 from agents.github.models import ReviewThread
-from agents.transport.jsonvalue import JSONObject, as_object, objects
+from agents.json_value import JSONObject, as_object, objects
 
 REVIEW_THREADS = """
 query($owner: String!, $name: String!, $number: Int!, $after: String) {

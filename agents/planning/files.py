@@ -24,9 +24,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from agents.json_value import int_or_zero
 from agents.planning.globs import matches
 from agents.planning.repo_config import DEFAULT_EXCLUDES, RepoConfig
-from agents.transport.jsonvalue import int_or_zero
 from agents.work import ListedFile
 
 # About how many characters of a patch make one token (code and diff punctuation).

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from agents.github.errors import IdentityPaused, TokenRefused
+from agents.json_value import as_object, int_or_zero
 from agents.memory.feedback import WRITE_PERMISSIONS
 from agents.posting.keys import answer_key, parse_finding_mark
-from agents.transport.jsonvalue import as_object, int_or_zero
 from agents.work import Task
 
 log = logging.getLogger("swarm.planning")

@@ -8,12 +8,12 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, Unpack
 
+from agents.json_value import JSONObject, as_object, text_or_none
 from agents.planning.discover import ExistingReview, OpenPull
 from agents.planning.files import ChangedFile
 from agents.planning.triage import OpenIssue
 from agents.posting.keys import latest_reviewed_sha, parse_review_key, review_key_prefix
 from agents.redact import redact
-from agents.transport.jsonvalue import JSONObject, as_object, text_or_none
 
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import fields
 from typing import Any, Generic, Protocol, Self, TypeVar
 
-from agents.transport.jsonvalue import JSONObject, JSONValue
+from agents.json_value import JSONObject, JSONValue
 
 
 class SharedState(Protocol):

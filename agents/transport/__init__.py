@@ -19,8 +19,6 @@ with :mod:`agents.transport.client` and :mod:`agents.transport.auth`.
   only
 - ``errors.py``: What the transport raises: messages name the API, method and path, never a header
   or a credential
-- ``jsonvalue.py``: The type of JSON whose shape nobody here decides: what GitHub, a store row or a
-  config file holds before the code that reads it picks the fields it needs
 - ``pool.py``: One identity's connection pool: kept alive across calls, one TLS context per process
 - ``reply.py``: A GitHub answer reduced to what callers judge it by, holding no credential
 - ``urls.py``: Where an API's REST and GraphQL endpoints live: github.com, GitHub Enterprise, the

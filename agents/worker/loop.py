@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from agents.json_value import JSONObject, JSONValue
 from agents.llm.prompt import CachedPrefix
 from agents.llm.request import OverlayChain, build_request
 from agents.llm.turn import ToolResult, TurnContext, assistant_message, user_message
@@ -77,7 +78,7 @@ async def run_session(
     model: Model, tools: Tools, recorder: Recorder, session: Session, meter: Meter
 ) -> SessionResult:
     """Talk to the model until it stops asking for tools (or a budget or error ends it)."""
-    messages: list[dict[str, object]] = []
+    messages: list[JSONObject] = []
 
     def say(
         task: str,
@@ -95,7 +96,7 @@ async def run_session(
     chain: OverlayChain = session.chain
 
     def build(
-        history: Sequence[Mapping[str, object]], breakpoint: int | None
+        history: Sequence[Mapping[str, JSONValue]], breakpoint: int | None
     ) -> Mapping[str, object]:
         return build_request(
             session.prefix,

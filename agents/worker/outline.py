@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from agents.json_value import int_or_zero
 from agents.llm.untrusted import wrap_untrusted
 from agents.planning.files import is_test
 from agents.tools.context import WorkerContext
 from agents.tools.pull_files import listed_pull, pr_files
-from agents.transport.jsonvalue import int_or_zero
 
 OUTLINE_FILES = 300
 # The outline takes at most this many times the tier's share for one context file.

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from agents.json_value import JSONObject, JSONValue
 from agents.llm.turn import ToolResult
 
 if TYPE_CHECKING:
@@ -50,13 +51,13 @@ class ToolUse:
 
     id: str
     name: str
-    args: Mapping[str, object]
+    args: JSONObject
 
     @classmethod
-    def from_block(cls, block: Mapping[str, object]) -> ToolUse:
+    def from_block(cls, block: Mapping[str, JSONValue]) -> ToolUse:
         # The API's ``input`` is always a JSON object; anything else is no arguments.
         found = block.get("input")
-        args = found if isinstance(found, Mapping) else {}
+        args = found if isinstance(found, dict) else {}
         return cls(str(block.get("id")), str(block.get("name")), args)
 
 

@@ -15,6 +15,7 @@ from functools import partial
 from typing import TYPE_CHECKING, ParamSpec
 
 from agents.dispatch.envelope import SealedEnvelope, envelope_hash
+from agents.json_value import JSONValue
 from agents.llm.prompt import CachedPrefix
 from agents.llm.turn import ToolResult
 from agents.memory.snapshot import MemorySnapshot
@@ -59,7 +60,7 @@ class StoreRecorder:
         self.store.writer.write(self.worker_id, partial(write, *args, **kwargs))
 
     def _event(
-        self, kind: str, content: Mapping[str, object], tokens: int = 0, cost: float = 0.0
+        self, kind: str, content: Mapping[str, JSONValue], tokens: int = 0, cost: float = 0.0
     ) -> None:
         self.store.writer.append(self.worker_id, NewEvent(kind, dict(content), tokens, cost))
 
@@ -128,7 +129,7 @@ class StoreRecorder:
             {
                 "status": "session_start",
                 "prefix_hash": prefix.sha256,
-                "fragments": prefix.manifest(),
+                "fragments": [*prefix.manifest()],
                 "memory": {
                     "hash": snapshot.hash,
                     "memory_ids": list(snapshot.memory_ids),
@@ -167,7 +168,7 @@ class StoreRecorder:
             budgets_used=used,
         )
 
-    def _status(self, content: Mapping[str, object]) -> None:
+    def _status(self, content: Mapping[str, JSONValue]) -> None:
         self._event("status", content)
 
     # -- the Recorder port --------------------------------------------------------------------
@@ -175,7 +176,7 @@ class StoreRecorder:
     def user_turn(self, message: Mapping[str, object]) -> None:
         content = message.get("content")
         texts: list[str] = []
-        results: list[dict[str, object]] = []
+        results: list[JSONValue] = []
         for block in content if isinstance(content, list) else []:
             if block.get("type") == "text":
                 texts.append(str(block.get("text")))
@@ -205,7 +206,7 @@ class StoreRecorder:
         self._event(
             "assistant_turn",
             {
-                "content": result.content,
+                "content": [*result.content],
                 "stop_reason": result.stop_reason,
                 # Raw counters as the provider reported them, and the budget's billed figure.
                 "usage": {**usage.as_dict(), "billed_tokens": turn.billed_tokens},

@@ -14,13 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from agents.json_value import JSONValue
 from agents.llm.compaction import Stubs, compact
 from agents.llm.context import ContextBudget, ContextFull, TierPolicy
 from agents.llm.estimate import Calibration, request_chars
 from agents.llm.models import ModelSpec
 
 # Builds the request from the history as sent and the index of its stub breakpoint.
-BuildRequest = Callable[[Sequence[Mapping[str, object]], int | None], Mapping[str, object]]
+BuildRequest = Callable[[Sequence[Mapping[str, JSONValue]], int | None], Mapping[str, object]]
 
 
 @dataclass
@@ -44,7 +45,7 @@ class ContextWindow:
         return self.budget.policy(self.calibration.chars_per_token)
 
     def request(
-        self, messages: Sequence[Mapping[str, object]], build: BuildRequest
+        self, messages: Sequence[Mapping[str, JSONValue]], build: BuildRequest
     ) -> Mapping[str, object]:
         """The next request, within the budget; raises :class:`ContextFull` when it cannot be."""
         request = build(self.stubs.apply(messages), self.stubs.boundary)

@@ -24,13 +24,13 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final, TypedDict
 
+from agents.json_value import JSONObject
 from agents.processes import dead_to, this_process
 from agents.ratelimit.anthropic.limits import LLMLimits
 from agents.ratelimit.anthropic.readings import Reading
 from agents.ratelimit.backend import known_fields
 from agents.ratelimit.decision import GRANTED, Decision
 from agents.ratelimit.pause import Pause, backoff
-from agents.transport.jsonvalue import JSONObject
 
 RESOURCES: Final = ("requests", "input-tokens", "output-tokens")
 

@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from agents.json_value import JSONObject
 from agents.processes import dead_to, this_process
 from agents.ratelimit.backend import known_fields
 from agents.ratelimit.decision import GRANTED, Decision
 from agents.ratelimit.github.limits import ThrottleLimits
 from agents.ratelimit.github.requests import RequestSpec
-from agents.transport.jsonvalue import JSONObject
 
 # Before this many answers without x-ratelimit headers, a resource is treated as limited but
 # unknown (one probe at a time); after, as unlimited (GitHub Enterprise with rate limits off).
