@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agents.kinds.kind import Ask, Kind
-from agents.planning.discover import Discovery, SkippedItem, discover_work
+from agents.planning.discover import Discovery, DiscoveryAsk, SkippedItem, discover_work
 from agents.planning.shards import ReadPlan
 from agents.planning.sources import (
     GatewayPullSource,
@@ -83,15 +83,17 @@ async def discover(runtime: Runtime, ask: Ask) -> Discovery:
             found = await discover_work(
                 pulls,
                 owned,
-                role,
+                DiscoveryAsk(
+                    role,
+                    posting_roles=(ask.summarizer_role,) if ask.summarizer_role else (),
+                    bot_login=verified_login,
+                    targets=targets,
+                    rerun=ask.rerun,
+                    known_roles=runtime.roles,
+                    max_file_tokens=read_plan(runtime, role).max_file_tokens,
+                    draft_authors=await writer_logins(runtime),
+                ),
                 ledger,
-                posting_roles=(ask.summarizer_role,) if ask.summarizer_role else (),
-                bot_login=verified_login,
-                targets=targets,
-                rerun=ask.rerun,
-                known_roles=runtime.roles,
-                max_file_tokens=read_plan(runtime, role).max_file_tokens,
-                draft_authors=await writer_logins(runtime),
             )
             if together:
                 source = GatewayReplySource(

@@ -204,28 +204,15 @@ class Discovery:
         ]
 
 
-async def discover_work(
-    source: PullSource,
-    repos: Sequence[str],
-    role: str,
-    ledger: ReviewLedger | None = None,
-    *,
-    bot_login: str | None,
-    posting_roles: Sequence[str] = (),
-    include_drafts: bool = False,
-    targets: Collection[tuple[str, int]] | None = None,
-    rerun: str | None = None,
-    known_roles: Collection[str] | None = None,
-    max_file_tokens: int = SHARD_TOKENS,
-    draft_authors: Collection[str] = (),
-) -> Discovery:
-    """Open PRs of ``repos`` that ``role`` has not yet reviewed at their head SHA.
+@dataclass(frozen=True)
+class DiscoveryAsk:
+    """What one discovery looks for, beside where (the source, the repositories, the ledger).
 
-    ``posting_roles`` are other roles whose review stands for this role's: the summarizer posts
-    the single review of a sharded PR under its own key. ``bot_login`` is the login verified for
-    the bot discovery reads as (None: unverified): only its markers count
-    (:func:`agents.posting.keys.marker_counts`), so a marker pasted by a PR author neither skips the
-    PR nor moves its re-review base.
+    ``role`` is the role whose work is found. ``posting_roles`` are other roles whose review
+    stands for this role's: the summarizer posts the single review of a sharded PR under its own
+    key. ``bot_login`` is the login verified for the bot discovery reads as (None: unverified):
+    only its markers count (:func:`agents.posting.keys.marker_counts`), so a marker pasted by a PR
+    author neither skips the PR nor moves its re-review base.
     ``targets`` narrows discovery to those (repo, number) pairs. ``rerun`` forces a review:
     a PR already reviewed at its head gets a new one under the key's re-review form, and the
     repository's skip rules (authors, labels, drafts) give way; its path rules still hold.
@@ -235,9 +222,37 @@ async def discover_work(
     swarm's own writer bots, whose every pull request is a draft that waits for a person, not
     work in progress.
     """
+
+    role: str
+    bot_login: str | None
+    posting_roles: Sequence[str] = ()
+    include_drafts: bool = False
+    targets: Collection[tuple[str, int]] | None = None
+    rerun: str | None = None
+    known_roles: Collection[str] | None = None
+    max_file_tokens: int = SHARD_TOKENS
+    draft_authors: Collection[str] = ()
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """The role, then the other roles whose review stands for its."""
+        return (self.role, *[r for r in self.posting_roles if r != self.role])
+
+    def drafts_of(self, author: str | None) -> bool:
+        """Whether a draft by ``author`` is work."""
+        return self.include_drafts or author in self.draft_authors
+
+
+async def discover_work(
+    source: PullSource,
+    repos: Sequence[str],
+    ask: DiscoveryAsk,
+    ledger: ReviewLedger | None = None,
+) -> Discovery:
+    """Open PRs of ``repos`` that ``ask.role`` has not yet reviewed at their head SHA."""
     ledger = ledger or NoLedger()
-    roles = (role, *[r for r in posting_roles if r != role])
-    wanted = {(r.lower(), n) for r, n in targets} if targets is not None else None
+    roles, rerun = ask.roles, ask.rerun
+    wanted = {(r.lower(), n) for r, n in ask.targets} if ask.targets is not None else None
     found = Discovery(items=[], skipped=[])
     for repo in repos:
         try:
@@ -263,28 +278,17 @@ async def discover_work(
             ]
             continue
         try:
-            config = await _repo_config(source, repo, known_roles)
+            config = await _repo_config(source, repo, ask.known_roles)
         except RepoConfigError as exc:
             log.warning("%s: %s; the repository is skipped", repo, exc)
             found.config_errors[repo] = exc.problems
             if exc.digest is not None:  # read but invalid (not unreadable): tell its PRs
-                numbers = tuple(p.number for p in pulls if include_drafts or not p.draft)
+                numbers = tuple(p.number for p in pulls if ask.include_drafts or not p.draft)
                 notice = ConfigNotice(repo, exc.digest, tuple(exc.problems), numbers)
                 found.config_notices.append(notice)
             continue
         for pull in pulls:
-            await _consider(
-                found,
-                source,
-                ledger,
-                config,
-                pull,
-                roles,
-                bot_login,
-                rerun,
-                include_drafts or pull.author in draft_authors,
-                max_file_tokens,
-            )
+            await _consider(found, source, ledger, config, pull, ask)
     return found
 
 
@@ -305,14 +309,12 @@ async def _consider(
     ledger: ReviewLedger,
     config: RepoConfig,
     pull: OpenPull,
-    roles: Sequence[str],
-    bot_login: str | None,
-    rerun: str | None,
-    include_drafts: bool,
-    max_file_tokens: int,
+    ask: DiscoveryAsk,
 ) -> None:
     """Add ``pull`` to ``found`` as a task, or as skipped with its reason (and a note)."""
-    repo, role = pull.repo, roles[0]
+    repo, role, roles = pull.repo, ask.role, ask.roles
+    bot_login, rerun, include_drafts = ask.bot_login, ask.rerun, ask.drafts_of(pull.author)
+    max_file_tokens = ask.max_file_tokens
 
     def skip(reason: SkipReason, detail: str | None = None) -> None:
         found.skipped.append(SkippedItem(repo, pull.number, pull.head_sha, reason, detail))

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from agents.planning.discover import ExistingReview, OpenPull, discover_work
+from agents.planning.discover import DiscoveryAsk, ExistingReview, OpenPull, discover_work
 from agents.planning.files import ChangedFile
 from agents.planning.shards import ReadPlan, plan_assignments
 from agents.posting.keys import marker, review_key
@@ -88,7 +88,9 @@ def _marked(key: str, commit: str) -> ExistingReview:
 def test_discovery_skips_a_pr_whose_key_is_in_the_store_without_asking_github() -> None:
     github = ListedGitHub({REPO: [_pull(1), _pull(2)]})
     ledger = KeySet({review_key(REPO, 1, SHA_NEW, "reviewer")})
-    found = asyncio.run(discover_work(github, [REPO], "reviewer", ledger, bot_login=BOT))
+    found = asyncio.run(
+        discover_work(github, [REPO], DiscoveryAsk("reviewer", bot_login=BOT), ledger)
+    )
     assert [i.number for i in found.items] == [2]
     assert found.already_reviewed == 1
     assert "reviews 1" not in github.calls
@@ -97,7 +99,7 @@ def test_discovery_skips_a_pr_whose_key_is_in_the_store_without_asking_github() 
 def test_discovery_skips_a_pr_carrying_this_roles_marker_at_the_head_sha() -> None:
     key = review_key(REPO, 1, SHA_NEW, "reviewer")
     github = ListedGitHub({REPO: [_pull(1)]}, reviews_by_pr={1: [_marked(key, SHA_NEW)]})
-    found = asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT))
+    found = asyncio.run(discover_work(github, [REPO], DiscoveryAsk("reviewer", bot_login=BOT)))
     assert found.items == []
     assert found.already_reviewed == 1
 
@@ -105,7 +107,7 @@ def test_discovery_skips_a_pr_carrying_this_roles_marker_at_the_head_sha() -> No
 def test_another_roles_marker_does_not_count_as_reviewed() -> None:
     key = review_key(REPO, 1, SHA_NEW, "security-reviewer")
     github = ListedGitHub({REPO: [_pull(1)]}, reviews_by_pr={1: [_marked(key, SHA_NEW)]})
-    found = asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT))
+    found = asyncio.run(discover_work(github, [REPO], DiscoveryAsk("reviewer", bot_login=BOT)))
     assert [i.number for i in found.items] == [1]
     assert found.items[0].since_sha is None
 
@@ -115,7 +117,7 @@ def test_new_commits_are_re_reviewed_since_the_last_reviewed_sha() -> None:
     github = ListedGitHub(
         {REPO: [_pull(1, SHA_NEW)]}, reviews_by_pr={1: [_marked(old_key, SHA_OLD)]}
     )
-    found = asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT))
+    found = asyncio.run(discover_work(github, [REPO], DiscoveryAsk("reviewer", bot_login=BOT)))
     assert len(found.items) == 1
     assert found.items[0].head_sha == SHA_NEW
     assert found.items[0].since_sha == SHA_OLD
@@ -130,12 +132,15 @@ def test_the_ledgers_last_reviewed_sha_for_any_posting_role_sets_since() -> None
     ledger = Remembers(set())
     found = asyncio.run(
         discover_work(
-            github, [REPO], "reviewer", ledger, bot_login=BOT, posting_roles=("summarizer",)
+            github,
+            [REPO],
+            DiscoveryAsk("reviewer", bot_login=BOT, posting_roles=("summarizer",)),
+            ledger,
         )
     )
     assert found.items[0].since_sha == SHA_OLD
     assert (
-        asyncio.run(discover_work(github, [REPO], "reviewer", ledger, bot_login=BOT))
+        asyncio.run(discover_work(github, [REPO], DiscoveryAsk("reviewer", bot_login=BOT), ledger))
         .items[0]
         .since_sha
         is None
@@ -144,9 +149,12 @@ def test_the_ledgers_last_reviewed_sha_for_any_posting_role_sets_since() -> None
 
 def test_drafts_are_skipped_unless_asked_for() -> None:
     github = ListedGitHub({REPO: [_pull(1, draft=True)]})
-    assert asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT)).items == []
+    assert (
+        asyncio.run(discover_work(github, [REPO], DiscoveryAsk("reviewer", bot_login=BOT))).items
+        == []
+    )
     found = asyncio.run(
-        discover_work(github, [REPO], "reviewer", bot_login=BOT, include_drafts=True)
+        discover_work(github, [REPO], DiscoveryAsk("reviewer", bot_login=BOT, include_drafts=True))
     )
     assert [i.number for i in found.items] == [1]
 
@@ -159,10 +167,12 @@ def test_the_writer_bots_drafts_are_reviewed_though_other_drafts_are_skipped() -
     theirs = OpenPull(repo=REPO, number=2, head_sha=SHA_NEW, draft=True, author="octo-dev")
     github = ListedGitHub({REPO: [mine, theirs]})
     found = asyncio.run(
-        discover_work(github, [REPO], "reviewer", bot_login=BOT, draft_authors={writer})
+        discover_work(
+            github, [REPO], DiscoveryAsk("reviewer", bot_login=BOT, draft_authors={writer})
+        )
     )
     assert [i.number for i in found.items] == [1]
-    skipped = asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT))
+    skipped = asyncio.run(discover_work(github, [REPO], DiscoveryAsk("reviewer", bot_login=BOT)))
     assert skipped.items == []
 
 
@@ -177,7 +187,10 @@ def test_a_review_posted_without_its_summary_is_planned_once_more_as_one_finishi
     ledger = KeySet({mine, merged, done}, left={mine, merged})
     found = asyncio.run(
         discover_work(
-            github, [REPO], "reviewer", ledger, bot_login=BOT, posting_roles=("summarizer",)
+            github,
+            [REPO],
+            DiscoveryAsk("reviewer", bot_login=BOT, posting_roles=("summarizer",)),
+            ledger,
         )
     )
     assert [(i.number, i.kind, i.finishing) for i in found.items] == [
@@ -305,7 +318,9 @@ def test_a_pr_that_cannot_be_read_is_skipped_as_unreadable_not_fatal() -> None:
             return await super().changed_files(repo, number)
 
     found = asyncio.run(
-        discover_work(Flaky({REPO: [_pull(1), _pull(2)]}), [REPO], "reviewer", bot_login=BOT)
+        discover_work(
+            Flaky({REPO: [_pull(1), _pull(2)]}), [REPO], DiscoveryAsk("reviewer", bot_login=BOT)
+        )
     )
     assert [i.number for i in found.items] == [2]
     [unreadable] = found.unreadable

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 
-from agents.planning.discover import ExistingReview, OpenPull, discover_work
+from agents.planning.discover import DiscoveryAsk, ExistingReview, OpenPull, discover_work
 from agents.posting.keys import marker, review_key
 from tests.planning.test_discover import BOT, REPO, SHA_NEW, KeySet, ListedGitHub
 
@@ -34,7 +34,7 @@ def _github(config: str | None = CONFIG) -> ListedGitHub:
 
 
 def test_skipped_authors_labels_and_lockfile_only_prs_are_not_reviewed_and_say_why() -> None:
-    found = asyncio.run(discover_work(_github(), [REPO], "reviewer", bot_login=BOT))
+    found = asyncio.run(discover_work(_github(), [REPO], DiscoveryAsk("reviewer", bot_login=BOT)))
     assert [t.number for t in found.items] == [1]
     reasons = {s.number: s.reason for s in found.skipped}
     assert reasons == {2: "author_skipped", 3: "label_skipped", 4: "no_reviewable_files"}
@@ -45,21 +45,25 @@ def test_skipped_authors_labels_and_lockfile_only_prs_are_not_reviewed_and_say_w
 
 
 def test_the_task_covers_only_included_files_and_carries_the_matching_guidance() -> None:
-    [task] = asyncio.run(discover_work(_github(), [REPO], "reviewer", bot_login=BOT)).items
+    [task] = asyncio.run(
+        discover_work(_github(), [REPO], DiscoveryAsk("reviewer", bot_login=BOT))
+    ).items
     assert task.files == ("src/db/q.py",)
     assert task.rules.guidance == "Every query must use bound parameters."
     assert task.rules.language == "English"
 
 
 def test_without_a_file_the_defaults_still_leave_lockfiles_out() -> None:
-    found = asyncio.run(discover_work(_github(None), [REPO], "reviewer", bot_login=BOT))
+    found = asyncio.run(
+        discover_work(_github(None), [REPO], DiscoveryAsk("reviewer", bot_login=BOT))
+    )
     assert sorted(t.number or 0 for t in found.items) == [1, 2, 3]
     assert [s.reason for s in found.skipped] == ["no_reviewable_files"]
 
 
 def test_an_invalid_file_skips_its_repository_and_reads_no_pull_request() -> None:
     github = _github("skip:\n  authorz: [x]\n")
-    found = asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT))
+    found = asyncio.run(discover_work(github, [REPO], DiscoveryAsk("reviewer", bot_login=BOT)))
     assert found.items == [] and found.skipped == []
     assert found.config_errors == {REPO: [".github/swarm.yaml:2: skip.authorz: unknown key"]}
     assert [c for c in github.calls if c.startswith(("reviews", "files"))] == []
@@ -76,7 +80,7 @@ def test_a_file_that_cannot_be_read_skips_the_repository_rather_than_using_defau
             raise RuntimeError("GitHub GET contents failed with 502")
 
     github = Failing(pulls={REPO: [_pull(1)]})
-    found = asyncio.run(discover_work(github, [REPO], "reviewer", bot_login=BOT))
+    found = asyncio.run(discover_work(github, [REPO], DiscoveryAsk("reviewer", bot_login=BOT)))
     assert found.items == []
     assert "could not be read" in found.config_errors[REPO][0]
     assert found.config_notices == []  # a GitHub hiccup is not the repository's mistake
@@ -84,7 +88,11 @@ def test_a_file_that_cannot_be_read_skips_the_repository_rather_than_using_defau
 
 def test_targets_narrow_discovery_to_the_named_pull_requests() -> None:
     found = asyncio.run(
-        discover_work(_github(), [REPO], "reviewer", bot_login=BOT, targets=[(REPO, 4), (REPO, 1)])
+        discover_work(
+            _github(),
+            [REPO],
+            DiscoveryAsk("reviewer", bot_login=BOT, targets=[(REPO, 4), (REPO, 1)]),
+        )
     )
     assert [t.number for t in found.items] == [1]
     assert [s.number for s in found.skipped] == [4]
@@ -93,7 +101,7 @@ def test_targets_narrow_discovery_to_the_named_pull_requests() -> None:
 def test_a_target_that_is_not_open_is_named_not_silently_dropped() -> None:
     targets = [(REPO, 999), (REPO, 4)]  # 4 is open (and skipped: lockfiles only)
     found = asyncio.run(
-        discover_work(_github(), [REPO], "reviewer", bot_login=BOT, targets=targets)
+        discover_work(_github(), [REPO], DiscoveryAsk("reviewer", bot_login=BOT, targets=targets))
     )
     assert found.items == []
     assert found.not_found(targets) == [f"{REPO}#999"]
@@ -103,7 +111,9 @@ def test_a_file_naming_an_unknown_role_is_invalid_instead_of_switching_every_rol
     github = _github("roles: [reviewr]\n")
     found = asyncio.run(
         discover_work(
-            github, [REPO], "reviewer", bot_login=BOT, known_roles={"reviewer", "summarizer"}
+            github,
+            [REPO],
+            DiscoveryAsk("reviewer", bot_login=BOT, known_roles={"reviewer", "summarizer"}),
         )
     )
     assert found.items == []
@@ -126,18 +136,17 @@ def test_a_forced_run_re_reviews_a_reviewed_head_under_a_new_key_and_overrides_s
     ]
     ledger = KeySet(set())
     plain = asyncio.run(
-        discover_work(github, [REPO], "reviewer", ledger, bot_login=BOT, targets=[(REPO, 1)])
+        discover_work(
+            github, [REPO], DiscoveryAsk("reviewer", bot_login=BOT, targets=[(REPO, 1)]), ledger
+        )
     )
     assert [s.reason for s in plain.skipped] == ["already_reviewed"]
     forced = asyncio.run(
         discover_work(
             github,
             [REPO],
-            "reviewer",
+            DiscoveryAsk("reviewer", bot_login=BOT, targets=[(REPO, 1), (REPO, 2)], rerun="d1"),
             ledger,
-            bot_login=BOT,
-            targets=[(REPO, 1), (REPO, 2)],
-            rerun="d1",
         )
     )
     by_number = {t.number: t for t in forced.items}
@@ -159,7 +168,9 @@ def _reviewed(*numbers: int) -> KeySet:
 def test_a_repository_whose_every_pr_is_reviewed_at_its_head_is_not_asked_for_its_file() -> None:
     github = _github("skip:\n  authorz: [x]\n")  # invalid, and nothing left for it to stop
     found = asyncio.run(
-        discover_work(github, [REPO], "reviewer", _reviewed(1, 2, 3, 4), bot_login=BOT)
+        discover_work(
+            github, [REPO], DiscoveryAsk("reviewer", bot_login=BOT), _reviewed(1, 2, 3, 4)
+        )
     )
     assert github.calls == [f"pulls {REPO}"]
     assert [(s.number, s.reason) for s in found.skipped] == [
@@ -171,7 +182,7 @@ def test_a_repository_whose_every_pr_is_reviewed_at_its_head_is_not_asked_for_it
 def test_one_pr_needing_work_reads_the_file_and_an_invalid_one_is_told_to_every_open_pr() -> None:
     github = _github("skip:\n  authorz: [x]\n")
     found = asyncio.run(
-        discover_work(github, [REPO], "reviewer", _reviewed(1, 2, 3), bot_login=BOT)
+        discover_work(github, [REPO], DiscoveryAsk("reviewer", bot_login=BOT), _reviewed(1, 2, 3))
     )
     assert f"config {REPO}" in github.calls
     assert list(found.config_errors) == [REPO]
@@ -182,7 +193,12 @@ def test_one_pr_needing_work_reads_the_file_and_an_invalid_one_is_told_to_every_
 def test_a_forced_run_reads_the_file_though_every_pr_is_reviewed_at_its_head() -> None:
     github = _github()
     found = asyncio.run(
-        discover_work(github, [REPO], "reviewer", _reviewed(1, 2, 3, 4), bot_login=BOT, rerun="d2")
+        discover_work(
+            github,
+            [REPO],
+            DiscoveryAsk("reviewer", bot_login=BOT, rerun="d2"),
+            _reviewed(1, 2, 3, 4),
+        )
     )
     assert f"config {REPO}" in github.calls
     # The file's skip rules give way to a forced run; its path rules still hold.

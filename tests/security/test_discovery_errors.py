@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from agents.planning.discover import Discovery, discover_work
+from agents.planning.discover import Discovery, DiscoveryAsk, discover_work
 from agents.planning.sources import GatewayPullSource
 from sandbox.server import SandboxServer
 from tests.github.sandbox_helpers import reviewer_gateway
@@ -39,8 +39,7 @@ def test_discovery_reports_a_repository_it_cannot_list_and_reads_the_others(
             return await discover_work(
                 GatewayPullSource(gateway),
                 [GADGETS, WIDGETS],
-                "reviewer",
-                bot_login=gateway.identity,
+                DiscoveryAsk("reviewer", bot_login=gateway.identity),
             )
 
     found = asyncio.run(go())
