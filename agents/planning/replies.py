@@ -135,10 +135,16 @@ async def discover_replies(
         return found  # whose threads are the bot's rests on its verified login
     wanted = {(r.lower(), n) for r, n in targets} if targets is not None else None
     permissions: dict[tuple[str, str], str] = {}
+
+    def worth_reading(repo: str, number: int) -> bool:
+        return (reviewed is None or reviewed(repo, number)) and (
+            waits is None or waits(repo, number)
+        )
+
     for repo in repos:
         try:
             await _repo_replies(
-                source, repo, bot_login, answered, wanted, permissions, found, reviewed, waits
+                source, repo, bot_login, answered, wanted, permissions, found, worth_reading
             )
         except (TokenRefused, IdentityPaused):
             raise  # our own identity's failure or pause: every repository would fail alike
@@ -164,16 +170,16 @@ async def _repo_replies(
     wanted: set[tuple[str, int]] | None,
     permissions: dict[tuple[str, str], str],
     found: Replies,
-    reviewed: Callable[[str, int], bool] | None = None,
-    waits: Callable[[str, int], bool] | None = None,
+    worth_reading: Callable[[str, int], bool],
 ) -> None:
-    """Add ``repo``'s waiting replies (and who was left unanswered) to ``found``."""
+    """Add ``repo``'s waiting replies (and who was left unanswered) to ``found``; of the PRs
+    ``wanted``, only those ``worth_reading`` (reviewed by the bot, a reply since) are read."""
     heads: dict[int, str] = {}
     for number, head in await source.open_pull_heads(repo):
         if wanted is not None and (repo.lower(), number) not in wanted:
             continue
         found.looked_at.append((repo, number, head))
-        if (reviewed is None or reviewed(repo, number)) and (waits is None or waits(repo, number)):
+        if worth_reading(repo, number):
             heads[number] = head
     if not heads:
         return

@@ -87,6 +87,25 @@ class ReadPlan:
         return int(written + reread + calls * OUTPUT_TOKENS)
 
 
+@dataclass(frozen=True)
+class ShardCuts:
+    """Where a pull request is cut into shards, whatever its tokens: past ``threshold_files``
+    files, in shards of at most ``size`` files, and never into more than ``max_shards``."""
+
+    threshold_files: int = 100
+    size: int = 100
+    max_shards: int = MAX_SHARDS
+
+    def __post_init__(self) -> None:
+        if self.size < 1:
+            raise ValueError(f"shard_size must be at least 1 ({self.size})")
+        if self.threshold_files < self.size:
+            raise ValueError(
+                f"shard_threshold_files ({self.threshold_files}) must be at least "
+                f"shard_size ({self.size})"
+            )
+
+
 @dataclass
 class PlannedPR:
     """All workers for one PR: a single reviewer, or shards plus the summarizer that posts;
@@ -138,28 +157,23 @@ def plan_assignments(
     role: str,
     *,
     sizes: Mapping[tuple[str, int], Mapping[str, int]] | None = None,
-    shard_threshold_files: int = 100,
-    shard_size: int = 100,
     read: ReadPlan | None = None,
-    max_shards: int = MAX_SHARDS,
+    cuts: ShardCuts | None = None,
     summarizer_role: str | None = None,
     replies: Sequence[Task] = (),
     reply_role: str | None = None,
 ) -> list[PlannedPR]:
     """One worker per PR; a PR with more to read than one worker's ``read`` plan allows (its
     patches' tokens from discovery's ``sizes``, a file of unknown size counting as a small one;
-    the calls their pages take) or more than ``shard_threshold_files`` files is sharded, at most
-    ``shard_size`` files a shard, and ``summarizer_role`` (the summarize kind's) merges the
+    the calls their pages take) or more than ``cuts.threshold_files`` files is sharded, at most
+    ``cuts.size`` files a shard, and ``summarizer_role`` (the summarize kind's) merges the
     shards' reviews; without one, such a PR is too large. Each reply to answer in the bot's
     threads gets one worker of ``reply_role`` (the respond kind's) of its own."""
     plan = read or ReadPlan()
-    if shard_size < 1 or plan.shard_tokens < 1:
-        raise ValueError(f"shard_size and shard_tokens must be at least 1 ({shard_size})")
-    if shard_threshold_files < shard_size:
-        raise ValueError(
-            f"shard_threshold_files ({shard_threshold_files}) must be at least "
-            f"shard_size ({shard_size})"
-        )
+    cuts = cuts or ShardCuts()
+    if plan.shard_tokens < 1:
+        raise ValueError(f"shard_tokens must be at least 1 ({plan.shard_tokens})")
+    shard_threshold_files, shard_size, max_shards = cuts.threshold_files, cuts.size, cuts.max_shards
     planned: list[PlannedPR] = []
     for task in items:
         if task.finishing:

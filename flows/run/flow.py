@@ -132,7 +132,7 @@ async def _run_swarm(
     settings: Settings, request: RunRequest, targets: list[tuple[str, int]]
 ) -> State[RunReport]:
     from agents.kinds.book import RoleBook
-    from agents.planning.shards import plan_assignments, too_large_notes
+    from agents.planning.shards import ShardCuts, plan_assignments, too_large_notes
     from agents.wiring import build_runtime
     from flows.run.models import open_model
 
@@ -164,11 +164,10 @@ async def _run_swarm(
             role,
             sizes=found.sizes,
             read=read_plan(runtime, request.role),
-            shard_threshold_files=request.shard_threshold_files,
-            shard_size=request.shard_size,
             summarizer_role=summarizer,
             replies=found.replies,
             reply_role=found.reply_role,
+            cuts=ShardCuts(threshold_files=request.shard_threshold_files, size=request.shard_size),
         )
         # A PR that cannot fit its caps says so now, before any model call.
         notes = [*found.notes, *too_large_notes(plan, role)]

@@ -10,7 +10,7 @@ import pytest
 
 from agents.planning.discover import DiscoveryAsk, ExistingReview, OpenPull, discover_work
 from agents.planning.files import ChangedFile
-from agents.planning.shards import ReadPlan, plan_assignments
+from agents.planning.shards import ReadPlan, ShardCuts, plan_assignments
 from agents.posting.keys import marker, review_key
 from agents.work import Task
 
@@ -202,8 +202,7 @@ def test_a_review_posted_without_its_summary_is_planned_once_more_as_one_finishi
         found.items,
         "reviewer",
         summarizer_role="summarizer",
-        shard_threshold_files=10,
-        shard_size=5,
+        cuts=ShardCuts(threshold_files=10, size=5),
     )
     assert [[(a.role, a.task.shard) for a in p.assignments] for p in planned] == [
         [("reviewer", None)],
@@ -226,8 +225,7 @@ def test_a_small_pr_gets_one_reviewer_and_no_summarizer() -> None:
         [_item(1, 3)],
         "reviewer",
         summarizer_role="summarizer",
-        shard_threshold_files=10,
-        shard_size=5,
+        cuts=ShardCuts(threshold_files=10, size=5),
     )
     assert planned.summarizer is None
     [only] = planned.reviewers
@@ -240,8 +238,7 @@ def test_a_pr_with_many_files_is_sharded_in_balanced_parts_with_one_summarizer()
         [_item(7, 23)],
         "reviewer",
         summarizer_role="summarizer",
-        shard_threshold_files=10,
-        shard_size=10,
+        cuts=ShardCuts(threshold_files=10, size=10),
     )
     shards = planned.reviewers
     assert [len(s.task.files) for s in shards] == [8, 8, 7]
@@ -291,22 +288,22 @@ def test_a_pr_that_would_need_more_shards_than_the_cap_is_planned_as_too_large()
     task = _item(9, 30)
     sizes = {(REPO, 9): {path: 30_000 for path in task.files}}
     [planned] = plan_assignments(
-        [task], "reviewer", summarizer_role="summarizer", sizes=sizes, max_shards=12
+        [task], "reviewer", summarizer_role="summarizer", sizes=sizes, cuts=ShardCuts(max_shards=12)
     )
     assert planned.assignments == []
     assert planned.too_large is not None and "need 30 shards; at most 12" in planned.too_large
 
 
 def test_sharding_settings_that_cannot_work_are_refused_with_their_names() -> None:
-    with pytest.raises(ValueError, match="shard_size and shard_tokens must be at least 1"):
+    with pytest.raises(ValueError, match=r"shard_size must be at least 1 \(0\)"):
         plan_assignments(
-            [], "reviewer", summarizer_role="summarizer", shard_threshold_files=10, shard_size=0
+            [], "reviewer", summarizer_role="summarizer", cuts=ShardCuts(threshold_files=10, size=0)
         )
     with pytest.raises(
         ValueError, match=r"shard_threshold_files \(5\) must be at least shard_size \(10\)"
     ):
         plan_assignments(
-            [], "reviewer", summarizer_role="summarizer", shard_threshold_files=5, shard_size=10
+            [], "reviewer", summarizer_role="summarizer", cuts=ShardCuts(threshold_files=5, size=10)
         )
 
 
