@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from agents.memory_origin import MemoryOrigin
 from agents.store import NewEvent, NewWorker, Store
 from tests.cli.conftest import EXIT_USAGE, assert_error, swarm
 
@@ -35,7 +36,11 @@ def notes(clean_env: Path) -> dict[str, object]:
             pr_number=3,
         )
         memory = store.add_memory(
-            "fact", "CI runs on 3.11", author="ann", repo="o/r", run_id=run_id, worker_id=worker
+            "fact",
+            "CI runs on 3.11",
+            author="ann",
+            repo="o/r",
+            origin=MemoryOrigin(run_id=run_id, worker_id=worker),
         )
     return {"run": run_id, "worker": worker, "note": note.id, "cont": cont.id, "mem": memory.id}
 

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from agents.memory_origin import MemoryOrigin
 from agents.planning.sources import StoreLedger
 from agents.posting.keys import review_key
 from agents.store import GitHubCall, NewDelivery, NewEvent, NewWorker, Store
@@ -67,7 +68,12 @@ def old_store(clean_env: Path) -> str:
         )
         store.add_memory("fact", "the parser is strict", author="maintainer", repo=REPO)
         store.add_memory("fact", "written before sources were kept", author="maintainer")
-        store.add_memory("fact", "learnt", author="bot", source={"comment": 7, "reply": None})
+        store.add_memory(
+            "fact",
+            "learnt",
+            author="bot",
+            origin=MemoryOrigin(source={"comment": 7, "reply": None}),
+        )
         store.record_delivery(
             NewDelivery(
                 delivery_id="d-1", body_sha256="f" * 64, event="pull_request", work={"n": 1}
