@@ -13,6 +13,8 @@
 - ``identity/``: GitHub identities for workers: App JWTs, down-scoped installation tokens, bot PATs,
   and the worker-side proof that a credential is the identity its envelope names
 - ``json_value.py``: What JSON can hold, as one recursive type (``JSONValue``, ``JSONObject``)
+- ``memory_origin.py``: Where a memory came from (``MemoryOrigin``): a noun the store and memory
+  both import, never each other
 - ``kinds/``: Kinds of work, one module each (what starts it, how its items are found), and which
   role does which: the one place a role's ``kind:`` and ``command:`` are read
 - ``llm/``: The LLM layer: prompt assembly (cached prefix + ephemeral turn), the Anthropic client,

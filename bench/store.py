@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from agents.store import NewWorker
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.memory import history_search
@@ -74,7 +76,7 @@ def bench_backend(name: str, url: str | None, data_dir: Path, args: argparse.Nam
     store = Store.open(url, data_dir)
     run_id = store.create_run("bench")
     workers = [
-        store.create_worker(run_id, role_chain=["reviewer"], status="running")
+        store.create_worker(NewWorker(run_id, role_chain=["reviewer"], status="running"))
         for _ in range(args.sessions)
     ]
     measured = min(args.measure, args.events)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agents.memory.ports import MemoryBackend, MemoryRow
+from agents.memory_origin import MemoryOrigin
 
 Signal = Literal["dismissal", "correction", "acknowledgement"]
 # How the person said it: in words of their own, or by a thumbs-down or a resolved thread only.
@@ -138,9 +139,7 @@ def propose(
         author_kind="person",
         repo=item.repo,
         state="active" if accept else "proposed",
-        pr_number=item.pr_number,
-        source=source,
-        source_key=item.key,
+        origin=MemoryOrigin(pr_number=item.pr_number, source=source, source_key=item.key),
     )
     return row, True
 

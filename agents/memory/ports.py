@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Protocol
 
 from agents.json_value import JSONObject, JSONValue
+from agents.memory_origin import MemoryOrigin
 
 
 class _Row(Protocol):
@@ -97,12 +98,8 @@ class MemoryBackend(Protocol):
         author_kind: str = ...,
         repo: str | None = ...,
         role: str | None = ...,
-        run_id: str | None = ...,
         state: str = ...,
-        worker_id: str | None = ...,
-        pr_number: int | None = ...,
-        source: Mapping[str, object] | None = ...,
-        source_key: str | None = ...,
+        origin: MemoryOrigin | None = ...,
     ) -> MemoryRow: ...
 
     def memory_by_source(self, source_key: str) -> MemoryRow | None: ...

@@ -52,12 +52,14 @@ from agents.store.records import (
     MemoryRecord,
     NewDelivery,
     NewEvent,
+    NewWorker,
     NoteRecord,
     PruneCounts,
     RateLimitRecord,
     ReviewKeyRecord,
     RunRecord,
     WorkerRecord,
+    WorkerUpdate,
 )
 from agents.store.render import render_transcript, summarise_tool_event
 from agents.store.store import Store
@@ -75,6 +77,7 @@ __all__ = [
     "MemoryRecord",
     "NewDelivery",
     "NewEvent",
+    "NewWorker",
     "NoteRecord",
     "PruneCounts",
     "RateLimitRecord",
@@ -87,6 +90,7 @@ __all__ = [
     "UnknownRunError",
     "UnknownWorkerError",
     "WorkerRecord",
+    "WorkerUpdate",
     "render_transcript",
     "summarise_tool_event",
 ]

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import sqlalchemy as sa
 
+from agents.memory_origin import MemoryOrigin
 from agents.store.base import (
     StoreBase,
     StoreError,
@@ -56,16 +57,14 @@ class MemoryRowsMixin(StoreBase):
         author_kind: str = "person",
         repo: str | None = None,
         role: str | None = None,
-        run_id: str | None = None,
         state: str = "active",
-        worker_id: str | None = None,
-        pr_number: int | None = None,
-        source: Mapping[str, object] | None = None,
-        source_key: str | None = None,
+        origin: MemoryOrigin | None = None,
     ) -> MemoryRecord:
-        """A new memory. With ``source_key`` it is written once: adding the same key again
-        hands back the row already there (whatever its state), so feedback read twice is
-        proposed once."""
+        """A new memory. With its origin's ``source_key`` it is written once: adding the same
+        key again hands back the row already there (whatever its state), so feedback read twice
+        is proposed once."""
+        origin = origin or MemoryOrigin()
+        source, source_key = origin.source, origin.source_key
         if source_key is not None:
             found = self.memory_by_source(source_key)
             if found is not None:
@@ -77,11 +76,11 @@ class MemoryRowsMixin(StoreBase):
             "author_kind": check_choice(author_kind, AUTHOR_KINDS, "author kind"),
             "repo": clean(repo),
             "role": clean(role),
-            "run_id": run_id,
+            "run_id": origin.run_id,
             "created_at": utcnow(),
             "state": check_choice(state, MEMORY_STATES, "memory state"),
-            "worker_id": worker_id,
-            "pr_number": pr_number,
+            "worker_id": origin.worker_id,
+            "pr_number": origin.pr_number,
             "source": clean_json(dict(source)) if source is not None else None,
             "source_key": clean(source_key),
         }

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import KW_ONLY, dataclass
 from datetime import datetime
 from typing import Literal, get_args
 
@@ -76,6 +77,40 @@ class EventRecord:
     @property
     def citation(self) -> str:
         return f"worker:{self.worker_id}#{self.seq}"
+
+
+@dataclass(frozen=True)
+class NewWorker:
+    """One worker row for :meth:`Store.create_worker`, in run ``run_id``. Who it acts as
+    (``identity_login``, ``token_fingerprint``) and the envelope it was sent are known when its
+    envelope is sealed; ``pid`` and ``host`` default to this process's; ``worker_id`` to a new
+    id."""
+
+    run_id: str
+    _: KW_ONLY
+    role_chain: Sequence[str]
+    task: Mapping[str, object] | None = None
+    identity_login: str | None = None
+    envelope_id: str | None = None
+    envelope_hash: str | None = None
+    token_fingerprint: str | None = None
+    status: str = "pending"
+    pid: int | None = None
+    host: str | None = None
+    worker_id: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkerUpdate:
+    """What :meth:`Store.update_worker` changes in a worker row: each field left None is kept."""
+
+    status: str | None = None
+    blocked_reason: str | None = None
+    budgets_used: Mapping[str, int | float | str] | None = None
+    identity_login: str | None = None
+    token_fingerprint: str | None = None
+    pid: int | None = None
+    host: str | None = None
 
 
 @dataclass(frozen=True)

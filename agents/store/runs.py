@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Literal
 
@@ -26,8 +26,10 @@ from agents.store.base import (
 from agents.store.records import (
     RUN_STATUSES,
     WORKER_STATUSES,
+    NewWorker,
     RunRecord,
     WorkerRecord,
+    WorkerUpdate,
 )
 from agents.store.schema import review_keys, swarm_runs, workers
 
@@ -108,22 +110,12 @@ class RunsMixin(StoreBase):
         )
         return self._all(RunRecord, query.limit(limit))
 
-    def create_worker(
-        self,
-        run_id: str,
-        *,
-        role_chain: Sequence[str],
-        task: Mapping[str, object] | None = None,
-        identity_login: str | None = None,
-        envelope_id: str | None = None,
-        envelope_hash: str | None = None,
-        token_fingerprint: str | None = None,
-        status: str = "pending",
-        pid: int | None = None,
-        host: str | None = None,
-        worker_id: str | None = None,
-    ) -> str:
-        worker_id = check_id(worker_id, "worker id") if worker_id else f"w-{uuid.uuid4().hex[:16]}"
+    def create_worker(self, new: NewWorker) -> str:
+        run_id = new.run_id
+        worker_id = (
+            check_id(new.worker_id, "worker id") if new.worker_id else f"w-{uuid.uuid4().hex[:16]}"
+        )
+        status = new.status
         check_choice(status, WORKER_STATUSES, "worker status")
         now = utcnow()
         with self._db.write() as conn:
@@ -136,51 +128,41 @@ class RunsMixin(StoreBase):
                 sa.insert(workers).values(
                     id=worker_id,
                     run_id=run_id,
-                    role_chain=clean_json(list(role_chain)),
-                    identity_login=clean(identity_login),
-                    envelope_id=clean(envelope_id),
-                    envelope_hash=clean(envelope_hash),
-                    token_fingerprint=clean(token_fingerprint),
-                    task=clean_json(dict(task or {})),
+                    role_chain=clean_json(list(new.role_chain)),
+                    identity_login=clean(new.identity_login),
+                    envelope_id=clean(new.envelope_id),
+                    envelope_hash=clean(new.envelope_hash),
+                    token_fingerprint=clean(new.token_fingerprint),
+                    task=clean_json(dict(new.task or {})),
                     status=status,
                     budgets_used={},
                     last_seq=0,
                     heartbeat_at=now if status == "running" else None,
-                    pid=pid if pid is not None else os.getpid(),
-                    host=host if host is not None else socket.gethostname(),
+                    pid=new.pid if new.pid is not None else os.getpid(),
+                    host=new.host if new.host is not None else socket.gethostname(),
                     started_at=now,
                 )
             )
         return worker_id
 
     def update_worker(
-        self,
-        worker_id: str,
-        *,
-        status: str | None = None,
-        blocked_reason: str | None = None,
-        budgets_used: Mapping[str, int | float | str] | None = None,
-        identity_login: str | None = None,
-        token_fingerprint: str | None = None,
-        pid: int | None = None,
-        host: str | None = None,
-        heartbeat: bool = True,
+        self, worker_id: str, change: WorkerUpdate, *, heartbeat: bool = True
     ) -> None:
         values: dict[str, object] = {}
-        if status is not None:
-            values["status"] = check_choice(status, WORKER_STATUSES, "worker status")
-        if blocked_reason is not None:
-            values["blocked_reason"] = clean(blocked_reason)
-        if budgets_used is not None:
-            values["budgets_used"] = clean_json(dict(budgets_used))
-        if identity_login is not None:
-            values["identity_login"] = clean(identity_login)
-        if token_fingerprint is not None:
-            values["token_fingerprint"] = clean(token_fingerprint)
-        if pid is not None:
-            values["pid"] = pid
-        if host is not None:
-            values["host"] = host
+        if change.status is not None:
+            values["status"] = check_choice(change.status, WORKER_STATUSES, "worker status")
+        if change.blocked_reason is not None:
+            values["blocked_reason"] = clean(change.blocked_reason)
+        if change.budgets_used is not None:
+            values["budgets_used"] = clean_json(dict(change.budgets_used))
+        if change.identity_login is not None:
+            values["identity_login"] = clean(change.identity_login)
+        if change.token_fingerprint is not None:
+            values["token_fingerprint"] = clean(change.token_fingerprint)
+        if change.pid is not None:
+            values["pid"] = change.pid
+        if change.host is not None:
+            values["host"] = change.host
         if heartbeat:
             values["heartbeat_at"] = utcnow()
         if values:

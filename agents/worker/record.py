@@ -22,7 +22,7 @@ from agents.memory.snapshot import MemorySnapshot
 from agents.outcome import OutcomeStatus, WorkerOutcome
 from agents.redact import redact
 from agents.store.base import UnknownWorkerError
-from agents.store.records import GitHubCall, LlmCall, NewEvent
+from agents.store.records import GitHubCall, LlmCall, NewEvent, NewWorker, WorkerUpdate
 from agents.worker import story
 from agents.worker.ports import ModelTurn, ToolUse
 
@@ -77,18 +77,20 @@ class StoreRecorder:
         except UnknownWorkerError:
             mint = env.identity.mint
             self.store.create_worker(
-                env.run_id,
-                worker_id=self.worker_id,
-                status="running",
-                role_chain=role_chain,
-                task=env.task.model_dump(mode="json"),
-                identity_login=env.identity.expected_login,
-                envelope_id=env.envelope_id,
-                envelope_hash=envelope_hash(sealed),
-                token_fingerprint=mint.token_fingerprint if mint else None,
+                NewWorker(
+                    env.run_id,
+                    worker_id=self.worker_id,
+                    status="running",
+                    role_chain=role_chain,
+                    task=env.task.model_dump(mode="json"),
+                    identity_login=env.identity.expected_login,
+                    envelope_id=env.envelope_id,
+                    envelope_hash=envelope_hash(sealed),
+                    token_fingerprint=mint.token_fingerprint if mint else None,
+                )
             )
             return
-        self.store.update_worker(self.worker_id, status="running")
+        self.store.update_worker(self.worker_id, WorkerUpdate(status="running"))
 
     async def turned_away(self, run_id: str, reason: str) -> None:
         """A malformed envelope named this worker: its row says BLOCKED and why. A row of
@@ -101,7 +103,7 @@ class StoreRecorder:
         try:
             row = self.store.get_worker(self.worker_id)
         except UnknownWorkerError:
-            self.store.create_worker(run_id, worker_id=self.worker_id, role_chain=[])
+            self.store.create_worker(NewWorker(run_id, worker_id=self.worker_id, role_chain=[]))
         else:
             if row.run_id != run_id or row.status not in ("pending", "running"):
                 return
@@ -111,7 +113,7 @@ class StoreRecorder:
 
     def verified(self, identity: VerifiedIdentity) -> None:
         login = identity.login
-        self._write(self.store.update_worker, self.worker_id, identity_login=login)
+        self._write(self.store.update_worker, self.worker_id, WorkerUpdate(identity_login=login))
         self._status(
             {"status": "verified", "login": login, "credential_id": identity.token_fingerprint}
         )

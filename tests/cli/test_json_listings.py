@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from agents.store import NewDelivery, NewEvent, Store
+from agents.store import NewDelivery, NewEvent, NewWorker, Store
 from flows.cli.app import app
 
 TOKEN = "ghs_" + "x1Y2" * 9
@@ -41,12 +41,14 @@ def recorded() -> None:
     with Store.open(None, Path(os.environ["SWARM_DATA_DIR"])) as store:
         run_id = store.create_run("manual", run_id="run-json")
         worker = store.create_worker(
-            run_id,
-            worker_id=WORKER,
-            role_chain=["reviewer"],
-            identity_login="swarm-reviewer[bot]",
-            task={"kind": "review_pr", "repo": "acme/widgets", "number": 3},
-            status="running",
+            NewWorker(
+                run_id,
+                worker_id=WORKER,
+                role_chain=["reviewer"],
+                identity_login="swarm-reviewer[bot]",
+                task={"kind": "review_pr", "repo": "acme/widgets", "number": 3},
+                status="running",
+            )
         )
         store.append_events(
             worker,

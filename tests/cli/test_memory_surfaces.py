@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.store import NewEvent, Store
+from agents.memory_origin import MemoryOrigin
+from agents.store import NewEvent, NewWorker, Store
 from tests.cli.conftest import EXIT_USAGE, assert_error, swarm
 
 HIDDEN = "HIDDEN-RUNTIME-PAYLOAD-7f3a"
@@ -18,7 +19,7 @@ def notes(clean_env: Path) -> dict[str, object]:
     """A run's worker with a note, a continuity on PR 3, and a tool payload in its transcript."""
     with Store.open(None, clean_env / "data") as store:
         run_id = store.create_run("test")
-        worker = store.create_worker(run_id, role_chain=["reviewer"], status="running")
+        worker = store.create_worker(NewWorker(run_id, role_chain=["reviewer"], status="running"))
         store.append_events(
             worker, [NewEvent("tool_result", {"tool": "read_file", "output": HIDDEN})]
         )
@@ -35,7 +36,11 @@ def notes(clean_env: Path) -> dict[str, object]:
             pr_number=3,
         )
         memory = store.add_memory(
-            "fact", "CI runs on 3.11", author="ann", repo="o/r", run_id=run_id, worker_id=worker
+            "fact",
+            "CI runs on 3.11",
+            author="ann",
+            repo="o/r",
+            origin=MemoryOrigin(run_id=run_id, worker_id=worker),
         )
     return {"run": run_id, "worker": worker, "note": note.id, "cont": cont.id, "mem": memory.id}
 

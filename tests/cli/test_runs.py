@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agents.outcome import OUTCOME_STATUSES
-from agents.store import Store
+from agents.store import NewWorker, Store
 from tests.cli.conftest import EXIT_USAGE, assert_error, swarm
 
 
@@ -17,7 +17,9 @@ def test_runs_shows_paused_and_skipped_workers_as_themselves() -> None:
         run_id = store.create_run("manual")
         for status in OUTCOME_STATUSES:
             worker = store.create_worker(
-                run_id, worker_id=f"w-{status}", role_chain=["reviewer"], status="running"
+                NewWorker(
+                    run_id, worker_id=f"w-{status}", role_chain=["reviewer"], status="running"
+                )
             )
             store.finish_worker(worker, status, blocked_reason=f"why {status}")
         store.finish_run(run_id, "partial", {"workers": len(OUTCOME_STATUSES)})
@@ -54,7 +56,9 @@ def test_a_dry_run_is_shown_as_dry_and_counts_nothing_as_new() -> None:
 def test_a_run_ended_by_an_error_says_why_and_is_not_running() -> None:
     with Store.open(None, Path(os.environ["SWARM_DATA_DIR"])) as store:
         run_id = store.create_run("flow")
-        store.create_worker(run_id, worker_id="w-left", role_chain=["reviewer"], status="running")
+        store.create_worker(
+            NewWorker(run_id, worker_id="w-left", role_chain=["reviewer"], status="running")
+        )
         store.abandon_run(run_id, "the run failed: TokenRefused: not installed on acme/nope")
     seen = swarm("runs")
     [row] = _rows_naming(seen.lines, run_id)
@@ -87,11 +91,13 @@ def test_runs_audit_and_limits_print_json_for_scripts() -> None:
     with Store.open(None, Path(os.environ["SWARM_DATA_DIR"])) as store:
         run_id = store.create_run("manual")
         worker = store.create_worker(
-            run_id,
-            worker_id="w-json",
-            role_chain=["reviewer"],
-            identity_login="swarm-reviewer[bot]",
-            status="running",
+            NewWorker(
+                run_id,
+                worker_id="w-json",
+                role_chain=["reviewer"],
+                identity_login="swarm-reviewer[bot]",
+                status="running",
+            )
         )
         store.finish_worker(worker, "succeeded")
         store.finish_run(run_id, "succeeded", {"workers": 1, "new_reviews": 1})
@@ -149,7 +155,13 @@ def test_an_interrupted_runs_shards_of_one_pr_are_each_named_apart() -> None:
         run_id = store.create_run("manual")
         for worker_id, task in tasks.items():
             store.create_worker(
-                run_id, worker_id=worker_id, role_chain=["reviewer"], task=task, status="running"
+                NewWorker(
+                    run_id,
+                    worker_id=worker_id,
+                    role_chain=["reviewer"],
+                    task=task,
+                    status="running",
+                )
             )
         store.abandon_run(run_id, "interrupted", status="cancelled")
     seen = swarm("runs", run_id, "--json")
@@ -168,7 +180,7 @@ def _two_runs() -> None:
     with Store.open(None, Path(os.environ["SWARM_DATA_DIR"])) as store:
         for run_id in ("run-3f2a01", "run-3f9b02"):
             store.create_run("flow", run_id=run_id)
-            store.create_worker(run_id, worker_id=f"w-{run_id}", role_chain=["reviewer"])
+            store.create_worker(NewWorker(run_id, worker_id=f"w-{run_id}", role_chain=["reviewer"]))
 
 
 def test_runs_takes_the_start_of_a_run_id_with_or_without_its_run_prefix() -> None:
@@ -228,10 +240,12 @@ def test_retry_of_a_run_where_nothing_failed_says_so_and_exits_0() -> None:
     with Store.open(None, Path(os.environ["SWARM_DATA_DIR"])) as store:
         run_id = store.create_run("flow", totals={"asked": {"role": "reviewer"}})
         worker = store.create_worker(
-            run_id,
-            role_chain=["reviewer"],
-            task={"kind": "review_pr", "repo": "acme/widgets", "number": 1},
-            status="running",
+            NewWorker(
+                run_id,
+                role_chain=["reviewer"],
+                task={"kind": "review_pr", "repo": "acme/widgets", "number": 1},
+                status="running",
+            )
         )
         store.finish_worker(worker, "skipped", blocked_reason="already reviewed at this head")
     seen = swarm("run", "--retry", run_id[:10])

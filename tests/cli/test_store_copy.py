@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from agents.memory_origin import MemoryOrigin
 from agents.planning.sources import StoreLedger
 from agents.posting.keys import review_key
-from agents.store import GitHubCall, NewDelivery, NewEvent, Store
+from agents.store import GitHubCall, NewDelivery, NewEvent, NewWorker, Store
 from agents.store.copy import BATCH_ROWS
 from agents.store.schema import memories, metadata
 from tests.cli.conftest import EXIT_USAGE, assert_error, swarm
@@ -50,7 +51,7 @@ def old_store(clean_env: Path) -> str:
     data_dir = clean_env / "data"
     with Store.open(None, data_dir) as store:
         run = store.create_run("test")
-        worker = store.create_worker(run, role_chain=["reviewer"], status="running")
+        worker = store.create_worker(NewWorker(run, role_chain=["reviewer"], status="running"))
         for key, number in ((POSTED, 11), (POSTED_SUMMARY, 12)):
             assert store.claim_review_key(key, worker)
             store.mark_review_posted(key, number, f"https://github.test/{REPO}/pull/{number}")
@@ -67,7 +68,12 @@ def old_store(clean_env: Path) -> str:
         )
         store.add_memory("fact", "the parser is strict", author="maintainer", repo=REPO)
         store.add_memory("fact", "written before sources were kept", author="maintainer")
-        store.add_memory("fact", "learnt", author="bot", source={"comment": 7, "reply": None})
+        store.add_memory(
+            "fact",
+            "learnt",
+            author="bot",
+            origin=MemoryOrigin(source={"comment": 7, "reply": None}),
+        )
         store.record_delivery(
             NewDelivery(
                 delivery_id="d-1", body_sha256="f" * 64, event="pull_request", work={"n": 1}
@@ -152,7 +158,7 @@ def test_a_run_over_the_copy_finds_every_review_done_and_every_claim_taken(
             )
         assert ledgers[1].has_review(POSTED) and ledgers[1].has_review(POSTED_SUMMARY)
         run = new.create_run("after the move")
-        worker = new.create_worker(run, role_chain=["reviewer"], status="running")
+        worker = new.create_worker(NewWorker(run, role_chain=["reviewer"], status="running"))
         # A worker of a later run cannot take over what the old store's worker posted or holds.
         for key in (POSTED, POSTED_SUMMARY, CLAIMED):
             assert not new.claim_review_key(key, worker)

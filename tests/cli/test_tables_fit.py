@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
-from agents.store import Store
+from agents.store import NewWorker, Store
 from flows.cli.store_actions import RUN_COLUMNS
 from tests.pty_terminal import run_in_terminal
 
@@ -42,7 +42,9 @@ def _seed(data_dir: Path) -> tuple[list[str], list[str]]:
                 "head_sha": "00803e8" * 5,
             }
             worker = store.create_worker(
-                runs[-1], role_chain=["reviewer", "security"], task=task, status="running"
+                NewWorker(
+                    runs[-1], role_chain=["reviewer", "security"], task=task, status="running"
+                )
             )
             reason = LINKED_REASON if status == "succeeded" else LONG_REASON
             store.finish_worker(worker, status, blocked_reason=reason)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.store import Store
+from agents.store import NewWorker, Store
 from tests.cli.conftest import EXIT_USAGE, assert_error, swarm
 
 
@@ -20,11 +20,13 @@ def recorded() -> None:
         run_id = store.create_run("manual")
         task = {"kind": "review_pr", "repo": "acme/widgets", "number": 1, "head_sha": "abc1234"}
         worker = store.create_worker(
-            run_id,
-            role_chain=["reviewer"],
-            task=task,
-            identity_login="swarm-reviewer[bot]",
-            status="running",
+            NewWorker(
+                run_id,
+                role_chain=["reviewer"],
+                task=task,
+                identity_login="swarm-reviewer[bot]",
+                status="running",
+            )
         )
         store.finish_worker(worker, "succeeded")
         store.finish_run(run_id, "succeeded", {"workers": 1})

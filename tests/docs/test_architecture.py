@@ -36,6 +36,7 @@ SHARED = (
     "permissions",
     "errors",
     "json_value",
+    "memory_origin",
 )
 # The one loose module a program root may hold besides its packages: ``flows/__main__.py``; the
 # agents root holds the shared nouns and the composition root.
@@ -44,6 +45,7 @@ ROOT_MODULES = {
         "errors.py",
         "event_kinds.py",
         "json_value.py",
+        "memory_origin.py",
         "outcome.py",
         "permissions.py",
         "private_files.py",

@@ -10,7 +10,7 @@ import re
 import shlex
 
 from agents.posting.keys import review_key
-from agents.store import Store
+from agents.store import NewWorker, Store
 from tests.docs.terminal import READY, Terminal, blocks, terminal
 from tests.paths import ROOT
 from tests.store.backends import fresh_pg_schema
@@ -60,7 +60,7 @@ def test_moving_the_store_runs_as_written(terminal: Terminal, pg_url: str) -> No
     (block,) = [b for b in blocks(section) if any("store copy" in c for c in b.commands)]
     with Store.open(None, terminal.cwd / ".swarm") as store:
         run = store.create_run("before the move")
-        worker = store.create_worker(run, role_chain=["reviewer"], status="succeeded")
+        worker = store.create_worker(NewWorker(run, role_chain=["reviewer"], status="succeeded"))
         store.claim_review_key(review_key("acme/widgets", 1, "a" * 40, "reviewer"), worker)
     with fresh_pg_schema(pg_url) as new_store:
         outputs = [

@@ -9,7 +9,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from agents.store import NewEvent
+from agents.store import NewEvent, NewWorker
 from flows.cli.app import app
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_CLEAN, WIDGETS_PR_DEBUG_PRINT
 from tests.memory.real_worker import system_text
@@ -36,7 +36,7 @@ async def test_a_cli_memory_reaches_the_next_worker_and_leaves_it_once_deleted(
     assert added == f"added memory {memory_id}"
 
     # an earlier worker's tool payload in the shared store: a runtime record, never a memory
-    earlier = swarm.runtime.store.create_worker(swarm.run_id, role_chain=["reviewer"])
+    earlier = swarm.runtime.store.create_worker(NewWorker(swarm.run_id, role_chain=["reviewer"]))
     swarm.runtime.store.append_events(
         earlier, [NewEvent("tool_result", {"tool": "read_file", "output": HIDDEN})]
     )

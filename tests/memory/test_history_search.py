@@ -8,11 +8,11 @@ import os
 import pytest
 
 from agents.memory import HistorySearchError, format_hits, history_search
-from agents.store import NewEvent, Store
+from agents.store import NewEvent, NewWorker, Store
 
 
 def _session(store: Store, run_id: str, texts: list[str]) -> str:
-    worker_id = store.create_worker(run_id, role_chain=["reviewer"], status="running")
+    worker_id = store.create_worker(NewWorker(run_id, role_chain=["reviewer"], status="running"))
     store.append_events(worker_id, [NewEvent("assistant_turn", t) for t in texts])
     return worker_id
 

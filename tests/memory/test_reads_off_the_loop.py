@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy import event
 
 from agents.memory import AgentMemory
-from agents.store import Store
+from agents.store import NewWorker, Store
 from agents.worker.session_memory import recaller, starting_memory
 from tests.store.backends import StoreTarget
 
@@ -80,7 +80,7 @@ async def ticks_while(read: Awaitable[T]) -> tuple[T, int]:
 
 def seeded(store: Store) -> AgentMemory:
     run = store.create_run("test")
-    worker = store.create_worker(run, role_chain=[ROLE], status="running")
+    worker = store.create_worker(NewWorker(run, role_chain=[ROLE], status="running"))
     store.add_memory("fact", "Maintainers prefer small pull requests", author="m", repo=REPO)
     return AgentMemory(store, worker, run_id=run, repo=REPO, role=ROLE)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agents.outcome import WorkerOutcome
+from agents.store import NewWorker
 from agents.store.store import Store
 from flows.run.children import ChildRun, child_report, merged_report
 from flows.run.report import RunReport
@@ -92,7 +93,9 @@ def test_a_child_that_died_with_its_machine_has_its_store_run_and_workers_failed
         run_id = store.create_run("flow", prefect_flow_run_id="fr-dead")
         # Its process ran on another machine: no local check could tell it is gone.
         held = store.create_worker(
-            run_id, role_chain=["reviewer"], status="running", host="gone.example", pid=4242
+            NewWorker(
+                run_id, role_chain=["reviewer"], status="running", host="gone.example", pid=4242
+            )
         )
         assert child_report(store, "fr-dead", "Crashed") is None
         assert store.get_run(run_id).status == "failed"

@@ -8,6 +8,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from agents.store import NewWorker
 from agents.store.store import Store
 from flows.run.adapters import start_store_run
 
@@ -21,7 +22,7 @@ def test_next_run_marks_a_killed_workers_record_failed_and_keeps_its_transcript(
         dead.wait()
         run_id = store.create_run("earlier")
         worker = store.create_worker(
-            run_id, role_chain=["reviewer"], status="running", pid=dead.pid
+            NewWorker(run_id, role_chain=["reviewer"], status="running", pid=dead.pid)
         )
         store.append_event(worker, "user_turn", "review acme/widgets#1")
         store.append_event(worker, "assistant_turn", {"content": [{"type": "text", "text": "…"}]})

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agents.store import Store
+from agents.store import NewWorker, Store
 from flows.run.adapters import abandon_store_run
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_CLEAN
 from tests.json_access import text as as_text
@@ -50,8 +50,8 @@ def test_a_pull_request_named_that_is_not_open_is_reported_and_fails_the_run(
 def test_an_interrupted_run_ends_cancelled_with_the_workers_it_left(swarm: Swarm) -> None:
     with Store.open(None, swarm.data_dir) as store:
         run_id = store.create_run("flow")
-        running = store.create_worker(run_id, role_chain=["reviewer"], status="running")
-        finished = store.create_worker(run_id, role_chain=["reviewer"], status="running")
+        running = store.create_worker(NewWorker(run_id, role_chain=["reviewer"], status="running"))
+        finished = store.create_worker(NewWorker(run_id, role_chain=["reviewer"], status="running"))
         store.finish_worker(finished, "succeeded", budgets_used={})
         abandon_store_run(store, run_id, asyncio.CancelledError())
         assert store.get_run(run_id).status == "cancelled"

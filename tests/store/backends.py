@@ -16,7 +16,7 @@ from urllib.parse import quote
 import pytest
 import sqlalchemy as sa
 
-from agents.store import LlmCall, Store
+from agents.store import LlmCall, NewWorker, Store
 from agents.store.schema import metadata
 
 
@@ -103,7 +103,7 @@ def store(store_target: StoreTarget) -> Iterator[Store]:
 def worker(store: Store) -> str:
     """A running worker in a fresh run."""
     run_id = store.create_run("test")
-    return store.create_worker(run_id, role_chain=["reviewer"], status="running")
+    return store.create_worker(NewWorker(run_id, role_chain=["reviewer"], status="running"))
 
 
 def record_llm_call(store: Store, worker_id: str | None, **fields: Any) -> None:

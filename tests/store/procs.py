@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from agents.store import NewEvent
+from agents.store import NewEvent, NewWorker
 from tests.store.backends import StoreTarget
 
 APPENDS_PER_THREAD = 40
@@ -47,7 +47,9 @@ def append_from_threads(target: StoreTarget, worker_ids: list[str], first_index:
 def work_until_killed(target: StoreTarget, run_id: str, worker_id: str) -> None:
     """A worker that records events forever; the test kills it mid-session."""
     store = target.open()
-    store.create_worker(run_id, role_chain=["reviewer"], status="running", worker_id=worker_id)
+    store.create_worker(
+        NewWorker(run_id, role_chain=["reviewer"], status="running", worker_id=worker_id)
+    )
     i = 0
     while True:
         store.append_event(worker_id, "assistant_turn", f"step {i}")

@@ -8,7 +8,7 @@ from datetime import timedelta
 import sqlalchemy as sa
 
 from agents.redact import fingerprint
-from agents.store import GitHubCall, NewEvent, Store
+from agents.store import GitHubCall, NewEvent, NewWorker, Store, WorkerUpdate
 from agents.store.base import utcnow
 from tests.store.backends import record_llm_call
 
@@ -46,16 +46,18 @@ def _dump_every_value(store: Store) -> str:
 def test_no_planted_secret_survives_anywhere_in_the_database(store: Store) -> None:
     run_id = store.create_run(f"manual {ALL}", prefect_flow_run_id=GH_TOKEN, totals={"x": ALL})
     worker = store.create_worker(
-        run_id,
-        role_chain=["reviewer", ALL],
-        task={"repo": "octo/demo", "headers": {"Authorization": f"token {GH_TOKEN}"}, "n": ALL},
-        identity_login=f"bot {PAT}",
-        envelope_id="env-1",
-        envelope_hash="sha256:" + "ab" * 32,
-        token_fingerprint=fingerprint(GH_TOKEN),
-        status="running",
+        NewWorker(
+            run_id,
+            role_chain=["reviewer", ALL],
+            task={"repo": "octo/demo", "headers": {"Authorization": f"token {GH_TOKEN}"}, "n": ALL},
+            identity_login=f"bot {PAT}",
+            envelope_id="env-1",
+            envelope_hash="sha256:" + "ab" * 32,
+            token_fingerprint=fingerprint(GH_TOKEN),
+            status="running",
+        )
     )
-    store.update_worker(worker, blocked_reason=ALL, budgets_used={"log": ALL})
+    store.update_worker(worker, WorkerUpdate(blocked_reason=ALL, budgets_used={"log": ALL}))
     store.append_events(
         worker,
         [

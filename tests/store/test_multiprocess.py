@@ -11,7 +11,7 @@ from datetime import timedelta
 
 import pytest
 
-from agents.store import Store
+from agents.store import NewWorker, Store
 from tests.store.backends import StoreTarget
 from tests.store.procs import append_from_threads, batch_sizes, open_fresh, work_until_killed
 
@@ -35,7 +35,7 @@ def test_8_processes_x_8_threads_append_without_loss_duplication_or_reordering(
 ) -> None:
     run_id = store.create_run("concurrency")
     workers = [
-        store.create_worker(run_id, role_chain=["reviewer"], status="running")
+        store.create_worker(NewWorker(run_id, role_chain=["reviewer"], status="running"))
         for _ in range(PROCESSES * THREADS)
     ]
     procs = [

@@ -9,7 +9,7 @@ from functools import partial
 
 import pytest
 
-from agents.store import Store, UnknownWorkerError
+from agents.store import Store, UnknownWorkerError, WorkerUpdate
 
 pytestmark = pytest.mark.anyio
 
@@ -49,7 +49,9 @@ async def test_a_read_for_no_worker_does_not_wait_for_any_queued_write(
 async def test_a_failed_write_is_raised_by_the_next_flush_not_by_a_read(
     store: Store, worker: str
 ) -> None:
-    store.writer.write(worker, partial(store.update_worker, "no-such-worker", status="failed"))
+    store.writer.write(
+        worker, partial(store.update_worker, "no-such-worker", WorkerUpdate(status="failed"))
+    )
 
     assert (await store.reader.run(worker, store.get_worker, worker)).status == "running"
     with pytest.raises(UnknownWorkerError):

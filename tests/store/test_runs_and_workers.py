@@ -10,7 +10,14 @@ from datetime import timedelta
 import pytest
 
 from agents.redact import fingerprint
-from agents.store import Store, StoreError, UnknownRunError, UnknownWorkerError
+from agents.store import (
+    NewWorker,
+    Store,
+    StoreError,
+    UnknownRunError,
+    UnknownWorkerError,
+    WorkerUpdate,
+)
 from agents.store.base import utcnow
 from agents.store.runs import LEFT_AFTER_WRITE
 
@@ -32,20 +39,22 @@ def test_worker_records_identity_envelope_and_fingerprint_never_the_token(store:
     run_id = store.create_run("manual")
     token = "ghs_" + "a" * 36
     worker_id = store.create_worker(
-        run_id,
-        role_chain=["base", "reviewer"],
-        task={"repo": "octo/demo", "pr": 3, "note": f"uses {token}"},
-        identity_login="swarm-bot[bot]",
-        envelope_id="env-1",
-        envelope_hash="sha256:abcd",
-        token_fingerprint=fingerprint(token),
+        NewWorker(
+            run_id,
+            role_chain=["base", "reviewer"],
+            task={"repo": "octo/demo", "pr": 3, "note": f"uses {token}"},
+            identity_login="swarm-bot[bot]",
+            envelope_id="env-1",
+            envelope_hash="sha256:abcd",
+            token_fingerprint=fingerprint(token),
+        )
     )
     w = store.get_worker(worker_id)
     assert w.role_chain == ["base", "reviewer"]
     assert w.token_fingerprint == fingerprint(token)
     assert w.task["note"] == "uses [REDACTED:github-token]"
     assert w.status == "pending" and w.pid == os.getpid()
-    store.update_worker(worker_id, status="running", budgets_used={"tokens": 10})
+    store.update_worker(worker_id, WorkerUpdate(status="running", budgets_used={"tokens": 10}))
     store.finish_worker(worker_id, "blocked", blocked_reason="BLOCKED: identity mismatch")
     w = store.get_worker(worker_id)
     assert (w.status, w.blocked_reason) == ("blocked", "BLOCKED: identity mismatch")
@@ -55,7 +64,7 @@ def test_worker_records_identity_envelope_and_fingerprint_never_the_token(store:
 
 def test_bad_status_and_ids_are_refused_with_clear_messages(store: Store, worker: str) -> None:
     with pytest.raises(StoreError) as err:
-        store.update_worker(worker, status="done")
+        store.update_worker(worker, WorkerUpdate(status="done"))
     assert str(err.value) == (
         "worker status 'done' is not one of: pending, running, succeeded, skipped, blocked, "
         "budget_exhausted, paused, failed"
@@ -69,15 +78,15 @@ def test_bad_status_and_ids_are_refused_with_clear_messages(store: Store, worker
         "run id 'has space' is not a valid id: use 1-64 characters from A-Z a-z 0-9 _ . : -"
     )
     with pytest.raises(UnknownRunError, match="no run with id 'nope'"):
-        store.create_worker("nope", role_chain=["reviewer"])
+        store.create_worker(NewWorker("nope", role_chain=["reviewer"]))
     with pytest.raises(UnknownWorkerError, match="no worker with id 'nope'"):
         store.finish_worker("nope", "failed")
 
 
 def test_worker_with_old_heartbeat_is_marked_failed_with_a_status_event(store: Store) -> None:
     run_id = store.create_run("manual")
-    stale = store.create_worker(run_id, role_chain=["reviewer"], status="running")
-    fresh = store.create_worker(run_id, role_chain=["reviewer"], status="running")
+    stale = store.create_worker(NewWorker(run_id, role_chain=["reviewer"], status="running"))
+    fresh = store.create_worker(NewWorker(run_id, role_chain=["reviewer"], status="running"))
     store.append_event(stale, "user_turn", "begin")
     later = utcnow() + timedelta(minutes=10)
     store.heartbeat(fresh)
@@ -95,8 +104,10 @@ def test_worker_whose_process_is_gone_is_marked_failed_at_once(store: Store) -> 
     run_id = store.create_run("manual")
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
-    dead = store.create_worker(run_id, role_chain=["reviewer"], status="running", pid=child.pid)
-    alive = store.create_worker(run_id, role_chain=["reviewer"], status="running")
+    dead = store.create_worker(
+        NewWorker(run_id, role_chain=["reviewer"], status="running", pid=child.pid)
+    )
+    alive = store.create_worker(NewWorker(run_id, role_chain=["reviewer"], status="running"))
     assert store.mark_stale_workers_failed(timedelta(hours=1)) == [dead]
     assert store.get_worker(dead).blocked_reason == (
         f"stale: process {child.pid} on {store.get_worker(dead).host} is gone"
@@ -110,10 +121,10 @@ def test_a_run_whose_machine_died_is_failed_with_its_unfinished_workers_from_any
     run_id = store.create_run("flow", prefect_flow_run_id="fr-dead")
     # On another machine, heartbeat fresh: neither the pid check nor the timeout catches it.
     held = store.create_worker(
-        run_id, role_chain=["reviewer"], status="running", host="gone.example", pid=4242
+        NewWorker(run_id, role_chain=["reviewer"], status="running", host="gone.example", pid=4242)
     )
-    queued = store.create_worker(run_id, role_chain=["reviewer"], host="gone.example")
-    done = store.create_worker(run_id, role_chain=["reviewer"], status="running")
+    queued = store.create_worker(NewWorker(run_id, role_chain=["reviewer"], host="gone.example"))
+    done = store.create_worker(NewWorker(run_id, role_chain=["reviewer"], status="running"))
     store.finish_worker(done, "succeeded")
     assert store.mark_stale_workers_failed(timedelta(hours=1)) == []
 
@@ -140,10 +151,10 @@ def test_an_interrupted_worker_whose_write_was_posted_ends_succeeded_not_failed(
     """Ctrl-C after a worker's review was posted: the store says the review is there (the
     worker succeeded, interrupted after), and only the worker that posted nothing failed."""
     run_id = store.create_run("flow")
-    posted = store.create_worker(run_id, role_chain=["reviewer"], status="running")
+    posted = store.create_worker(NewWorker(run_id, role_chain=["reviewer"], status="running"))
     store.claim_review_key("acme/widgets#1@abc/reviewer", posted)
     store.mark_review_posted("acme/widgets#1@abc/reviewer", 7, "https://example.test/r/7")
-    claimed = store.create_worker(run_id, role_chain=["reviewer"], status="running")
+    claimed = store.create_worker(NewWorker(run_id, role_chain=["reviewer"], status="running"))
     store.claim_review_key("acme/widgets#2@def/reviewer", claimed)
 
     reason = "interrupted before it ended (Ctrl-C, or the flow run was cancelled)"
@@ -163,8 +174,8 @@ def test_a_write_with_work_left_after_it_is_kept_until_finished_and_told_when_in
     posted: an interrupt after the review says the summary is left for the next run, which
     reads the record, and once finished nothing is left."""
     run_id = store.create_run("flow")
-    worker = store.create_worker(run_id, role_chain=["reviewer"], status="running")
-    other = store.create_worker(run_id, role_chain=["reviewer"], status="running")
+    worker = store.create_worker(NewWorker(run_id, role_chain=["reviewer"], status="running"))
+    other = store.create_worker(NewWorker(run_id, role_chain=["reviewer"], status="running"))
     key = "acme/widgets#1@abc:reviewer"
     rest = {"what_changed": "Adds a flag.", "findings": [], "fixed": [12]}
     assert not store.note_unfinished(key, worker, rest)  # no claim of this worker's: kept nowhere

@@ -11,7 +11,7 @@ import pytest
 import sqlalchemy as sa
 from alembic import command
 
-from agents.store import GitHubCall, NewEvent, Store
+from agents.store import GitHubCall, NewEvent, NewWorker, Store
 from agents.store.engine import Database, make_engine
 from agents.store.migrate import alembic_config, current_revision, head_revision, schema_drift
 from tests.store.backends import StoreTarget, fresh_pg_schema
@@ -82,7 +82,7 @@ def test_upgrading_a_0001_database_keeps_its_rows(
         _legacy_throttle_table(db)
     old = Store(db)  # the tables of 0001 are all the store's older parts need
     run_id = old.create_run("schedule", totals={"prs": 2})
-    worker_id = old.create_worker(run_id, role_chain=["reviewer"], status="running")
+    worker_id = old.create_worker(NewWorker(run_id, role_chain=["reviewer"], status="running"))
     old.append_events(worker_id, [NewEvent("user_turn", "review PR 4"), NewEvent("status", "ok")])
     with db.write() as conn:  # the 0001 memories table, as its code wrote it
         conn.exec_driver_sql(
@@ -134,7 +134,7 @@ def test_upgrading_gives_paused_and_skipped_workers_their_own_words_back(
     run_id = old.create_run("schedule")
 
     def ended(stored: str, *said: str) -> str:
-        worker_id = old.create_worker(run_id, role_chain=["reviewer"], status="running")
+        worker_id = old.create_worker(NewWorker(run_id, role_chain=["reviewer"], status="running"))
         events = [NewEvent("status", {"status": word, "reason": ""}) for word in said]
         old.append_events(worker_id, [NewEvent("user_turn", "review PR 4"), *events])
         old.finish_worker(worker_id, stored, blocked_reason="why")

@@ -6,12 +6,12 @@ import threading
 
 import pytest
 
-from agents.store import NewEvent, Store, StoreError, UnknownWorkerError
+from agents.store import NewEvent, NewWorker, Store, StoreError, UnknownWorkerError
 from tests.json_access import text as as_text
 
 
 def test_append_event_numbers_events_from_one_per_worker(store: Store, worker: str) -> None:
-    other = store.create_worker(store.get_worker(worker).run_id, role_chain=["triager"])
+    other = store.create_worker(NewWorker(store.get_worker(worker).run_id, role_chain=["triager"]))
     assert [store.append_event(worker, "user_turn", f"m{i}") for i in range(3)] == [1, 2, 3]
     assert store.append_event(other, "user_turn", "x") == 1
     assert store.get_worker(worker).last_seq == 3

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy import event
 
 from agents.json_value import JSONValue
-from agents.store import NewEvent, Store, UnknownWorkerError
+from agents.store import NewEvent, NewWorker, Store, UnknownWorkerError, WorkerUpdate
 from tests.json_access import text as as_text
 from tests.store.backends import StoreTarget
 
@@ -66,7 +66,7 @@ def test_writes_of_many_workers_from_many_threads_land_in_each_workers_order(
     store: Store, worker: str
 ) -> None:
     run_id = store.get_worker(worker).run_id
-    others = [store.create_worker(run_id, role_chain=["reviewer"]) for _ in range(3)]
+    others = [store.create_worker(NewWorker(run_id, role_chain=["reviewer"])) for _ in range(3)]
     ids = [worker, *others]
 
     def one_worker(worker_id: str) -> None:
@@ -91,7 +91,9 @@ def test_flush_returns_only_once_the_writes_are_in_the_store(
     args: list[JSONValue] = ["a"]
     store.writer.append(worker, NewEvent("tool_call", {"tool": "get_pull", "args": args}))
     args.append("changed later")  # what was queued is what is written
-    store.writer.write(worker, lambda: store.update_worker(worker, status="succeeded"))
+    store.writer.write(
+        worker, lambda: store.update_worker(worker, WorkerUpdate(status="succeeded"))
+    )
     asyncio.run(store.writer.aflush(worker))
     with store_target.open() as elsewhere:  # another connection, another pool
         assert [e.content for e in elsewhere.get_transcript(worker)] == [
@@ -138,7 +140,7 @@ def test_a_write_that_cannot_be_done_is_raised_by_the_workers_next_flush_only(
 
 def test_writes_after_a_failed_one_still_land_in_order(store: Store, worker: str) -> None:
     def refuse() -> None:
-        store.update_worker(worker, status="no-such-status")
+        store.update_worker(worker, WorkerUpdate(status="no-such-status"))
 
     store.writer.append(worker, NewEvent("progress", "first"))
     store.writer.write(worker, refuse)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from agents.posting.findings import Finding
+from agents.store import NewWorker
 from agents.work import Shard, Spend, Task
 from flows.run.report import RunReport
 from sandbox.github.seed import GADGETS, WIDGETS, WIDGETS_PR_CLEAN, WIDGETS_PR_DEBUG_PRINT
@@ -102,7 +103,7 @@ async def test_a_worker_skips_a_pr_another_run_is_reviewing_before_it_spends_a_t
     task = swarm.pull_task(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
     # A worker of another run, at work on this PR at this head: it holds the review's key.
     other = store.create_worker(
-        store.create_run("other"), role_chain=["reviewer"], status="running"
+        NewWorker(store.create_run("other"), role_chain=["reviewer"], status="running")
     )
     store.claim_review_key(
         review_key(WIDGETS, WIDGETS_PR_DEBUG_PRINT, str(task.head_sha), "reviewer"), other
