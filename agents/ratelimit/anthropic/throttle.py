@@ -15,7 +15,15 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from agents.ratelimit.anthropic.limits import LLMLimits
-from agents.ratelimit.anthropic.meters import KeyState, KeyView, decide, settle, snapshot
+from agents.ratelimit.anthropic.meters import (
+    NOT_CHARGED,
+    Charged,
+    KeyState,
+    KeyView,
+    decide,
+    settle,
+    snapshot,
+)
 from agents.ratelimit.anthropic.readings import NO_READING, read_headers
 from agents.ratelimit.backend import StateBackend
 from agents.ratelimit.clock import Clock
@@ -70,10 +78,10 @@ class KeyPolicy:
     ) -> Pause | None:
         rid, lim, jitter = permit.reservation_id, self.limits, self._jitter()
         if answer is None:
-            return settle(state, rid, now, None, NO_READING, None, None, lim, jitter)
+            return settle(state, rid, now, None, NO_READING, NOT_CHARGED, lim, jitter)
         reading = read_headers(answer.headers)
-        charged_in, charged_out = answer.charged_input, answer.charged_output
-        return settle(state, rid, now, answer.status, reading, charged_in, charged_out, lim, jitter)
+        charged = Charged(answer.charged_input, answer.charged_output)
+        return settle(state, rid, now, answer.status, reading, charged, lim, jitter)
 
 
 class KeyThrottle(Throttle[Cost, KeyState, KeyAnswer]):
