@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from agents.ratelimit.anthropic.limits import LLMLimits
@@ -82,6 +82,17 @@ class KeyPolicy:
         reading = read_headers(answer.headers)
         charged = Charged(answer.charged_input, answer.charged_output)
         return settle(state, rid, now, answer.status, reading, charged, lim, jitter)
+
+
+@dataclass(frozen=True)
+class KeyMetering:
+    """What every throttle of one key is built with: the provider's limits as swarm reads them,
+    the clock it waits on (None: the system's), and where its state lives (None: in this
+    process)."""
+
+    limits: LLMLimits = field(default_factory=LLMLimits)
+    clock: Clock | None = None
+    backend: StateBackend[KeyState] | None = None
 
 
 class KeyThrottle(Throttle[Cost, KeyState, KeyAnswer]):
