@@ -120,7 +120,7 @@ class Runtime:
     ) -> GitHubGateway:
         """A gateway acting as ``login``; its writes count against the run's caps, a write by
         comment or thread id as one on ``target`` (the worker's PR, ``owner/name#N``)."""
-        from agents.github.gateway import GitHubGateway
+        from agents.github.gateway import GatewayRun, GitHubGateway
 
         throttle = self.throttle(login)
         return GitHubGateway(
@@ -128,13 +128,15 @@ class Runtime:
             login,
             token_provider,
             throttle,
-            on_call=on_call,
             worker_id=worker_id,
             transport=self._transport(login, throttle.limits.max_concurrency),
-            committed=self.committed,
-            snapshots=self.pull_snapshots,
-            writes=self.writes,
-            write_target=target,
+            run=GatewayRun(
+                on_call=on_call,
+                committed=self.committed,
+                snapshots=self.pull_snapshots,
+                writes=self.writes,
+                write_target=target,
+            ),
         )
 
     def thread_resolver(

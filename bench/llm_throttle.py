@@ -42,6 +42,7 @@ import httpx2  # noqa: E402
 
 from agents.llm.client import LLMClient, LLMError  # noqa: E402
 from agents.ratelimit import ScaledClock  # noqa: E402
+from agents.ratelimit.anthropic.throttle import KeyMetering  # noqa: E402
 from bench.cli import bench_parser  # noqa: E402
 from sandbox.github.clock import SandboxClock  # noqa: E402
 from sandbox.model import ScriptedModel, ScriptedServer  # noqa: E402
@@ -98,7 +99,9 @@ async def _fan_out(
 
 
 async def _throttled(url: str, clock: SandboxClock, workers: int, calls: int) -> tuple[int, int]:
-    client = LLMClient(api_key=KEY, base_url=url, clock=ScaledClock(clock.now, clock.speed))
+    client = LLMClient(
+        api_key=KEY, base_url=url, metering=KeyMetering(clock=ScaledClock(clock.now, clock.speed))
+    )
 
     def call(n: int, c: int) -> Awaitable[object]:
         return client.create(_request(n, c), worker_id=f"w{n}")

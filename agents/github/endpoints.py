@@ -40,7 +40,7 @@ from agents.github.pull_listing import (
 )
 from agents.github.pull_snapshots import PullSnapshots
 from agents.github.review_threads import RESOLVE_THREAD, REVIEW_THREADS, thread_of
-from agents.github.throttled_client import ThrottledClient
+from agents.github.throttled_client import Kept, ThrottledClient
 from agents.json_value import JSONObject, JSONValue, as_object, objects, text_or_none
 from agents.ratelimit.github.requests import classify_graphql
 from agents.ratelimit.github.snapshot import IdentitySnapshot
@@ -88,7 +88,7 @@ class GitHubEndpoints(ThrottledClient):
     ) -> T:
         """GitHub's answer, as the resource ``kind`` the route returns (not validated)."""
         response = await self.request(
-            method, path, json=json, safe_to_retry=safe_to_retry, mentions=mentions
+            method, path, json=json, safe_to_retry=safe_to_retry, kept=Kept(mentions=mentions)
         )
         answer: T = response.json()
         return answer
@@ -462,7 +462,7 @@ class GitHubEndpoints(ThrottledClient):
             json={"query": query, "variables": dict(variables or {})},
             safe_to_retry=safe_to_retry,
             spec=spec,
-            verbatim=verbatim,
+            kept=Kept(verbatim=verbatim),
         )
         body: JSONValue = response.json()
         errors = body.get("errors") if isinstance(body, dict) else None

@@ -9,7 +9,8 @@ shared per process, no HTTP cache, nothing from the host environment) and closes
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
 
 from agents.github.committed import CommittedFiles
 from agents.github.endpoints import GitHubEndpoints
@@ -25,6 +26,22 @@ if TYPE_CHECKING:
     from agents.github.writes import WriteLedger
 
 
+@dataclass(frozen=True)
+class GatewayRun:
+    """The run a gateway works for (none: calls outside a run): where its calls are recorded,
+    the files its writer committed and the pulls it read (shared caches), its write caps, and the
+    PR a write by comment or thread id counts against (the worker's, ``owner/name#N``)."""
+
+    on_call: CallObserver | None = None
+    committed: CommittedFiles | None = None
+    snapshots: PullSnapshots | None = None
+    writes: WriteLedger | None = None
+    write_target: str | None = None
+
+
+NO_RUN: Final = GatewayRun()
+
+
 class GitHubGateway(GitHubEndpoints):
     """One per identity; ``for_worker(id)`` gives each worker a view sharing client and throttle."""
 
@@ -35,14 +52,10 @@ class GitHubGateway(GitHubEndpoints):
         token_provider: CredentialProvider,
         throttle: IdentityThrottle,
         *,
-        on_call: CallObserver | None = None,
         worker_id: str = "default",
         transport: GitHubTransport | None = None,
         timeout: float = 30.0,
-        committed: CommittedFiles | None = None,
-        snapshots: PullSnapshots | None = None,
-        writes: WriteLedger | None = None,
-        write_target: str | None = None,
+        run: GatewayRun = NO_RUN,
     ) -> None:
         if throttle.identity != identity:
             raise ValueError(
@@ -61,13 +74,13 @@ class GitHubGateway(GitHubEndpoints):
             transport,
             BotTokenAuth(token_provider, identity),
             throttle,
-            on_call=on_call,
+            on_call=run.on_call,
             worker_id=worker_id,
-            writes=writes,
-            write_target=write_target,
+            writes=run.writes,
+            write_target=run.write_target,
         )
-        self.committed = committed
-        self.snapshots = snapshots
+        self.committed = run.committed
+        self.snapshots = run.snapshots
 
     def __repr__(self) -> str:
         return f"GitHubGateway(identity={self.identity!r}, worker_id={self.worker_id!r})"
@@ -89,4 +102,4 @@ class GitHubGateway(GitHubEndpoints):
         await self.aclose()
 
 
-__all__ = ["GitHubGateway", "IdentityPaused"]
+__all__ = ["NO_RUN", "GatewayRun", "GitHubGateway", "IdentityPaused"]

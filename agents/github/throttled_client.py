@@ -11,7 +11,8 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Collection, Mapping
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
 
 import httpx
 from tenacity import (
@@ -50,6 +51,19 @@ def _put_back(payload: object, verbatim: Mapping[str, str]) -> object:
     if isinstance(payload, str):
         return verbatim.get(payload, payload)
     return payload
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What the cleaning of a request's body leaves as the calling code wrote it: the logins it
+    means to ping (``mentions``), and values put in after redaction and sanitising
+    (``verbatim``: placeholder to value, see :meth:`ThrottledClient.request`)."""
+
+    mentions: Collection[str] = ()
+    verbatim: Mapping[str, str] | None = None
+
+
+NOTHING_KEPT: Final = Kept()
 
 
 class _Transient(Exception):
@@ -98,19 +112,18 @@ class ThrottledClient:
         headers: Mapping[str, str] | None = None,
         safe_to_retry: bool | None = None,
         spec: RequestSpec | None = None,
-        mentions: Collection[str] = (),
-        verbatim: Mapping[str, str] | None = None,
+        kept: Kept = NOTHING_KEPT,
     ) -> httpx.Response:
         """Send one REST call through the throttle; raises on an error status.
 
         Every JSON body passes :func:`agents.redact.redact_obj` first, and every ``body`` in a
-        write's JSON then :func:`agents.github.outbound.sanitise_json` (``mentions``: the
+        write's JSON then :func:`agents.github.outbound.sanitise_json` (``kept.mentions``: the
         logins the calling code itself means to ping, the only mentions kept). Reads retry on
         5xx/timeouts; writes only when ``safe_to_retry`` (repeating it does no harm). A
         rate-limit answer is retried after its pause, never sooner; a pause longer than
         ``max_inline_wait`` raises :class:`IdentityPaused`.
 
-        ``verbatim`` maps placeholders in ``json`` to values put in after redaction and
+        ``kept.verbatim`` maps placeholders in ``json`` to values put in after redaction and
         sanitising: a file's base64 contents (redaction takes any long base64 run for a secret
         and would send ``[REDACTED:base64]`` instead). The caller redacts what it encodes.
         """
@@ -122,10 +135,10 @@ class ThrottledClient:
                 # The same for what the model wrote: it read the PR, so it pings, shows, links
                 # and embeds nothing the product did not put there itself. After redaction, so
                 # the marks it inserts never split a secret the table must still recognise.
-                rules = Outbound.of(mentions, self._transport.urls.web)
+                rules = Outbound.of(kept.mentions, self._transport.urls.web)
                 json = sanitise_json(json, rules)
-            if verbatim:
-                json = _put_back(json, verbatim)
+            if kept.verbatim:
+                json = _put_back(json, kept.verbatim)
         if spec is None:
             if path.rstrip("/").endswith("/graphql") or path.strip("/") == "graphql":
                 raise ValueError("GraphQL goes through GitHubGateway.graphql(), not request()")

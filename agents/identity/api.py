@@ -15,6 +15,7 @@ budget, not an installation's, and are not the identity's to account.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import urlencode
 
@@ -37,6 +38,29 @@ class IdentityCalls(Protocol):
     async def send(
         self, call: IdentityCall, send: Callable[[], Awaitable[httpx.Response]]
     ) -> httpx.Response: ...
+
+
+@dataclass(frozen=True)
+class IdentityLink:
+    """How an identity's own calls reach GitHub: ``api_url`` over ``transport`` (a new one of
+    the identity's own, ``timeout`` seconds per call, unless one is given), spending the budget
+    ``calls`` accounts (none given: not accounted)."""
+
+    api_url: str
+    timeout: float = 30.0
+    transport: GitHubTransport | None = None
+    calls: IdentityCalls | None = None
+
+    @property
+    def url(self) -> str:
+        return self.api_url.rstrip("/")
+
+    def api(self, identity: str) -> IdentityApi:
+        """The calls, as ``identity``, over the given transport or a new one."""
+        transport = self.transport or GitHubTransport(
+            self.url, identity=identity, timeout=self.timeout
+        )
+        return IdentityApi(transport, self.calls)
 
 
 class IdentityApi:

@@ -23,7 +23,7 @@ from typing import TypedDict, TypeVar, Unpack
 
 from pydantic import SecretStr
 
-from agents.identity.api import IdentityApi, IdentityCalls
+from agents.identity.api import IdentityCalls, IdentityLink
 from agents.identity.app_jwt import AppJwtSigner, Clock, read_private_key, utc_now
 from agents.identity.claim import MintRecord, TokenScope
 from agents.identity.errors import MintRefused
@@ -74,40 +74,34 @@ class InstallationMinter:
 
     def __init__(
         self,
-        *,
-        api_url: str,
-        app_id: int,
-        installation_id: int,
-        private_key: SecretStr,
+        ident: IdentitySettings,
         identity_name: str = DEFAULT_IDENTITY,
-        ceiling: str = DEFAULT_CEILING,
-        bot_login: str | None = None,
+        *,
+        link: IdentityLink,
         per_worker: bool = False,
         refresh_margin: timedelta = DEFAULT_REFRESH_MARGIN,
         clock: Clock = utc_now,
-        timeout: float = 30.0,
-        transport: GitHubTransport | None = None,
-        calls: IdentityCalls | None = None,
     ) -> None:
+        assert ident.app_id is not None and ident.installation_id is not None
         self.name = identity_name
         # Refused here, not at the first mint: an unknown name must never mean "no ceiling".
-        ceiling_of(ceiling)
-        self.ceiling = ceiling
-        self.api_url = api_url.rstrip("/")
-        self.app_id = app_id
-        self.installation_id = installation_id
+        ceiling_of(ident.ceiling)
+        self.ceiling = ident.ceiling
+        self.api_url = link.url
+        self.app_id = ident.app_id
+        self.installation_id = ident.installation_id
         self.per_worker = per_worker
         self.refresh_margin = refresh_margin
         self.stats = MintStats()
         self._clock = clock
-        self._signer = AppJwtSigner(app_id, private_key, identity_name=identity_name, clock=clock)
-        # Minting spends the App's budget; revoking, the installation's (through ``calls``).
-        self._api = IdentityApi(
-            transport or GitHubTransport(self.api_url, identity=identity_name, timeout=timeout),
-            calls,
+        private_key = read_private_key(ident, identity_name)
+        self._signer = AppJwtSigner(
+            ident.app_id, private_key, identity_name=identity_name, clock=clock
         )
+        # Minting spends the App's budget; revoking, the installation's (through ``calls``).
+        self._api = link.api(identity_name)
         self._jwt = AppJwtAuth(self._signer.jwt, identity_name)
-        self._bot_login = bot_login
+        self._bot_login = ident.bot_login
         # ``_lock`` guards the caches between awaits (never held across one, so no coroutine
         # waits on it); the asyncio locks are held across GitHub calls.
         self._lock = threading.Lock()
@@ -121,16 +115,19 @@ class InstallationMinter:
     def from_identity(
         cls, ident: IdentitySettings, name: str, *, api_url: str, **options: Unpack[MinterOptions]
     ) -> InstallationMinter:
-        assert ident.app_id is not None and ident.installation_id is not None
+        link = IdentityLink(
+            api_url,
+            timeout=options.get("timeout", 30.0),
+            transport=options.get("transport"),
+            calls=options.get("calls"),
+        )
         return cls(
-            api_url=api_url,
-            app_id=ident.app_id,
-            installation_id=ident.installation_id,
-            private_key=read_private_key(ident, name),
-            identity_name=name,
-            bot_login=ident.bot_login,
-            ceiling=ident.ceiling,
-            **options,
+            ident,
+            name,
+            link=link,
+            per_worker=options.get("per_worker", False),
+            refresh_margin=options.get("refresh_margin", DEFAULT_REFRESH_MARGIN),
+            clock=options.get("clock", utc_now),
         )
 
     def __repr__(self) -> str:

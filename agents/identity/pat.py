@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from pydantic import SecretStr
 
-from agents.identity.api import IdentityApi, IdentityCalls
+from agents.identity.api import IdentityApi, IdentityLink
 from agents.identity.claim import IdentityClaim, TokenScope
 from agents.identity.errors import IdentityBlocked
 from agents.identity.lease import MintStats, TokenLease
@@ -26,7 +26,6 @@ from agents.identity.tokens import BOT_PAT_KINDS, fingerprint, token_kind
 from agents.settings.model import ConfigError, IdentityKind
 from agents.settings.names import identity_setting
 from agents.transport.auth import BotPatAuth
-from agents.transport.client import GitHubTransport
 
 # Classic scopes that read at most what the ceiling reads and write nothing.
 WITHIN_CEILING_SCOPES = frozenset(
@@ -117,12 +116,9 @@ class BotPatIdentity:
         name: str,
         token: SecretStr,
         bot_login: str,
-        api_url: str,
         maintainer_login: str,
+        link: IdentityLink,
         accept_broader_grant: bool = False,
-        timeout: float = 30.0,
-        transport: GitHubTransport | None = None,
-        calls: IdentityCalls | None = None,
     ) -> None:
         if token_kind(token) not in BOT_PAT_KINDS:
             raise ConfigError(
@@ -135,10 +131,7 @@ class BotPatIdentity:
         self._token = token
         self._login = bot_login
         self._maintainer = maintainer_login
-        self._api_url = api_url.rstrip("/")
-        self._timeout = timeout
-        self._transport = transport
-        self._calls = calls
+        self._link = link
         self._api: IdentityApi | None = None
         self._grant: PatGrant | None = None
         self._lock = asyncio.Lock()
@@ -152,10 +145,7 @@ class BotPatIdentity:
         async with self._lock:
             if self._grant is None:
                 if self._api is None:
-                    transport = self._transport or GitHubTransport(
-                        self._api_url, identity=self.name, timeout=self._timeout
-                    )
-                    self._api = IdentityApi(transport, self._calls)
+                    self._api = self._link.api(self.name)
                 claim = IdentityClaim(
                     name=self.name,
                     kind=self.kind,
@@ -195,6 +185,6 @@ class BotPatIdentity:
     async def aclose(self) -> None:
         """Nothing to revoke; only the connection pool, when one was opened."""
         async with self._lock:
-            if self._api is not None and self._transport is None:
+            if self._api is not None and self._link.transport is None:
                 await self._api.aclose()
             self._api = None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Protocol, Unpack
 
+from agents.identity.api import IdentityLink
 from agents.identity.claim import TokenScope
 from agents.identity.lease import MintStats, TokenLease
 from agents.identity.minter import InstallationMinter, MinterOptions
@@ -51,12 +52,14 @@ def open_identity(
             name=name,
             token=ident.bot_token(),
             bot_login=ident.bot_login,
-            api_url=settings.github_api_url,
             maintainer_login=settings.maintainer_login or "",
+            link=IdentityLink(
+                settings.github_api_url,
+                timeout=options.get("timeout", settings.http_timeout_seconds),
+                transport=options.get("transport"),
+                calls=options.get("calls"),
+            ),
             accept_broader_grant=ident.accept_broader_grant,
-            timeout=options.get("timeout", settings.http_timeout_seconds),
-            transport=options.get("transport"),
-            calls=options.get("calls"),
         )
     defaults = MinterOptions(
         timeout=settings.http_timeout_seconds, per_worker=settings.per_worker_tokens

@@ -39,13 +39,10 @@ from agents.ratelimit import (
     ImpossibleRequest,
     Paused,
     Permit,
-    StateBackend,
     SystemClock,
     backoff,
 )
-from agents.ratelimit.anthropic.limits import LLMLimits
-from agents.ratelimit.anthropic.meters import KeyState
-from agents.ratelimit.anthropic.throttle import Cost, KeyAnswer, KeyThrottle
+from agents.ratelimit.anthropic.throttle import Cost, KeyAnswer, KeyMetering, KeyThrottle
 from agents.ratelimit.per_key import PerKey
 from agents.redact import fingerprint, redact
 
@@ -115,9 +112,7 @@ class LLMClient:
         http_client: httpx2.AsyncClient | None = None,
         proxy: str | None = None,
         registry: ModelRegistry | None = None,
-        limits: LLMLimits | None = None,
-        clock: Clock | None = None,
-        backend: StateBackend[KeyState] | None = None,
+        metering: KeyMetering | None = None,
         timeout_seconds: float = 600.0,
     ) -> None:
         if isinstance(api_key, str):
@@ -131,10 +126,11 @@ class LLMClient:
         self._key = api_key
         self.key_id = fingerprint(api_key.get_secret_value())
         self.registry = registry or DEFAULT_REGISTRY
-        self.limits = limits or LLMLimits()
-        self.clock: Clock = clock or SystemClock()
+        metering = metering or KeyMetering()
+        self.limits = metering.limits
+        self.clock: Clock = metering.clock or SystemClock()
         self.calibrations = Calibrations()
-        self._backend = backend
+        self._backend = metering.backend
         self._throttles: PerKey[str, KeyThrottle] = PerKey(
             lambda name: KeyThrottle(
                 name, limits=self.limits, clock=self.clock, backend=self._backend

@@ -18,7 +18,7 @@ from agents.github import (
     ThrottleLimits,
     TokenRefused,
 )
-from agents.github.gateway import GitHubGateway
+from agents.github.gateway import GatewayRun, GitHubGateway
 from tests.github.helpers import BASE, BOT, GRAPHQL, ManualClock, ok, rl_headers
 
 pytestmark = pytest.mark.anyio
@@ -37,7 +37,9 @@ def records() -> list[GitHubCallRecord]:
 @pytest.fixture
 def gateway(clock: ManualClock, records: list[GitHubCallRecord]) -> GitHubGateway:
     throttle = IdentityThrottle(BOT, limits=ThrottleLimits(), clock=clock)
-    return GitHubGateway(BASE, BOT, lambda: "ghs_gatewaytest", throttle, on_call=records.append)
+    return GitHubGateway(
+        BASE, BOT, lambda: "ghs_gatewaytest", throttle, run=GatewayRun(on_call=records.append)
+    )
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from agents.github import IdentityThrottle
 from agents.github.branches import ForeignBranch, branch_head, ensure_branch, fetch_copy
 from agents.github.commits import CREATE_COMMIT, StaleHead, commit_on_branch
 from agents.github.drafts import comment_on_issue, open_draft_pull
-from agents.github.gateway import GitHubGateway
+from agents.github.gateway import GatewayRun, GitHubGateway
 from agents.github.issues import labelled_open_issues, may_write
 from agents.github.writes import WriteCaps, WriteLedger, WriteRefused
 from agents.identity import TokenScope
@@ -49,7 +49,11 @@ def writer(
     token = sandbox.state.mint_token(WRITER_INSTALLATION_ID)
     throttle = IdentityThrottle(WRITER_BOT, clock=sandbox_clock(sandbox))
     return GitHubGateway(
-        sandbox.url, WRITER_BOT, lambda: token, throttle, writes=ledger, write_target=target
+        sandbox.url,
+        WRITER_BOT,
+        lambda: token,
+        throttle,
+        run=GatewayRun(writes=ledger, write_target=target),
     )
 
 

@@ -12,6 +12,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from pydantic import SecretStr
 
+from agents.identity.api import IdentityLink
 from agents.identity.app_jwt import AppJwtSigner, read_private_key
 from agents.identity.sources import BotPatIdentity, open_identity
 from agents.settings.model import ConfigError, IdentitySettings, load_settings
@@ -139,8 +140,8 @@ def test_bot_pat_identity_must_hold_a_pat() -> None:
             name="bot",
             token=SecretStr("ghs_installation0123"),
             bot_login="swarm-bot",
-            api_url="http://127.0.0.1:9",
             maintainer_login="octo-maintainer",
+            link=IdentityLink("http://127.0.0.1:9"),
         )
     assert str(err.value) == (
         "SWARM_IDENTITIES__BOT__TOKEN_FILE: identity 'bot' is a bot_pat identity but its token "

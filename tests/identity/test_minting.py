@@ -12,10 +12,11 @@ import pytest
 from pydantic import SecretStr
 
 from agents.identity import MintRefused, PermissionRefused, TokenScope
+from agents.identity.api import IdentityLink
 from agents.identity.minter import InstallationMinter
 from agents.identity.sources import open_identity
 from agents.identity.tokens import fingerprint
-from agents.settings.model import Settings
+from agents.settings.model import IdentitySettings, Settings
 from sandbox.github.seed import REVIEWER_APP_ID, REVIEWER_INSTALLATION_ID
 from sandbox.github.state import SandboxState
 from sandbox.server import SandboxServer
@@ -56,12 +57,15 @@ def minted(sandbox: SandboxServer) -> Minted:
     return Minted(sandbox.state)
 
 
-def minter_on(sandbox: SandboxServer, **options: Any) -> InstallationMinter:
+def minter_on(
+    sandbox: SandboxServer, *, per_worker: bool = False, **settings: Any
+) -> InstallationMinter:
     key = SecretStr(sandbox.state.private_key_pem(REVIEWER_APP_ID))
-    settings: dict[str, Any] = {"installation_id": REVIEWER_INSTALLATION_ID, **options}
-    return InstallationMinter(
-        api_url=sandbox.url, app_id=REVIEWER_APP_ID, private_key=key, **settings
+    ident = IdentitySettings.model_validate(
+        {"app_id": REVIEWER_APP_ID, "private_key": key, "installation_id": REVIEWER_INSTALLATION_ID}
+        | settings
     )
+    return InstallationMinter(ident, link=IdentityLink(sandbox.url), per_worker=per_worker)
 
 
 @pytest.fixture

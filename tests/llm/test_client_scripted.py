@@ -18,6 +18,7 @@ from agents.llm.request import build_request
 from agents.llm.turn import ToolResult, TurnContext, assistant_message, user_message
 from agents.llm.usage import is_cache_miss
 from agents.ratelimit.anthropic.limits import LLMLimits
+from agents.ratelimit.anthropic.throttle import KeyMetering
 from agents.roles import Role, RoleChain
 from sandbox.model import ScriptedModel, ScriptedServer
 from tests.json_access import obj
@@ -125,7 +126,7 @@ def test_overload_then_success_is_retried_after_a_jittered_backoff(
     roles: dict[str, Role], model: ScriptedModel, clock: VirtualClock
 ) -> None:
     model.fail_next(times=2, status=529, retry_after_ms=None)
-    result = _create(model, roles, clock=clock)
+    result = _create(model, roles, metering=KeyMetering(clock=clock))
     assert result.stop_reason == "tool_use"
     assert result.attempts == 3
     # 2 s then 4 s, each times a jitter in [0.5, 1): the key backs off, the SDK does not retry.
@@ -139,7 +140,7 @@ def test_overload_storm_ends_in_a_clear_pause_without_the_key(
 ) -> None:
     model.overload_for(3600)
     with pytest.raises(LLMOverloaded) as err:
-        _create(model, roles, clock=clock)
+        _create(model, roles, metering=KeyMetering(clock=clock))
     message = str(err.value)
     assert message.startswith("model calls paused until ")
     assert (
@@ -157,7 +158,7 @@ def test_rate_limited_call_waits_out_retry_after_then_succeeds(
     roles: dict[str, Role], model: ScriptedModel, clock: VirtualClock
 ) -> None:
     model.fail_next(times=1, status=429, retry_after_ms=7000)
-    assert _create(model, roles, clock=clock).attempts == 2
+    assert _create(model, roles, metering=KeyMetering(clock=clock)).attempts == 2
     assert clock.sleeps == [7.0]
 
 
@@ -166,7 +167,11 @@ def test_rate_limit_that_keeps_coming_pauses_the_worker(
 ) -> None:
     model.fail_next(times=50, status=429, retry_after_ms=1000)
     with pytest.raises(LLMPaused, match=r"rate-limited this key \(429\), 2 times in a row"):
-        _create(model, roles, clock=clock, limits=LLMLimits(max_rate_limit_retries=1))
+        _create(
+            model,
+            roles,
+            metering=KeyMetering(LLMLimits(max_rate_limit_retries=1), clock),
+        )
     assert model.status_counts == {429: 2}
 
 
@@ -175,7 +180,7 @@ def test_a_long_rate_limit_pause_is_reported_not_slept(
 ) -> None:
     model.fail_next(times=1, status=429, retry_after_ms=600_000)
     with pytest.raises(LLMPaused) as err:
-        _create(model, roles, clock=clock)
+        _create(model, roles, metering=KeyMetering(clock=clock))
     assert str(err.value).endswith("(in 600 s): the model provider rate-limited this key (429)")
     assert clock.sleeps == []
 

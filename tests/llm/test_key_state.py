@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agents.ratelimit.anthropic.limits import LLMLimits
-from agents.ratelimit.anthropic.meters import KeyState, decide, settle
+from agents.ratelimit.anthropic.meters import NOT_CHARGED, Charged, KeyState, decide, settle
 from agents.ratelimit.anthropic.readings import NO_READING, Reading, read_headers
 
 LIM = LLMLimits(refill_safety=1.0)
@@ -27,7 +27,7 @@ def _reading(inp_remaining: int, *, inp_limit: int = 6000, retry: float | None =
 def _learned(remaining: int = 6000) -> KeyState:
     state = KeyState()
     assert decide(state, "probe", "w", _cost(10), T0, LIM).granted
-    settle(state, "probe", T0, 200, _reading(remaining), 10, 5, LIM)
+    settle(state, "probe", T0, 200, _reading(remaining), Charged(10, 5), LIM)
     return state
 
 
@@ -37,7 +37,7 @@ def test_the_first_call_probes_alone_until_the_limits_are_known() -> None:
     waiting = decide(state, "b", "w2", _cost(1000), T0, LIM)
     assert not waiting.granted and waiting.wait_until is None
     assert waiting.reason == "learning the key's limits"
-    settle(state, "a", T0, 200, _reading(5000), 1000, 50, LIM)
+    settle(state, "a", T0, 200, _reading(5000), Charged(1000, 50), LIM)
     assert decide(state, "b", "w2", _cost(1000), T0, LIM).granted
 
 
@@ -56,7 +56,7 @@ def test_the_answer_headers_are_authoritative_minus_the_calls_still_in_flight() 
     assert decide(state, "a", "w1", _cost(1000), T0, LIM).granted
     assert decide(state, "b", "w2", _cost(700), T0, LIM).granted
     # a's answer: the provider saw only a (and counted 400 of it: the rest was cache reads).
-    settle(state, "a", T0, 200, _reading(5600), 400, 50, LIM)
+    settle(state, "a", T0, 200, _reading(5600), Charged(400, 50), LIM)
     assert state.meters["input-tokens"].level == 5600 - 700
     assert list(state.holds) == ["b"]
 
@@ -75,9 +75,9 @@ def test_an_older_reading_arriving_late_can_only_lower_the_estimate() -> None:
         remaining={"input-tokens": 5000},
         reset={"input-tokens": T0 + 10},
     )
-    settle(state, "b", T0, 200, newer, 1000, 10, LIM)  # b reached the provider after a
+    settle(state, "b", T0, 200, newer, Charged(1000, 10), LIM)  # b reached the provider after a
     assert state.meters["input-tokens"].level == 4000 - 1000  # a may not be in the reading
-    settle(state, "a", T0, 200, older, 1000, 10, LIM)
+    settle(state, "a", T0, 200, older, Charged(1000, 10), LIM)
     # a's 5,000 predates b: not believed. The safe side holds until a newer reading comes.
     assert state.meters["input-tokens"].level == 3000
     assert state.meters["input-tokens"].newest_reset == T0 + 20
@@ -87,7 +87,7 @@ def test_without_headers_the_unused_reservation_is_handed_back() -> None:
     state = _learned()
     assert decide(state, "a", "w", _cost(1000, out=500), T0, LIM).granted
     assert state.meters["input-tokens"].level == 5000
-    settle(state, "a", T0, 200, NO_READING, 300, 20, LIM)
+    settle(state, "a", T0, 200, NO_READING, Charged(300, 20), LIM)
     assert state.meters["input-tokens"].level == 5700
     assert state.meters["output-tokens"].level == 9000 - 20
 
@@ -104,7 +104,7 @@ def test_a_call_larger_than_the_per_minute_budget_is_impossible_and_says_so() ->
 def test_a_429_pauses_the_key_for_every_worker_until_retry_after() -> None:
     state = _learned()
     assert decide(state, "a", "w1", _cost(100), T0, LIM).granted
-    pause = settle(state, "a", T0, 429, _reading(0, retry=20), None, None, LIM)
+    pause = settle(state, "a", T0, 429, _reading(0, retry=20), NOT_CHARGED, LIM)
     assert pause is not None and pause.until == T0 + 20 and pause.kind == "rate_limited"
     other = decide(state, "b", "w2", _cost(10), T0 + 1, LIM)
     assert other.paused and other.wait_until == T0 + 20
@@ -116,7 +116,7 @@ def test_a_429_without_retry_after_backs_off_and_doubles() -> None:
     state = _learned()
     for n, expected in ((1, 10.0), (2, 20.0)):
         assert decide(state, f"r{n}", "w", _cost(1), T0 + 1000 * n, LIM).granted
-        pause = settle(state, f"r{n}", T0 + 1000 * n, 429, NO_READING, None, None, LIM)
+        pause = settle(state, f"r{n}", T0 + 1000 * n, 429, NO_READING, NOT_CHARGED, LIM)
         assert pause is not None and pause.until == T0 + 1000 * n + expected
 
 
@@ -126,12 +126,12 @@ def test_529_backs_the_key_off_exponentially_with_jitter_and_success_resets_it()
     for n in range(1, 4):
         now = T0 + 100 * n
         assert decide(state, f"o{n}", "w", _cost(1), now, LIM).granted
-        pause = settle(state, f"o{n}", now, 529, NO_READING, None, None, LIM, jitter=0.0)
+        pause = settle(state, f"o{n}", now, 529, NO_READING, NOT_CHARGED, LIM, jitter=0.0)
         assert pause is not None and pause.kind == "overloaded"
         waits.append(pause.until - now)
     assert waits == [1.0, 2.0, 4.0]  # 2, 4, 8 s times the lowest jitter (0.5)
     assert decide(state, "ok", "w", _cost(1), T0 + 1000, LIM).granted
-    settle(state, "ok", T0 + 1000, 200, NO_READING, 1, 1, LIM)
+    settle(state, "ok", T0 + 1000, 200, NO_READING, Charged(1, 1), LIM)
     assert state.overload_strikes == 0
 
 

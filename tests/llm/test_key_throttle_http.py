@@ -11,7 +11,7 @@ import asyncio
 from typing import Any
 
 from agents.llm.client import LLMClient
-from agents.ratelimit.anthropic.throttle import KeyThrottle
+from agents.ratelimit.anthropic.throttle import KeyMetering, KeyThrottle
 from sandbox.github.clock import SandboxClock
 from sandbox.model import ScriptedModel, ScriptedServer
 from sandbox.model.ratelimit import ProviderLimits
@@ -40,7 +40,7 @@ def test_a_429_on_one_worker_pauses_the_key_for_the_others() -> None:
     with ScriptedServer(model) as server:
 
         async def go() -> list[Any]:
-            client = LLMClient(api_key=KEY, base_url=server.url, clock=clock)
+            client = LLMClient(api_key=KEY, base_url=server.url, metering=KeyMetering(clock=clock))
             throttle = client.throttle(MODEL)
             try:
                 await client.create(_request(100), worker_id="warm-up")  # learn the limits
@@ -83,7 +83,7 @@ def test_workers_sharing_a_key_stay_under_its_per_minute_input_budget() -> None:
             return n
 
         async def go() -> None:
-            client = LLMClient(api_key=KEY, base_url=server.url, clock=clock)
+            client = LLMClient(api_key=KEY, base_url=server.url, metering=KeyMetering(clock=clock))
             throttle = client.throttle(MODEL)
             try:
                 async with clock.driving(busy=lambda: _in_flight(throttle)):

@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from agents.llm.client import LLMClient
 from agents.ratelimit import RowBackend, ScaledClock
 from agents.ratelimit.anthropic.meters import KeyState
+from agents.ratelimit.anthropic.throttle import KeyMetering
 from agents.store import Store
 from agents.store.schema import throttle_state
 from sandbox.github.clock import SandboxClock
@@ -47,8 +48,10 @@ def _process(name: str, url: str, db_url: str, clock: SandboxClock, barrier: Any
         client = LLMClient(
             api_key=KEY,
             base_url=url,
-            clock=ScaledClock(clock.now, clock.speed),
-            backend=RowBackend(KeyState, store, prefix="llm:"),
+            metering=KeyMetering(
+                clock=ScaledClock(clock.now, clock.speed),
+                backend=RowBackend(KeyState, store, prefix="llm:"),
+            ),
         )
         done = 0
 

@@ -18,6 +18,7 @@ import pytest
 
 from agents.llm.client import LLMClient, LLMUnavailable
 from agents.ratelimit.anthropic.limits import LLMLimits
+from agents.ratelimit.anthropic.throttle import KeyMetering
 from sandbox.model import ScriptedModel, ScriptedServer
 
 KEY = "sk-ant-api03-PROXYPLANTED-do-not-leak"
@@ -130,7 +131,7 @@ def test_an_explicit_proxy_setting_is_used(listener: Listener) -> None:
             api_key=KEY,
             base_url="http://127.0.0.1:9",
             proxy=listener.url,
-            limits=LLMLimits(max_transient_retries=0),
+            metering=KeyMetering(LLMLimits(max_transient_retries=0)),
         )
         try:
             with pytest.raises(LLMUnavailable) as err:

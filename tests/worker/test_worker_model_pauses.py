@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 import pytest
 
 from agents.llm.client import LLMClient
+from agents.ratelimit.anthropic.throttle import KeyMetering
 from sandbox.github.seed import WIDGETS, WIDGETS_PR_DEBUG_PRINT
 from sandbox.model import ScriptedModel, ScriptedServer
 from tests.llm.clocks import VirtualClock
@@ -46,7 +47,13 @@ async def test_a_model_that_will_not_answer_pauses_the_worker_and_its_row_says_p
     clock = VirtualClock(start=datetime.now(UTC).timestamp())
     trouble(model)
     with ScriptedServer(model) as server:
-        swarm.use_model(LLMClient(api_key="sk-ant-offline", base_url=server.url, clock=clock))
+        swarm.use_model(
+            LLMClient(
+                api_key="sk-ant-offline",
+                base_url=server.url,
+                metering=KeyMetering(clock=clock),
+            )
+        )
         outcome = await swarm.review(WIDGETS, WIDGETS_PR_DEBUG_PRINT)
     assert outcome.status == "paused", outcome.reason
     assert outcome.reason is not None and reason_has in outcome.reason

@@ -149,14 +149,24 @@ def decide(
     return GRANTED
 
 
+@dataclass(frozen=True, slots=True)
+class Charged:
+    """The tokens one answered call was charged (None: not known, nothing is given back)."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+NOT_CHARGED: Final = Charged()
+
+
 def settle(
     state: KeyState,
     rid: str,
     now: float,
     status: int | None,
     reading: Reading,
-    charged_input: int | None,
-    charged_output: int | None,
+    charged: Charged,
     lim: LLMLimits,
     jitter: float = 0.5,
 ) -> Pause | None:
@@ -172,7 +182,7 @@ def settle(
         meter = state.meters.setdefault(resource, Meter())
         meter.refill(now, lim)
         if hold is not None and status == 200 and meter.limit is not None:
-            meter.level += _unused(hold, resource, charged_input, charged_output)
+            meter.level += _unused(hold, resource, charged)
         limit, remaining = reading.limit.get(resource), reading.remaining.get(resource)
         if limit is None or remaining is None:
             continue
@@ -193,14 +203,12 @@ def settle(
     return None
 
 
-def _unused(
-    hold: Hold, resource: str, charged_input: int | None, charged_output: int | None
-) -> int:
+def _unused(hold: Hold, resource: str, charged: Charged) -> int:
     """What a call reserved beyond what it was charged (cache reads, a short answer)."""
-    if resource == "input-tokens" and charged_input is not None:
-        return hold.input_tokens - charged_input
-    if resource == "output-tokens" and charged_output is not None:
-        return hold.output_tokens - charged_output
+    if resource == "input-tokens" and charged.input_tokens is not None:
+        return hold.input_tokens - charged.input_tokens
+    if resource == "output-tokens" and charged.output_tokens is not None:
+        return hold.output_tokens - charged.output_tokens
     return 0
 
 

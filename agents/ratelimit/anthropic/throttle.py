@@ -11,11 +11,19 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from agents.ratelimit.anthropic.limits import LLMLimits
-from agents.ratelimit.anthropic.meters import KeyState, KeyView, decide, settle, snapshot
+from agents.ratelimit.anthropic.meters import (
+    NOT_CHARGED,
+    Charged,
+    KeyState,
+    KeyView,
+    decide,
+    settle,
+    snapshot,
+)
 from agents.ratelimit.anthropic.readings import NO_READING, read_headers
 from agents.ratelimit.backend import StateBackend
 from agents.ratelimit.clock import Clock
@@ -70,10 +78,21 @@ class KeyPolicy:
     ) -> Pause | None:
         rid, lim, jitter = permit.reservation_id, self.limits, self._jitter()
         if answer is None:
-            return settle(state, rid, now, None, NO_READING, None, None, lim, jitter)
+            return settle(state, rid, now, None, NO_READING, NOT_CHARGED, lim, jitter)
         reading = read_headers(answer.headers)
-        charged_in, charged_out = answer.charged_input, answer.charged_output
-        return settle(state, rid, now, answer.status, reading, charged_in, charged_out, lim, jitter)
+        charged = Charged(answer.charged_input, answer.charged_output)
+        return settle(state, rid, now, answer.status, reading, charged, lim, jitter)
+
+
+@dataclass(frozen=True)
+class KeyMetering:
+    """What every throttle of one key is built with: the provider's limits as swarm reads them,
+    the clock it waits on (None: the system's), and where its state lives (None: in this
+    process)."""
+
+    limits: LLMLimits = field(default_factory=LLMLimits)
+    clock: Clock | None = None
+    backend: StateBackend[KeyState] | None = None
 
 
 class KeyThrottle(Throttle[Cost, KeyState, KeyAnswer]):
