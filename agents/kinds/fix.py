@@ -273,7 +273,7 @@ async def _ready(
     from agents.github.drafts import mark_ready
     from agents.github.issues import labelled_by, may_write
     from agents.kinds.implement import LABEL
-    from agents.writer.approval import comment_once
+    from agents.writer.approval import BotComments
     from agents.writer.rounds import ready_key
 
     if runtime.dry_run:
@@ -291,17 +291,8 @@ async def _ready(
         f"{asked}the reviewer bot finds nothing blocking at this head, so this pull request is "
         "ready for review. Please review it: the writer never merges or approves its own work."
     )
-    await comment_once(
-        runtime.store,
-        gateway,
-        repo,
-        number,
-        key,
-        text,
-        login=login,
-        holder=_holder(),
-        mentions=(person,) if person else (),
-    )
+    bot = BotComments(runtime.store, gateway, login, holder=_holder())
+    await bot.once(repo, number, key, text, mentions=(person,) if person else ())
 
 
 async def _stop(

@@ -186,36 +186,40 @@ class IssueComments(Protocol):
     ) -> dict[str, Any]: ...
 
 
-async def comment_once(
-    claims: Claims,
-    gateway: IssueComments,
-    repo: str,
-    number: int,
-    key: str,
-    text: str,
-    *,
-    login: str,
-    holder: str,
-    mentions: Collection[str] = (),
-) -> None:
-    """Comment ``text`` on issue ``number`` once under ``key``: the store's claim, then the
-    bot's own hidden marker on GitHub, decide whether it was written already."""
-    body = with_comment_marker(text, key)
+@dataclass(frozen=True)
+class BotComments:
+    """Comments written once each, as the bot ``login`` over ``gateway``, claimed in ``claims``
+    by ``holder``."""
 
-    async def find() -> dict[str, Any] | None:
-        found = find_own_comment(await gateway.list_issue_comments(repo, number), key, login)
-        return dict(found) if found is not None else None
+    claims: Claims
+    gateway: IssueComments
+    login: str
+    holder: str
 
-    async def create() -> dict[str, Any]:
-        async def post() -> dict[str, Any]:
-            made = await gateway.create_issue_comment(repo, number, body, mentions=mentions)
-            return {"id": made.get("id"), "html_url": made.get("html_url")}
+    async def once(
+        self, repo: str, number: int, key: str, text: str, *, mentions: Collection[str] = ()
+    ) -> None:
+        """Comment ``text`` on issue ``number`` once under ``key``: the store's claim, then the
+        bot's own hidden marker on GitHub, decide whether it was written already."""
+        body = with_comment_marker(text, key)
+        gateway, login = self.gateway, self.login
 
-        return dict(await create_or_find(post, find, f"comment {key}"))
+        async def find() -> dict[str, Any] | None:
+            found = find_own_comment(await gateway.list_issue_comments(repo, number), key, login)
+            return dict(found) if found is not None else None
 
-    # The flow writes these within seconds of claiming them: a claim nobody finished is taken
-    # over once GitHub shows no marker.
-    await write_once(claims, key, holder, find=find, create=create, alive=lambda _claim: False)
+        async def create() -> dict[str, Any]:
+            async def post() -> dict[str, Any]:
+                made = await gateway.create_issue_comment(repo, number, body, mentions=mentions)
+                return {"id": made.get("id"), "html_url": made.get("html_url")}
+
+            return dict(await create_or_find(post, find, f"comment {key}"))
+
+        # The flow writes these within seconds of claiming them: a claim nobody finished is
+        # taken over once GitHub shows no marker.
+        await write_once(
+            self.claims, key, self.holder, find=find, create=create, alive=lambda _claim: False
+        )
 
 
 # -- which items wait, and for how long ---------------------------------------------------------
@@ -359,16 +363,8 @@ async def post_on_issue(runtime: Runtime, role: str, gate: Gate, what: str, text
     async with runtime.discovery(identity, [repo], GATE_PERMISSIONS) as (gateway, login):
         if login is None:
             raise RuntimeError("the writer bot's login is not verified: its plan is not posted")
-        await comment_once(
-            runtime.store,
-            gateway,
-            repo,
-            number,
-            comment_key(gate, what),
-            text,
-            login=login,
-            holder=f"gate-{uuid.uuid4().hex[:12]}",
-        )
+        bot = BotComments(runtime.store, gateway, login, holder=f"gate-{uuid.uuid4().hex[:12]}")
+        await bot.once(repo, number, comment_key(gate, what), text)
 
 
 def undecidable(gate: Gate | None) -> str | None:

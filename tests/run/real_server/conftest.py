@@ -145,6 +145,13 @@ def real_prefect(
         server.stop()
 
 
+@pytest.fixture
+def swarm(real_prefect: PrefectServer, tmp_path: Path) -> Iterator[ObservedSwarm]:
+    """A swarm of this test's own, over a fresh sandbox GitHub, against the session's server."""
+    with SandboxServer() as sandbox:
+        yield ObservedSwarm(real_prefect, sandbox, tmp_path)
+
+
 @pytest.fixture(scope="session")
 def observed(
     real_prefect: PrefectServer, tmp_path_factory: pytest.TempPathFactory

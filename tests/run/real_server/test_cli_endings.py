@@ -8,8 +8,6 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -18,20 +16,12 @@ from agents.store.runs import LEFT_AFTER_WRITE
 from sandbox.github.model import IssueComment
 from sandbox.github.records import Rendezvous
 from sandbox.github.seed import REPOS, REVIEWER_BOT
-from sandbox.server import SandboxServer
-from tests.prefect_server import PrefectServer
 from tests.run.real_server.conftest import SWARM, ObservedSwarm
 
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 SUMMARY_ROUTE = "/repos/{owner}/{repo}/issues/{issue_number}/comments"
-
-
-@pytest.fixture
-def swarm(real_prefect: PrefectServer, tmp_path: Path) -> Iterator[ObservedSwarm]:
-    with SandboxServer() as sandbox:
-        yield ObservedSwarm(real_prefect, sandbox, tmp_path)
 
 
 def _store_rows(swarm: ObservedSwarm) -> tuple[list[str], list[str]]:

@@ -5,27 +5,17 @@ server's run logs and show on the terminal with ``--verbose``."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
 
 from agents.store import Store
 from sandbox.github.seed import DOCS
-from sandbox.server import SandboxServer
-from tests.prefect_server import PrefectServer
 from tests.pty_terminal import run_in_terminal
 from tests.run.real_server.conftest import SWARM, ObservedSwarm
 
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
 PREFECT_LINES = ("| INFO    | prefect", "Beginning flow run", "Finished in state Completed")
-
-
-@pytest.fixture
-def swarm(real_prefect: PrefectServer, tmp_path: Path) -> Iterator[ObservedSwarm]:
-    with SandboxServer() as sandbox:
-        yield ObservedSwarm(real_prefect, sandbox, tmp_path)
 
 
 def test_a_run_tells_the_swarms_story_and_not_prefects(swarm: ObservedSwarm) -> None:

@@ -12,25 +12,15 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 
-from sandbox.server import SandboxServer
-from tests.prefect_server import PrefectServer
 from tests.run.real_server.conftest import SWARM, ObservedSwarm
 
 pytestmark = [pytest.mark.prefect, pytest.mark.slow]
 HINT = "run it now, from another shell: "
 NAME = "swarm-hint-check"
-
-
-@pytest.fixture
-def swarm(real_prefect: PrefectServer, tmp_path: Path) -> Iterator[ObservedSwarm]:
-    with SandboxServer() as sandbox:
-        yield ObservedSwarm(real_prefect, sandbox, tmp_path)
 
 
 def test_the_deployment_the_serve_hint_names_exists_when_the_hint_is_printed(
