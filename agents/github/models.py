@@ -73,6 +73,28 @@ class Pull(TypedDict, total=False):
     commits: int
 
 
+# What the swarm reads of a pull request more than once, read one way: the readers take the
+# ``Pull`` itself rather than a second class that copies these fields out of it.
+
+
+def head_sha(pull: Pull) -> str:
+    """The commit the pull request's head is at ("" when GitHub left it out)."""
+    return str(pull.get("head", {}).get("sha") or "")
+
+
+def base_sha(pull: Pull) -> str | None:
+    return pull.get("base", {}).get("sha")
+
+
+def author_login(pull: Pull) -> str | None:
+    """The author's login; None for a deleted account."""
+    return (pull.get("user") or {}).get("login")
+
+
+def label_names(pull: Pull) -> tuple[str, ...]:
+    return tuple(str(label.get("name")) for label in pull.get("labels") or ())
+
+
 class Review(TypedDict, total=False):
     id: int | None
     user: Account | None

@@ -21,6 +21,7 @@ from typing import Literal, Protocol
 from pydantic import BaseModel, ConfigDict
 
 from agents.github.errors import IdentityPaused, TokenRefused
+from agents.github.models import Pull, author_login, base_sha, head_sha, label_names
 from agents.planning.config_notice import ConfigNotice
 from agents.planning.files import ChangedFile, split_files
 from agents.planning.repo_config import CONFIG_PATH, RepoConfig, RepoConfigError, parse_repo_config
@@ -36,21 +37,6 @@ log = logging.getLogger("swarm.planning")
 # -- what discovery reads ------------------------------------------------------------------------
 
 
-class OpenPull(BaseModel):
-    """An open pull request as the list endpoint describes it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    repo: str
-    number: int
-    title: str = ""
-    head_sha: str
-    base_sha: str | None = None
-    draft: bool = False
-    author: str | None = None
-    labels: tuple[str, ...] = ()
-
-
 class ExistingReview(BaseModel):
     """A review already on a PR: who wrote it, at which commit, and its body (for the marker)."""
 
@@ -64,7 +50,9 @@ class ExistingReview(BaseModel):
 class PullSource(Protocol):
     """The GitHub reads discovery needs. Implemented over the bot's gateway."""
 
-    async def open_pulls(self, repo: str) -> list[OpenPull]: ...
+    async def open_pulls(self, repo: str) -> list[Pull]:
+        """The open pull requests of ``repo`` as the list endpoint describes them."""
+        ...
 
     async def reviews(self, repo: str, number: int) -> list[ExistingReview]: ...
 
@@ -265,16 +253,16 @@ async def discover_work(
             found.skipped.append(SkippedItem(repo, 0, "", "unreadable", f"cannot list PRs: {exc}"))
             continue
         if wanted is not None:
-            pulls = [p for p in pulls if (repo.lower(), p.number) in wanted]
+            pulls = [p for p in pulls if (repo.lower(), p["number"]) in wanted]
             if not pulls:
                 continue
-        if rerun is None and all(_done_here(ledger, p, roles) for p in pulls):
+        if rerun is None and all(_done_here(ledger, repo, p, roles) for p in pulls):
             # The store has every listed PR reviewed at its head and nothing forces another
             # review: whatever the repository's file says, no PR of it gets work, so it is not
             # read (one GitHub call per re-poll of an unchanged repository, issue 23). An
             # invalid file is reported, and told, when a PR next needs work.
             found.skipped += [
-                SkippedItem(repo, p.number, p.head_sha, "already_reviewed") for p in pulls
+                SkippedItem(repo, p["number"], head_sha(p), "already_reviewed") for p in pulls
             ]
             continue
         try:
@@ -283,12 +271,14 @@ async def discover_work(
             log.warning("%s: %s; the repository is skipped", repo, exc)
             found.config_errors[repo] = exc.problems
             if exc.digest is not None:  # read but invalid (not unreadable): tell its PRs
-                numbers = tuple(p.number for p in pulls if ask.include_drafts or not p.draft)
+                numbers = tuple(
+                    p["number"] for p in pulls if ask.include_drafts or not p.get("draft")
+                )
                 notice = ConfigNotice(repo, exc.digest, tuple(exc.problems), numbers)
                 found.config_notices.append(notice)
             continue
         for pull in pulls:
-            await _consider(found, source, ledger, config, pull, ask)
+            await _consider(found, source, ledger, config, (repo, pull), ask)
     return found
 
 
@@ -308,52 +298,55 @@ async def _consider(
     source: PullSource,
     ledger: ReviewLedger,
     config: RepoConfig,
-    pull: OpenPull,
+    listed: tuple[str, Pull],
     ask: DiscoveryAsk,
 ) -> None:
-    """Add ``pull`` to ``found`` as a task, or as skipped with its reason (and a note)."""
-    repo, role, roles = pull.repo, ask.role, ask.roles
-    bot_login, rerun, include_drafts = ask.bot_login, ask.rerun, ask.drafts_of(pull.author)
+    """Add ``listed`` (a repository and one of its pull requests) to ``found`` as a task, or as
+    skipped with its reason (and a note)."""
+    repo, pull = listed
+    number, head, author = pull["number"], head_sha(pull), author_login(pull)
+    role, roles = ask.role, ask.roles
+    bot_login, rerun, include_drafts = ask.bot_login, ask.rerun, ask.drafts_of(author)
     max_file_tokens = ask.max_file_tokens
 
     def skip(reason: SkipReason, detail: str | None = None) -> None:
-        found.skipped.append(SkippedItem(repo, pull.number, pull.head_sha, reason, detail))
+        found.skipped.append(SkippedItem(repo, number, head, reason, detail))
 
     rule = skip_rule(
         config,
         role=role,
-        author=pull.author,
-        labels=pull.labels,
-        draft=pull.draft and not include_drafts,
+        author=author,
+        labels=label_names(pull),
+        draft=bool(pull.get("draft")) and not include_drafts,
     )
     if rule is not None and (rerun is None or rule[0] == "role_disabled"):
         skip(rule[0], rule[1])
         return
-    keys = {review_key(repo, pull.number, pull.head_sha, r) for r in roles}
+    keys = {review_key(repo, number, head, r) for r in roles}
     reviewed_here = any(ledger.has_review(k) for k in keys)
     # Reviewed at this head by a run interrupted before its summary: planned as ever (the
     # summary reads the repository's settings and files), and the role that posted the review
     # finishes it from the store's record, with no model call.
-    left = None if rerun is not None else _left_unfinished(ledger, pull, roles)
+    left = None if rerun is not None else _left_unfinished(ledger, repo, pull, roles)
     if reviewed_here and left is None and rerun is None:
         skip("already_reviewed")
         return
-    since = ledger.last_reviewed_sha(repo, pull.number, roles)
+    since = ledger.last_reviewed_sha(repo, number, roles)
     try:
-        reviews = await source.reviews(repo, pull.number)
-        files = await source.changed_files(repo, pull.number)
+        reviews = await source.reviews(repo, number)
+        files = await source.changed_files(repo, number)
     except Exception as exc:
         # One unreadable PR must not hide the others; the next run tries it again.
-        log.warning("%s#%d: cannot read it for planning: %s", repo, pull.number, exc)
+        log.warning("%s#%d: cannot read it for planning: %s", repo, number, exc)
         skip("unreadable", str(exc))
         return
-    marked_here, marker_since = _scan_markers(reviews, pull, keys, roles, bot_login)
+    marked_here, marker_since = _scan_markers(reviews, (repo, number), keys, roles, bot_login)
     if marked_here and not any(ledger.agrees(k) for k in keys):
         # The bot's login wrote it, but no worker of ours claimed it: not our review.
-        log.warning("%s#%d: a review marker the store never claimed is ignored", repo, pull.number)
+        log.warning("%s#%d: a review marker the store never claimed is ignored", repo, number)
         marked_here = False
     if marked_here and left is None and rerun is None:
-        log.info("%s#%d already carries a review marker at this SHA", repo, pull.number)
+        log.info("%s#%d already carries a review marker at this SHA", repo, number)
         skip("already_reviewed")
         return
     split = split_files(files, config, max_file_tokens)
@@ -361,20 +354,18 @@ async def _consider(
     problem = scope_problem(config, split)
     if problem is not None:
         skip(problem[0], problem[1])
-        found.notes.append(
-            PullNote(repo, pull.number, pull.head_sha, role, problem[1], split.listed, forced)
-        )
+        found.notes.append(PullNote(repo, number, head, role, problem[1], split.listed, forced))
         return
     since = since or marker_since
     read = tuple(f.path for f in split.read)
-    found.sizes[(repo, pull.number)] = {f.path: f.tokens for f in split.read}
+    found.sizes[(repo, number)] = {f.path: f.tokens for f in split.read}
     found.items.append(
         Task(
             repo=repo,
-            number=pull.number,
-            head_sha=pull.head_sha,
-            base_sha=pull.base_sha,
-            since_sha=since if since != pull.head_sha else None,
+            number=number,
+            head_sha=head,
+            base_sha=base_sha(pull),
+            since_sha=since if since != head else None,
             files=read,
             listed=split.listed,
             rules=RepoRules(
@@ -390,21 +381,24 @@ async def _consider(
     )
 
 
-def _left_unfinished(ledger: ReviewLedger, pull: OpenPull, roles: Sequence[str]) -> str | None:
+def _left_unfinished(
+    ledger: ReviewLedger, repo: str, pull: Pull, roles: Sequence[str]
+) -> str | None:
     """The role whose review of ``pull`` at its head was posted with its rest left undone."""
-    keys = {r: review_key(pull.repo, pull.number, pull.head_sha, r) for r in roles}
+    keys = {r: review_key(repo, pull["number"], head_sha(pull), r) for r in roles}
     return next((r for r, key in keys.items() if ledger.unfinished(key)), None)
 
 
-def _done_here(ledger: ReviewLedger, pull: OpenPull, roles: Sequence[str]) -> bool:
+def _done_here(ledger: ReviewLedger, repo: str, pull: Pull, roles: Sequence[str]) -> bool:
     """Whether the store has ``pull`` reviewed at its head, with nothing left after the review."""
-    keys = [review_key(pull.repo, pull.number, pull.head_sha, r) for r in roles]
-    return any(ledger.has_review(k) for k in keys) and _left_unfinished(ledger, pull, roles) is None
+    keys = [review_key(repo, pull["number"], head_sha(pull), r) for r in roles]
+    left = _left_unfinished(ledger, repo, pull, roles)
+    return any(ledger.has_review(k) for k in keys) and left is None
 
 
 def _scan_markers(
     reviews: Iterable[ExistingReview],
-    pull: OpenPull,
+    where: tuple[str, int],
     keys: set[str],
     roles: Sequence[str],
     bot_login: str | None,
@@ -412,15 +406,16 @@ def _scan_markers(
     """(a review with one of these keys exists, the commit of these roles' latest review).
 
     A marker counts only in the review it names (:func:`agents.posting.keys.marked_at`): this
-    PR, at the commit GitHub records for that review."""
+    PR (``where``: repository and number), at the commit GitHub records for that review."""
+    repo, number = where
     latest: str | None = None
     for review in reviews:
         for found in marked_keys(review.user_login, review.body, bot_login):
-            if not marked_at(found, pull.repo, pull.number, review.commit_id):
+            if not marked_at(found, repo, number, review.commit_id):
                 log.warning(
                     "%s#%d: ignored a review marker for %s in a review at %s",
-                    pull.repo,
-                    pull.number,
+                    repo,
+                    number,
                     found,
                     review.commit_id,
                 )

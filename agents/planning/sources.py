@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, Unpack
 
 from agents.json_value import JSONObject, as_object, text_or_none
-from agents.planning.discover import ExistingReview, OpenPull
+from agents.planning.discover import ExistingReview
 from agents.planning.files import ChangedFile
 from agents.planning.triage import OpenIssue
 from agents.posting.keys import latest_reviewed_sha, parse_review_key, review_key_prefix
@@ -17,7 +17,7 @@ from agents.redact import redact
 
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
-    from agents.github.models import Issue
+    from agents.github.models import Issue, Pull
     from agents.github.pull_listing import Listing
     from agents.github.pull_snapshots import Parts, PullSnapshots
     from agents.store.records import ReviewKeyRecord
@@ -59,7 +59,7 @@ class GatewayPullSource:
         if snapshots is not None and head:
             snapshots.keep(str(getattr(self.gateway, "identity", "")), repo, number, head, **read)
 
-    async def open_pulls(self, repo: str) -> list[OpenPull]:
+    async def open_pulls(self, repo: str) -> list[Pull]:
         from agents.planning.repo_config import CONFIG_PATH
 
         listing = self.listings[repo] = await self.gateway.list_open_pulls(repo, CONFIG_PATH)
@@ -67,19 +67,7 @@ class GatewayPullSource:
         for p in pulls:
             self._heads[repo, int(p["number"])] = str(p["head"]["sha"])
             self._keep(repo, int(p["number"]), pull=p)
-        return [
-            OpenPull(
-                repo=repo,
-                number=int(p["number"]),
-                title=str(p.get("title") or ""),
-                head_sha=str(p["head"]["sha"]),
-                base_sha=p.get("base", {}).get("sha"),
-                draft=bool(p.get("draft")),
-                author=(p.get("user") or {}).get("login"),
-                labels=tuple(str(lbl.get("name")) for lbl in p.get("labels") or ()),
-            )
-            for p in pulls
-        ]
+        return list(pulls)
 
     async def reviews(self, repo: str, number: int) -> list[ExistingReview]:
         listing = self.listings.get(repo)

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from agents.planning.discover import DiscoveryAsk, ExistingReview, OpenPull, discover_work
+from agents.github.models import Pull
+from agents.planning.discover import DiscoveryAsk, ExistingReview, discover_work
 from agents.planning.files import ChangedFile
 from agents.planning.shards import ReadPlan, ShardCuts, plan_assignments
 from agents.posting.keys import marker, review_key
@@ -30,13 +31,13 @@ def changed(path: str, lines: int = 1) -> ChangedFile:
 class ListedGitHub:
     """The three reads discovery makes, answered from lists (GitHub's shape, already parsed)."""
 
-    pulls: dict[str, list[OpenPull]]
+    pulls: dict[str, list[Pull]]
     reviews_by_pr: dict[int, list[ExistingReview]] = field(default_factory=dict)
     files_by_pr: dict[int, list[str]] = field(default_factory=dict)
     calls: list[str] = field(default_factory=list)
     config_text: str | None = None
 
-    async def open_pulls(self, repo: str) -> list[OpenPull]:
+    async def open_pulls(self, repo: str) -> list[Pull]:
         self.calls.append(f"pulls {repo}")
         return self.pulls.get(repo, [])
 
@@ -73,8 +74,15 @@ class KeySet:
     left: set[str] = field(default_factory=set)
 
 
-def _pull(number: int, sha: str = SHA_NEW, draft: bool = False) -> OpenPull:
-    return OpenPull(repo=REPO, number=number, title=f"PR {number}", head_sha=sha, draft=draft)
+def _pull(number: int, sha: str = SHA_NEW, draft: bool = False, author: str = "alice") -> Pull:
+    """An open pull request as the listing gives one (GitHub's REST field names)."""
+    return {
+        "number": number,
+        "title": f"PR {number}",
+        "head": {"sha": sha},
+        "draft": draft,
+        "user": {"login": author},
+    }
 
 
 def _marked(key: str, commit: str) -> ExistingReview:
@@ -163,8 +171,8 @@ def test_the_writer_bots_drafts_are_reviewed_though_other_drafts_are_skipped() -
     """The writer opens every pull request as a draft that waits for a person: its drafts are
     work for the reviewer, while a person's draft stays work in progress."""
     writer = "acme-writer[bot]"
-    mine = OpenPull(repo=REPO, number=1, head_sha=SHA_NEW, draft=True, author=writer)
-    theirs = OpenPull(repo=REPO, number=2, head_sha=SHA_NEW, draft=True, author="octo-dev")
+    mine = _pull(1, draft=True, author=writer)
+    theirs = _pull(2, draft=True, author="octo-dev")
     github = ListedGitHub({REPO: [mine, theirs]})
     found = asyncio.run(
         discover_work(

@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 
-from agents.planning.discover import DiscoveryAsk, ExistingReview, OpenPull, discover_work
+from agents.github.models import Pull
+from agents.planning.discover import DiscoveryAsk, ExistingReview, discover_work
 from agents.posting.keys import marker, review_key
 from tests.planning.test_discover import BOT, REPO, SHA_NEW, KeySet, ListedGitHub
 
@@ -21,8 +22,13 @@ language: English
 """
 
 
-def _pull(number: int, author: str = "alice", labels: tuple[str, ...] = ()) -> OpenPull:
-    return OpenPull(repo=REPO, number=number, head_sha=SHA_NEW, author=author, labels=labels)
+def _pull(number: int, author: str = "alice", labels: tuple[str, ...] = ()) -> Pull:
+    return {
+        "number": number,
+        "head": {"sha": SHA_NEW},
+        "user": {"login": author},
+        "labels": [{"name": name} for name in labels],
+    }
 
 
 def _github(config: str | None = CONFIG) -> ListedGitHub:
