@@ -23,16 +23,11 @@ from agents.redact import redact
 
 
 @dataclass(frozen=True)
-class PullRequest:
-    """An open pull request of the writer's branch; ``opened``: made by this call."""
+class Drafted:
+    """What :func:`open_draft_pull` answers: the writer's open pull request, and whether this
+    call opened it (False: a run before did, or a run that raced this one)."""
 
-    number: int
-    url: str
-    head: str
-    head_sha: str
-    base: str
-    draft: bool
-    author: str
+    pull: Pull
     opened: bool
 
 
@@ -42,20 +37,7 @@ class PostedComment:
     url: str
 
 
-def _pull(raw: Pull, *, opened: bool) -> PullRequest:
-    return PullRequest(
-        number=int(raw["number"]),
-        url=str(raw.get("html_url") or ""),
-        head=str(raw["head"]["ref"]),
-        head_sha=str(raw["head"]["sha"]),
-        base=str(raw["base"]["ref"]),
-        draft=bool(raw.get("draft")),
-        author=str((raw.get("user") or {}).get("login") or ""),
-        opened=opened,
-    )
-
-
-async def find_open_pull(gateway: GitHubEndpoints, repo: str, branch: str) -> PullRequest | None:
+async def find_open_pull(gateway: GitHubEndpoints, repo: str, branch: str) -> Pull | None:
     """The open pull request whose head is ``branch`` of ``repo``'s owner, if there is one."""
     owner = repo_name(repo).split("/", 1)[0]
     response = await gateway.request(
@@ -63,18 +45,21 @@ async def find_open_pull(gateway: GitHubEndpoints, repo: str, branch: str) -> Pu
         f"/repos/{repo_name(repo)}/pulls",
         params={"head": f"{owner}:{branch}", "state": "open", "per_page": 10},
     )
-    found = response.json()
-    return _pull(found[0], opened=False) if isinstance(found, list) and found else None
+    found: object = response.json()
+    if not isinstance(found, list) or not found:
+        return None
+    first: Pull = found[0]
+    return first
 
 
 async def open_draft_pull(
     gateway: GitHubEndpoints, repo: str, branch: str, base: str, title: str, body: str
-) -> PullRequest:
+) -> Drafted:
     """The draft pull request of ``branch`` into ``base``: the open one if there is one (a run
     before opened it), else a new draft. Safe to call again: it never opens a second."""
     existing = await find_open_pull(gateway, repo, branch)
     if existing is not None:
-        return existing
+        return Drafted(existing, opened=False)
     payload = {
         "title": sanitise_body(redact(title)).replace("\n", " ").strip(),
         "head": branch,
@@ -92,8 +77,9 @@ async def open_draft_pull(
         found = await find_open_pull(gateway, repo, branch)
         if found is None:
             raise
-        return found
-    return _pull(response.json(), opened=True)
+        return Drafted(found, opened=False)
+    created: Pull = response.json()
+    return Drafted(created, opened=True)
 
 
 async def comment_on_issue(

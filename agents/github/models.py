@@ -91,6 +91,11 @@ def author_login(pull: Pull) -> str | None:
     return (pull.get("user") or {}).get("login")
 
 
+def pull_url(pull: Pull) -> str:
+    """The pull request's page on GitHub ("" when GitHub left it out)."""
+    return str(pull.get("html_url") or "")
+
+
 def label_names(pull: Pull) -> tuple[str, ...]:
     return tuple(str(label.get("name")) for label in pull.get("labels") or ())
 

@@ -97,7 +97,7 @@ async def _issue_work(
         if pull is not None:
             # Done: the run's report counts it with the items already done (Discovery).
             found.skipped.append(
-                SkippedItem(repo, number, "", "pull_request_open", f"#{pull.number}")
+                SkippedItem(repo, number, "", "pull_request_open", f"#{pull['number']}")
             )
             continue
         if rules is None:  # read once, and only for a repository with work

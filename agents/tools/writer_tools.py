@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.github.commits import StaleHead, commit_on_branch
 from agents.github.drafts import open_draft_pull
 from agents.github.errors import GitHubApiError
+from agents.github.models import pull_url
 from agents.llm.turn import ToolResult
 from agents.llm.untrusted import wrap_untrusted
 from agents.outcome import WorkRefused
@@ -154,10 +155,10 @@ def writer_tools(ctx: WorkerContext, bench: WriterBench) -> list[OfferedTool]:
 
     async def open_pull_request(args: PullArgs) -> ToolResult:
         if bench.pull is not None:
-            pull = bench.pull
+            number = bench.pull["number"]
             return ToolResult(
-                f"draft pull request #{pull.number} already open: {pull.url}",
-                summary=f"#{pull.number} already open",
+                f"draft pull request #{number} already open: {pull_url(bench.pull)}",
+                summary=f"#{number} already open",
             )
         try:
             changes = bench.workspace.final_changes()
@@ -198,13 +199,15 @@ def writer_tools(ctx: WorkerContext, bench: WriterBench) -> list[OfferedTool]:
             cost_usd=ctx.spend().cost_usd,
             role=ctx.role_id,
         )
-        pull = await open_draft_pull(ctx.gateway, bench.repo, bench.branch, bench.base, title, body)
-        await settle(ctx, pull)
-        bench.pull = pull
-        said = "opened" if pull.opened else "found open"
-        log.info("%s draft pull request #%d for #%d", said, pull.number, bench.issue)
-        line = f"{said} draft pull request #{pull.number}: {pull.url}"
-        return ToolResult(line, summary=f"{said} #{pull.number}")
+        drafted = await open_draft_pull(
+            ctx.gateway, bench.repo, bench.branch, bench.base, title, body
+        )
+        await settle(ctx, drafted)
+        bench.pull = pull = drafted.pull
+        said = "opened" if drafted.opened else "found open"
+        log.info("%s draft pull request #%d for #%d", said, pull["number"], bench.issue)
+        line = f"{said} draft pull request #{pull['number']}: {pull_url(pull)}"
+        return ToolResult(line, summary=f"{said} #{pull['number']}")
 
     return [
         Tool(

@@ -31,8 +31,9 @@ from agents.github.branches import (
     ensure_branch,
     fetch_copy,
 )
-from agents.github.drafts import PullRequest, find_open_pull
+from agents.github.drafts import Drafted, find_open_pull
 from agents.github.errors import GitHubApiError
+from agents.github.models import Pull, author_login, pull_url
 from agents.llm.untrusted import wrap_untrusted
 from agents.outcome import TestRunLine, WorkDone, WorkRefused, WrittenWork
 from agents.planning.repo_config import (
@@ -88,7 +89,7 @@ class WriterBench:
     # What the last commit of this session held (path -> text, deleted paths), so the same
     # change set is never committed twice when opening the pull request is tried again.
     committed: tuple[dict[str, str], tuple[str, ...]] | None = None
-    pull: PullRequest | None = None
+    pull: Pull | None = None
     # Files an earlier session of this issue committed to the branch (the copy holds them): a
     # re-run after a crash continues that work and is told so, rather than finding its own fix
     # already made and taking the issue for something else.
@@ -225,8 +226,10 @@ async def writer_bench(ctx: WorkerContext) -> AsyncIterator[None]:
     if not ctx.dry_run and not task.planning:
         found = await find_open_pull(gateway, repo, name)
         if found is not None:
-            await settle(ctx, found)
-            raise WorkDone(f"draft pull request #{found.number} is open already", found.url)
+            await settle(ctx, Drafted(found, opened=False))
+            raise WorkDone(
+                f"draft pull request #{found['number']} is open already", pull_url(found)
+            )
     async with working_copy(ctx, head, config, "swarm-writer-") as workspace:
         ctx.bench = WriterBench(
             repo=repo,
@@ -277,17 +280,20 @@ async def _earlier_files(ctx: WorkerContext, base_sha: str, head: str) -> tuple[
     return tuple(str(f["filename"]) for f in files if isinstance(f, dict) and f.get("filename"))
 
 
-async def settle(ctx: WorkerContext, pull: PullRequest) -> None:
-    """Record ``pull`` as the task's write: its key posted, so no run works on the issue again.
+async def settle(ctx: WorkerContext, drafted: Drafted) -> None:
+    """Record ``drafted``'s pull request as the task's write: its key posted, so no run works on
+    the issue again.
 
     A pull request from the writer's branch that the writer bot did not open is not its own:
     someone with write access opened it, and the writer leaves it alone."""
     from agents.posting.writer import PostedReview, task_write_key
 
+    pull = drafted.pull
+    number, url, author = pull["number"], pull_url(pull), author_login(pull)
     login = ctx.bot_login or ctx.gateway.identity
-    if pull.author and pull.author != login:
+    if author and author != login:
         raise WorkRefused(
-            f"pull request #{pull.number} from {pull.head} was opened by {pull.author}, not "
+            f"pull request #{number} from {pull['head']['ref']} was opened by {author}, not "
             f"{login}: the writer leaves it alone"
         )
     key = task_write_key(ctx)
@@ -295,5 +301,5 @@ async def settle(ctx: WorkerContext, pull: PullRequest) -> None:
         store = ctx.store
         if await asyncio.to_thread(store.get_review_key, key) is None:
             await asyncio.to_thread(store.claim_review_key, key, ctx.worker_id)
-        await asyncio.to_thread(store.mark_review_posted, key, pull.number, pull.url)
-    ctx.review = PostedReview(pull.number, pull.url, 0, "draft", already_posted=not pull.opened)
+        await asyncio.to_thread(store.mark_review_posted, key, number, url)
+    ctx.review = PostedReview(number, url, 0, "draft", already_posted=not drafted.opened)

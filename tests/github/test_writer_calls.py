@@ -19,6 +19,7 @@ from agents.github.commits import CREATE_COMMIT, StaleHead, commit_on_branch
 from agents.github.drafts import comment_on_issue, open_draft_pull
 from agents.github.gateway import GatewayRun, GitHubGateway
 from agents.github.issues import labelled_open_issues, may_write
+from agents.github.models import author_login
 from agents.github.writes import WriteCaps, WriteLedger, WriteRefused
 from agents.identity import TokenScope
 from agents.identity.sources import open_identity
@@ -180,16 +181,15 @@ async def test_one_draft_pull_request_is_opened_and_found_again(sandbox: Sandbox
     title = "Refuse a zero size, cc @octo-maintainer"
     first = await open_draft_pull(gh, WIDGETS, BRANCH, "main", title, "Closes #4")
     again = await open_draft_pull(gh, WIDGETS, BRANCH, "main", title, "Closes #4")
-    assert (first.opened, first.draft, first.author) == (True, True, WRITER_BOT)
-    assert (again.opened, again.number) == (False, first.number)
+    number = first.pull["number"]
+    assert (first.opened, first.pull["draft"], author_login(first.pull)) == (True, True, WRITER_BOT)
+    assert (again.opened, again.pull["number"]) == (False, number)
     assert sent(sandbox, "POST", "/repos/{owner}/{repo}/pulls") == 1
-    issue = sandbox.state.repo(WIDGETS).issues[first.number]
+    issue = sandbox.state.repo(WIDGETS).issues[number]
     assert issue.body == "Closes #4"
     # The title left through the outbound sanitiser: the mention pings nobody.
     assert "@octo-maintainer" not in issue.title and "octo-maintainer" in issue.title
-    posted = await comment_on_issue(
-        gh, WIDGETS, WIDGETS_ISSUE_BUG, f"Working on it: #{first.number}"
-    )
+    posted = await comment_on_issue(gh, WIDGETS, WIDGETS_ISSUE_BUG, f"Working on it: #{number}")
     assert sandbox.state.repo(WIDGETS).issues[WIDGETS_ISSUE_BUG].comments[-1].id == posted.id
     await gh.aclose()
 
