@@ -23,6 +23,7 @@ from agents.github.models import (
     CollaboratorPermission,
     Issue,
     Label,
+    Pull,
     Reaction,
     ReviewComment,
     ReviewThread,
@@ -63,12 +64,12 @@ def _repo(repo: str) -> str:
 class GitHubEndpoints(ThrottledClient):
     """Typed helpers over :meth:`ThrottledClient.request`, one per route the tools use.
 
-    ``get_pull``, ``compare``, ``list_reviews``, ``list_pull_review_comments`` and the
-    issue-comment writes still answer ``dict[str, Any]``: their readers in the tools, the write
-    path and the writer (other owners' code, issue 33) annotate ``dict[str, Any]`` or read
-    fields untyped, so neither a TypedDict of :mod:`agents.github.models` nor ``JSONObject``
-    type-checks on both sides yet. They move to :class:`~agents.github.models.Pull`, ``Review`` and
-    ``ReviewComment`` with their readers."""
+    ``get_pull`` answers a :class:`~agents.github.models.Pull`, as its readers (the tools, the
+    writer, fix rounds) take one. ``compare``, ``list_reviews``, ``list_pull_review_comments``
+    and the issue-comment writes still answer ``dict[str, Any]``: their readers in the tools and
+    the write path annotate ``dict[str, Any]`` or read fields untyped, so neither a TypedDict of
+    :mod:`agents.github.models` nor ``JSONObject`` type-checks on both sides yet. They move to
+    ``Review`` and ``ReviewComment`` with their readers."""
 
     # Files read at a commit, shared by the runtime's gateways (None: every read goes to GitHub).
     committed: CommittedFiles | None = None
@@ -148,8 +149,8 @@ class GitHubEndpoints(ThrottledClient):
         return items, False
 
     # -- what the tools call ------------------------------------------------------------------
-    async def get_pull(self, repo: str, number: int) -> dict[str, Any]:
-        return await self._answer(dict, "GET", f"/repos/{_repo(repo)}/pulls/{number}")
+    async def get_pull(self, repo: str, number: int) -> Pull:
+        return await self._answer(Pull, "GET", f"/repos/{_repo(repo)}/pulls/{number}")
 
     async def list_open_pulls(self, repo: str, config_path: str) -> Listing:
         """The open PRs of ``repo`` with their latest reviews, and the file at ``config_path``

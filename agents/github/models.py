@@ -53,6 +53,8 @@ class Side(TypedDict, total=False):
 
 class Pull(TypedDict, total=False):
     id: int | None
+    # GraphQL's id of the pull request (marking a draft ready is GraphQL only).
+    node_id: str
     number: int
     state: str
     title: str

@@ -35,6 +35,7 @@ from agents.writer.fixing import fix_bench
 
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
+    from agents.github.models import Pull
     from agents.wiring import Runtime
     from agents.work import Task
 
@@ -103,11 +104,11 @@ async def discover(runtime: Runtime, ask: Ask) -> Discovery:
     return found
 
 
-async def _writer_pulls(gateway: GitHubGateway, repo: str, login: str) -> list[dict[str, Any]]:
+async def _writer_pulls(gateway: GitHubGateway, repo: str, login: str) -> list[Pull]:
     """The open pull requests the writer bot opened from its own issue branches."""
     from agents.github.paths import repo_name
 
-    pulls: list[dict[str, Any]] = []
+    pulls: list[Pull] = []
     for page in range(1, 4):
         response = await gateway.request(
             "GET",
@@ -117,7 +118,8 @@ async def _writer_pulls(gateway: GitHubGateway, repo: str, login: str) -> list[d
         listed = response.json()
         if not isinstance(listed, list):
             break
-        pulls += [p for p in listed if isinstance(p, dict)]
+        page_pulls: list[Pull] = listed
+        pulls += [p for p in page_pulls if isinstance(p, dict)]
         if len(listed) < 100:
             break
     owner = repo.split("/", 1)[0].lower()
@@ -263,7 +265,7 @@ async def _ready(
     runtime: Runtime,
     gateway: GitHubGateway,
     repo: str,
-    pull: dict[str, Any],
+    pull: Pull,
     role: str,
     login: str,
 ) -> None:
@@ -299,7 +301,7 @@ async def _stop(
     runtime: Runtime,
     gateway: GitHubGateway,
     repo: str,
-    pull: dict[str, Any],
+    pull: Pull,
     role: str,
     state: Any,
 ) -> None:

@@ -14,6 +14,7 @@ from agents.work import Spend, Task
 
 if TYPE_CHECKING:
     from agents.github.gateway import GitHubGateway
+    from agents.github.models import Pull
     from agents.store.store import Store
     from agents.workspace.copy import Workspace
     from agents.writer.bench import WriterBench
@@ -54,7 +55,7 @@ class WorkerContext:
     # The writer's bench (its branch, base, tests and pull request): the writer tools' state.
     bench: WriterBench | None = None
     # Filled in by tools:
-    pull: dict[str, Any] | None = None
+    pull: Pull | None = None
     changed_paths: set[str] = field(default_factory=set)
     pull_files: list[dict[str, Any]] | None = None
     # The whole PR's files, and their patches (path -> patch) for anchoring inline comments.

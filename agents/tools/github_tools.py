@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
+from agents.github.models import Pull
 from agents.llm.turn import ToolResult
 from agents.llm.untrusted import wrap_untrusted
 from agents.posting.comment import post_comment_once
@@ -103,7 +104,7 @@ def _untrusted(kind: str, value: Any, source: str) -> str:
     return wrap_untrusted(kind, text, source=source)
 
 
-async def _with_counts(ctx: WorkerContext, pull: dict[str, Any]) -> dict[str, Any]:
+async def _with_counts(ctx: WorkerContext, pull: Pull) -> Pull:
     """The PR with the counts only ``GET /pulls/{n}`` answers (discovery's listing has none):
     summed from its file listing, which is complete below GitHub's 3,000-file cap; read from
     GitHub beyond it."""
@@ -111,13 +112,12 @@ async def _with_counts(ctx: WorkerContext, pull: dict[str, Any]) -> dict[str, An
     if len(files) >= MAX_LISTED_FILES:
         ctx.pull = await ctx.gateway.get_pull(ctx.task.repo, task_number(ctx))
         return ctx.pull
-    counted = {
-        "changed_files": len(files),
-        "additions": sum(int(f.get("additions") or 0) for f in files),
-        "deletions": sum(int(f.get("deletions") or 0) for f in files),
-    }
-    ctx.pull = {**pull, **counted}
-    return ctx.pull
+    counted = pull.copy()
+    counted["changed_files"] = len(files)
+    counted["additions"] = sum(int(f.get("additions") or 0) for f in files)
+    counted["deletions"] = sum(int(f.get("deletions") or 0) for f in files)
+    ctx.pull = counted
+    return counted
 
 
 def github_tools(ctx: WorkerContext) -> list[OfferedTool]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.github.models import Pull
 from agents.github.pull_snapshots import PullSnapshot
 from agents.posting.once import task_number
 from agents.posting.writer import PullView
@@ -69,13 +70,13 @@ async def pull_view(ctx: WorkerContext) -> PullView:
     return PullView(snapshot(ctx), await pr_files(ctx))
 
 
-async def listed_pull(ctx: WorkerContext) -> dict[str, Any]:
+async def listed_pull(ctx: WorkerContext) -> Pull:
     """The PR as discovery listed it (title, body, head, base, author), else as GitHub reads it
     now; kept on the context for the worker's other reads."""
     if ctx.pull is None:
         kept = snapshot(ctx).pull
         if kept is not None:
-            ctx.pull = dict(kept)
+            ctx.pull = kept.copy()
         else:
             ctx.pull = await ctx.gateway.get_pull(ctx.task.repo, task_number(ctx))
     return ctx.pull

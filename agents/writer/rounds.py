@@ -28,6 +28,7 @@ from agents.posting.render import posted_finding, says_fixed_not_resolved
 
 if TYPE_CHECKING:
     from agents.github.endpoints import GitHubEndpoints
+    from agents.github.models import Pull
     from agents.store import Store
 
 MAX_WORDS_CHARS = 4000
@@ -168,7 +169,7 @@ async def round_state(
     gateway: GitHubEndpoints,
     store: Store,
     repo: str,
-    pull: Mapping[str, Any],
+    pull: Pull,
     *,
     role: str,
     reviewers: Collection[str],
