@@ -60,6 +60,13 @@ class PullSnapshot:
             for r in self.reviews
         )
 
+    def patches(self) -> dict[str, str | None]:
+        """Each file's patch by path (None: GitHub sent none, as for a binary or a huge diff)."""
+        return {
+            str(f.get("filename")): p if isinstance(p := f.get("patch"), str) else None
+            for f in self.files or ()
+        }
+
 
 class PullSnapshots:
     """Snapshots by (identity, repository, number, head SHA), the oldest dropped first."""

@@ -22,8 +22,11 @@ on the review's key in the store (:class:`AfterReview`) and dropped once they ar
 run interrupted in between leaves them to the next run, which does them from that record
 (:meth:`ReviewWriter.finish`) without asking the model again.
 
-What the writer reads of the PR comes in a :class:`PullView` that the tools build from their
-reads (``agents.tools.pull_files``), so the write path runs tools -> posting -> GitHub only.
+What the writer reads of the PR comes in a :class:`~agents.github.pull_snapshots.PullSnapshot`
+that the tools build from their reads (``agents.tools.pull_files.pull_view``): its reviews are
+what discovery saw of the PR this run (whether the bot reviewed it, and the marker check), its
+files the whole PR's as GitHub lists them (the patches comments anchor to, the summary's
+areas). So the write path runs tools -> posting -> GitHub only.
 """
 
 from __future__ import annotations
@@ -85,22 +88,6 @@ class PostedReview:
     already_posted: bool = False
 
 
-@dataclass(frozen=True)
-class PullView:
-    """What the writer knows of the PR, read by the worker's tools: what discovery saw of it
-    this run (its reviews: whether the bot reviewed it, and the marker check), and the whole
-    PR's files as GitHub lists them (the patches comments anchor to, the summary's areas)."""
-
-    seen: PullSnapshot = field(default_factory=PullSnapshot)
-    files: Sequence[Mapping[str, Any]] = ()
-
-    def patches(self) -> dict[str, str | None]:
-        return {
-            str(f.get("filename")): p if isinstance(p := f.get("patch"), str) else None
-            for f in self.files
-        }
-
-
 @dataclass
 class Published:
     """What the review did: the review, the selection, the summary's link, what it resolved."""
@@ -159,13 +146,13 @@ def task_write_key(ctx: WorkerContext) -> str | None:
 class ReviewWriter:
     """One worker's review writes: claim ahead, select, post once, resolve, summarize."""
 
-    def __init__(self, ctx: WorkerContext, pull: PullView | None = None) -> None:
+    def __init__(self, ctx: WorkerContext, pull: PullSnapshot | None = None) -> None:
         self.ctx = ctx
-        self.pull = pull or PullView()
+        self.pull = pull or PullSnapshot()
 
     @property
     def bot_reviewed(self) -> bool | None:
-        return self.pull.seen.reviewed_by(self.ctx.bot_login)
+        return self.pull.reviewed_by(self.ctx.bot_login)
 
     async def claim(self) -> Written | None:
         """Before the first model call: claim this task's write key (its review, or its
@@ -202,7 +189,7 @@ class ReviewWriter:
         fixed = resolvable(earlier.findings, earlier.threads, findings, earlier.moves_of, head)
         spent = ctx.spend().plus(task.spent_before)
         if ctx.dry_run:
-            files = self.pull.files
+            files = self.pull.files or ()
             view = summary_view(task, files, what_changed, chosen, earlier, fixed, None, spent)
             return Published(None, chosen, preview=preview(event, comments, summary_body(view)))
         assert task.number is not None and task.head_sha is not None
@@ -244,7 +231,7 @@ class ReviewWriter:
         review = PostedReview(known.review_id, known.review_url, 0, "", already_posted=True)
         return Left(key, AfterReview.model_validate(known.unfinished), review)
 
-    async def finish(self, left: Left, pull: PullView) -> Published:
+    async def finish(self, left: Left, pull: PullSnapshot) -> Published:
         """Do what :meth:`left` found, from the record (no model call), with what the tools
         read of the PR (``pull``). Each of those writes is once-only on its own, so finishing
         twice writes nothing new."""
@@ -326,7 +313,7 @@ class ReviewWriter:
         """The marker check discovery made this run, when it still holds: this worker claimed
         the key from nobody (no earlier attempt can have posted it since discovery read the
         reviews)."""
-        reviews = self.pull.seen.reviews
+        reviews = self.pull.reviews
         if not self.ctx.claimed_fresh or reviews is None:
             return None
         return answered(find_marked(reviews, key, self.ctx.bot_login))
@@ -359,7 +346,7 @@ class ReviewWriter:
         # the diff, where its comment shows, so GitHub is not asked for the comments it just took.
         view = summary_view(
             ctx.task,
-            self.pull.files,
+            self.pull.files or (),
             rest.what_changed,
             chosen,
             earlier,

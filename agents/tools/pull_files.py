@@ -8,7 +8,6 @@ from typing import Any
 from agents.github.models import Pull
 from agents.github.pull_snapshots import PullSnapshot
 from agents.posting.once import task_number
-from agents.posting.writer import PullView
 from agents.tools.context import WorkerContext
 
 # GitHub lists at most 3,000 of a pull request's files (``GET /pulls/{n}/files``).
@@ -64,10 +63,13 @@ def snapshot(ctx: WorkerContext) -> PullSnapshot:
     return kept.get(ctx.gateway.identity, task.repo, task.number, task.head_sha)
 
 
-async def pull_view(ctx: WorkerContext) -> PullView:
-    """What the review's writer reads of the PR, read here: what discovery saw of it this run,
-    and the whole PR's files (what comments anchor to)."""
-    return PullView(snapshot(ctx), await pr_files(ctx))
+async def pull_view(ctx: WorkerContext) -> PullSnapshot:
+    """What the review's writer reads of the PR, read here: what discovery saw of it this run
+    (the pull request, its reviews), with the whole PR's files (what comments anchor to) in
+    place of the files discovery kept (those are the same when it kept them)."""
+    seen = snapshot(ctx)
+    files = tuple(await pr_files(ctx))
+    return PullSnapshot(pull=seen.pull, files=files, reviews=seen.reviews)
 
 
 async def listed_pull(ctx: WorkerContext) -> Pull:
