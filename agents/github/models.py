@@ -1,11 +1,12 @@
 """GitHub's REST resources as the swarm reads them: one TypedDict each, in GitHub's field names.
 
 A pull request reaches the code from ``GET /pulls/{n}``, from the GraphQL listing (given REST's
-shape in :mod:`agents.github.pull_listing`) and from a discovery snapshot. The listing's and the
-snapshot's are a :class:`Pull`; ``GET /pulls/{n}`` is one too, but the gateway still answers it
-as an untyped dict until its readers in the tools and the writer take a ``Pull`` (issue 33;
-:class:`~agents.github.endpoints.GitHubEndpoints` says which helpers wait so). The fields are the
-ones the swarm reads or writes; GitHub sends more, and they stay in the dict, unread.
+shape in :mod:`agents.github.pull_listing`), from a discovery snapshot and from the writer's
+``GET``/``POST /pulls``: each is a :class:`Pull`, the one shape of a pull request under
+``agents/`` (issue 33). Discovery, the tools, the review writer and the writer read it as it
+is, through the small functions below it where a field is read more than once (``head_sha``,
+``author_login``...), not through a second class. The fields are the ones the swarm reads or
+writes; GitHub sends more, and they stay in the dict, unread.
 ``total=False``: the listing's pull request carries no counts (``changed_files``,
 ``additions``), a deleted account is ``None``, and a reader keeps its ``.get`` with a default
 where GitHub may leave a field out. Nothing is validated on the way in (a TypedDict is a dict):
