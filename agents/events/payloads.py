@@ -7,12 +7,18 @@ Enterprise) must still route. Every string here comes from the sender and is unt
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+
+from agents.github.models import Pull
 
 # An issue or PR number is a 32-bit integer on GitHub and in the store's columns.
 Number = Annotated[int, Field(gt=0, le=2**31 - 1)]
+_NUMBER: TypeAdapter[int] = TypeAdapter(Number)
+# The head commit a review is keyed by: a hex SHA, abbreviated or whole (SHA-1 or SHA-256).
+_SHA = re.compile(r"[0-9a-f]{7,64}")
 
 
 class _Loose(BaseModel):
@@ -34,17 +40,6 @@ class Repository(_Loose):
 
 class Installation(_Loose):
     id: int
-
-
-class PullHead(_Loose):
-    sha: str = Field(pattern=r"^[0-9a-f]{7,64}$")
-
-
-class PullRequest(_Loose):
-    number: Number
-    draft: bool = False
-    head: PullHead
-    user: Account | None = None
 
 
 class IssuePullLink(_Loose):
@@ -82,7 +77,25 @@ class Envelope(_Loose):
 
 
 class PullRequestEvent(Envelope):
-    pull_request: PullRequest
+    """``pull_request`` is the swarm's one pull request shape (GitHub's field names; the fields
+    it does not name are dropped), checked here for what routing reads of it: its number, and
+    a head SHA that is there and hex."""
+
+    pull_request: Pull
+
+    @field_validator("pull_request")
+    @classmethod
+    def _routable(cls, pull: Pull) -> Pull:
+        try:
+            _NUMBER.validate_python(pull.get("number"))
+        except ValidationError as exc:
+            raise ValueError(f"pull_request.number: {exc.errors()[0]['msg']}") from None
+        sha = (pull.get("head") or {}).get("sha")
+        if not isinstance(sha, str) or _SHA.fullmatch(sha) is None:
+            raise ValueError("pull_request.head.sha: not a commit SHA")
+        checked = pull.copy()
+        checked.setdefault("draft", False)
+        return checked
 
 
 class IssueCommentEvent(Envelope):

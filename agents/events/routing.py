@@ -41,6 +41,7 @@ from agents.events.payloads import (
     ReviewCommentEvent,
     ReviewThreadEvent,
 )
+from agents.github.models import head_sha
 from agents.kinds.book import RoleBook
 from agents.kinds.kind import Route as Route  # a kind's own routes, declared with the kind
 from agents.roles.files import shipped_book
@@ -235,10 +236,11 @@ def _route(event: str, raw: object, head: Envelope, base: Routed, book: RoleBook
 
 def _pull_request(d: Delivery) -> Routed:
     pr = PullRequestEvent.model_validate(d.raw).pull_request
-    role = d.answering("review", pr.number)
+    number, head = pr["number"], head_sha(pr)
+    role = d.answering("review", number)
     if isinstance(role, Routed):
         return role
-    work = d.asks("review", pr.number, role, head_sha=pr.head.sha)
+    work = d.asks("review", number, role, head_sha=head)
     return d.work(work, f"review {work.target}")
 
 

@@ -25,7 +25,9 @@ them, which is what keeps these TypedDicts' field names GitHub's.
 
 from __future__ import annotations
 
-from typing import TypedDict
+# typing_extensions' TypedDict, not typing's: pydantic validates a webhook's pull request as a
+# ``Pull`` (agents.events.payloads) and refuses typing's TypedDict before Python 3.12.
+from typing_extensions import TypedDict
 
 
 class Account(TypedDict, total=False):
