@@ -64,7 +64,9 @@ class Pull(TypedDict, total=False):
     body: str | None
     html_url: str | None
     draft: bool
-    merged: bool
+    # A webhook's pull request may carry null here (octokit/webhooks schema: boolean | null),
+    # and the webhook validates against this shape.
+    merged: bool | None
     created_at: str | None
     updated_at: str | None
     user: Account | None
