@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypedDict, Unpack
 
@@ -61,11 +61,15 @@ class PullSnapshot:
         )
 
     def patches(self) -> dict[str, str | None]:
-        """Each file's patch by path (None: GitHub sent none, as for a binary or a huge diff)."""
-        return {
-            str(f.get("filename")): p if isinstance(p := f.get("patch"), str) else None
-            for f in self.files or ()
-        }
+        return patches_by_path(self.files or ())
+
+
+def patches_by_path(files: Iterable[Mapping[str, object]]) -> dict[str, str | None]:
+    """Each listed file's patch by path (None: GitHub sent none, as for a binary or a huge
+    diff): what inline comments anchor to."""
+    return {
+        str(f.get("filename")): p if isinstance(p := f.get("patch"), str) else None for f in files
+    }
 
 
 class PullSnapshots:

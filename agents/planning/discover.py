@@ -392,8 +392,11 @@ def _left_unfinished(
 def _done_here(ledger: ReviewLedger, repo: str, pull: Pull, roles: Sequence[str]) -> bool:
     """Whether the store has ``pull`` reviewed at its head, with nothing left after the review."""
     keys = [review_key(repo, pull["number"], head_sha(pull), r) for r in roles]
-    left = _left_unfinished(ledger, repo, pull, roles)
-    return any(ledger.has_review(k) for k in keys) and left is None
+    # The store is asked what was left undone only about a PR it has a review of.
+    return (
+        any(ledger.has_review(k) for k in keys)
+        and _left_unfinished(ledger, repo, pull, roles) is None
+    )
 
 
 def _scan_markers(

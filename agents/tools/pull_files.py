@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.github.models import Pull
-from agents.github.pull_snapshots import PullSnapshot
+from agents.github.pull_snapshots import PullSnapshot, patches_by_path
 from agents.posting.once import task_number
 from agents.tools.context import WorkerContext
 
@@ -86,6 +86,4 @@ async def listed_pull(ctx: WorkerContext) -> Pull:
 
 def _keep_patches(ctx: WorkerContext, files: list[dict[str, Any]]) -> None:
     ctx.pr_files = files
-    ctx.pr_patches = {
-        str(f.get("filename")): p if isinstance(p := f.get("patch"), str) else None for f in files
-    }
+    ctx.pr_patches = patches_by_path(files)
