@@ -186,6 +186,22 @@ def test_a_forged_repository_name_in_a_payload_is_not_routed(hooks: SandboxWebho
     assert route_event("pull_request", json.dumps(payload).encode()).work is None
 
 
+def test_a_pull_request_whose_nullable_fields_are_null_is_still_routed(
+    hooks: SandboxWebhooks,
+) -> None:
+    # GitHub's webhook schema lets these be null (merged: boolean | null; a deleted account's
+    # user; a deleted fork's head repo), and the router validates the pull request as a Pull.
+    payload = _pr_payload(hooks)
+    pull = payload["pull_request"]
+    assert isinstance(pull, dict)
+    pull["merged"] = None
+    pull["user"] = None
+    pull["body"] = None
+    pull["head"]["repo"] = None
+    routed = route_event("pull_request", json.dumps(payload).encode())
+    assert routed.work is not None and routed.work.number == pull["number"]
+
+
 def test_commands_are_read_from_their_own_line_only() -> None:
     assert find_command("/swarm review") is not None
     assert find_command("text\n  /swarm   review  \nmore") == find_command("/swarm review")
