@@ -91,7 +91,7 @@ async def discover(runtime: Runtime, ask: Ask) -> Discovery:
                     rerun=ask.rerun,
                     known_roles=runtime.roles,
                     max_file_tokens=read_plan(runtime, role).max_file_tokens,
-                    draft_authors=await writer_logins(runtime),
+                    draft_authors_of=lambda: writer_logins(runtime),
                 ),
                 ledger,
             )

@@ -14,8 +14,8 @@ Sharding a task into workers is :mod:`agents.planning.shards`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
@@ -208,7 +208,9 @@ class DiscoveryAsk:
     A file whose patch alone costs more than ``max_file_tokens`` is listed, not read in full.
     ``draft_authors``: logins whose drafts are reviewed whatever ``skip.drafts`` says: the
     swarm's own writer bots, whose every pull request is a draft that waits for a person, not
-    work in progress.
+    work in progress. ``draft_authors_of`` answers them instead, asked only once a listed pull
+    request is a draft: a writer's login costs its App a ``GET /app`` (App JWT), which a
+    repository with no draft never needs (issue 33's call bench counted one per run).
     """
 
     role: str
@@ -220,6 +222,7 @@ class DiscoveryAsk:
     known_roles: Collection[str] | None = None
     max_file_tokens: int = SHARD_TOKENS
     draft_authors: Collection[str] = ()
+    draft_authors_of: Callable[[], Awaitable[Collection[str]]] | None = None
 
     @property
     def roles(self) -> tuple[str, ...]:
@@ -277,6 +280,14 @@ async def discover_work(
                 notice = ConfigNotice(repo, exc.digest, tuple(exc.problems), numbers)
                 found.config_notices.append(notice)
             continue
+        if (
+            ask.draft_authors_of is not None
+            and not ask.include_drafts
+            and any(p.get("draft") for p in pulls)
+        ):
+            # Asked once, at the first draft of any repository; the rest reuse the answer.
+            authors = {*ask.draft_authors, *await ask.draft_authors_of()}
+            ask = replace(ask, draft_authors=frozenset(authors), draft_authors_of=None)
         for pull in pulls:
             await _consider(found, source, ledger, config, (repo, pull), ask)
     return found

@@ -184,6 +184,34 @@ def test_the_writer_bots_drafts_are_reviewed_though_other_drafts_are_skipped() -
     assert skipped.items == []
 
 
+def test_the_writer_bots_logins_are_asked_once_and_only_when_a_listed_pull_is_a_draft() -> None:
+    """A writer's login costs its App a GET /app: a listing with no draft never asks it, and
+    listings with drafts ask it once for every repository of the discovery."""
+    writer = "acme-writer[bot]"
+    asked: list[str] = []
+
+    async def writers() -> frozenset[str]:
+        asked.append(writer)
+        return frozenset({writer})
+
+    ask = DiscoveryAsk("reviewer", bot_login=BOT, draft_authors_of=writers)
+    plain = ListedGitHub({REPO: [_pull(1), _pull(2)]})
+    found = asyncio.run(discover_work(plain, [REPO], ask))
+    assert [i.number for i in found.items] == [1, 2]
+    assert asked == []
+
+    other = "acme/other"
+    drafts = ListedGitHub(
+        {
+            REPO: [_pull(1, draft=True, author=writer), _pull(2, draft=True, author="octo-dev")],
+            other: [_pull(3, draft=True, author=writer)],
+        }
+    )
+    found = asyncio.run(discover_work(drafts, [REPO, other], ask))
+    assert [(i.repo, i.number) for i in found.items] == [(REPO, 1), (other, 3)]
+    assert asked == [writer]
+
+
 def test_a_review_posted_without_its_summary_is_planned_once_more_as_one_finishing_worker() -> None:
     """Interrupted between its review and its summary: the PR is not "already reviewed" but
     finished by one worker of the role that posted it (the summarizer's on a sharded PR)."""
