@@ -1,25 +1,141 @@
-"""The Prefect test harness, shared by every test that runs a flow (a plugin of the root conftest).
+"""The suite's one Prefect server, shared by every xdist worker (a plugin of the root conftest).
 
-It starts a temporary Prefect server (about 20 s), so one serves the whole session, whichever
-folders its flow tests live in.
+A Prefect server costs about 12 s of CPU to start (7 s from a migrated database template) and a
+little CPU every second it idles; the suite is CPU-bound on CI's 2 cores. Each xdist worker used
+to start Prefect's test harness (a server of its own, idling through the whole session), and the
+benches and the evals each started another. Now the first worker that needs a server starts one
+real ``prefect server start`` (:class:`tests.prefect_server.PrefectServer`, from the migrated
+template), under a file lock in the directory the workers share, and writes its address there;
+the other workers read it. The session's controller stops it when every worker is done
+(:func:`pytest_sessionfinish`); a run without xdist is its own controller.
+
+Tests on it tell their runs apart by id, as the UI does: a flow run, a task run, a deployment of
+a name of its own. Tests that need a server to themselves (the UI's run list, automations, a
+work pool, the server's own start) still start their own.
 """
 
 from __future__ import annotations
 
+import fcntl
+import inspect
+import json
 import os
+import signal
 from collections.abc import Iterator
+from contextlib import ExitStack, suppress
+from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
+
+from tests.prefect_server import PrefectServer
+
+STATE = "server.json"
+
+
+def _shared_root(config: pytest.Config) -> Path:
+    """A folder every process of this session sees: the controller's base temp, which holds the
+    workers' own (``popen-gwN``)."""
+    factory: pytest.TempPathFactory = config._tmp_path_factory  # type: ignore[attr-defined]
+    base = factory.getbasetemp()
+    if hasattr(config, "workerinput"):
+        base = base.parent
+    root = base / "session-prefect"
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def template_dir(config: pytest.Config) -> Path | None:
+    """Where a migrated Prefect database is kept for the next server of a test to start from
+    (pytest's cache; None under ``-p no:cacheprovider``)."""
+    cache = getattr(config, "cache", None)
+    return cache.mkdir("prefect-server") if cache is not None else None
+
+
+def _healthy(api_url: str) -> bool:
+    try:
+        return httpx.get(f"{api_url}/health", timeout=5).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def session_api_url(config: pytest.Config) -> str:
+    """The session's Prefect API URL, starting its server on the first call of the session."""
+    root = _shared_root(config)
+    with (root / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        state_file = root / STATE
+        if state_file.is_file():
+            state = json.loads(state_file.read_text())
+            if _healthy(state["api_url"]):
+                return str(state["api_url"])
+        server = PrefectServer(root / f"server-{os.getpid()}", template_dir(config)).start()
+        assert server.process is not None
+        state_file.write_text(json.dumps({"api_url": server.api_url, "pid": server.process.pid}))
+        return server.api_url
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The controller (or a run without xdist) stops the session's server, once no worker is
+    left to use it; a worker leaves it to the others."""
+    config = session.config
+    if hasattr(config, "workerinput") or not hasattr(config, "_tmp_path_factory"):
+        return
+    try:
+        state_file = _shared_root(config) / STATE
+    except OSError:
+        return
+    if not state_file.is_file():
+        return
+    pid = int(json.loads(state_file.read_text())["pid"])
+    state_file.unlink()
+    with suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGTERM)  # started in a session of its own: its group is its pid
 
 
 @pytest.fixture(scope="session")
-def prefect_harness() -> Iterator[None]:
+def prefect_api_url(request: pytest.FixtureRequest) -> str:
+    """The session's shared Prefect server, for a process a test starts (``PREFECT_API_URL``)."""
+    return session_api_url(request.config)
+
+
+@pytest.fixture(scope="session")
+def prefect_harness(prefect_api_url: str) -> Iterator[None]:
+    """Flows run in this process report to the session's shared server, as Prefect's own
+    ``prefect_test_harness`` points them at its server (process-wide settings too, for code in
+    a context copied before the fixture)."""
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    from prefect.testing.utilities import prefect_test_harness
+    import prefect.context
+    from prefect.logging.handlers import APILogWorker
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+    from prefect.utilities.asyncutils import run_coro_as_sync
 
     from flows.local.env import prepare_prefect_env
 
     prepare_prefect_env()
-    with prefect_test_harness(server_startup_timeout=180):
+    with ExitStack() as stack:
+        stack.enter_context(temporary_settings(updates={PREFECT_API_URL: prefect_api_url}))
+        stack.enter_context(
+            prefect.context._temporary_global_settings_context(  # as the harness does
+                prefect.context.get_settings_context()
+            )
+        )
         yield
+
+        async def drain() -> None:
+            # Logs and events still queued go out before the server is left to the others.
+            from prefect.events.worker import EventsWorker
+
+            try:
+                pending: Any = APILogWorker.instance().drain()
+                if inspect.isawaitable(pending):
+                    await pending
+            except RuntimeError:
+                pass  # never started
+            pending = EventsWorker.drain_all()
+            if inspect.isawaitable(pending):
+                await pending
+
+        run_coro_as_sync(drain())

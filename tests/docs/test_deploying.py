@@ -17,6 +17,7 @@ import pytest
 
 from tests.docs.terminal import READY, Terminal, blocks, terminal
 from tests.paths import ROOT
+from tests.prefect_fixtures import template_dir
 from tests.prefect_server import PrefectServer
 
 __all__ = ["terminal"]
@@ -25,8 +26,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.prefect]
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[PrefectServer]:
-    found = PrefectServer(tmp_path / "prefect").start()
+def server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[PrefectServer]:
+    found = PrefectServer(tmp_path / "prefect", template_dir(request.config)).start()
     try:
         yield found
     finally:

@@ -352,29 +352,20 @@ async def _store() -> AsyncIterator[Any]:
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_the_waiting_run_shows_the_decision_form_in_the_prefect_ui(
-    swarm: Swarm, browser: Browser, screenshots: Path, tmp_path: Path
+    swarm: Swarm, browser: Browser, screenshots: Path, prefect_api_url: str
 ) -> None:
-    """What a maintainer sees: the suspended run in Prefect's UI (a full ``prefect server
-    start``: the test harness serves no UI), its Resume button, and the form made from
-    :class:`flows.run.gate.PlanDecision`."""
-    from prefect.settings import PREFECT_API_URL, temporary_settings
-
-    from tests.prefect_server import PrefectServer
-
-    server = PrefectServer(tmp_path / "ui-server").start()
-    try:
-        with temporary_settings({PREFECT_API_URL: server.api_url}):
-            number = gated_issue(swarm)
-            flow_run = suspended_at_the_gate(swarm, number)
-            ui = server.api_url.removesuffix("/api")
-            page = browser.page(f"{ui}/runs/flow-run/{flow_run}")
-            page.wait_for_text(["swarm implementer over acme/widgets", "Suspended"], timeout=120)
-            page.click_text("Resume")
-            # The form's fields and their descriptions, from PlanDecision's schema.
-            page.wait_for_text(
-                ["Resume Flow Run", "Approve the plan", "Note", "For a rejection"], timeout=60
-            )
-            page.screenshot(screenshots / "plan-approval-form.png")
-            assert flow_state(flow_run).is_paused(), "opening the form decided something"
-    finally:
-        server.stop()
+    """What a maintainer sees: the suspended run in Prefect's UI (the session's server is a full
+    ``prefect server start``, tests/prefect_fixtures.py, which serves the UI), its Resume button,
+    and the form made from :class:`flows.run.gate.PlanDecision`."""
+    number = gated_issue(swarm)
+    flow_run = suspended_at_the_gate(swarm, number)
+    ui = prefect_api_url.removesuffix("/api")
+    page = browser.page(f"{ui}/runs/flow-run/{flow_run}")
+    page.wait_for_text(["swarm implementer over acme/widgets", "Suspended"], timeout=120)
+    page.click_text("Resume")
+    # The form's fields and their descriptions, from PlanDecision's schema.
+    page.wait_for_text(
+        ["Resume Flow Run", "Approve the plan", "Note", "For a rejection"], timeout=60
+    )
+    page.screenshot(screenshots / "plan-approval-form.png")
+    assert flow_state(flow_run).is_paused(), "opening the form decided something"

@@ -21,6 +21,7 @@ import pytest
 from sandbox.github.seed import REPOS, credentials_env
 from sandbox.server import SandboxServer
 from tests.paths import ROOT
+from tests.prefect_fixtures import template_dir
 from tests.prefect_server import PrefectServer, client_env
 from tests.run.conftest import PLANTED_ANTHROPIC_KEY, SEALING_KEY
 
@@ -136,8 +137,7 @@ class ObservedSwarm:
 def real_prefect(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[PrefectServer]:
-    cache = getattr(request.config, "cache", None)  # absent under -p no:cacheprovider
-    templates = cache.mkdir("prefect-server") if cache is not None else None
+    templates = template_dir(request.config)
     server = PrefectServer(tmp_path_factory.mktemp("real-prefect"), templates).start()
     try:
         yield server
