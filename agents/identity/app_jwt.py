@@ -6,6 +6,7 @@ are reported as ConfigError naming the setting that points at the key, never the
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -25,6 +26,15 @@ JWT_LIFETIME = timedelta(minutes=9)
 JWT_REFRESH_MARGIN = timedelta(minutes=1)
 
 Clock = Callable[[], datetime]
+
+# Loading an RSA key checks it (cryptography proves p and q prime and the CRT values consistent):
+# about 12% of the CPU of a test process running review flows, since every run builds its
+# minters anew, as ``swarm serve`` and the webhook receiver do run after run. A key that passed
+# is kept for the process, found by the SHA-256 of its PEM (never by the text itself): a
+# rotated key is another digest and is checked; a key that failed is never kept.
+_CHECKED: dict[bytes, RSAPrivateKey] = {}
+_CHECKED_LOCK = threading.Lock()
+_CHECKED_MAX = 32
 
 
 def utc_now() -> datetime:
@@ -69,6 +79,11 @@ def load_rsa_key(pem: SecretStr, *, setting: str, identity_name: str) -> RSAPriv
         raise ConfigError(f"{where} is empty")
     if "-----BEGIN" not in text:
         raise ConfigError(f"{where} is not a PEM private key (expected '-----BEGIN ... KEY-----')")
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    with _CHECKED_LOCK:
+        checked = _CHECKED.get(digest)
+    if checked is not None:
+        return checked
     key: object
     try:
         key = serialization.load_pem_private_key(text.encode("utf-8"), password=None)
@@ -83,6 +98,10 @@ def load_rsa_key(pem: SecretStr, *, setting: str, identity_name: str) -> RSAPriv
         raise ConfigError(f"{where} could not be loaded") from None
     if not isinstance(key, RSAPrivateKey):
         raise ConfigError(f"{where} is not an RSA key (GitHub Apps sign with RS256)")
+    with _CHECKED_LOCK:
+        if len(_CHECKED) >= _CHECKED_MAX:
+            _CHECKED.pop(next(iter(_CHECKED)))  # the oldest: a process holds a few Apps' keys
+        _CHECKED[digest] = key
     return key
 
 

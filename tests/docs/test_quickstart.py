@@ -46,6 +46,7 @@ from flows.local.prefect_server import PREFERRED_PORT
 from tests.browser import Browser, chromium_path
 from tests.docs.terminal import READY, Terminal, blocks, terminal, with_sandbox_values
 from tests.paths import ROOT
+from tests.prefect_fixtures import template_dir
 from tests.prefect_server import PrefectServer
 
 __all__ = ["terminal"]
@@ -120,13 +121,13 @@ def _review_links_open(output: str) -> None:
 
 
 @contextmanager
-def another_prefect_server_on_4200(root: Path) -> Iterator[None]:
+def another_prefect_server_on_4200(root: Path, templates: Path | None) -> Iterator[None]:
     """A Prefect server of someone else's on 4200; on a shared machine 4200 may be held
     already (by another person's server), which serves the test just as well."""
     if not _free(PREFERRED_PORT):
         yield
         return
-    other = PrefectServer(root)
+    other = PrefectServer(root, templates)  # from the migrated template: it only holds 4200
     other.port = PREFERRED_PORT
     try:
         other.start()
@@ -193,7 +194,9 @@ def _make_demo(
     if earlier:
         output = terminal.run(typed)
     else:
-        with another_prefect_server_on_4200(terminal.cwd.parent / "other-server"):
+        with another_prefect_server_on_4200(
+            terminal.cwd.parent / "other-server", template_dir(request.config)
+        ):
             output = terminal.run(typed)
             _the_ui_link_shows_its_run(output, request)
         assert "summary of acme/widgets#" in output and "(none in this demo" not in output

@@ -8,12 +8,12 @@ from pathlib import Path
 import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from pydantic import SecretStr
 
 from agents.identity.api import IdentityLink
-from agents.identity.app_jwt import AppJwtSigner, read_private_key
+from agents.identity.app_jwt import AppJwtSigner, load_rsa_key, read_private_key
 from agents.identity.sources import BotPatIdentity, open_identity
 from agents.settings.model import ConfigError, IdentitySettings, load_settings
 from agents.transport import GitHubUnreachable
@@ -173,3 +173,30 @@ async def test_open_identity_builds_each_kind_from_settings(
         await bot.bot_login()  # a PAT is never taken at its word: only GitHub says whose it is
     assert "github_pat_" not in repr(bot) and "BEGIN" not in repr(app)
     await app.aclose()
+
+
+def test_a_key_is_checked_once_per_process_and_a_rotated_key_is_checked_anew(
+    app_key: RSAPrivateKey, app_pem: SecretStr
+) -> None:
+    """Every run builds its signers anew; the key's check (cryptography proves it consistent)
+    is paid once. A rotated key is another key, and a broken one is still refused."""
+    first = load_rsa_key(app_pem, setting="SWARM_APP_PRIVATE_KEY_FILE", identity_name="default")
+    again = load_rsa_key(
+        SecretStr(app_pem.get_secret_value()), setting="SWARM_APP_PRIVATE_KEY", identity_name="x"
+    )
+    assert again is first
+    assert first.private_numbers() == app_key.private_numbers()
+
+    rotated = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    rotated_pem = rotated.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    loaded = load_rsa_key(
+        SecretStr(rotated_pem.decode()), setting="SWARM_APP_PRIVATE_KEY", identity_name="default"
+    )
+    assert loaded is not first
+    assert loaded.private_numbers() == rotated.private_numbers()
+
+    broken = app_pem.get_secret_value().replace("MII", "MIJ", 1)
+    with pytest.raises(ConfigError, match="is not a valid PEM private key"):
+        load_rsa_key(SecretStr(broken), setting="SWARM_APP_PRIVATE_KEY", identity_name="default")
