@@ -20,30 +20,32 @@ pytestmark = [pytest.mark.slow, pytest.mark.prefect]
 
 
 @pytest.mark.timeout(1200)
-def test_the_scripted_eval_of_the_shipped_set_holds_its_baseline(
-    tmp_path: Path, prefect_api_url: str
-) -> None:
+def test_the_scripted_eval_of_the_shipped_set_holds_its_baseline(tmp_path: Path) -> None:
+    from flows.local.prefect_server import prefect_home, stop
+
     out = tmp_path / "eval.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SWARM_", "PREFECT_API"))}
-    # The session's Prefect server, as a person's PREFECT_API_URL names theirs: the local server
-    # the eval would start otherwise is started by the walk-throughs (tests/docs, tests/local).
-    env["PREFECT_API_URL"] = prefect_api_url
-    done = run_python(
-        "-m",
-        "flows",
-        "eval",
-        "--model",
-        "scripted",
-        "--baseline",
-        str(BASELINE),
-        "--json",
-        str(out),
-        "--data-dir",
-        str(tmp_path / "data"),
-        env=env,
-        cwd=ROOT,
-        timeout=1100,
-    )
+    try:
+        done = run_python(
+            "-m",
+            "flows",
+            "eval",
+            "--model",
+            "scripted",
+            "--baseline",
+            str(BASELINE),
+            "--json",
+            str(out),
+            "--data-dir",
+            str(tmp_path / "data"),
+            env=env,
+            cwd=ROOT,
+            timeout=1100,
+        )
+    finally:
+        # The eval starts the data directory's local Prefect server, which would otherwise idle
+        # on (its keeper stops it only when the folder goes) through the rest of the suite.
+        stop(prefect_home(tmp_path / "data"))
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     assert "eval baseline holds" in done.stdout
     data = json.loads(out.read_text())

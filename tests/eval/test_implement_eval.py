@@ -34,32 +34,37 @@ ONE_ROUND, NEVER_CLEAN = "unguarded-parse-ports", "unknown-name-stock-levels"
 @pytest.mark.prefect
 @pytest.mark.timeout(600)
 def test_the_scripted_writer_solves_the_bugs_it_knows_and_the_rounds_take_its_bare_except_clean(
-    tmp_path: Path, prefect_api_url: str
+    tmp_path: Path,
 ) -> None:
+    from flows.local.prefect_server import prefect_home, stop
+
     require_bwrap()
     out = tmp_path / "implement.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SWARM_", "PREFECT_API"))}
     env["COLUMNS"] = "80"
-    # The session's Prefect server (tests/prefect_fixtures.py): no local server of its own.
-    env["PREFECT_API_URL"] = prefect_api_url
-    done = run_python(
-        "-m",
-        "flows",
-        "eval",
-        "--kind",
-        "implement",
-        "--model",
-        "scripted",
-        "--json",
-        str(out),
-        "--baseline",
-        str(IMPLEMENT_BASELINE),
-        "--data-dir",
-        str(tmp_path / "data"),
-        env=env,
-        cwd=ROOT,
-        timeout=540,
-    )
+    try:
+        done = run_python(
+            "-m",
+            "flows",
+            "eval",
+            "--kind",
+            "implement",
+            "--model",
+            "scripted",
+            "--json",
+            str(out),
+            "--baseline",
+            str(IMPLEMENT_BASELINE),
+            "--data-dir",
+            str(tmp_path / "data"),
+            env=env,
+            cwd=ROOT,
+            timeout=540,
+        )
+    finally:
+        # The eval starts the data directory's local Prefect server; its keeper stops it only
+        # when the folder goes.
+        stop(prefect_home(tmp_path / "data"))
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     assert "eval baseline holds" in done.stdout
     data = json.loads(out.read_text())
