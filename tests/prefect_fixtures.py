@@ -3,7 +3,8 @@
 A Prefect server costs about 12 s of CPU to start (7 s from a migrated database template) and a
 little CPU every second it idles; the suite is CPU-bound on CI's 2 cores. Each xdist worker used
 to start Prefect's test harness (a server of its own, idling through the whole session), and the
-benches and the evals each started another. Now the first worker that needs a server starts one
+approval gate's UI test started another. (The evals and the demo start their data directory's
+local server whatever ``PREFECT_API_URL`` says: that start is theirs to test.) Now the first worker that needs a server starts one
 real ``prefect server start`` (:class:`tests.prefect_server.PrefectServer`, from the migrated
 template), under a file lock in the directory the workers share, and writes its address there;
 the other workers read it. The session's controller stops it when every worker is done
