@@ -4,11 +4,12 @@ A Prefect server costs about 12 s of CPU to start (7 s from a migrated database 
 little CPU every second it idles; the suite is CPU-bound on CI's 2 cores. Each xdist worker used
 to start Prefect's test harness (a server of its own, idling through the whole session), and the
 approval gate's UI test started another. (The evals and the demo start their data directory's
-local server whatever ``PREFECT_API_URL`` says: that start is theirs to test.) Now the first worker that needs a server starts one
-real ``prefect server start`` (:class:`tests.prefect_server.PrefectServer`, from the migrated
-template), under a file lock in the directory the workers share, and writes its address there;
-the other workers read it. The session's controller stops it when every worker is done
-(:func:`pytest_sessionfinish`); a run without xdist is its own controller.
+local server whatever ``PREFECT_API_URL`` says: that start is theirs to test.) Now the first
+worker that needs a server starts one real ``prefect server start``
+(:class:`tests.prefect_server.PrefectServer`, from the migrated template), under a file lock in
+the directory the workers share, and writes its address there; the other workers read it. The
+session's controller stops it when every worker is done (:func:`pytest_sessionfinish`); a run
+without xdist is its own controller.
 
 Tests on it tell their runs apart by id, as the UI does: a flow run, a task run, a deployment of
 a name of its own. Tests that need a server to themselves (the UI's run list, automations, a
