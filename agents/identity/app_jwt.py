@@ -79,14 +79,15 @@ def load_rsa_key(pem: SecretStr, *, setting: str, identity_name: str) -> RSAPriv
         raise ConfigError(f"{where} is empty")
     if "-----BEGIN" not in text:
         raise ConfigError(f"{where} is not a PEM private key (expected '-----BEGIN ... KEY-----')")
-    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    data = text.encode("utf-8")
+    digest = hashlib.sha256(data).digest()
     with _CHECKED_LOCK:
         checked = _CHECKED.get(digest)
     if checked is not None:
         return checked
     key: object
     try:
-        key = serialization.load_pem_private_key(text.encode("utf-8"), password=None)
+        key = serialization.load_pem_private_key(data, password=None)
     except TypeError:
         raise ConfigError(
             f"{where} is password-protected; GitHub App keys are unencrypted PEM"
