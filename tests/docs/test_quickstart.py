@@ -170,9 +170,13 @@ def _the_ui_link_shows_its_run(output: str, request: pytest.FixtureRequest) -> N
     if browser is None:
         return
     page = browser.page(link, password=Path(where.group(1)).read_text().strip())
-    text = page.wait_for_text(
-        ["swarm reviewer over acme/widgets, acme/gadgets, acme/docs", "Completed"], timeout=120
-    )
+    try:
+        text = page.wait_for_text(
+            ["swarm reviewer over acme/widgets, acme/gadgets, acme/docs", "Completed"],
+            timeout=120,
+        )
+    finally:
+        page.close()  # the walk-through goes on for minutes: an open UI page renders all along
     assert "Can't connect" not in text
 
 

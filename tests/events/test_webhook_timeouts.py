@@ -230,7 +230,7 @@ def test_at_the_connection_cap_stalled_senders_make_room_and_a_delivery_still_go
             sock.setblocking(True)
             sock.sendall(HALF_HEAD)
 
-        assert httpx.get(f"{served.url}/healthz", timeout=HELD).status_code == 200
+        assert _probe_through_the_flood(f"{served.url}/healthz").status_code == 200
         # Not even for a moment did the flood take the process's last file.
         assert "Too many open files" not in served.log()
 
@@ -250,6 +250,21 @@ def test_at_the_connection_cap_stalled_senders_make_room_and_a_delivery_still_go
     hooks.close()
     with Store.open(None, tmp_path / "data") as store:
         assert store.get_delivery(delivery.delivery_id) is not None
+
+
+def _probe_through_the_flood(url: str, attempts: int = 3) -> httpx.Response:
+    """A probe as a monitor sends it: again if its connection was cut. The kernel completes
+    some of the flood's handshakes late, so flooders may be accepted after the probe, in the same
+    turn of the event loop and before its request is read; more than the cap of them make the
+    probe the stalest of that turn (seen once on a loaded 2-core machine). A probe sent after
+    them gets in; without room made at the cap, none ever would."""
+    for attempt in range(attempts):
+        try:
+            return httpx.get(url, timeout=HELD)
+        except (httpx.ReadError, httpx.RemoteProtocolError):
+            if attempt == attempts - 1:
+                raise
+    raise AssertionError("unreachable")
 
 
 @pytest.mark.parametrize(
