@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import pytest
 
+# First match wins: a file named here goes to its group before its folder's.
 XDIST_GROUPS = {
+    # The real-server tests' two slowest files (~560 s of the group's ~1,200) share a server of
+    # their own: in one group the 34 tests were the suite's longest chain on one worker.
+    # Neither reads the session's ``observed`` run, which the rest share.
+    "tests/run/real_server/test_receiver_crash.py": "prefect-server-2",
+    "tests/run/real_server/test_cli_endings.py": "prefect-server-2",
     "tests/run/real_server/": "prefect-server",
     "tests/run/test_work_pool.py": "work-pool",
     # Its tests share one module fixture: three flow runs whose GraphQL they check.

@@ -16,7 +16,9 @@ import pytest
 
 from tests.paths import ROOT
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("bench")]
+# Not one xdist group: each bench sets up its own servers and schemas, and in one group the
+# quick modes (~1,200 s in all) were the suite's longest chain on one worker.
+pytestmark = [pytest.mark.slow]
 
 # bench script -> its quickest arguments (the scenarios stay, the sizes shrink).
 QUICK = {
