@@ -54,9 +54,9 @@ typecheck:
 # The suite runs on 4 pytest-xdist workers, more than CI's 2 cores: most tests wait on a server,
 # a subprocess or a browser, not the CPU (issue 33: a fresh clone's `.ci/run` took 1,322 s of
 # pytest on 4 workers against 1,872 s on 2). Tests that share one server stay on one worker
-# (tests/xdist_groups.py). Six workers were tried (issue 33): 1,850 s against 1,928 s on four, within
-# the machine's noise, with the cores then busy throughout and a webhook POST left unanswered for
-# 30 s in a receiver-crash test. The 25 slowest tests are listed at the end.
+# (tests/xdist_groups.py). Six workers were tried (issue 33): 1,850 s against 1,928 s on
+# four, within the machine's noise, with the cores then busy throughout and a webhook POST
+# left unanswered for 30 s in a receiver-crash test. The 25 slowest tests are listed at the end.
 TEST_WORKERS ?= 4
 test-only: install
 	$(UV) run pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25
