@@ -149,17 +149,22 @@ class Browser:
                 raise PageTimeout(f"{origin}/ui-settings did not open")
             time.sleep(0.1)
         page.evaluate(f"localStorage.setItem('prefect-password', btoa({json.dumps(password)}))")
-        self.call("Target.closeTarget", targetId=page.target)
-        self._tabs.remove(page.target)
+        page.close()
 
     def close_tabs(self) -> None:
         """Close every tab opened so far. A tab left open keeps rendering (a Prefect UI page
         polls its API), and kept Chromium's GPU process busy for the rest of the session."""
         while self._tabs:
-            target = self._tabs.pop()
-            # A page may have closed itself (or its test closed it).
-            with contextlib.suppress(RuntimeError):
-                self.call("Target.closeTarget", targetId=target)
+            self.close_tab(self._tabs[-1])
+
+    def close_tab(self, target: str) -> None:
+        """Close one tab opened here, unless it was closed already."""
+        if target not in self._tabs:
+            return
+        self._tabs.remove(target)
+        # A page may have closed itself (or its test closed it).
+        with contextlib.suppress(RuntimeError):
+            self.call("Target.closeTarget", targetId=target)
 
     def _open(self, url: str) -> Page:
         target = self.call("Target.createTarget", url="about:blank")["targetId"]
@@ -192,10 +197,7 @@ class Page:
         renders as long as it is open (the quickstart's demo link, left open for the six
         minutes of the rest of its walk-through, kept Chromium's GPU process on a whole core
         of CI's two: 200 s of CPU in one run)."""
-        if self.target in self.browser._tabs:
-            self.browser._tabs.remove(self.target)
-            with contextlib.suppress(RuntimeError):
-                self.browser.call("Target.closeTarget", targetId=self.target)
+        self.browser.close_tab(self.target)
 
     def evaluate(self, expression: str) -> Any:
         result = self.browser.call(

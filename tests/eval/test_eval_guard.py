@@ -5,14 +5,12 @@ every time, so a drop means the pipeline lost a finding it delivered before."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from sandbox.eval import DEFAULT_SET
-from tests.paths import ROOT
-from tests.python_process import run_python
+from tests.eval.running import run_eval
 
 BASELINE = DEFAULT_SET.parent / "baseline.json"
 
@@ -21,31 +19,17 @@ pytestmark = [pytest.mark.slow, pytest.mark.prefect]
 
 @pytest.mark.timeout(1200)
 def test_the_scripted_eval_of_the_shipped_set_holds_its_baseline(tmp_path: Path) -> None:
-    from flows.local.prefect_server import prefect_home, stop
-
     out = tmp_path / "eval.json"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SWARM_", "PREFECT_API"))}
-    try:
-        done = run_python(
-            "-m",
-            "flows",
-            "eval",
-            "--model",
-            "scripted",
-            "--baseline",
-            str(BASELINE),
-            "--json",
-            str(out),
-            "--data-dir",
-            str(tmp_path / "data"),
-            env=env,
-            cwd=ROOT,
-            timeout=1100,
-        )
-    finally:
-        # The eval starts the data directory's local Prefect server, which would otherwise idle
-        # on (its keeper stops it only when the folder goes) through the rest of the suite.
-        stop(prefect_home(tmp_path / "data"))
+    done = run_eval(
+        tmp_path / "data",
+        "--model",
+        "scripted",
+        "--baseline",
+        str(BASELINE),
+        "--json",
+        str(out),
+        timeout=1100,
+    )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     assert "eval baseline holds" in done.stdout
     data = json.loads(out.read_text())

@@ -11,7 +11,6 @@ writer fixed something) and every visible test passes there (so the writer start
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -21,8 +20,7 @@ from agents.eval.implement import run_hidden
 from agents.eval.labels import EvalSetError
 from sandbox.eval import IMPLEMENT_BASELINE, IMPLEMENT_SET
 from tests.bwrap import require_bwrap
-from tests.paths import ROOT
-from tests.python_process import run_python
+from tests.eval.running import run_eval
 
 CASES = load_cases(IMPLEMENT_SET)
 SOLVED = {"clamp-volume", "empty-mean-latency", "off-by-one-total-weight", "zero-split-bill"}
@@ -36,35 +34,21 @@ ONE_ROUND, NEVER_CLEAN = "unguarded-parse-ports", "unknown-name-stock-levels"
 def test_the_scripted_writer_solves_the_bugs_it_knows_and_the_rounds_take_its_bare_except_clean(
     tmp_path: Path,
 ) -> None:
-    from flows.local.prefect_server import prefect_home, stop
-
     require_bwrap()
     out = tmp_path / "implement.json"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SWARM_", "PREFECT_API"))}
-    env["COLUMNS"] = "80"
-    try:
-        done = run_python(
-            "-m",
-            "flows",
-            "eval",
-            "--kind",
-            "implement",
-            "--model",
-            "scripted",
-            "--json",
-            str(out),
-            "--baseline",
-            str(IMPLEMENT_BASELINE),
-            "--data-dir",
-            str(tmp_path / "data"),
-            env=env,
-            cwd=ROOT,
-            timeout=540,
-        )
-    finally:
-        # The eval starts the data directory's local Prefect server; its keeper stops it only
-        # when the folder goes.
-        stop(prefect_home(tmp_path / "data"))
+    done = run_eval(
+        tmp_path / "data",
+        "--kind",
+        "implement",
+        "--model",
+        "scripted",
+        "--json",
+        str(out),
+        "--baseline",
+        str(IMPLEMENT_BASELINE),
+        timeout=540,
+        COLUMNS="80",
+    )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     assert "eval baseline holds" in done.stdout
     data = json.loads(out.read_text())
