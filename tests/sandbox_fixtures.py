@@ -9,6 +9,14 @@ import pytest
 from sandbox.github.state import SandboxState
 from sandbox.server import SandboxServer
 
+# What in-process flows and workers against the sandbox set beside its credentials.
+# GitHub asks for a second between one identity's mutations and the throttle keeps to it
+# (tests/github/test_throttle_pacing.py proves the gap on a stepped clock). The sandbox does not
+# enforce that guidance, so here the gap only made tests wait: a fix round's ~23 writes slept
+# ~22 s of a 35 s test, about a fifth of the suite's worker time. Every other limit stays
+# GitHub's: content creation per minute and hour, points, concurrency.
+SANDBOX_PACING = {"SWARM_GITHUB_LIMITS__MIN_WRITE_INTERVAL": "0.05"}
+
 
 @pytest.fixture
 def sandbox() -> Iterator[SandboxServer]:

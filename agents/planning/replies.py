@@ -80,14 +80,21 @@ def waiting_replies(
 def newest_reply(
     reviews: Sequence[Mapping[str, object]] | None, bot_login: str, read_up_to: str | None
 ) -> tuple[bool, str | None]:
-    """(a reply may wait on the PR, when the newest review by anyone but the bot was submitted).
+    """(a reply may wait on the PR, the mark to keep once it is read with nothing to answer).
 
     GitHub files each reply in a review thread under a review of its own, a bodyless
     ``COMMENTED`` one by the replier, so a PR's reviews show every reply. None waits when nobody
-    but the bot submitted a review after the bot's first one, or none after ``read_up_to`` (the
-    newest such review when the PR's comments were last read with nothing left to answer):
-    GitHub's own timestamps on both sides, so no clock of ours is compared with GitHub's.
-    ``reviews`` None (more than the listing holds): one may wait."""
+    but the bot submitted a review after the bot's first one, or nothing changed since
+    ``read_up_to`` (the mark of the PR's reviews when its comments were last read with nothing
+    left to answer): GitHub's own timestamps on both sides, so no clock of ours is compared with
+    GitHub's. ``reviews`` None (more than the listing holds): one may wait.
+
+    GitHub's timestamps are whole seconds, so a reply submitted in the same second as the bot's
+    review, or as the newest reply already read, carries the same time: the first was taken as
+    older than the review and never answered (seen once replies came fast, issue 33). So only a
+    strictly older review is known to precede the bot's, and the mark is the newest time with the
+    number of others' reviews: a submitted review cannot be deleted, so any new reply changes it.
+    """
     if reviews is None:
         return True, None
     bot = bot_login.casefold()
@@ -102,11 +109,24 @@ def newest_reply(
         if _author(r)[0].casefold() != bot and r.get("submitted_at")
     ]
     newest = max(others, default=None)
+    mark = None if newest is None else f"{newest}{MARK_SEPARATOR}{len(others)}"
     if not mine:
-        return True, newest  # the store says it reviewed, GitHub shows none of it: read
-    if newest is None or newest <= min(mine):
-        return False, newest
-    return read_up_to is None or newest > read_up_to, newest
+        return True, mark  # the store says it reviewed, GitHub shows none of it: read
+    if newest is None or newest < min(mine):
+        return False, mark
+    return read_up_to is None or _changed_since(read_up_to, newest, mark), mark
+
+
+# Between the newest review's time and the count of others' reviews in a mark.
+MARK_SEPARATOR = "#"
+
+
+def _changed_since(read_up_to: str, newest: str, mark: str | None) -> bool:
+    """Whether the PR's reviews changed since the mark ``read_up_to``. A mark kept before marks
+    held a count is a time alone: then only a later time tells."""
+    if MARK_SEPARATOR not in read_up_to:
+        return newest > read_up_to
+    return mark != read_up_to
 
 
 async def discover_replies(

@@ -153,7 +153,7 @@ def test_a_pr_whose_reviews_show_no_reply_after_the_bots_review_holds_none_to_re
     from agents.planning.replies import newest_reply
 
     before = [_review("octo-maintainer", 1), _review(BOT, 5)]
-    assert newest_reply(before, BOT, None) == (False, "2026-01-01T00:00:01Z")
+    assert newest_reply(before, BOT, None) == (False, "2026-01-01T00:00:01Z#1")
     assert newest_reply([_review(BOT, 5), _review("other-bot[bot]", 9)], BOT, None)[0] is True
 
 
@@ -161,10 +161,26 @@ def test_a_reply_after_the_bots_review_is_read_until_it_was_read_with_nothing_le
     from agents.planning.replies import newest_reply
 
     replied = [_review(BOT, 5), _review("octo-maintainer", 7)]
-    assert newest_reply(replied, BOT, None) == (True, "2026-01-01T00:00:07Z")
-    assert newest_reply(replied, BOT, "2026-01-01T00:00:07Z")[0] is False
+    assert newest_reply(replied, BOT, None) == (True, "2026-01-01T00:00:07Z#1")
+    assert newest_reply(replied, BOT, "2026-01-01T00:00:07Z#1")[0] is False
     again = [*replied, _review(BOT, 8), _review("octo-maintainer", 9)]
-    assert newest_reply(again, BOT, "2026-01-01T00:00:07Z") == (True, "2026-01-01T00:00:09Z")
+    assert newest_reply(again, BOT, "2026-01-01T00:00:07Z#1") == (True, "2026-01-01T00:00:09Z#2")
+    # A mark kept before marks held a count: a later reply is still read, nothing else.
+    assert newest_reply(again, BOT, "2026-01-01T00:00:07Z")[0] is True
+    assert newest_reply(replied, BOT, "2026-01-01T00:00:07Z")[0] is False
+
+
+def test_a_reply_in_the_same_second_as_the_bots_review_or_the_last_reply_read_is_read() -> None:
+    from agents.planning.replies import newest_reply
+
+    # GitHub's times are whole seconds: the same time does not say which came first.
+    same_second = [_review(BOT, 5), _review("octo-maintainer", 5)]
+    assert newest_reply(same_second, BOT, None) == (True, "2026-01-01T00:00:05Z#1")
+    read = newest_reply(same_second, BOT, None)[1]
+    assert newest_reply(same_second, BOT, read)[0] is False
+    # A second reply within the second of the one read: the time alone did not move.
+    another = [*same_second, _review("octo-maintainer", 5)]
+    assert newest_reply(another, BOT, read) == (True, "2026-01-01T00:00:05Z#2")
 
 
 def test_reviews_the_listing_could_not_hold_or_a_bot_review_github_lacks_are_read() -> None:

@@ -19,6 +19,7 @@ from sandbox.github.seed import REPOS, credentials_env
 from sandbox.github.state import SandboxState
 from sandbox.server import SandboxServer
 from tests.paths import ROOT
+from tests.sandbox_fixtures import SANDBOX_PACING
 
 if TYPE_CHECKING:
     from flows.run.request import RunRequest
@@ -78,6 +79,8 @@ def use_sandbox_settings(
     monkeypatch.setenv("SWARM_SEALING_KEY", SEALING_KEY)
     monkeypatch.setenv("ANTHROPIC_API_KEY", PLANTED_ANTHROPIC_KEY)
     monkeypatch.setenv("SWARM_MODEL", "scripted")
+    for key, value in SANDBOX_PACING.items():
+        monkeypatch.setenv(key, value)
     return Swarm(server, data_dir, keys_dir)
 
 

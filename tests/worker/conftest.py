@@ -26,6 +26,7 @@ from sandbox.github.seed import MAINTAINER, credentials_env
 from sandbox.model import ScriptedModel
 from sandbox.server import SandboxServer
 from tests.paths import ROLES_DIR
+from tests.sandbox_fixtures import SANDBOX_PACING
 
 # What a PR's first review writes: the review itself, then the summary comment (written once,
 # after it, with its final text; a later review edits it).
@@ -129,6 +130,8 @@ def settings_env(sandbox: SandboxServer, tmp: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("SWARM_ROLES_DIR", str(ROLES_DIR))
     monkeypatch.delenv("SWARM_STORE_URL", raising=False)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    for key, value in SANDBOX_PACING.items():
+        monkeypatch.setenv(key, value)
 
 
 @pytest.fixture
