@@ -150,10 +150,16 @@ def _load_file(path: Path) -> tuple[Role | None, list[str]]:
     return _parse(text, str(path), expected_id=path.stem)
 
 
+# libyaml's loader where PyYAML was built with it: every run and every worker reads the roles
+# folder, and the pure-Python one spent 7% of an in-process flow test's CPU parsing it (py-spy,
+# issue 33). Same safe constructors, same marks for the line numbers.
+_SAFE_LOADER: Final[type[yaml.SafeLoader]] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _parse(text: str, source: str, expected_id: str | None) -> tuple[Role | None, list[str]]:
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        node = yaml.compose(text, Loader=_SAFE_LOADER)
+        data = yaml.load(text, Loader=_SAFE_LOADER)  # noqa: S506 (a safe loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1

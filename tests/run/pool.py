@@ -30,6 +30,7 @@ from tests.paths import ROOT
 from tests.prefect_server import PrefectServer, client_env
 from tests.python_process import run_python
 from tests.run.conftest import SEALING_KEY
+from tests.sandbox_fixtures import SANDBOX_PACING
 
 RUN_TIMEOUT_S = 900
 TERMINAL = {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}
@@ -83,6 +84,9 @@ def operator_env(
         # automations can tell a dead flow run from a slow one.
         PREFECT_FLOWS_HEARTBEAT_FREQUENCY="30",
     )
+    # The sandbox's pacing (tests/sandbox_fixtures.py): its content-creation limits, which two
+    # machines sharing one identity could break between them, stay GitHub's.
+    env.update(SANDBOX_PACING)
     return env
 
 
@@ -253,7 +257,7 @@ def work_pool(pg_url: str, root: Path, repos: list[str], prs_per_repo: int) -> I
     # GitHub's largest hourly budget for an installation (15,000): at the usual 5,000 the shared
     # throttle spreads what is left over the hour (~1.4 requests a second), and the fan-out's
     # reads waited on a budget its 30 reviews never came near. The secondary limits, which two
-    # machines sharing one identity could break (a second between writes among them), stay.
+    # machines sharing one identity could break (content created per minute among them), stay.
     state = SandboxState(limits=RateLimits(core=15_000))
     add_repos(state, repos, prs_per_repo)
     with (
