@@ -22,6 +22,7 @@ from sandbox.github.state import SandboxState
 from sandbox.github.webhooks import Forwarder, SandboxWebhooks
 
 _START_TIMEOUT_S = 10.0
+_BACKLOG = 4096
 
 
 class SandboxServer:
@@ -56,14 +57,23 @@ class SandboxServer:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         # Accepted sockets inherit this; without it Nagle + delayed ACK add ~40 ms a response.
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.bind((self.host, self._requested_port))
+        try:
+            sock.bind((self.host, self._requested_port))
+            # Listening here, not first in uvicorn's thread: with SO_REUSEADDR two sandboxes
+            # starting at once both bind 8765, and the second's listen fails. In uvicorn's thread
+            # that was a RuntimeError, and `swarm sandbox serve` never tried a free port (a doc
+            # walk-through failed so when another started beside it, issue 33).
+            sock.listen(_BACKLOG)
+        except OSError:
+            sock.close()
+            raise
         self._socket = sock
         config = uvicorn.Config(
             create_app(self.state),
             log_level="warning",
             access_log=False,
             lifespan="off",
-            backlog=4096,
+            backlog=_BACKLOG,
             timeout_keep_alive=30,
         )
         self._server = uvicorn.Server(config)
