@@ -64,12 +64,6 @@ def _prefect_db_files() -> list[Path]:
 
 def _api_texts(flow_run_id: Any) -> tuple[list[str], set[str]]:
     from prefect.client.orchestration import get_client
-    from prefect.logging.handlers import APILogWorker
-
-    # Prefect ships a run's logs in batches, every 2 s: a run shorter than that, as the
-    # writer's became once the sandbox stopped pacing writes a second apart, had none on the
-    # server yet when read. Send what is queued first, as Prefect's own test harness does.
-    APILogWorker.drain_all(timeout=30, at_exit=False)
     from prefect.client.schemas.filters import (
         ArtifactFilter,
         ArtifactFilterFlowRunId,
@@ -78,6 +72,12 @@ def _api_texts(flow_run_id: Any) -> tuple[list[str], set[str]]:
         LogFilter,
         LogFilterFlowRunId,
     )
+    from prefect.logging.handlers import APILogWorker
+
+    # Prefect ships a run's logs in batches, every 2 s: a run shorter than that, as the
+    # writer's became once the sandbox stopped pacing writes a second apart, had none on the
+    # server yet when read. Send what is queued first, as Prefect's own test harness does.
+    APILogWorker.drain_all(timeout=30, at_exit=False)
 
     async def read() -> tuple[list[str], set[str]]:
         async with get_client() as client:
