@@ -11,7 +11,13 @@ writes are :mod:`agents.kinds.fix`'s and :mod:`agents.tools.fix_tools`'.
 Rounds are keyed in the store by the head they answered (:func:`round_key`): one round per
 reviewed head, so a re-run after a crash never starts a second round on the same code, and the
 number of rounds done is the number of those keys posted. "Since the last round" is read on
-GitHub's own clock: after the writer's newest answer in a thread.
+GitHub's own clock: after the writer's newest answer in a thread. GitHub's times are whole
+seconds, so a person's reply in the same second as that answer carries the same time; between
+two thread comments of one second the comment id decides (GitHub lists a pull request's review
+comments "in ascending order by ID" by default, its REST reference for ``GET
+/repos/{owner}/{repo}/pulls/{pull_number}/comments``, and ids are given as comments are made).
+Before, such a reply was taken as older and the pull request marked ready with it unanswered
+(seen in the suite once its sandbox writes were paced 50 ms apart, issue 33).
 """
 
 from __future__ import annotations
@@ -140,6 +146,24 @@ def _after(when: datetime | None, since: datetime | None) -> bool:
     return when is not None and when > since
 
 
+# A thread comment's place on GitHub's clock: its time (whole seconds), then its id.
+Stamp = tuple[datetime, int]
+
+
+def _stamp(comment: Mapping[str, Any]) -> Stamp | None:
+    when = _when(comment, "created_at")
+    return None if when is None else (when, int(comment.get("id") or 0))
+
+
+def _comment_after(comment: Mapping[str, Any], since: Stamp | None) -> bool:
+    """Whether a thread comment came after the writer's newest answer (``since``): a later
+    second, or the same second and a later id."""
+    if since is None:
+        return True
+    stamp = _stamp(comment)
+    return stamp is not None and stamp > since
+
+
 def done_rounds(store: Store, repo: str, number: int, role: str) -> list[DoneRound]:
     """The rounds the store says were done on the pull request, oldest first, each with what
     its worker spent (its recorded budgets; 0 while it has not finished)."""
@@ -190,7 +214,7 @@ async def round_state(
     )
     comments = await gateway.list_pull_review_comments(repo, number)
     # "Since the last round" on GitHub's own clock: the writer's newest answer in a thread.
-    answered = [w for c in comments if _login(c) in bots and (w := _when(c, "created_at"))]
+    answered = [w for c in comments if _login(c) in bots and (w := _stamp(c))]
     since = max(answered) if answered else None
     writers: dict[str, bool] = {}
 
@@ -219,7 +243,9 @@ async def round_state(
         if last.get("state") == "APPROVED":
             state.approved_by = login
         elif last.get("state") == "CHANGES_REQUESTED" and _after(
-            _when(last, "submitted_at"), since
+            # A review's id is of another sequence than a comment's: only the time compares.
+            _when(last, "submitted_at"),
+            since[0] if since else None,
         ):
             words = str(last.get("body") or "").strip() or "(changes requested, no text)"
             people.append(
@@ -252,7 +278,7 @@ async def round_state(
                     posted.url,
                 )
             )
-        elif _after(_when(comment, "created_at"), since) and await person_may_write(login):
+        elif _comment_after(comment, since) and await person_may_write(login):
             # Resolved or not, a person's words in a thread are theirs to have answered.
             people.append(
                 OpenFinding(
