@@ -31,6 +31,21 @@ CLAUDE_DEFAULT_MODEL = "claude-sonnet-4-5"
 DEMO_KEYS_DIR = "demo-sandbox"
 
 
+# The throttle's limits are the one kind of setting of the shell that a self-contained sandbox
+# run keeps: tuning, not a place, a credential or an identity, and it changes how fast the run
+# goes, never what it finds. An operator who wants the evaluation without GitHub's second
+# between writes (the sandbox does not enforce it) sets SWARM_GITHUB_LIMITS__MIN_WRITE_INTERVAL.
+KEPT_SHELL_SETTINGS = ("SWARM_GITHUB_LIMITS__",)
+
+
+def drop_shell_settings() -> None:
+    """Remove the shell's ``SWARM_*`` settings (another store, another GitHub, identities) so
+    they do not mix with the sandbox's, all but the throttle's limits."""
+    for key in [k for k in os.environ if k.upper().startswith("SWARM_")]:
+        if not key.upper().startswith(KEPT_SHELL_SETTINGS):
+            del os.environ[key]
+
+
 def load_env_file(path: Path) -> dict[str, str]:
     """``KEY=VALUE`` lines (the sandbox's ``sandbox.env``) into os.environ; returns them."""
     values: dict[str, str] = {}
@@ -71,10 +86,8 @@ def run_demo(*, data_dir: Path, model: str | None, max_workers: int | None) -> i
     from sandbox.server import SandboxServer
 
     chosen = choose_model(model)
-    # The demo is self-contained: settings from the shell (another store, another GitHub,
-    # identities) must not mix with the sandbox's.
-    for key in [k for k in os.environ if k.upper().startswith("SWARM_")]:
-        del os.environ[key]
+    # The demo is self-contained: settings from the shell must not mix with the sandbox's.
+    drop_shell_settings()
     with SandboxServer() as sandbox:
         env_file = sandbox.state.write_credentials(data_dir / DEMO_KEYS_DIR, sandbox.url)
         load_env_file(env_file)

@@ -45,7 +45,7 @@ def run_eval(
     from agents.eval.scoring import PullScore, match
     from agents.settings.model import load_settings
     from flows.cli.console import console, say
-    from flows.cli.demo import load_env_file
+    from flows.cli.demo import drop_shell_settings, load_env_file
     from flows.cli.runner import execute_flow
     from flows.run.request import RunRequest
     from sandbox.eval import seed_set
@@ -60,13 +60,13 @@ def run_eval(
     work = data_dir / "eval" / time.strftime("%Y%m%d-%H%M%S")
     work.mkdir(parents=True, exist_ok=True)
     prepare_prefect_env()
-    for key in [k for k in os.environ if k.upper().startswith("SWARM_")]:
-        del os.environ[key]
+    drop_shell_settings()
     # The set's GitHub is the evaluation's alone, so its hourly budget is the largest GitHub
     # grants an installation (15,000): at the usual 5,000 the throttle spreads what is left over
     # the hour, about 1.4 requests a second, and the shipped set's discovery and 500 worker
     # requests took seven minutes of waiting that measure nothing about the reviews. The
-    # secondary limits (points per minute, content creation, a second between writes) stay.
+    # secondary limits (points per minute, content creation, a second between writes) stay,
+    # as the shell's SWARM_GITHUB_LIMITS__* set them (drop_shell_settings keeps those).
     state = SandboxState(limits=RateLimits(core=15_000))
     served = seed_set(state, set_dir)
     with SandboxServer(state) as sandbox:

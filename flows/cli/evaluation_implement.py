@@ -52,7 +52,7 @@ def run_implement_eval(
     from agents.roles.files import load_roles
     from agents.settings.model import ConfigError, load_settings
     from flows.cli.console import console, say
-    from flows.cli.demo import load_env_file
+    from flows.cli.demo import drop_shell_settings, load_env_file
     from sandbox.eval import seed_issue
     from sandbox.github.limits import RateLimits
     from sandbox.github.seed import WRITER_BOT
@@ -69,8 +69,7 @@ def run_implement_eval(
     work = data_dir / "eval" / f"implement-{time.strftime('%Y%m%d-%H%M%S')}"
     work.mkdir(parents=True, exist_ok=True)
     prepare_prefect_env()
-    for key in [k for k in os.environ if k.upper().startswith("SWARM_")]:
-        del os.environ[key]
+    drop_shell_settings()
     # The evaluation's GitHub is its own: the largest hourly budget GitHub grants an
     # installation, as in the review evaluation, so the throttle measures nothing here.
     state = SandboxState(limits=RateLimits(core=15_000))

@@ -24,6 +24,7 @@ from tests.paths import ROOT
 from tests.prefect_fixtures import template_dir
 from tests.prefect_server import PrefectServer, client_env
 from tests.run.conftest import PLANTED_ANTHROPIC_KEY, SEALING_KEY
+from tests.sandbox_fixtures import SANDBOX_PACING
 
 SWARM = str(Path(sys.executable).with_name("swarm"))
 RUN_TIMEOUT_S = 240
@@ -66,6 +67,9 @@ class ObservedSwarm:
             ANTHROPIC_API_KEY=PLANTED_ANTHROPIC_KEY,
             SWARM_MODEL="scripted",
         )
+        # The suite's sandbox pacing: what these tests read is the server's record of a run, not
+        # its speed, and a second between writes only made them wait.
+        env.update(SANDBOX_PACING)
         env.update(extra)
         return env
 
