@@ -106,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
             for name, code in (("baseline", base), ("this checkout", ROOT)):
                 data = work / name.replace(" ", "-")
                 env["SWARM_DATA_DIR"] = str(data)
+                # A new machine: no migrated Prefect database kept from an earlier data directory
+                # (flows/local/server_template.py), so the first run is a new user's first run.
+                env["XDG_CACHE_HOME"] = str(work / f"{data.name}-cache")
                 command = swarm_command(code, run)
                 # The first run: for this checkout it starts the local Prefect server.
                 runs[f"{name}, first run"] = hyperfine(

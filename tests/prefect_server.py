@@ -10,10 +10,8 @@ stored through its REST API, exactly as the UI does.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import time
@@ -22,6 +20,7 @@ from typing import Any
 
 import httpx
 
+from flows.local import server_template
 from flows.local.prefect_server import KEEPALIVE, OFFLINE, LoopbackServer
 
 START_TIMEOUT_S = 180.0
@@ -73,22 +72,19 @@ class PrefectServer(LoopbackServer):
     def start(self) -> PrefectServer:
         self.home.mkdir(parents=True, exist_ok=True)
         template = self._template()
-        if template is not None and template.is_file():
-            # Migrating a new database is most of a start; the server checks it is at head.
-            shutil.copyfile(template, self.database)
         env = client_env(self.api_url, self.home)
         env.pop("PREFECT_API_URL")
-        env["PREFECT_API_DATABASE_CONNECTION_URL"] = (
-            self.database_url or f"sqlite+aiosqlite:///{self.database}"
-        )
+        if self.database_url is not None:
+            env["PREFECT_API_DATABASE_CONNECTION_URL"] = self.database_url
+        creates = server_template.applies(self.home, env)
+        # Migrating a new database is most of a start: the product's copy of a migrated one.
+        env.update(server_template.seed(self.home, template, env))
         env["PREFECT_SERVER_LOGGING_LEVEL"] = "WARNING"
         env.update(KEEPALIVE)  # as docs/deploying.md asks of a production server
         # Through settings, not only --host/--port: the UI's API address is derived from these
         # (with only the flags, the pages the server serves call the API on port 4200).
         env["PREFECT_SERVER_API_HOST"] = "127.0.0.1"
         env["PREFECT_SERVER_API_PORT"] = str(self.port)
-        if template is not None and template.is_file():
-            env["PREFECT_API_BLOCKS_REGISTER_ON_START"] = "false"
         # Services a swarm run never needs; events, triggers and actions stay on.
         for service in ("SCHEDULER", "LATE_RUNS", "FOREMAN", "CANCELLATION_CLEANUP"):
             env[f"PREFECT_SERVER_SERVICES_{service}_ENABLED"] = "false"
@@ -101,17 +97,9 @@ class PrefectServer(LoopbackServer):
             )
         self._wait_healthy(started)
         self.startup_s = time.monotonic() - started
-        if template is not None and not template.is_file():
-            self._save_template(template)
+        if creates:
+            server_template.keep(self.home, template)
         return self
-
-    def _save_template(self, template: Path) -> None:
-        """A consistent copy of the freshly migrated database, before anything ran on it."""
-        template.parent.mkdir(parents=True, exist_ok=True)
-        partial = template.with_suffix(".partial")
-        with sqlite3.connect(self.database) as src, sqlite3.connect(partial) as dst:
-            src.backup(dst)
-        partial.replace(template)
 
     def _wait_healthy(self, started: float) -> None:
         assert self.process is not None

@@ -42,6 +42,7 @@ from pathlib import Path
 from agents.errors import EXIT_FAILED, SwarmError
 from agents.private_files import make_folders, private_file, private_folder
 from agents.processes import pid_alive
+from flows.local import server_template
 
 PREFERRED_PORT = 4200
 STATE_FILE = "server.json"
@@ -247,25 +248,41 @@ def server_environment(
 
 
 def _start(home: Path, timeout: float, idle_stop_s: float) -> LocalServer:
-    """Start a server; when another process takes its port first, try again on a free one."""
+    """Start a server; when another process takes its port first, try again on a free one.
+    A new data directory's server starts from the migrated database kept for this Prefect
+    version (:mod:`flows.local.server_template`), or keeps its own as that copy."""
     deadline = time.monotonic() + timeout
+    template = server_template.template_path(os.environ)
+    creates = server_template.applies(home, os.environ)
+    from_copy = server_template.seed(home, template, os.environ)
     for attempt in range(START_ATTEMPTS):
-        server = _launch(home, _free_port(preferred=attempt == 0), deadline, idle_stop_s)
+        port = _free_port(preferred=attempt == 0)
+        server = _launch(home, port, deadline, idle_stop_s, from_copy)
         if server is not None:
+            if creates and not from_copy:
+                server_template.keep(home, template)
             _write_state(server)
             return server
+        if from_copy:
+            # Whatever stopped it, the next attempt starts as if no copy were kept, and the
+            # copy is dropped: a copy a server cannot start from must not stop every new one.
+            server_template.drop(home, template)
+            from_copy = {}
     raise ServerStartError(f"the local Prefect server did not start; see {home / LOG_FILE}")
 
 
-def _launch(home: Path, port: int, deadline: float, idle_stop_s: float) -> LocalServer | None:
-    """One start on ``port``: the server once it answers as ours, None when it exited early."""
+def _launch(
+    home: Path, port: int, deadline: float, idle_stop_s: float, settings: Mapping[str, str]
+) -> LocalServer | None:
+    """One start on ``port``, with ``settings`` over the server's environment: the server
+    once it answers as ours, None when it exited early."""
     command = [sys.executable, "-m", "flows.local.server_keeper", str(home), str(port)]
     command += [str(idle_stop_s), "--", sys.executable, "-m", "prefect", "server", "start"]
     command += ["--host", "127.0.0.1", "--port", str(port), "--analytics-off"]
     with (home / LOG_FILE).open("ab") as log:
         process = subprocess.Popen(
             command,
-            env=server_environment(os.environ, home, port, auth_string(home)),
+            env={**server_environment(os.environ, home, port, auth_string(home)), **settings},
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
