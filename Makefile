@@ -56,8 +56,11 @@ typecheck:
 # pytest on 4 workers against 1,872 s on 2). Tests that share one server stay on one worker
 # (tests/xdist_groups.py). Six workers were tried (issue 33): 1,850 s against 1,928 s on
 # four, within the machine's noise, with the cores then busy throughout and a webhook POST
-# left unanswered for 30 s in a receiver-crash test. The 25 slowest tests are listed at the end.
-TEST_WORKERS ?= 4
+# left unanswered for 30 s in a receiver-crash test. Since then the tests wait less (sandbox
+# pacing) and the cores were busy only in the first half of a run on four: five workers took a
+# fresh clone's pytest from 787 s to 752 s (issue 33, 2026-12-07), both cores busy until ~400 s
+# and 1.6-1.9 after. The 25 slowest tests are listed at the end.
+TEST_WORKERS ?= 5
 test-only: install
 	$(UV) run pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
