@@ -6,10 +6,11 @@ to start Prefect's test harness (a server of its own, idling through the whole s
 approval gate's UI test started another. (The evals and the demo start their data directory's
 local server whatever ``PREFECT_API_URL`` says: that start is theirs to test.) Now the first
 worker that needs a server starts one real ``prefect server start``
-(:class:`tests.prefect_server.PrefectServer`, from the migrated template), under a file lock in
-the directory the workers share, and writes its address there; the other workers read it. The
-session's controller stops it when every worker is done (:func:`pytest_sessionfinish`); a run
-without xdist is its own controller.
+(:class:`tests.prefect_server.PrefectServer`, on a new PostgreSQL database where PostgreSQL
+answers, else on SQLite from the migrated template), under a file lock in the directory the
+workers share, and writes its address there; the other workers read it. The session's
+controller stops it and drops its database when every worker is done
+(:func:`pytest_sessionfinish`); a run without xdist is its own controller.
 
 Tests on it tell their runs apart by id, as the UI does: a flow run, a task run, a deployment of
 a name of its own. Tests that need a server to themselves (the UI's run list, automations, a
@@ -23,6 +24,7 @@ import inspect
 import json
 import os
 import signal
+import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, suppress
 from pathlib import Path
@@ -72,10 +74,66 @@ def session_api_url(config: pytest.Config) -> str:
             state = json.loads(state_file.read_text())
             if _healthy(state["api_url"]):
                 return str(state["api_url"])
-        server = PrefectServer(root / f"server-{os.getpid()}", template_dir(config)).start()
+        database = _session_database()
+        server = PrefectServer(
+            root / f"server-{os.getpid()}", template_dir(config), database_url=database
+        )
+        try:
+            server.start()
+        except BaseException:
+            _drop_database(database)
+            raise
         assert server.process is not None
-        state_file.write_text(json.dumps({"api_url": server.api_url, "pid": server.process.pid}))
+        state = {"api_url": server.api_url, "pid": server.process.pid, "database": database}
+        state_file.write_text(json.dumps(state))
         return server.api_url
+
+
+def _session_database() -> str | None:
+    """A new PostgreSQL database for the session's server, where PostgreSQL answers; else None
+    (SQLite under the server's home).
+
+    Every xdist worker's flows write to this one server at once. On SQLite, whose writers take
+    turns, five workers' writes met "database is locked" (26 times in one run) and two tests
+    failed on the server's 503; Prefect's own guidance for concurrent use is PostgreSQL
+    (docs/deploying.md says the same of a production server)."""
+    import sqlalchemy as sa
+
+    from tests.conftest import PG_URL_DEFAULT
+
+    url = os.environ.get("SWARM_TEST_PG_URL", PG_URL_DEFAULT)
+    name = f"swarm_session_prefect_{uuid.uuid4().hex[:10]}"
+    try:
+        admin = sa.create_engine(url, isolation_level="AUTOCOMMIT")
+        try:
+            with admin.connect() as conn:
+                conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+        finally:
+            admin.dispose()
+    except Exception:
+        if os.environ.get("SWARM_TEST_REQUIRE_PG") == "1":
+            raise
+        return None
+    found = sa.make_url(url).set(drivername="postgresql+asyncpg", database=name)
+    return found.render_as_string(hide_password=False)
+
+
+def _drop_database(database: str | None) -> None:
+    """Drop the session server's PostgreSQL database (its connections ended with it)."""
+    if database is None:
+        return
+    import sqlalchemy as sa
+
+    from tests.conftest import PG_URL_DEFAULT
+
+    target = sa.make_url(database)
+    url = os.environ.get("SWARM_TEST_PG_URL", PG_URL_DEFAULT)
+    admin = sa.create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{target.database}" WITH (FORCE)')
+    finally:
+        admin.dispose()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -90,10 +148,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         return
     if not state_file.is_file():
         return
-    pid = int(json.loads(state_file.read_text())["pid"])
+    state = json.loads(state_file.read_text())
     state_file.unlink()
+    pid = int(state["pid"])
     with suppress(ProcessLookupError):
         os.killpg(pid, signal.SIGTERM)  # started in a session of its own: its group is its pid
+    with suppress(Exception):  # a database left behind costs disk, not a result
+        _drop_database(state.get("database"))
 
 
 @pytest.fixture(scope="session")
