@@ -59,7 +59,9 @@ typecheck:
 # left unanswered for 30 s in a receiver-crash test. Since then the tests wait less (sandbox
 # pacing) and the cores were busy only in the first half of a run on four: five workers took a
 # fresh clone's pytest from 787 s to 752 s (issue 33, 2026-12-07), both cores busy until ~400 s
-# and 1.6-1.9 after. The 25 slowest tests are listed at the end.
+# and 1.6-1.9 after; with the session's shared Prefect server then moved to PostgreSQL (SQLite
+# met "database is locked" under five), two fresh clones' `.ci/run` took 672 s and 669 s of
+# pytest. The 25 slowest tests are listed at the end.
 TEST_WORKERS ?= 5
 test-only: install
 	$(UV) run pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25

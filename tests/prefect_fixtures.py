@@ -93,45 +93,48 @@ def _session_database() -> str | None:
     """A new PostgreSQL database for the session's server, where PostgreSQL answers; else None
     (SQLite under the server's home).
 
-    Every xdist worker's flows write to this one server at once. On SQLite, whose writers take
-    turns, five workers' writes met "database is locked" (26 times in one run) and two tests
-    failed on the server's 503; Prefect's own guidance for concurrent use is PostgreSQL
-    (docs/deploying.md says the same of a production server)."""
+    Every xdist worker's flows write to this one server at once. On SQLite five workers' writes
+    met "database is locked" (26 times in one run) and two tests failed on the server's 503:
+    Prefect's SQLite set-up waits up to 60 s for a lock, but, as its own comment says
+    (prefect/server/database/configurations.py, ``setup_sqlite``), a transaction that read and
+    then writes gets the busy error at once. PostgreSQL's writers do not take turns."""
     import sqlalchemy as sa
 
-    from tests.conftest import PG_URL_DEFAULT
-
-    url = os.environ.get("SWARM_TEST_PG_URL", PG_URL_DEFAULT)
     name = f"swarm_session_prefect_{uuid.uuid4().hex[:10]}"
     try:
-        admin = sa.create_engine(url, isolation_level="AUTOCOMMIT")
-        try:
-            with admin.connect() as conn:
-                conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-        finally:
-            admin.dispose()
+        _on_test_postgres(f'CREATE DATABASE "{name}"')
     except Exception:
         if os.environ.get("SWARM_TEST_REQUIRE_PG") == "1":
             raise
         return None
-    found = sa.make_url(url).set(drivername="postgresql+asyncpg", database=name)
+    found = sa.make_url(_test_postgres_url()).set(drivername="postgresql+asyncpg", database=name)
     return found.render_as_string(hide_password=False)
 
 
 def _drop_database(database: str | None) -> None:
     """Drop the session server's PostgreSQL database (its connections ended with it)."""
-    if database is None:
-        return
-    import sqlalchemy as sa
+    if database is not None:
+        import sqlalchemy as sa
 
+        name = sa.make_url(database).database
+        _on_test_postgres(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _test_postgres_url() -> str:
     from tests.conftest import PG_URL_DEFAULT
 
-    target = sa.make_url(database)
-    url = os.environ.get("SWARM_TEST_PG_URL", PG_URL_DEFAULT)
-    admin = sa.create_engine(url, isolation_level="AUTOCOMMIT")
+    return os.environ.get("SWARM_TEST_PG_URL", PG_URL_DEFAULT)
+
+
+def _on_test_postgres(statement: str) -> None:
+    """Run ``statement`` (a CREATE or DROP DATABASE, which no transaction may hold) on the test
+    PostgreSQL server."""
+    import sqlalchemy as sa
+
+    admin = sa.create_engine(_test_postgres_url(), isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as conn:
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{target.database}" WITH (FORCE)')
+            conn.exec_driver_sql(statement)
     finally:
         admin.dispose()
 
