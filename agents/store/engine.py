@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,6 +28,9 @@ except ImportError:  # pragma: no cover - not POSIX: SQLite's busy timeout alone
     fcntl = None  # type: ignore[assignment]
 
 SQLITE_BUSY_TIMEOUT_MS = 60_000
+# How long a new PostgreSQL connection waits for a slot on a full server (as SQLite's writers wait
+# for the lock).
+PG_FULL_WAIT_S = 60.0
 DB_FILE_NAME = "swarm.db"
 _BEGIN_OPTION = "swarm_sqlite_begin"
 
@@ -55,12 +59,37 @@ def make_engine(url: str | None, data_dir: Path, setting: str = "SWARM_STORE_URL
         if parsed.get_driver_name() != "psycopg":
             parsed = parsed.set(drivername="postgresql+psycopg")
         # hide_parameters: a driver error must never echo row values into a log or traceback.
-        return sa.create_engine(
+        engine = sa.create_engine(
             parsed, pool_pre_ping=True, pool_size=10, max_overflow=20, hide_parameters=True
         )
+        event.listen(engine, "do_connect", _connect_when_a_slot_frees)
+        return engine
     raise StoreConfigError(
         f"{setting} backend {backend!r} is not supported; use sqlite:/// or postgresql+psycopg://"
     )
+
+
+def _connect_when_a_slot_frees(
+    dialect: sa.Dialect, _record: object, cargs: tuple[object, ...], cparams: dict[str, object]
+) -> object:
+    """Connect to PostgreSQL, waiting while the server has no connection slot free.
+
+    A full server refuses a new connection at once ("sorry, too many clients already", or "too
+    many connections for role/database" under a role's or database's limit; SQLSTATE 53300)
+    instead of queueing it. Every worker process keeps a pool of its own, so a swarm that peaks
+    while other programs share the server met that refusal: a worker process failed on its first
+    write although the slots came free a moment later. Such a refusal is waited out, up to
+    ``PG_FULL_WAIT_S``; any other connection error is raised as it is."""
+    deadline = time.monotonic() + PG_FULL_WAIT_S
+    pause = 0.05
+    while True:
+        try:
+            return dialect.connect(*cargs, **cparams)
+        except Exception as exc:
+            if "too many c" not in str(exc) or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 1.0)
 
 
 def parse_store_url(url: str, setting: str = "SWARM_STORE_URL") -> sa.URL:
