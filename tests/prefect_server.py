@@ -24,6 +24,8 @@ from flows.local import server_template
 from flows.local.prefect_server import KEEPALIVE, OFFLINE, LoopbackServer
 
 START_TIMEOUT_S = 180.0
+# The answers Prefect's client sends a request again on (prefect/client/base.py).
+SENT_AGAIN = {408, 429, 502, 503}
 
 
 def free_port() -> int:
@@ -127,12 +129,24 @@ class PrefectServer(LoopbackServer):
 
     def api(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         """One REST call to the server, as the UI makes it; the decoded JSON."""
-        response = httpx.request(method, f"{self.api_url}{path}", json=body, timeout=30)
-        response.raise_for_status()
+        response = self._request(method, path, body)
         return response.json() if response.content else None
 
     def api_text(self, path: str, body: dict[str, Any]) -> str:
         """A POST filter call's raw response body: what a leak scan reads."""
-        response = httpx.post(f"{self.api_url}{path}", json=body, timeout=30)
+        return self._request("POST", path, body).text
+
+    def _request(self, method: str, path: str, body: dict[str, Any] | None) -> httpx.Response:
+        """The call, sent again on the answers Prefect's own client sends again on
+        (prefect/client/base.py: 408, 429, 502 and 503, up to PREFECT_CLIENT_MAX_RETRIES = 5
+        times, backing off): a SQLite server answers 503 when a write met "database is locked",
+        rolled back, and the same call a moment later goes through."""
+        pause = 0.5
+        for _ in range(5):
+            response = httpx.request(method, f"{self.api_url}{path}", json=body, timeout=30)
+            if response.status_code not in SENT_AGAIN:
+                break
+            time.sleep(pause)
+            pause *= 2
         response.raise_for_status()
-        return response.text
+        return response
